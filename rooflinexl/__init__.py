@@ -1,0 +1,2 @@
+"""rooflinexl: roofline planning for spreadsheets."""
+from rooflinexl._version import __version__

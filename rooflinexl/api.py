@@ -1,0 +1,803 @@
+"""Chip-aware Python API: resolve chips and keywords in a ChipTable, call the model.
+
+Each function is the Excel function's name in lower case, with the chip first
+and the table as the keyword ``chips`` (default: the packaged table). Every
+argument broadcasts like numpy (and like Excel over ranges): an array of chip
+names gives one result per chip, an array of dtypes one per dtype.
+
+Errors raise precise exceptions (:mod:`rooflinexl.errors`): an unknown chip
+:class:`UnknownChipError`, a blank field the formula needs
+:class:`MissingSpecError` ("TPU v5e has no fp4_flops"), a value outside the
+domain :class:`DomainError`, an unknown keyword :class:`KeywordError`. Passing
+``checks=`` (a :class:`rooflinexl.model.Checks`) collects per-element errors
+instead of raising them; the Excel adapters use it.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from rooflinexl import model
+from rooflinexl.chips import ChipTable, load_chips
+from rooflinexl.dtypes import DTYPES, TIER_BOUND, TIERS, normalize_keyword, resolve_dtype, \
+    resolve_tier
+from rooflinexl.errors import KeywordError, MissingSpecError, UnknownChipError
+from rooflinexl.model import Checks, _Run
+
+__all__ = [
+    "Chip", "arith_intensity", "crit_intensity", "crit_batch", "matmul_time", "moe_min_batch",
+    "net_critical_d", "roofline_flops", "roofline_time", "attn_intensity", "collective_time",
+    "weight_load_time", "kv_cache_bytes", "cost_per_flop", "chip_spec",
+    "MATMUL_RESULTS", "ROOFLINE_RESULTS", "SHARDS", "COLLECTIVES",
+]
+
+#: ``result`` keyword values of MATMUL_TIME
+MATMUL_RESULTS = ("time", "upper", "math", "hbm", "comms", "bound", "intensity")
+#: ``result`` keyword values of ROOFLINE_TIME (``hbm`` and ``comms`` both mean bytes / bandwidth)
+ROOFLINE_RESULTS = MATMUL_RESULTS
+SHARDS = {"none": "none", "d": "D", "f": "F"}
+COLLECTIVES = {"allgather": "allgather", "reducescatter": "reducescatter",
+               "allreduce": "allreduce"}
+
+
+class Chip:
+    """One row of a ChipTable, usable wherever a chip name is: ``Chip("H100")``.
+
+    Examples
+    --------
+    >>> Chip("h100-sxm").name
+    'H100'
+    """
+
+    def __init__(self, name: str, chips=None):
+        self.table = load_chips(chips)
+        row = self.table.row_of(name)
+        if row is None:
+            raise UnknownChipError(self.table.unknown_message(name))
+        self.row = row
+        self.name = self.table.names[row]
+
+    def __getitem__(self, field):
+        return self.table.field(self.name, field)
+
+    def __repr__(self):
+        return f"Chip({self.name!r})"
+
+
+# --------------------------------------------------------------------- helpers
+def _keyword(value, resolve, default):
+    """Canonical keyword(s): a str for a scalar, an object array for an array."""
+    if value is None:
+        return default
+    arr = np.asarray(value, dtype=object)
+    if arr.ndim == 0:
+        v = arr.item()
+        return default if v is None else resolve(v)
+    cache: dict = {}
+    out = np.empty(arr.shape, dtype=object)
+    flat = out.ravel()
+    for i, v in enumerate(arr.ravel().tolist()):
+        key = v if isinstance(v, (str, type(None))) else repr(v)
+        if key not in cache:
+            cache[key] = default if v is None else resolve(v)
+        flat[i] = cache[key]
+    return out
+
+
+def _lookup(mapping: dict, what: str):
+    def resolve(v):
+        if not isinstance(v, str) or normalize_keyword(v) not in mapping:
+            raise KeywordError(f"{what} {v!r} is not one of {', '.join(mapping.values())}")
+        return mapping[normalize_keyword(v)]
+    return resolve
+
+
+def _map(keys, table: dict, pos: int | None = None):
+    """Apply a dict to a keyword (str) or keyword array, elementwise."""
+    get = (lambda k: table[k]) if pos is None else (lambda k: table[k][pos])
+    if isinstance(keys, str):
+        return get(keys)
+    out = np.empty(keys.shape, dtype=object)
+    for k in set(keys.ravel().tolist()):
+        out[keys == k] = get(k)
+    return out
+
+
+class _Chips:
+    """Chips of one call: row indices, unknown mask, and gathered spec columns."""
+
+    def __init__(self, chip, chips, checks: Checks):
+        self.checks = checks
+        if isinstance(chip, Chip):
+            self.table, self.idx = chip.table, np.asarray(chip.row)
+            self.unknown = np.zeros((), bool)
+            self.names = np.asarray(chip.name, dtype=object)
+            return
+        self.table: ChipTable = load_chips(chips)
+        self.names = np.asarray(chip, dtype=object)
+        self.idx, self.unknown = self.table.index(self.names)
+        if self.unknown.any():
+            why = np.full(self.names.shape, None, dtype=object)
+            for name in {n for n in self.names[self.unknown].tolist() if isinstance(n, str)} | {
+                    None}:
+                msg = self.table.unknown_message(name)
+                if name is None:
+                    m = self.unknown & np.vectorize(lambda v: not isinstance(v, str),
+                                                    otypes=[bool])(self.names)
+                else:
+                    m = self.unknown & (self.names == name)
+                why[m] = msg
+            checks.add(self.unknown, UnknownChipError, why)
+
+    def spec(self, column, where=True) -> np.ndarray:
+        """Float values of ``column`` (a str or an object array of column names).
+
+        A blank value is recorded as a missing spec where ``where`` is true.
+        """
+        safe = np.where(self.unknown, 0, self.idx)
+        if isinstance(column, str):
+            vals = self.table.numeric(column)[safe]
+            cols = np.asarray(column, dtype=object)
+        else:
+            safe, cols = np.broadcast_arrays(safe, column)
+            vals = np.empty(safe.shape, dtype=float)
+            for c in set(cols.ravel().tolist()):
+                m = cols == c
+                vals[m] = self.table.numeric(c)[safe[m]]
+        missing = np.isnan(vals) & ~self.unknown & where
+        if missing.any():
+            safe_b, cols_b, _ = np.broadcast_arrays(safe, cols, missing)
+            why = np.full(missing.shape, None, dtype=object)
+            for j, c in {(int(j), c) for j, c in zip(safe_b[missing].tolist(),
+                                                      cols_b[missing].tolist())}:
+                why[missing & (safe_b == j) & (cols_b == c)] = f"{self.table.names[j]} has no {c}"
+            self.checks.add(missing, MissingSpecError, why)
+        return vals
+
+
+def _dtype(dtype, default="bf16"):
+    return _keyword(dtype, resolve_dtype, default)
+
+
+def _tier(tier, default):
+    return _keyword(tier, resolve_tier, default)
+
+
+def _peak(ch: _Chips, dt):
+    return ch.spec(_map(dt, DTYPES, 1))
+
+
+def _bytes(dt):
+    b = _map(dt, DTYPES, 0)
+    return np.asarray(b, dtype=float)
+
+
+def _select(result, values: dict):
+    """Pick ``values[result]`` elementwise (result: a str or an object array)."""
+    if isinstance(result, str):
+        return values[result]
+    shape = np.broadcast_shapes(result.shape, *(np.shape(v) for v in values.values()))
+    out = np.empty(shape, dtype=object)
+    res = np.broadcast_to(result, shape)
+    for r in set(res.ravel().tolist()):
+        out[res == r] = np.broadcast_to(np.asarray(values[r], dtype=object), shape)[res == r]
+    return out
+
+
+def _finish(run: _Run, value):
+    if run.own:
+        run.checks.raise_first()
+    if isinstance(value, (np.ndarray, np.generic)):
+        return value.item() if value.ndim == 0 else value
+    return value
+
+
+# ------------------------------------------------------------------- functions
+def arith_intensity(flops, bytes, *, checks=None):
+    """Arithmetic intensity, FLOP/byte: :func:`rooflinexl.model.arith_intensity`.
+
+    Examples
+    --------
+    A bf16 dot product of N-element vectors: N FLOPs (about 2N), 4N bytes read
+    (reference section 4: intensity 1/2):
+
+    >>> arith_intensity(2 * 4096, 4 * 4096)
+    0.5
+    """
+    return model.arith_intensity(flops, bytes, checks=checks)
+
+
+def crit_intensity(chip, tier="hbm", dtype="bf16", *, chips=None, checks=None):
+    r"""Critical intensity (ridge point) of a chip: peak(dtype) / bandwidth(tier).
+
+    Parameters
+    ----------
+    chip : str, Chip or array_like of str
+        Chip name or alias (``"H100"``, ``"tpu-v5e"``).
+    tier : str or array_like
+        ``hbm``, ``vmem``, ``ici``, ``dcn``, ``pcie`` (and aliases such as
+        ``nvlink``, ``ib``).
+    dtype : str or array_like
+        Compute dtype: ``bf16``, ``fp16``, ``fp8``, ``int8``, ``int4``, ``fp4``,
+        ``fp32`` (vector unit).
+    chips : ChipTable, path, DataFrame or 2-D list, optional
+        Spec table; default the packaged one.
+
+    Returns
+    -------
+    float or ndarray
+        FLOP/byte, broadcast over all arguments.
+
+    Raises
+    ------
+    UnknownChipError, MissingSpecError, KeywordError
+
+    Notes
+    -----
+    .. math:: I_\mathrm{crit} = \mathrm{peak}(\mathrm{dtype}) / \mathrm{bw}(\mathrm{tier})
+
+    References
+    ----------
+    Reference sections 2 and 7 ("H100：HBM 约 300，NVLink 约 2,200，IB 约 2 万").
+
+    Examples
+    --------
+    >>> [round(crit_intensity("H100", t)) for t in ("hbm", "nvlink", "nic")]
+    [295, 2198, 19780]
+    """
+    run = _Run(checks)
+    ch = _Chips(chip, chips, run.checks)
+    peak = _peak(ch, _dtype(dtype))
+    bw = ch.spec(_map(_tier(tier, "hbm"), TIERS))
+    return _finish(run, model.critical_intensity(peak, bw, checks=run.checks))
+
+
+def crit_batch(chip, D=None, F=None, dtype="bf16", weight_dtype=None, tier="hbm", *,
+               chips=None, checks=None):
+    r"""Critical token batch of ``X[B, D] @ W[D, F]`` on a chip.
+
+    Parameters
+    ----------
+    chip : str, Chip or array_like of str
+        Chip name or alias.
+    D, F : array_like, optional
+        Contracting and output dimensions (elements); omitted, their terms vanish.
+    dtype : str or array_like
+        Compute and activation dtype (peak and a).
+    weight_dtype : str or array_like, optional
+        Weight storage dtype (w); default ``dtype``. Changes bytes only.
+    tier : str or array_like
+        Where the weights stream from; default ``hbm``.
+    chips : table, optional
+        Spec table; default the packaged one.
+
+    Returns
+    -------
+    float or ndarray
+        Tokens.
+
+    Raises
+    ------
+    UnknownChipError, MissingSpecError, KeywordError
+    DomainError
+        Non-positive D or F, or no batch reaches the roof.
+
+    Notes
+    -----
+    :func:`rooflinexl.model.crit_batch` with I = peak(dtype) / bw(tier),
+    a = bytes(dtype), w = bytes(weight_dtype).
+
+    References
+    ----------
+    Reference section 5 (精确的临界值与形状的影响, 量化).
+
+    Examples
+    --------
+    H100, bf16 (reference: 319, 345, 698 for D = F = 8192, 4096, 1024):
+
+    >>> [round(crit_batch("H100", d, d), 1) for d in (8192, 4096, 1024)]
+    [318.2, 344.9, 697.3]
+
+    TPU v5e, int8 weights with bf16 compute (reference: "B > 120"):
+
+    >>> round(crit_batch("TPU v5e", weight_dtype="int8"), 1)
+    120.1
+    """
+    run = _Run(checks)
+    ch = _Chips(chip, chips, run.checks)
+    dt = _dtype(dtype)
+    wdt = dt if weight_dtype is None else _dtype(weight_dtype)
+    i = model.critical_intensity(_peak(ch, dt), ch.spec(_map(_tier(tier, "hbm"), TIERS)),
+                                 checks=run.checks)
+    return _finish(run, model.crit_batch(i, D, F, _bytes(dt), _bytes(wdt), checks=run.checks))
+
+
+def _bound(t_math, t_mem, t_net, mem_label="memory"):
+    t_math, t_mem, t_net = np.broadcast_arrays(t_math, t_mem, t_net)
+    return np.where(t_math >= np.maximum(t_mem, t_net), "compute",
+                    np.where(t_mem >= t_net, mem_label, "network")).astype(object)
+
+
+def matmul_time(chip, B, D, F, dtype="bf16", weight_dtype=None, n_chips=1, shard="none",
+                result="time", *, chips=None, checks=None):
+    r"""Time (or another roofline quantity) of ``X[B, D] @ W[D, F]`` on n chips.
+
+    Parameters
+    ----------
+    chip : str, Chip or array_like of str
+        Chip name or alias.
+    B, D, F : array_like
+        Tokens, contracting and output dimensions (elements).
+    dtype, weight_dtype : str or array_like
+        Compute/activation dtype and weight dtype (default ``dtype``).
+    n_chips : array_like
+        Chips, whole number >= 1.
+    shard : {"none", "D", "F"} or array_like
+        Which dimension is split over the chips (see
+        :func:`rooflinexl.model.matmul_terms`).
+    result : str or array_like
+        ``time`` = max(T_math, T_hbm, T_comms) (full overlap, the lower bound),
+        ``upper`` = their sum, ``math``, ``hbm``, ``comms`` (seconds),
+        ``bound`` (``compute``/``memory``/``network``), ``intensity``
+        (per-chip FLOPs / per-chip HBM bytes).
+    chips : table, optional
+
+    Returns
+    -------
+    float, str or ndarray
+
+    Raises
+    ------
+    UnknownChipError, MissingSpecError, KeywordError, DomainError
+
+    Notes
+    -----
+    :func:`rooflinexl.model.matmul_terms` with peak(dtype), hbm_bw and ici_bw.
+
+    References
+    ----------
+    Reference section 6 (矩阵乘法耗时计算器).
+
+    Examples
+    --------
+    bf16 [B=256, 8192] @ [8192, 8192] on an H100 is memory-bound (B < 318):
+
+    >>> matmul_time("H100", 256, 8192, 8192, result="bound")
+    'memory'
+    """
+    run = _Run(checks)
+    ch = _Chips(chip, chips, run.checks)
+    dt = _dtype(dtype)
+    wdt = dt if weight_dtype is None else _dtype(weight_dtype)
+    sh = _keyword(shard, _lookup(SHARDS, "shard"), "none")
+    res = _keyword(result, _lookup({r: r for r in MATMUL_RESULTS}, "result"), "time")
+    n = np.asarray(1.0 if n_chips is None else n_chips, dtype=float)
+    needs_ici = np.asarray(np.asarray(sh, dtype=object) == "D") & (n > 1)
+    ici = ch.spec("ici_bw", where=needs_ici) if needs_ici.any() else np.nan
+    t_math, t_hbm, t_comms, flops, per_chip = model.matmul_terms(
+        B, D, F, _peak(ch, dt), ch.spec("hbm_bw"), ici, _bytes(dt), _bytes(wdt), n, sh,
+        checks=run.checks)
+    with np.errstate(all="ignore"):
+        values = {
+            "time": np.maximum(np.maximum(t_math, t_hbm), t_comms),
+            "upper": np.add(np.add(t_math, t_hbm), t_comms),
+            "math": t_math, "hbm": t_hbm, "comms": t_comms,
+            "intensity": np.divide(flops, per_chip),
+        }
+    if not isinstance(res, str) or res == "bound":
+        values["bound"] = _bound(t_math, t_hbm, t_comms)
+    return _finish(run, _select(res, values))
+
+
+def moe_min_batch(chip, E, k, dtype="bf16", weight_dtype=None, tier="hbm", *, chips=None,
+                  checks=None):
+    r"""Minimum tokens per step for an MoE layer's expert matmuls to be compute-bound.
+
+    Parameters
+    ----------
+    chip : str, Chip or array_like of str
+    E, k : array_like
+        Experts and experts per token (whole numbers, 1 <= k <= E).
+    dtype, weight_dtype : str or array_like
+        Compute dtype (peak) and weight dtype (bytes streamed; default dtype).
+    tier : str or array_like
+        Where the weights stream from; default ``hbm``.
+    chips : table, optional
+
+    Returns
+    -------
+    float or ndarray
+        Tokens per step.
+
+    Raises
+    ------
+    UnknownChipError, MissingSpecError, KeywordError
+    DomainError
+        k > E, k <= 0, E <= 0.
+
+    Notes
+    -----
+    :func:`rooflinexl.model.moe_min_batch`: I·E·w / (2k).
+
+    References
+    ----------
+    Reference section 5 (MoE).
+
+    Examples
+    --------
+    DeepSeek-V3 (E = 256, k = 8) on TPU v5e with int8 weights and bf16
+    compute (reference: "B > 3840" with I = 240):
+
+    >>> round(moe_min_batch("TPU v5e", 256, 8, weight_dtype="int8"), 1)
+    3843.9
+    """
+    run = _Run(checks)
+    ch = _Chips(chip, chips, run.checks)
+    dt = _dtype(dtype)
+    wdt = dt if weight_dtype is None else _dtype(weight_dtype)
+    i = model.critical_intensity(_peak(ch, dt), ch.spec(_map(_tier(tier, "hbm"), TIERS)),
+                                 checks=run.checks)
+    return _finish(run, model.moe_min_batch(i, E, k, _bytes(wdt), checks=run.checks))
+
+
+def net_critical_d(chip, n_chips, dtype="bf16", tier="ici", *, chips=None, checks=None):
+    r"""Contracting dimension D above which a D-sharded matmul over n chips is compute-bound.
+
+    Parameters
+    ----------
+    chip : str, Chip or array_like of str
+    n_chips : array_like
+        Chips in the ring (whole number >= 1).
+    dtype : str or array_like
+        Dtype of the partial sums and the peak.
+    tier : str or array_like
+        Link the AllReduce runs on; default ``ici`` (NVLink on GPUs).
+    chips : table, optional
+
+    Returns
+    -------
+    float or ndarray
+        Elements of D.
+
+    Raises
+    ------
+    UnknownChipError, MissingSpecError, KeywordError, DomainError
+
+    Notes
+    -----
+    :func:`rooflinexl.model.net_critical_d`: a·(n−1)·peak / bw(tier).
+
+    References
+    ----------
+    Reference section 7 (网络的 roofline).
+
+    Examples
+    --------
+    >>> round(net_critical_d("TPU v5e", 2), 1)
+    8755.6
+    """
+    run = _Run(checks)
+    ch = _Chips(chip, chips, run.checks)
+    dt = _dtype(dtype)
+    bw = ch.spec(_map(_tier(tier, "ici"), TIERS))
+    return _finish(run, model.net_critical_d(_peak(ch, dt), bw, n_chips, _bytes(dt),
+                                             checks=run.checks))
+
+
+def roofline_flops(chip, intensity, tier="hbm", dtype="bf16", *, chips=None, checks=None):
+    r"""Attainable FLOP/s at an arithmetic intensity: min(peak, intensity · bw).
+
+    Parameters
+    ----------
+    chip : str, Chip or array_like of str
+    intensity : array_like
+        FLOP/byte, >= 0.
+    tier, dtype : str or array_like
+    chips : table, optional
+
+    Returns
+    -------
+    float or ndarray
+        FLOP/s.
+
+    Raises
+    ------
+    UnknownChipError, MissingSpecError, KeywordError, DomainError
+
+    Notes
+    -----
+    :func:`rooflinexl.model.roofline_flops`.
+
+    References
+    ----------
+    Reference section 3.
+
+    Examples
+    --------
+    A dot product (intensity 1/2) on an H100 reaches 0.5 x 3.35e12 FLOP/s:
+
+    >>> roofline_flops("H100", 0.5)
+    1675000000000.0
+    """
+    run = _Run(checks)
+    ch = _Chips(chip, chips, run.checks)
+    bw = ch.spec(_map(_tier(tier, "hbm"), TIERS))
+    return _finish(run, model.roofline_flops(_peak(ch, _dtype(dtype)), bw, intensity,
+                                             checks=run.checks))
+
+
+def roofline_time(chip, flops, bytes, tier="hbm", dtype="bf16", result="time", *, chips=None,
+                  checks=None):
+    r"""Roofline time of an operation of given FLOPs and bytes on a chip.
+
+    Parameters
+    ----------
+    chip : str, Chip or array_like of str
+    flops : array_like
+        FLOPs, >= 0.
+    bytes : array_like
+        Bytes over the tier, >= 0.
+    tier, dtype : str or array_like
+        Bandwidth tier of the bytes; dtype of the peak (``fp32`` = vector unit).
+    result : str or array_like
+        ``time`` = max(T_math, T_comms), ``upper`` = sum, ``math``, ``hbm`` or
+        ``comms`` (both bytes / bw(tier)), ``bound`` (``compute``, or
+        ``memory`` for hbm/vmem, ``network`` for ici/dcn/pcie), ``intensity``.
+    chips : table, optional
+
+    Returns
+    -------
+    float, str or ndarray
+
+    Raises
+    ------
+    UnknownChipError, MissingSpecError, KeywordError, DomainError
+
+    Notes
+    -----
+    :func:`rooflinexl.model.roofline_terms`.
+
+    References
+    ----------
+    Reference sections 1 and 4.
+
+    Examples
+    --------
+    fp32 add of 65,536 elements on an H100 (reference: about 0.23 µs):
+
+    >>> round(roofline_time("H100", 65536, 12 * 65536, dtype="fp32") * 1e6, 2)
+    0.23
+    """
+    run = _Run(checks)
+    ch = _Chips(chip, chips, run.checks)
+    tr = _tier(tier, "hbm")
+    res = _keyword(result, _lookup({r: r for r in ROOFLINE_RESULTS}, "result"), "time")
+    bw = ch.spec(_map(tr, TIERS))
+    t_math, t_comms = model.roofline_terms(flops, bytes, _peak(ch, _dtype(dtype)), bw,
+                                           checks=run.checks)
+    values = {"time": np.maximum(t_math, t_comms), "upper": np.add(t_math, t_comms),
+              "math": t_math, "hbm": t_comms, "comms": t_comms}
+    if not isinstance(res, str) or res == "intensity":
+        values["intensity"] = model.arith_intensity(flops, bytes, checks=run.checks)
+    if not isinstance(res, str) or res == "bound":
+        label = _map(tr, TIER_BOUND)
+        mem = np.broadcast_to(np.asarray(label, dtype=object), np.shape(t_comms))
+        values["bound"] = np.where(np.asarray(t_math) >= t_comms, "compute", mem).astype(object)
+    return _finish(run, _select(res, values))
+
+
+def attn_intensity(T, S, G, *, checks=None):
+    """Intensity of GQA attention: :func:`rooflinexl.model.attn_intensity`.
+
+    Examples
+    --------
+    Prefill, T = S = 4096, G = 8: SG / (G + 1):
+
+    >>> round(attn_intensity(4096, 4096, 8), 1)
+    3640.9
+    """
+    return model.attn_intensity(T, S, G, checks=checks)
+
+
+def collective_time(chip, kind, bytes, n_chips, tier="ici", *, chips=None, checks=None):
+    r"""Ring-model time of AllGather, ReduceScatter or AllReduce of a ``bytes``-sized array.
+
+    Parameters
+    ----------
+    chip : str, Chip or array_like of str
+    kind : str or array_like
+        ``AllGather``, ``ReduceScatter`` or ``AllReduce`` (case, spaces,
+        hyphens ignored).
+    bytes : array_like
+        Size of the full array (bytes).
+    n_chips : array_like
+        Chips in the ring.
+    tier : str or array_like
+        Link; default ``ici`` (NVLink on GPUs).
+    chips : table, optional
+
+    Returns
+    -------
+    float or ndarray
+        Seconds.
+
+    Raises
+    ------
+    UnknownChipError, MissingSpecError, KeywordError, DomainError
+
+    Notes
+    -----
+    :func:`rooflinexl.model.collective_time`.
+
+    References
+    ----------
+    Reference section 7.
+
+    Examples
+    --------
+    >>> round(collective_time("H100", "AllReduce", 2 * 8192 * 8192, 8) * 1e3, 3)
+    0.522
+    """
+    run = _Run(checks)
+    ch = _Chips(chip, chips, run.checks)
+    kd = _keyword(kind, _lookup(COLLECTIVES, "kind"), None)
+    if kd is None:
+        raise KeywordError("kind is required: one of AllGather, ReduceScatter, AllReduce")
+    factor = np.asarray(_map(kd, model.COLLECTIVE_FACTORS), dtype=float)
+    bw = ch.spec(_map(_tier(tier, "ici"), TIERS))
+    return _finish(run, model.collective_time(factor, bytes, n_chips, bw, checks=run.checks))
+
+
+def weight_load_time(chip, n_params, dtype="bf16", n_chips=1, *, chips=None, checks=None):
+    r"""Time to read all weights from HBM once (the decode-step lower bound).
+
+    Parameters
+    ----------
+    chip : str, Chip or array_like of str
+    n_params : array_like
+        Parameters.
+    dtype : str or array_like
+        Weight dtype (bytes per parameter).
+    n_chips : array_like
+        Chips the weights are split over.
+    chips : table, optional
+
+    Returns
+    -------
+    float or ndarray
+        Seconds.
+
+    Raises
+    ------
+    UnknownChipError, MissingSpecError, KeywordError, DomainError
+
+    Notes
+    -----
+    :func:`rooflinexl.model.weight_load_time`.
+
+    References
+    ----------
+    Reference section 5.
+
+    Examples
+    --------
+    200B bf16 parameters over 32 TPU v4 (reference: about 10 ms):
+
+    >>> round(weight_load_time("TPU v4", 200e9, n_chips=32) * 1e3, 1)
+    10.4
+    """
+    run = _Run(checks)
+    ch = _Chips(chip, chips, run.checks)
+    return _finish(run, model.weight_load_time(n_params, _bytes(_dtype(dtype)),
+                                               1 if n_chips is None else n_chips,
+                                               ch.spec("hbm_bw"), checks=run.checks))
+
+
+def kv_cache_bytes(layers, kv_heads, head_dim, tokens, batch=1, dtype="bf16", *, checks=None):
+    """KV-cache bytes: :func:`rooflinexl.model.kv_cache_bytes` with a = bytes(dtype).
+
+    Examples
+    --------
+    >>> kv_cache_bytes(80, 8, 128, 8192, dtype="fp8") / 1e9
+    1.34217728
+    """
+    return model.kv_cache_bytes(layers, kv_heads, head_dim, tokens,
+                                1 if batch is None else batch, _bytes(_dtype(dtype)),
+                                checks=checks)
+
+
+def cost_per_flop(chip, dtype="bf16", mfu=1, *, chips=None, checks=None):
+    r"""USD per FLOP of a chip at its list price and an MFU.
+
+    Parameters
+    ----------
+    chip : str, Chip or array_like of str
+    dtype : str or array_like
+        Dtype of the peak.
+    mfu : array_like
+        Fraction of peak achieved, (0, 1].
+    chips : table, optional
+
+    Returns
+    -------
+    float or ndarray
+        USD per FLOP.
+
+    Raises
+    ------
+    UnknownChipError, MissingSpecError (no price), KeywordError, DomainError
+
+    Notes
+    -----
+    :func:`rooflinexl.model.cost_per_flop`: price_per_hour / (3600 · peak · mfu).
+
+    References
+    ----------
+    Reference section 12; prices dated in the chip table.
+
+    Examples
+    --------
+    H200 vs TPU v5p per 1e18 bf16 FLOP at peak:
+
+    >>> [round(cost_per_flop(c) * 1e18, 2) for c in ("H200", "TPU v5p")]
+    [2.81, 2.54]
+    """
+    run = _Run(checks)
+    ch = _Chips(chip, chips, run.checks)
+    return _finish(run, model.cost_per_flop(ch.spec("price_per_hour"), _peak(ch, _dtype(dtype)),
+                                            1 if mfu is None else mfu, checks=run.checks))
+
+
+def chip_spec(chip, field, *, chips=None, checks=None):
+    """One field of a chip's row (``chip_spec("H200", "hbm_bw")``): float or str.
+
+    Raises
+    ------
+    UnknownChipError
+    MissingSpecError
+        The field is blank for that chip.
+    KeywordError
+        ``field`` is not a column of the table.
+
+    Examples
+    --------
+    >>> chip_spec("H200", "hbm_bw")
+    4800000000000.0
+    """
+    run = _Run(checks)
+    ch = _Chips(chip, chips, run.checks)
+    table = ch.table
+
+    def resolve(f):
+        key = f.strip().casefold() if isinstance(f, str) else None
+        if key not in table.columns:
+            raise KeywordError(f"field {f!r} is not one of {', '.join(table.columns)}")
+        return key
+    fd = _keyword(field, resolve, None)
+    if fd is None:
+        raise KeywordError(f"field is required: one of {', '.join(table.columns)}")
+    safe = np.where(ch.unknown, 0, ch.idx)
+    fields = np.asarray(fd, dtype=object)
+    safe_b, fields_b = np.broadcast_arrays(safe, fields)
+    out = np.empty(safe_b.shape, dtype=object)
+    for f in set(fields_b.ravel().tolist()):
+        m = fields_b == f
+        if not table.is_numeric(f):
+            col = np.asarray(table.text(f), dtype=object)
+            vals = col[safe_b[m]]
+            out[m] = vals
+            blank = np.zeros(out.shape, bool)
+            blank[m] = vals == ""
+        else:
+            vals = ch.spec(f)
+            vals = np.broadcast_to(vals, out.shape)
+            out[m] = vals[m]
+            blank = np.zeros(out.shape, bool)
+        if blank.any():
+            why = np.full(out.shape, None, dtype=object)
+            for j in set(safe_b[blank].tolist()):
+                why[blank & (safe_b == j)] = f"{table.names[j]} has no {f}"
+            run.checks.add(blank & ~np.broadcast_to(ch.unknown, out.shape), MissingSpecError, why)
+    if out.ndim == 0:
+        v = out.item()
+        return _finish(run, float(v) if isinstance(v, (float, np.floating)) else v)
+    return _finish(run, out)

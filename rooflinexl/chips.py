@@ -1,0 +1,306 @@
+"""The chip-spec table: packaged default, loaders and validation (DESIGN.md section 2).
+
+A :class:`ChipTable` holds one row per chip with SI numbers (FLOP/s, bytes,
+B/s one direction, USD per chip-hour). It comes from the packaged CSV
+(``rooflinexl/data/chips.csv``, every number sourced in its row), a CSV path,
+a pandas DataFrame or an Excel range (a 2-D list whose first row is the
+header). Validation messages name the row (the header is row 1, as in a
+sheet) and the column.
+"""
+from __future__ import annotations
+
+import csv
+import functools
+import math
+import re
+from importlib import resources
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from rooflinexl.errors import ChipTableError, KeywordError
+
+REQUIRED = ("chip", "bf16_flops", "hbm_bw")
+NUMERIC = (
+    "bf16_flops", "fp8_flops", "int8_flops", "int4_flops", "fp4_flops", "vector_flops",
+    "hbm_bytes", "hbm_bw", "vmem_bytes", "vmem_bw", "ici_bw", "dcn_bw", "pcie_bw",
+    "price_per_hour",
+)
+TEXT = ("chip", "aliases", "vendor", "kind", "price_date", "price_source", "source", "notes")
+#: every column of the schema, in the packaged CSV's order
+COLUMNS = ("chip", "aliases", "vendor", "kind", *NUMERIC[:-1], "price_per_hour",
+           "price_date", "price_source", "source", "notes")
+#: unit of each numeric column, for headers such as ``hbm_bw [B/s]``
+UNITS = {
+    "bf16_flops": "FLOP/s", "fp8_flops": "FLOP/s", "int8_flops": "OP/s", "int4_flops": "OP/s",
+    "fp4_flops": "FLOP/s", "vector_flops": "FLOP/s", "hbm_bytes": "bytes", "hbm_bw": "B/s",
+    "vmem_bytes": "bytes", "vmem_bw": "B/s", "ici_bw": "B/s", "dcn_bw": "B/s", "pcie_bw": "B/s",
+    "price_per_hour": "USD/chip-hour",
+}
+
+_SEP = re.compile(r"[\s_\-]+")
+_UNIT_SUFFIX = re.compile(r"\s*\[[^\]]*\]\s*$")
+
+
+def normalize_chip_name(name: str) -> str:
+    """Lookup key of a chip name: trimmed, case-folded, separator runs made one space.
+
+    Examples
+    --------
+    >>> normalize_chip_name("  tpu-v5e ") == normalize_chip_name("TPU v5e")
+    True
+    """
+    return _SEP.sub(" ", name.strip()).casefold()
+
+
+def _header_key(cell) -> str:
+    """Header cell -> column name: case-insensitive, spaces trimmed, a unit suffix ``[B/s]`` dropped."""
+    if cell is None:
+        return ""
+    return _UNIT_SUFFIX.sub("", str(cell)).strip().casefold()
+
+
+def _is_blank(value) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, float) and math.isnan(value):
+        return True
+    return isinstance(value, str) and value.strip() == ""
+
+
+class ChipTable:
+    """A validated chip-spec table.
+
+    Build it with :meth:`default`, :meth:`from_csv`, :meth:`from_dataframe` or
+    :meth:`from_rows`. Numbers are float arrays (NaN where the cell is blank);
+    text columns are lists of str ('' where blank). Unknown extra columns are
+    kept and ignored.
+
+    Raises
+    ------
+    ChipTableError
+        A required column (``chip``, ``bf16_flops``, ``hbm_bw``) is missing or
+        blank, a name or alias is used twice, or a number is not a finite
+        non-negative number. The message names the row and the column.
+    """
+
+    def __init__(self, header: Sequence, rows: Sequence[Sequence], *, first_row: int = 2):
+        keys = [_header_key(h) for h in header]
+        seen: dict[str, int] = {}
+        for i, k in enumerate(keys):
+            if not k:
+                continue
+            if k in seen:
+                raise ChipTableError(f"chip table: column {k!r} appears twice in the header")
+            seen[k] = i
+        missing = [c for c in REQUIRED if c not in seen]
+        if missing:
+            raise ChipTableError(
+                f"chip table: required column {missing[0]!r} is missing "
+                f"(required: {', '.join(REQUIRED)}; header has: "
+                f"{', '.join(k for k in keys if k) or 'nothing'})")
+        width = len(keys)
+        body = []
+        for n, row in enumerate(rows):
+            row = list(row)[:width] + [None] * max(0, width - len(row))
+            if all(_is_blank(v) for v in row):
+                continue  # trailing blank rows of a selected range
+            body.append((first_row + n, row))
+        if not body:
+            raise ChipTableError("chip table: no chip rows below the header")
+        self.columns = tuple(k for k in keys if k)
+        self.row_numbers = [r for r, _ in body]
+        self._numeric: dict[str, np.ndarray] = {}
+        self._text: dict[str, list[str]] = {}
+        for col, i in seen.items():
+            if col in NUMERIC:
+                self._numeric[col] = np.array(
+                    [self._number(r, row[i], col) for r, row in body], dtype=float)
+            else:
+                self._text[col] = ["" if _is_blank(row[i]) else str(row[i]).strip()
+                                   for _, row in body]
+        for col in REQUIRED[1:]:
+            bad = np.isnan(self._numeric[col])
+            if bad.any():
+                r = self.row_numbers[int(np.argmax(bad))]
+                raise ChipTableError(f"chip table row {r}, column {col!r}: required value is blank")
+        self.names: tuple[str, ...] = tuple(self._text["chip"])
+        self._index: dict[str, int] = {}
+        owner: dict[str, str] = {}
+        aliases = self._text.get("aliases", [""] * len(self.names))
+        for j, (name, alias_text) in enumerate(zip(self.names, aliases)):
+            r = self.row_numbers[j]
+            if not name:
+                raise ChipTableError(f"chip table row {r}, column 'chip': chip name is blank")
+            for label, col in [(name, "chip")] + [
+                    (a, "aliases") for a in alias_text.split(";") if a.strip()]:
+                key = normalize_chip_name(label)
+                if key in self._index and self._index[key] != j:
+                    raise ChipTableError(
+                        f"chip table row {r}, column {col!r}: {label.strip()!r} is already the "
+                        f"name or an alias of {owner[key]!r} (row {self.row_numbers[self._index[key]]})")
+                self._index[key] = j
+                owner[key] = name
+
+    @staticmethod
+    def _number(row: int, value, col: str) -> float:
+        if _is_blank(value):
+            return math.nan
+        if isinstance(value, bool):
+            raise ChipTableError(f"chip table row {row}, column {col!r}: {value!r} is not a number")
+        try:
+            x = float(value.strip().replace("_", "") if isinstance(value, str) else value)
+        except (TypeError, ValueError):
+            raise ChipTableError(
+                f"chip table row {row}, column {col!r}: {value!r} is not a number") from None
+        if not math.isfinite(x) or x < 0:
+            raise ChipTableError(
+                f"chip table row {row}, column {col!r}: {value!r} must be a finite number >= 0")
+        return x
+
+    # ----------------------------------------------------------------- loaders
+    @classmethod
+    def from_rows(cls, rows: Sequence[Sequence]) -> "ChipTable":
+        """Table from an Excel range: a 2-D list whose first row is the header.
+
+        Examples
+        --------
+        >>> t = ChipTable.from_rows([["chip", "bf16_flops", "hbm_bw"], ["X1", 2e14, 1e12]])
+        >>> t.names
+        ('X1',)
+        """
+        rows = list(rows) if rows is not None else []
+        if not rows or not isinstance(rows[0], (list, tuple)):
+            raise ChipTableError(
+                "chip table must be a range of rows with the header first "
+                "(chip, bf16_flops, hbm_bw, ...)")
+        return cls(rows[0], rows[1:])
+
+    @classmethod
+    def from_csv(cls, path) -> "ChipTable":
+        """Table from a CSV file with a header row (UTF-8, comma-separated)."""
+        with open(path, newline="", encoding="utf-8-sig") as fh:
+            rows = list(csv.reader(fh))
+        if not rows:
+            raise ChipTableError(f"chip table {path}: the file is empty")
+        return cls(rows[0], rows[1:])
+
+    @classmethod
+    def from_dataframe(cls, df) -> "ChipTable":
+        """Table from a pandas DataFrame whose columns are the header."""
+        return cls(list(df.columns), df.astype(object).values.tolist())
+
+    @classmethod
+    def default(cls) -> "ChipTable":
+        """The packaged default table (``rooflinexl/data/chips.csv``), parsed once."""
+        return _default_table()
+
+    # ------------------------------------------------------------------ access
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def __repr__(self) -> str:
+        return f"ChipTable({len(self)} chips: {', '.join(self.names)})"
+
+    def has(self, column: str) -> bool:
+        return column in self._numeric or column in self._text
+
+    def is_numeric(self, column: str) -> bool:
+        return column in self._numeric
+
+    def numeric(self, column: str) -> np.ndarray:
+        """Float column (NaN where blank); all-NaN when the table lacks the column."""
+        if column in self._numeric:
+            return self._numeric[column]
+        return np.full(len(self), np.nan)
+
+    def text(self, column: str) -> list[str]:
+        return self._text.get(column, [""] * len(self))
+
+    def row_of(self, name) -> int | None:
+        """Row index of a chip name or alias; None when unknown."""
+        if not isinstance(name, str):
+            return None
+        return self._index.get(normalize_chip_name(name))
+
+    def index(self, names) -> tuple[np.ndarray, np.ndarray]:
+        """Vectorised lookup: (row index array, unknown mask) of an array of names."""
+        arr = np.asarray(names, dtype=object)
+        flat = arr.ravel()
+        cache: dict = {}
+        out = np.empty(flat.shape, dtype=np.intp)
+        for i, v in enumerate(flat.tolist()):
+            try:
+                j = cache[v]
+            except (KeyError, TypeError):
+                j = self.row_of(v)
+                j = -1 if j is None else j
+                try:
+                    cache[v] = j
+                except TypeError:
+                    pass
+            out[i] = j
+        out = out.reshape(arr.shape)
+        return out, out < 0
+
+    def unknown_message(self, name) -> str:
+        if name is None or (isinstance(name, str) and not name.strip()):
+            return f"no chip name given (known: {', '.join(self.names)})"
+        return f"unknown chip {name!r} (known: {', '.join(self.names)})"
+
+    def field(self, name: str, field: str):
+        """One field of one chip: float (NaN when blank) or str."""
+        j = self.row_of(name)
+        if j is None:
+            from rooflinexl.errors import UnknownChipError
+            raise UnknownChipError(self.unknown_message(name))
+        col = _header_key(field)
+        if col in self._numeric:
+            return float(self._numeric[col][j])
+        if col in self._text:
+            return self._text[col][j]
+        raise KeywordError(f"field {field!r} is not a column of the chip table "
+                           f"({', '.join(self.columns)})")
+
+    def to_rows(self, columns: Iterable[str] = COLUMNS) -> list[list]:
+        """Header + rows as a 2-D list (numbers as floats, blanks as None)."""
+        cols = [c for c in columns if self.has(c)]
+        out = [list(cols)]
+        for j in range(len(self)):
+            row = []
+            for c in cols:
+                if c in self._numeric:
+                    x = self._numeric[c][j]
+                    row.append(None if math.isnan(x) else float(x))
+                else:
+                    row.append(self._text[c][j] or None)
+            out.append(row)
+        return out
+
+
+@functools.lru_cache(maxsize=1)
+def _default_table() -> ChipTable:
+    path = resources.files("rooflinexl") / "data" / "chips.csv"
+    with resources.as_file(path) as p:
+        return ChipTable.from_csv(Path(p))
+
+
+def load_chips(source=None) -> ChipTable:
+    """Chip table from ``source``: None (packaged default), a ChipTable, a CSV path,
+    a pandas DataFrame, or a 2-D list whose first row is the header.
+
+    Examples
+    --------
+    >>> "H100" in load_chips().names
+    True
+    """
+    if source is None:
+        return ChipTable.default()
+    if isinstance(source, ChipTable):
+        return source
+    if isinstance(source, (str, Path)):
+        return ChipTable.from_csv(source)
+    if hasattr(source, "columns") and hasattr(source, "values"):
+        return ChipTable.from_dataframe(source)
+    return ChipTable.from_rows(source)

@@ -1,0 +1,86 @@
+"""Dtype byte sizes, the peak column each dtype computes at, and the bandwidth tiers.
+
+Sources: DESIGN.md section 2 ("Tiers", "Dtypes"); byte sizes are the storage
+sizes of the formats (bf16/fp16 2 bytes, fp8/int8 1, int4/fp4 half a byte,
+fp32 4). fp32 elementwise work runs on the vector unit (reference section 4:
+"点积本来就不在矩阵单元上跑，而在向量单元上"), hence ``vector_flops``.
+"""
+from __future__ import annotations
+
+import re
+
+#: dtype -> (bytes per element, chip-table column holding its dense peak)
+DTYPES: dict[str, tuple[float, str]] = {
+    "bf16": (2.0, "bf16_flops"),
+    "fp16": (2.0, "bf16_flops"),
+    "fp8": (1.0, "fp8_flops"),
+    "int8": (1.0, "int8_flops"),
+    "int4": (0.5, "int4_flops"),
+    "fp4": (0.5, "fp4_flops"),
+    "fp32": (4.0, "vector_flops"),
+}
+DTYPE_ALIASES = {"e4m3": "fp8", "e5m2": "fp8", "float16": "fp16", "bfloat16": "bf16",
+                 "float32": "fp32"}
+
+#: tier -> chip-table bandwidth column (one direction for links)
+TIERS: dict[str, str] = {
+    "hbm": "hbm_bw",
+    "vmem": "vmem_bw",
+    "ici": "ici_bw",
+    "dcn": "dcn_bw",
+    "pcie": "pcie_bw",
+}
+TIER_ALIASES = {
+    "onchip": "vmem", "smem": "vmem", "sram": "vmem",
+    "nvlink": "ici", "scaleup": "ici",
+    "ib": "dcn", "infiniband": "dcn", "nic": "dcn", "scaleout": "dcn",
+}
+#: what bounds an operation limited by each tier (``result="bound"``)
+TIER_BOUND = {"hbm": "memory", "vmem": "memory", "ici": "network", "dcn": "network",
+              "pcie": "network"}
+
+_SEP = re.compile(r"[\s_\-]+")
+
+
+def normalize_keyword(text: str) -> str:
+    """Case-fold, trim and drop spaces, hyphens and underscores: ``" On-Chip "`` -> ``"onchip"``."""
+    return _SEP.sub("", text.strip()).casefold()
+
+
+def _resolve(value, table: dict, aliases: dict, what: str) -> str:
+    from rooflinexl.errors import KeywordError
+
+    if not isinstance(value, str):
+        raise KeywordError(f"{what} must be text, one of {', '.join(table)}; got {value!r}")
+    key = normalize_keyword(value)
+    key = aliases.get(key, key)
+    if key not in table:
+        raise KeywordError(f"{what} {value!r} is not one of {', '.join(table)}")
+    return key
+
+
+def resolve_dtype(value: str) -> str:
+    """Canonical dtype name (``"E4M3"`` -> ``"fp8"``); :class:`KeywordError` when unknown.
+
+    Examples
+    --------
+    >>> resolve_dtype(" BF16 "), resolve_dtype("e4m3")
+    ('bf16', 'fp8')
+    """
+    return _resolve(value, DTYPES, DTYPE_ALIASES, "dtype")
+
+
+def resolve_tier(value: str) -> str:
+    """Canonical tier name (``"NVLink"`` -> ``"ici"``); :class:`KeywordError` when unknown.
+
+    Examples
+    --------
+    >>> resolve_tier("NVLink"), resolve_tier("InfiniBand")
+    ('ici', 'dcn')
+    """
+    return _resolve(value, TIERS, TIER_ALIASES, "tier")
+
+
+def dtype_bytes(dtype: str) -> float:
+    """Bytes per element of ``dtype`` (``"int4"`` -> 0.5)."""
+    return DTYPES[resolve_dtype(dtype)][0]

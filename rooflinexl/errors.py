@@ -1,0 +1,81 @@
+"""Exceptions and Excel error values shared by every layer.
+
+Python callers get precise exceptions; spreadsheet hosts get the exact Excel
+error strings of DESIGN.md section 4. An :class:`ExcelError` is a ``str`` (so
+xlwings Server/Lite turn it into a real error value and JSON keeps it as text)
+that also carries the human reason, which the headless engine reports.
+"""
+from __future__ import annotations
+
+#: The Excel error values a rooflinexl function may return.
+EXCEL_ERRORS = ("#N/A", "#NUM!", "#VALUE!", "#DIV/0!", "#NAME?", "#REF!", "#NULL!")
+
+
+class ExcelError(str):
+    """An Excel error value (``"#N/A"``, ``"#NUM!"`` ...) with its reason.
+
+    Compares and serialises as the plain error string; ``reason`` says why.
+    """
+
+    reason: str
+
+    def __new__(cls, code: str, reason: str = "") -> "ExcelError":
+        if code not in EXCEL_ERRORS:
+            raise ValueError(f"{code!r} is not an Excel error value")
+        self = super().__new__(cls, code)
+        self.reason = reason
+        return self
+
+    def __reduce__(self):
+        return (ExcelError, (str(self), self.reason))
+
+
+class RooflineError(Exception):
+    """Base class of every exception rooflinexl raises on purpose."""
+
+
+class ChipTableError(RooflineError, ValueError):
+    """The chip-spec table is unusable (missing column, duplicate name, bad number)."""
+
+
+class KeywordError(RooflineError, ValueError):
+    """An unknown keyword value (dtype, tier, result, kind, shard, field)."""
+
+
+class UnknownChipError(RooflineError, LookupError):
+    """A chip name that matches no name or alias of the table (Excel ``#N/A``)."""
+
+    excel = "#N/A"
+
+
+class MissingSpecError(RooflineError, LookupError):
+    """The chip row has no value in a field the formula needs (Excel ``#N/A``)."""
+
+    excel = "#N/A"
+
+
+class DomainError(RooflineError, ValueError):
+    """An input outside the formula's domain or an unreachable threshold (Excel ``#NUM!``)."""
+
+    excel = "#NUM!"
+
+
+class ZeroDivisionInputError(RooflineError, ZeroDivisionError):
+    """A zero denominator (Excel ``#DIV/0!``)."""
+
+    excel = "#DIV/0!"
+
+
+class NotANumberError(RooflineError, TypeError):
+    """Text, a boolean or an error value where a number belongs (Excel ``#VALUE!``)."""
+
+    excel = "#VALUE!"
+
+
+#: Element-level exception for each Excel error value.
+EXCEPTION_FOR = {
+    "#N/A": UnknownChipError,
+    "#NUM!": DomainError,
+    "#DIV/0!": ZeroDivisionInputError,
+    "#VALUE!": NotANumberError,
+}

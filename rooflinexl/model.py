@@ -1,0 +1,832 @@
+"""Pure roofline formulas on numbers: numpy broadcasting, no chips, no Excel, no I/O.
+
+Every function behaves like a ufunc (numpy-financial's habit): scalars in give
+a Python float out, arrays in broadcast to an array out. Inputs outside a
+formula's domain are masked explicitly. Called plainly, a function raises the
+precise :mod:`rooflinexl.errors` exception for the first bad element; given a
+:class:`Checks` collector (``checks=``) it records the bad elements instead
+and returns values that are meaningless there, so that the Excel adapters can
+turn exactly those elements into ``#NUM!``/``#DIV/0!`` while the others compute.
+
+Notation follows the reference ("How to Scale Your Model", summarised in
+``reference/000_9409a66f59c20631.txt``): B tokens, D contracting dimension,
+F output dimension, T/S query/key lengths, G query heads per KV head, E
+experts, k experts per token, n chips. Units are SI: FLOP, FLOP/s, bytes,
+B/s, seconds, USD per chip-hour.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from rooflinexl.errors import EXCEPTION_FOR, DomainError, RooflineError, ZeroDivisionInputError
+
+__all__ = [
+    "Checks", "arith_intensity", "critical_intensity", "roofline_flops", "roofline_terms",
+    "crit_batch", "matmul_terms", "moe_min_batch", "net_critical_d", "attn_intensity",
+    "collective_time", "weight_load_time", "kv_cache_bytes", "cost_per_flop",
+    "COLLECTIVE_FACTORS",
+]
+
+
+@dataclass
+class Checks:
+    """Collects masks of bad elements: ``(mask, exception class, reason)``.
+
+    The exception class carries its Excel error value as ``.excel``; an Excel
+    error string (``"#REF!"``) may stand in its place for an error passed
+    through from an input. ``reason`` is a str, or an object array giving one
+    reason per element.
+    """
+
+    items: list = field(default_factory=list)
+
+    def add(self, mask, exc, reason) -> None:
+        mask = np.asarray(mask, dtype=bool)
+        if mask.any():
+            self.items.append((mask, exc, reason))
+
+    def raise_first(self) -> None:
+        for mask, exc, reason in self.items:
+            if isinstance(reason, np.ndarray):
+                reason = np.broadcast_to(reason, mask.shape)[mask].flat[0]
+            if isinstance(exc, str):  # an Excel error code passed through from an input
+                exc = EXCEPTION_FOR.get(exc, RooflineError)
+            raise exc(reason)
+
+    def codes(self, shape) -> tuple[np.ndarray, np.ndarray]:
+        """(error code array, reason array), object dtype, None where the element is fine.
+
+        The first recorded problem of an element wins.
+        """
+        code = np.full(shape, None, dtype=object)
+        why = np.full(shape, None, dtype=object)
+        for mask, exc, reason in self.items:
+            m = np.broadcast_to(mask, shape) & (code == None)  # noqa: E711
+            if not m.any():
+                continue
+            code[m] = exc if isinstance(exc, str) else exc.excel
+            if isinstance(reason, np.ndarray):
+                why[m] = np.broadcast_to(reason, shape)[m]
+            else:
+                why[m] = reason
+        return code, why
+
+
+def _f(x) -> np.ndarray:
+    return np.asarray(x, dtype=float)
+
+
+def _out(x):
+    """0-d -> Python float, else the array (ufunc-like)."""
+    x = np.asarray(x)
+    return x.item() if x.ndim == 0 else x
+
+
+class _Run:
+    """Per-call helper: raises at the end unless a Checks collector was given."""
+
+    def __init__(self, checks: Checks | None):
+        self.own = checks is None
+        self.checks = Checks() if checks is None else checks
+
+    def require(self, bad, reason, exc=DomainError):
+        self.checks.add(bad, exc, reason)
+
+    def positive(self, name, x):
+        self.require(~(x > 0), f"{name} must be > 0")
+
+    def nonneg(self, name, x):
+        self.require(~(x >= 0), f"{name} must be >= 0")
+
+    def integer(self, name, x, low):
+        self.require(~((x >= low) & (np.floor(x) == x)),
+                     f"{name} must be a whole number >= {low}")
+
+    def done(self, value):
+        if self.own:
+            self.checks.raise_first()
+        with np.errstate(all="ignore"):
+            return _out(value)
+
+
+def arith_intensity(flops, bytes, *, checks=None):
+    r"""Arithmetic intensity: FLOPs per byte moved.
+
+    Parameters
+    ----------
+    flops : array_like
+        Floating-point operations (FLOP), >= 0. Broadcasts with ``bytes``.
+    bytes : array_like
+        Bytes moved (bytes), > 0.
+
+    Returns
+    -------
+    float or ndarray
+        FLOP/byte, the broadcast shape of the inputs.
+
+    Raises
+    ------
+    DomainError
+        ``flops`` < 0 or ``bytes`` < 0.
+    ZeroDivisionInputError
+        ``bytes`` == 0.
+
+    Notes
+    -----
+    .. math:: I = \mathrm{FLOPs} / \mathrm{bytes}
+
+    References
+    ----------
+    Reference section 2 (算术强度与临界强度); Williams, Waterman & Patterson,
+    "Roofline", CACM 2009.
+
+    Examples
+    --------
+    fp32 elementwise add of N elements reads 8N bytes, writes 4N, does N FLOPs
+    (reference section 4: intensity 1/12):
+
+    >>> round(arith_intensity(1024, 12 * 1024), 6)
+    0.083333
+    """
+    run = _Run(checks)
+    flops, nbytes = np.broadcast_arrays(_f(flops), _f(bytes))
+    run.nonneg("flops", flops)
+    run.nonneg("bytes", nbytes)
+    run.require(nbytes == 0, "bytes is zero", ZeroDivisionInputError)
+    with np.errstate(all="ignore"):
+        return run.done(flops / nbytes)
+
+
+def critical_intensity(peak, bandwidth, *, checks=None):
+    r"""Critical (ridge-point) intensity of a chip at one bandwidth tier.
+
+    Parameters
+    ----------
+    peak : array_like
+        Peak throughput (FLOP/s), > 0.
+    bandwidth : array_like
+        Bandwidth of the tier (B/s, one direction for links), > 0.
+
+    Returns
+    -------
+    float or ndarray
+        FLOP/byte above which an operation is compute-bound.
+
+    Raises
+    ------
+    DomainError
+        A non-positive peak or bandwidth.
+
+    Notes
+    -----
+    .. math:: I_\mathrm{crit} = \mathrm{peak} / \mathrm{bandwidth}
+
+    References
+    ----------
+    Reference section 2; H100 numbers from the NVIDIA H100 datasheet (dense
+    bf16 989 TFLOP/s, HBM3 3.35 TB/s).
+
+    Examples
+    --------
+    H100 bf16 over HBM (reference: "H100 约 295"):
+
+    >>> round(critical_intensity(9.89e14, 3.35e12), 1)
+    295.2
+    """
+    run = _Run(checks)
+    peak, bw = np.broadcast_arrays(_f(peak), _f(bandwidth))
+    run.positive("peak", peak)
+    run.positive("bandwidth", bw)
+    with np.errstate(all="ignore"):
+        return run.done(peak / bw)
+
+
+def roofline_flops(peak, bandwidth, intensity, *, checks=None):
+    r"""Attainable throughput at an arithmetic intensity: the roofline.
+
+    Parameters
+    ----------
+    peak : array_like
+        Peak throughput (FLOP/s), > 0.
+    bandwidth : array_like
+        Bandwidth (B/s), > 0.
+    intensity : array_like
+        Arithmetic intensity (FLOP/byte), >= 0.
+
+    Returns
+    -------
+    float or ndarray
+        FLOP/s.
+
+    Raises
+    ------
+    DomainError
+        Non-positive peak or bandwidth, negative intensity.
+
+    Notes
+    -----
+    .. math:: P(I) = \min(\mathrm{peak},\ I \cdot \mathrm{bandwidth})
+
+    References
+    ----------
+    Reference section 3 (Roofline 图).
+
+    Examples
+    --------
+    A bf16 matmul with B = 100 tokens has intensity about 100; on an H100 it
+    reaches 100 x 3.35e12 = 3.35e14 FLOP/s, a third of peak:
+
+    >>> roofline_flops(9.89e14, 3.35e12, 100)
+    335000000000000.0
+    """
+    run = _Run(checks)
+    peak, bw, i = np.broadcast_arrays(_f(peak), _f(bandwidth), _f(intensity))
+    run.positive("peak", peak)
+    run.positive("bandwidth", bw)
+    run.nonneg("intensity", i)
+    with np.errstate(all="ignore"):
+        return run.done(np.minimum(peak, i * bw))
+
+
+def roofline_terms(flops, bytes, peak, bandwidth, *, checks=None):
+    r"""The two roofline terms of an operation: (T_math, T_comms) in seconds.
+
+    Parameters
+    ----------
+    flops : array_like
+        FLOPs of the operation, >= 0.
+    bytes : array_like
+        Bytes moved over the tier, >= 0.
+    peak : array_like
+        FLOP/s, > 0.
+    bandwidth : array_like
+        B/s of the tier, > 0.
+
+    Returns
+    -------
+    tuple of (float or ndarray)
+        ``(T_math, T_comms)``; the lower bound is their max, the upper bound
+        their sum (at most 2x apart).
+
+    Raises
+    ------
+    DomainError
+        Negative FLOPs or bytes, non-positive peak or bandwidth.
+
+    Notes
+    -----
+    .. math:: T_\mathrm{math} = \mathrm{FLOPs}/\mathrm{peak},\quad
+              T_\mathrm{comms} = \mathrm{bytes}/\mathrm{bandwidth}
+
+    References
+    ----------
+    Reference section 1 (时间花在哪) and section 4 (逐元素运算).
+
+    Examples
+    --------
+    fp32 add of N = 1024**3 elements on an H100 (vector unit 3.35e13 FLOP/s,
+    HBM 3.35e12 B/s); the reference predicts about 3.84 ms:
+
+    >>> n = 1024**3
+    >>> t_math, t_comms = roofline_terms(n, 12 * n, 3.35e13, 3.35e12)
+    >>> round(max(t_math, t_comms) * 1e3, 2)
+    3.85
+    """
+    run = _Run(checks)
+    flops, nbytes, peak, bw = np.broadcast_arrays(_f(flops), _f(bytes), _f(peak),
+                                                  _f(bandwidth))
+    run.nonneg("flops", flops)
+    run.nonneg("bytes", nbytes)
+    run.positive("peak", peak)
+    run.positive("bandwidth", bw)
+    with np.errstate(all="ignore"):
+        t_math, t_comms = flops / peak, nbytes / bw
+    if run.own:
+        run.checks.raise_first()
+    return _out(t_math), _out(t_comms)
+
+
+def crit_batch(intensity, D=None, F=None, a=2.0, w=None, *, checks=None):
+    r"""Critical token batch of ``X[B, D] @ W[D, F]``: smallest B that is compute-bound.
+
+    Parameters
+    ----------
+    intensity : array_like
+        Critical intensity I = peak(dtype) / bandwidth(tier) of the chip
+        (FLOP/byte), > 0.
+    D, F : array_like or None
+        Contracting and output dimensions (elements), > 0. None (or inf)
+        drops their term: the B << D, F limit.
+    a : array_like
+        Bytes per element of activations and output (dtype), default 2 (bf16).
+    w : array_like or None
+        Bytes per weight element (``weight_dtype``); None means ``a``.
+
+    Returns
+    -------
+    float or ndarray
+        B* in tokens (real-valued; round up for a whole batch).
+
+    Raises
+    ------
+    DomainError
+        Non-positive intensity, D, F, a or w; or no B reaches the roof
+        (2/I <= a/F + a/D: the weights alone outweigh the compute).
+
+    Notes
+    -----
+    Setting 2BDF / peak = (aBD + wDF + aBF) / bandwidth and solving for B:
+
+    .. math:: B^* = \frac{w}{2/I - a/F - a/D}
+
+    With D, F -> inf this is B* = I w / 2 (bf16: B* = I; int8 weights with
+    bf16 compute: B* = I / 2).
+
+    References
+    ----------
+    Reference section 5 (矩阵乘法, 精确的临界值与形状的影响, 量化).
+
+    Examples
+    --------
+    H100 bf16 (I = 9.89e14 / 3.35e12), D = F = 8192; the reference says
+    B >= 319 (exact 318.2):
+
+    >>> round(crit_batch(9.89e14 / 3.35e12, 8192, 8192), 1)
+    318.2
+
+    int8 [B, 4096] @ [4096, 16384] on TPU v5e (int8 peak 3.94e14, HBM
+    8.2e11); the reference says B > 259:
+
+    >>> round(crit_batch(3.94e14 / 8.2e11, 4096, 16384, a=1), 1)
+    259.3
+    """
+    run = _Run(checks)
+    D = np.inf if D is None else D
+    F = np.inf if F is None else F
+    w = a if w is None else w
+    i, D, F, a, w = np.broadcast_arrays(_f(intensity), _f(D), _f(F), _f(a), _f(w))
+    run.positive("critical intensity", i)
+    run.positive("D", D)
+    run.positive("F", F)
+    run.positive("dtype bytes", a)
+    run.positive("weight_dtype bytes", w)
+    with np.errstate(all="ignore"):
+        denom = 2.0 / i - a / F - a / D
+        run.require((i > 0) & (D > 0) & (F > 0) & ~(denom > 0),
+                    "no batch size reaches the roof: 2/I <= a/F + a/D "
+                    "(the matrices are too small for this chip)")
+        return run.done(w / denom)
+
+
+def matmul_terms(B, D, F, peak, hbm_bw, ici_bw=np.nan, a=2.0, w=None, n=1.0, shard="none",
+                 *, checks=None):
+    r"""Roofline terms of a (possibly sharded) matmul ``X[B, D] @ W[D, F]``.
+
+    Parameters
+    ----------
+    B, D, F : array_like
+        Tokens, contracting and output dimensions (elements), > 0.
+    peak : array_like
+        Per-chip FLOP/s of the compute dtype, > 0.
+    hbm_bw : array_like
+        Per-chip HBM B/s, > 0.
+    ici_bw : array_like
+        Per-chip one-direction B/s of the ring the AllReduce runs on; only
+        needed for ``shard="D"`` with n > 1.
+    a, w : array_like
+        Bytes per activation/output and per weight element (w defaults to a).
+    n : array_like
+        Number of chips, a whole number >= 1.
+    shard : {"none", "D", "F"}
+        ``"D"``: X and W split along D, every chip writes the full [B, F]
+        partial sum and the partial sums are AllReduced. ``"F"``: W and the
+        output split along F, X replicated, no communication. ``"none"``:
+        unsharded, n must be 1.
+
+    Returns
+    -------
+    tuple of (float or ndarray)
+        ``(T_math, T_hbm, T_comms, flops_per_chip, bytes_per_chip)`` in
+        seconds, seconds, seconds, FLOP, bytes.
+
+    Raises
+    ------
+    DomainError
+        Non-positive sizes, n not a whole number >= 1, n > 1 with shard "none".
+    MissingSpecError
+        Only at the chip-aware layer (a blank ici_bw where it is needed).
+
+    Notes
+    -----
+    .. math::
+        T_\mathrm{math} = \frac{2BDF}{n\,\mathrm{peak}},\qquad
+        T_\mathrm{hbm} = \frac{\text{per-chip bytes}}{\mathrm{hbm\_bw}},\qquad
+        T_\mathrm{comms} = \frac{2(n-1)}{n}\frac{aBF}{\mathrm{ici\_bw}}\ (\text{shard D})
+
+    Per-chip bytes: none ``aBD + wDF + aBF``; D ``(aBD + wDF)/n + aBF``;
+    F ``aBD + (wDF + aBF)/n``.
+
+    References
+    ----------
+    Reference section 5 (推导) and section 6 (矩阵乘法耗时计算器), section 7
+    (网络的 roofline) for the ring AllReduce.
+
+    Examples
+    --------
+    bf16 [8192, 8192] @ [8192, 8192] on one H100: compute-bound, T_math =
+    2 * 8192**3 / 9.89e14 = 1.11 ms:
+
+    >>> t = matmul_terms(8192, 8192, 8192, 9.89e14, 3.35e12)
+    >>> round(t[0] * 1e3, 3), t[0] > t[1]
+    (1.112, True)
+    """
+    run = _Run(checks)
+    w = a if w is None else w
+    shard_arr = np.asarray(shard, dtype=object)
+    B, D, F, peak, hbm, ici, a, w, n, shard_arr = np.broadcast_arrays(
+        _f(B), _f(D), _f(F), _f(peak), _f(hbm_bw), _f(ici_bw), _f(a), _f(w), _f(n), shard_arr)
+    for name, x in (("B", B), ("D", D), ("F", F), ("peak", peak), ("hbm_bw", hbm),
+                    ("dtype bytes", a), ("weight_dtype bytes", w)):
+        run.positive(name, x)
+    run.integer("n_chips", n, 1)
+    is_d = shard_arr == "D"
+    is_f = shard_arr == "F"
+    run.require(~is_d & ~is_f & (n > 1),
+                "shard 'none' needs n_chips = 1; use shard 'D' or 'F' to split the matmul")
+    with np.errstate(all="ignore"):
+        x_bytes, w_bytes, o_bytes = a * B * D, w * D * F, a * B * F
+        per_chip = np.where(is_d, (x_bytes + w_bytes) / n + o_bytes,
+                            np.where(is_f, x_bytes + (w_bytes + o_bytes) / n,
+                                     x_bytes + w_bytes + o_bytes))
+        flops = 2.0 * B * D * F / n
+        t_math = flops / peak
+        t_hbm = per_chip / hbm
+        needs_ici = is_d & (n > 1)
+        run.require(needs_ici & ~(ici > 0), "ici_bw must be > 0 for shard 'D'")
+        t_comms = np.where(needs_ici, 2.0 * (n - 1) / n * o_bytes / ici, 0.0)
+    if run.own:
+        run.checks.raise_first()
+    return tuple(_out(x) for x in (t_math, t_hbm, t_comms, flops, per_chip))
+
+
+def moe_min_batch(intensity, E, k, w=2.0, *, checks=None):
+    r"""Minimum tokens per step for every expert's matmul of an MoE layer to be compute-bound.
+
+    Parameters
+    ----------
+    intensity : array_like
+        Critical intensity I of the compute dtype over the tier (FLOP/byte), > 0.
+    E : array_like
+        Number of experts, whole number >= 1.
+    k : array_like
+        Experts per token, whole number, 1 <= k <= E.
+    w : array_like
+        Bytes per weight element (int8: 1).
+
+    Returns
+    -------
+    float or ndarray
+        Tokens per step (all experts together).
+
+    Raises
+    ------
+    DomainError
+        k > E, k <= 0, E <= 0, non-whole E or k, non-positive I or w.
+
+    Notes
+    -----
+    Each weight matrix streams E·DF weights but does 2k·BDF FLOPs, so
+    compute-bound needs 2kBDF / (w E DF) > I:
+
+    .. math:: B > \frac{I\,E\,w}{2k}
+
+    References
+    ----------
+    Reference section 5 (MoE); DeepSeek-V3 E = 256, k = 8.
+
+    Examples
+    --------
+    TPU v5e, int8 weights, bf16 compute (I = 1.97e14 / 8.2e11), E = 256,
+    k = 8; the reference's "B > 3840" uses I = 240:
+
+    >>> round(moe_min_batch(1.97e14 / 8.2e11, 256, 8, w=1), 1)
+    3843.9
+    """
+    run = _Run(checks)
+    i, E, k, w = np.broadcast_arrays(_f(intensity), _f(E), _f(k), _f(w))
+    run.positive("critical intensity", i)
+    run.integer("E", E, 1)
+    run.integer("k", k, 1)
+    run.require(k > E, "k (experts per token) must not exceed E (experts)")
+    run.positive("weight_dtype bytes", w)
+    with np.errstate(all="ignore"):
+        return run.done(i * E * w / (2.0 * k))
+
+
+def net_critical_d(peak, bandwidth, n, a=2.0, *, checks=None):
+    r"""Contracting dimension D above which a D-sharded matmul on a ring of n chips is compute-bound.
+
+    Parameters
+    ----------
+    peak : array_like
+        Per-chip FLOP/s of the dtype, > 0.
+    bandwidth : array_like
+        One-direction per-chip B/s of the link tier, > 0.
+    n : array_like
+        Chips in the ring, whole number >= 1 (n = 1 gives 0: no communication).
+    a : array_like
+        Bytes per element of the partial sums (dtype).
+
+    Returns
+    -------
+    float or ndarray
+        D in elements (the full contracting dimension, before sharding).
+
+    Raises
+    ------
+    DomainError
+        Non-positive peak, bandwidth or a; n not a whole number >= 1.
+
+    Notes
+    -----
+    Per chip: T_math = 2BDF / (n peak); the ring AllReduce of the [B, F]
+    partial sums moves 2(n-1)/n · aBF bytes per chip at ``bandwidth``.
+    Compute-bound when T_math > T_comms:
+
+    .. math:: D > \frac{a\,(n-1)\,\mathrm{peak}}{\mathrm{bandwidth}}
+
+    References
+    ----------
+    Reference section 7 (网络的 roofline): two TPU v5e, 4.5e10 B/s each way,
+    1.97e14 FLOP/s; "D > 2(n-1)·P/W".
+
+    Examples
+    --------
+    TPU v5e, n = 2, bf16:
+
+    >>> round(net_critical_d(1.97e14, 4.5e10, 2), 1)
+    8755.6
+    """
+    run = _Run(checks)
+    peak, bw, n, a = np.broadcast_arrays(_f(peak), _f(bandwidth), _f(n), _f(a))
+    run.positive("peak", peak)
+    run.positive("bandwidth", bw)
+    run.integer("n_chips", n, 1)
+    run.positive("dtype bytes", a)
+    with np.errstate(all="ignore"):
+        return run.done(a * (n - 1.0) * peak / bw)
+
+
+def attn_intensity(T, S, G, *, checks=None):
+    r"""Arithmetic intensity of GQA attention (QK^T and the product with V), equal dtypes.
+
+    Parameters
+    ----------
+    T : array_like
+        Query length (tokens), > 0.
+    S : array_like
+        Key/value length (tokens), > 0.
+    G : array_like
+        Query heads per KV head, > 0.
+
+    Returns
+    -------
+    float or ndarray
+        FLOP/byte.
+
+    Raises
+    ------
+    DomainError
+        A non-positive T, S or G.
+
+    Notes
+    -----
+    FLOPs 4BTSKGH, bytes 4BHK(TG + S):
+
+    .. math:: I = \frac{T\,S\,G}{T\,G + S}
+
+    Generation (T = 1) tends to G; prefill (T = S) is SG/(G+1).
+
+    References
+    ----------
+    Reference section 5 (强度永远很低的两种情况: 生成阶段的注意力).
+
+    Examples
+    --------
+    Decode with 8 query heads per KV head over an 8192-token cache: about G:
+
+    >>> round(attn_intensity(1, 8192, 8), 3)
+    7.992
+    """
+    run = _Run(checks)
+    T, S, G = np.broadcast_arrays(_f(T), _f(S), _f(G))
+    run.positive("T", T)
+    run.positive("S", S)
+    run.positive("G", G)
+    with np.errstate(all="ignore"):
+        return run.done(T * S * G / (T * G + S))
+
+
+#: ring-model bytes factor of each collective over (n - 1) / n
+COLLECTIVE_FACTORS = {"allgather": 1.0, "reducescatter": 1.0, "allreduce": 2.0}
+
+
+def collective_time(factor, bytes, n, bandwidth, *, checks=None):
+    r"""Time of a ring collective over n chips.
+
+    Parameters
+    ----------
+    factor : array_like
+        1 for AllGather/ReduceScatter, 2 for AllReduce
+        (:data:`COLLECTIVE_FACTORS`).
+    bytes : array_like
+        Size of the full array (bytes), >= 0.
+    n : array_like
+        Chips in the ring, whole number >= 1.
+    bandwidth : array_like
+        One-direction per-chip B/s, > 0.
+
+    Returns
+    -------
+    float or ndarray
+        Seconds.
+
+    Raises
+    ------
+    DomainError
+        Negative bytes, n not a whole number >= 1, non-positive bandwidth.
+
+    Notes
+    -----
+    .. math:: T = \mathrm{factor}\cdot\frac{n-1}{n}\cdot\frac{\mathrm{bytes}}{\mathrm{bandwidth}}
+
+    References
+    ----------
+    Reference section 7 ("推广到 n 块芯片做环形 AllReduce"); How to Scale Your
+    Model Part 3 (sharded matmuls) for the ring cost.
+
+    Examples
+    --------
+    AllReduce of a bf16 [8192, 8192] array (134 MB) over 8 H100s at 450 GB/s
+    one way:
+
+    >>> round(collective_time(2, 2 * 8192 * 8192, 8, 4.5e11) * 1e3, 3)
+    0.522
+    """
+    run = _Run(checks)
+    fac, nbytes, n, bw = np.broadcast_arrays(_f(factor), _f(bytes), _f(n), _f(bandwidth))
+    run.nonneg("bytes", nbytes)
+    run.integer("n_chips", n, 1)
+    run.positive("bandwidth", bw)
+    with np.errstate(all="ignore"):
+        return run.done(fac * (n - 1.0) / n * nbytes / bw)
+
+
+def weight_load_time(n_params, w, n, hbm_bw, *, checks=None):
+    r"""Time to stream all weights from HBM once: the decode-step lower bound.
+
+    Parameters
+    ----------
+    n_params : array_like
+        Parameters (count), >= 0.
+    w : array_like
+        Bytes per parameter.
+    n : array_like
+        Chips the weights are sharded over, whole number >= 1.
+    hbm_bw : array_like
+        Per-chip HBM B/s, > 0.
+
+    Returns
+    -------
+    float or ndarray
+        Seconds.
+
+    Raises
+    ------
+    DomainError
+        Negative parameters, n not a whole number >= 1, non-positive bandwidth.
+
+    Notes
+    -----
+    .. math:: T = \frac{n_\mathrm{params}\,w}{n\,\mathrm{hbm\_bw}}
+
+    References
+    ----------
+    Reference section 5 (推理的生成阶段).
+
+    Examples
+    --------
+    200B bf16 parameters on 32 TPU v4 (1.2e12 B/s each); the reference says
+    about 10 ms:
+
+    >>> round(weight_load_time(200e9, 2, 32, 1.2e12) * 1e3, 2)
+    10.42
+    """
+    run = _Run(checks)
+    p, w, n, bw = np.broadcast_arrays(_f(n_params), _f(w), _f(n), _f(hbm_bw))
+    run.nonneg("n_params", p)
+    run.positive("dtype bytes", w)
+    run.integer("n_chips", n, 1)
+    run.positive("hbm_bw", bw)
+    with np.errstate(all="ignore"):
+        return run.done(p * w / (n * bw))
+
+
+def kv_cache_bytes(layers, kv_heads, head_dim, tokens, batch=1.0, a=2.0, *, checks=None):
+    r"""Bytes of the KV cache.
+
+    Parameters
+    ----------
+    layers, kv_heads, head_dim : array_like
+        Transformer layers, KV heads (not query heads), head dimension; > 0.
+    tokens : array_like
+        Cached tokens per sequence, >= 0.
+    batch : array_like
+        Sequences, >= 0.
+    a : array_like
+        Bytes per element of the cache dtype.
+
+    Returns
+    -------
+    float or ndarray
+        Bytes.
+
+    Raises
+    ------
+    DomainError
+        Non-positive layers, heads, head_dim or a; negative tokens or batch.
+
+    Notes
+    -----
+    .. math:: 2 \cdot \mathrm{layers}\cdot K \cdot H \cdot \mathrm{tokens}\cdot \mathrm{batch}\cdot a
+
+    References
+    ----------
+    Reference section 5 (生成阶段的注意力: K and V each 2BSKH bytes in bf16).
+
+    Examples
+    --------
+    Llama 3 70B (80 layers, 8 KV heads, head_dim 128), 8192 tokens, bf16:
+
+    >>> kv_cache_bytes(80, 8, 128, 8192) / 1e9
+    2.68435456
+    """
+    run = _Run(checks)
+    L, K, H, T, Bt, a = np.broadcast_arrays(_f(layers), _f(kv_heads), _f(head_dim), _f(tokens),
+                                            _f(batch), _f(a))
+    run.positive("layers", L)
+    run.positive("kv_heads", K)
+    run.positive("head_dim", H)
+    run.nonneg("tokens", T)
+    run.nonneg("batch", Bt)
+    run.positive("dtype bytes", a)
+    return run.done(2.0 * L * K * H * T * Bt * a)
+
+
+def cost_per_flop(price_per_hour, peak, mfu=1.0, *, checks=None):
+    r"""USD per FLOP at a fraction of peak.
+
+    Parameters
+    ----------
+    price_per_hour : array_like
+        USD per chip-hour, >= 0.
+    peak : array_like
+        FLOP/s of the dtype, > 0.
+    mfu : array_like
+        Model FLOPs utilisation, 0 < mfu <= 1.
+
+    Returns
+    -------
+    float or ndarray
+        USD per FLOP (the workbooks show it per 1e18 FLOP).
+
+    Raises
+    ------
+    DomainError
+        Negative price, non-positive peak, mfu outside (0, 1].
+
+    Notes
+    -----
+    .. math:: \frac{\mathrm{price}}{3600\cdot\mathrm{peak}\cdot\mathrm{mfu}}
+
+    References
+    ----------
+    Reference section 12 (H200 about 10 USD/h, TPU v5p about 4 USD/h on
+    Google Cloud); prices in the chip table carry their own date and source.
+
+    Examples
+    --------
+    H200 at 10 USD per chip-hour, 9.89e14 FLOP/s, per 1e18 FLOP:
+
+    >>> round(cost_per_flop(10, 9.89e14) * 1e18, 2)
+    2.81
+    """
+    run = _Run(checks)
+    price, peak, mfu = np.broadcast_arrays(_f(price_per_hour), _f(peak), _f(mfu))
+    run.nonneg("price_per_hour", price)
+    run.positive("peak", peak)
+    run.require(~((mfu > 0) & (mfu <= 1)), "mfu must be in (0, 1]")
+    with np.errstate(all="ignore"):
+        return run.done(price / (3600.0 * peak * mfu))

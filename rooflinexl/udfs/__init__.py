@@ -1,0 +1,235 @@
+"""rooflinexl's Excel functions, one definition for every host.
+
+Classic xlwings (Windows, ``UDF Modules = rooflinexl.udfs``), xlwings Server
+(``custom_functions/__init__.py``: ``from rooflinexl.udfs import *``), xlwings
+Lite (``main.py``: ``from rooflinexl.udfs import *``) and rooflinexl's own
+headless engine all call these functions. Each takes exactly what a host
+passes (the chip table as a 2-D list whose first row is the header, scalars,
+1-D or 2-D lists, ``None`` for an empty cell) and returns a plain value or a
+rectangular list; bad elements become Excel error strings (DESIGN.md section 4).
+The Python API with full documentation is :mod:`rooflinexl.api`.
+
+Importing this module needs only numpy and the standard library.
+"""
+from __future__ import annotations
+
+from rooflinexl import api
+from rooflinexl._version import __version__
+from rooflinexl.udfs._adapt import Call, RooflineInputError, arg, call, func, table
+
+__xlwings_func_namespace__ = "ROOFLINE"
+
+__all__ = [
+    "VERSION", "ARITH_INTENSITY", "CRIT_INTENSITY", "CRIT_BATCH", "MATMUL_TIME",
+    "MOE_MIN_BATCH", "NET_CRITICAL_D", "ROOFLINE_FLOPS", "ROOFLINE_TIME", "ATTN_INTENSITY",
+    "COLLECTIVE_TIME", "WEIGHT_LOAD_TIME", "KV_CACHE_BYTES", "COST_PER_FLOP", "CHIP_SPEC",
+    "version", "arith_intensity", "crit_intensity", "crit_batch", "matmul_time",
+    "moe_min_batch", "net_critical_d", "roofline_flops", "roofline_time", "attn_intensity",
+    "collective_time", "weight_load_time", "kv_cache_bytes", "cost_per_flop", "chip_spec",
+    "RooflineInputError",
+]
+
+# Argument docs for Excel's function wizard (each at most 255 characters).
+DOCS = {
+    "chips": "Chip table range including its header row (the name Chips in the shipped workbooks).",
+    "chip": "Chip name or alias, e.g. \"H100\", \"TPU v5e\"; a range gives one result per chip.",
+    "tier": "Bandwidth tier: hbm (default), vmem, ici (nvlink), dcn (ib, nic), pcie.",
+    "dtype": "Compute dtype: bf16 (default), fp16, fp8, int8, int4, fp4, fp32 (vector unit).",
+    "weight_dtype": "Weight storage dtype (bytes only); default: dtype.",
+    "B": "Tokens (rows of X[B,D]).",
+    "D": "Contracting dimension (elements); omit to drop its term.",
+    "F": "Output dimension (elements); omit to drop its term.",
+    "n_chips": "Number of chips (whole number >= 1); default 1.",
+    "shard": "Which dimension is split over the chips: none (default), D (AllReduce of the "
+             "partial sums) or F (no communication).",
+    "result": "time (default, max of the terms), upper (sum), math, hbm, comms, bound, "
+              "intensity.",
+    "E": "Number of experts.",
+    "k": "Experts per token (1 <= k <= E).",
+    "flops": "Floating-point operations (FLOP).",
+    "bytes": "Bytes moved over the tier.",
+    "intensity": "Arithmetic intensity (FLOP/byte).",
+    "T": "Query length (tokens).",
+    "S": "Key/value length (tokens).",
+    "G": "Query heads per KV head.",
+    "kind": "AllGather, ReduceScatter or AllReduce.",
+    "coll_bytes": "Bytes of the full array.",
+    "n_params": "Number of parameters.",
+    "layers": "Transformer layers.",
+    "kv_heads": "KV heads (not query heads).",
+    "head_dim": "Head dimension.",
+    "tokens": "Cached tokens per sequence.",
+    "batch": "Sequences; default 1.",
+    "mfu": "Fraction of peak achieved, in (0, 1]; default 1.",
+    "field": "Column of the chip table, e.g. hbm_bw, bf16_flops, price_per_hour, source.",
+}
+
+
+def _doc(*names):
+    """Stack ``@arg(name, doc=...)`` decorators; every argument as a 2-D range."""
+    def deco(f):
+        for n in reversed(names):
+            key, _, alias = n.partition("=")
+            f = arg(key, ndim=2, doc=DOCS[alias or key])(f)
+        return f
+    return deco
+
+
+@func
+def version():
+    """rooflinexl version this workbook talks to, e.g. 0.1.0."""
+    return __version__
+
+
+@func
+@_doc("flops", "bytes")
+def arith_intensity(flops, bytes):
+    """Arithmetic intensity in FLOP/byte: flops / bytes (reference section 2)."""
+    c = Call()
+    return call(api.arith_intensity, c, c.number("flops", flops), c.number("bytes", bytes))
+
+
+@func
+@_doc("chips", "chip", "tier", "dtype")
+def crit_intensity(chips, chip, tier=None, dtype=None):
+    """Critical intensity (ridge point) in FLOP/byte: peak(dtype) / bandwidth(tier)."""
+    c = Call()
+    return call(api.crit_intensity, c, c.chip(chip), c.text("tier", tier),
+                c.text("dtype", dtype), chips=table(chips))
+
+
+@func
+@_doc("chips", "chip", "D", "F", "dtype", "weight_dtype", "tier")
+def crit_batch(chips, chip, D=None, F=None, dtype=None, weight_dtype=None, tier=None):
+    """Critical token batch of X[B,D]·W[D,F]: B* = w / (2/I − a/F − a/D), I = peak/bandwidth."""
+    c = Call()
+    return call(api.crit_batch, c, c.chip(chip), c.number("D", D, optional=True),
+                c.number("F", F, optional=True), c.text("dtype", dtype),
+                c.text("weight_dtype", weight_dtype), c.text("tier", tier), chips=table(chips))
+
+
+@func
+@_doc("chips", "chip", "B", "D", "F", "dtype", "weight_dtype", "n_chips", "shard", "result")
+def matmul_time(chips, chip, B, D, F, dtype=None, weight_dtype=None, n_chips=None, shard=None,
+                result=None):
+    """Roofline time in seconds of X[B,D]·W[D,F] on n chips: max(T_math, T_hbm, T_comms)."""
+    c = Call()
+    return call(api.matmul_time, c, c.chip(chip), c.number("B", B), c.number("D", D),
+                c.number("F", F), c.text("dtype", dtype), c.text("weight_dtype", weight_dtype),
+                c.number("n_chips", n_chips, 1.0, optional=True), c.text("shard", shard),
+                c.text("result", result), chips=table(chips))
+
+
+@func
+@_doc("chips", "chip", "E", "k", "dtype", "weight_dtype", "tier")
+def moe_min_batch(chips, chip, E, k, dtype=None, weight_dtype=None, tier=None):
+    """Minimum tokens per step for every MoE expert to be compute-bound: I·E·w / (2k)."""
+    c = Call()
+    return call(api.moe_min_batch, c, c.chip(chip), c.number("E", E), c.number("k", k),
+                c.text("dtype", dtype), c.text("weight_dtype", weight_dtype),
+                c.text("tier", tier), chips=table(chips))
+
+
+@func
+@_doc("chips", "chip", "n_chips", "dtype", "tier")
+def net_critical_d(chips, chip, n_chips, dtype=None, tier=None):
+    """Contracting dimension D above which a D-sharded matmul on n chips is compute-bound."""
+    c = Call()
+    return call(api.net_critical_d, c, c.chip(chip), c.number("n_chips", n_chips),
+                c.text("dtype", dtype), c.text("tier", tier), chips=table(chips))
+
+
+@func
+@_doc("chips", "chip", "intensity", "tier", "dtype")
+def roofline_flops(chips, chip, intensity, tier=None, dtype=None):
+    """Attainable FLOP/s at an arithmetic intensity: min(peak, intensity · bandwidth)."""
+    c = Call()
+    return call(api.roofline_flops, c, c.chip(chip), c.number("intensity", intensity),
+                c.text("tier", tier), c.text("dtype", dtype), chips=table(chips))
+
+
+@func
+@_doc("chips", "chip", "flops", "bytes", "tier", "dtype", "result")
+def roofline_time(chips, chip, flops, bytes, tier=None, dtype=None, result=None):
+    """Roofline time in seconds: max(flops / peak, bytes / bandwidth)."""
+    c = Call()
+    return call(api.roofline_time, c, c.chip(chip), c.number("flops", flops),
+                c.number("bytes", bytes), c.text("tier", tier), c.text("dtype", dtype),
+                c.text("result", result), chips=table(chips))
+
+
+@func
+@_doc("T", "S", "G")
+def attn_intensity(T, S, G):
+    """Arithmetic intensity of GQA attention in FLOP/byte: T·S·G / (T·G + S)."""
+    c = Call()
+    return call(api.attn_intensity, c, c.number("T", T), c.number("S", S), c.number("G", G))
+
+
+@func
+@_doc("chips", "chip", "kind", "bytes=coll_bytes", "n_chips", "tier")
+def collective_time(chips, chip, kind, bytes, n_chips, tier=None):
+    """Ring collective time in seconds: (n−1)/n · bytes / bw, twice that for AllReduce."""
+    c = Call()
+    return call(api.collective_time, c, c.chip(chip), c.text("kind", kind),
+                c.number("bytes", bytes), c.number("n_chips", n_chips), c.text("tier", tier),
+                chips=table(chips))
+
+
+@func
+@_doc("chips", "chip", "n_params", "dtype", "n_chips")
+def weight_load_time(chips, chip, n_params, dtype=None, n_chips=None):
+    """Seconds to read all weights from HBM once: n_params · bytes / (n_chips · hbm_bw)."""
+    c = Call()
+    return call(api.weight_load_time, c, c.chip(chip), c.number("n_params", n_params),
+                c.text("dtype", dtype), c.number("n_chips", n_chips, 1.0, optional=True),
+                chips=table(chips))
+
+
+@func
+@_doc("layers", "kv_heads", "head_dim", "tokens", "batch", "dtype")
+def kv_cache_bytes(layers, kv_heads, head_dim, tokens, batch=None, dtype=None):
+    """KV-cache bytes: 2 · layers · kv_heads · head_dim · tokens · batch · bytes(dtype)."""
+    c = Call()
+    return call(api.kv_cache_bytes, c, c.number("layers", layers),
+                c.number("kv_heads", kv_heads), c.number("head_dim", head_dim),
+                c.number("tokens", tokens), c.number("batch", batch, 1.0, optional=True),
+                c.text("dtype", dtype))
+
+
+@func
+@_doc("chips", "chip", "dtype", "mfu")
+def cost_per_flop(chips, chip, dtype=None, mfu=None):
+    """USD per FLOP: price_per_hour / (3600 · peak · mfu)."""
+    c = Call()
+    return call(api.cost_per_flop, c, c.chip(chip), c.text("dtype", dtype),
+                c.number("mfu", mfu, 1.0, optional=True), chips=table(chips))
+
+
+@func
+@_doc("chips", "chip", "field")
+def chip_spec(chips, chip, field):
+    """One field of one chip's row, e.g. CHIP_SPEC(Chips, "H200", "hbm_bw")."""
+    c = Call()
+    return call(api.chip_spec, c, c.chip(chip), c.text("field", field), chips=table(chips))
+
+
+# Excel names (what a spreadsheet user types) for Python callers and engines.
+VERSION = version
+ARITH_INTENSITY = arith_intensity
+CRIT_INTENSITY = crit_intensity
+CRIT_BATCH = crit_batch
+MATMUL_TIME = matmul_time
+MOE_MIN_BATCH = moe_min_batch
+NET_CRITICAL_D = net_critical_d
+ROOFLINE_FLOPS = roofline_flops
+ROOFLINE_TIME = roofline_time
+ATTN_INTENSITY = attn_intensity
+COLLECTIVE_TIME = collective_time
+WEIGHT_LOAD_TIME = weight_load_time
+KV_CACHE_BYTES = kv_cache_bytes
+COST_PER_FLOP = cost_per_flop
+CHIP_SPEC = chip_spec
+
+#: Excel name -> function, for the headless engine
+FUNCTIONS = {name: globals()[name] for name in __all__ if name.isupper()}

@@ -1,0 +1,236 @@
+"""The Excel edge: argument normalisation, broadcasting over ranges, error mapping.
+
+Hosts deliver ints or floats, ``None`` for an empty cell, strings, booleans,
+and 1-D or 2-D lists for ranges. Every function of :mod:`rooflinexl.udfs`
+goes through :func:`call`, which
+
+* turns each argument into an array (a 2-D list keeps its orientation),
+* turns text, booleans and error values where a number belongs into that
+  element's ``#VALUE!`` (or passes the input's error value through),
+* fills blank optional elements with the default,
+* calls the chip-aware API with a :class:`rooflinexl.model.Checks` collector,
+* and returns a plain value or a rectangular list whose bad elements are
+  :class:`rooflinexl.errors.ExcelError` strings, never NaN, inf or None.
+
+A bad call (chip table unusable, unknown keyword, shapes that do not
+broadcast) raises :class:`RooflineInputError`, a subclass of xlwings'
+``XlwingsError`` where xlwings is loaded, so xlwings Server and Lite show its
+message.
+"""
+from __future__ import annotations
+
+import functools
+import math
+import os
+import sys
+
+import numpy as np
+
+from rooflinexl.chips import ChipTable
+from rooflinexl.errors import EXCEL_ERRORS, ExcelError, RooflineError
+from rooflinexl.model import Checks
+
+
+def _want_xlwings() -> bool:
+    """Import xlwings only where a host uses it: it costs ~0.6 s and pulls in pandas.
+
+    Hosts: xlwings already imported (classic add-in, Server), ``XLWINGS_ON_SERVER``
+    set (xlwings Server and xlwings Lite set it before importing xlwings),
+    Windows (classic COM), Pyodide (Lite), or ``ROOFLINEXL_XLWINGS=1``.
+    """
+    return ("xlwings" in sys.modules or os.environ.get("XLWINGS_ON_SERVER", "").lower() == "true"
+            or sys.platform in ("win32", "emscripten") or os.environ.get("ROOFLINEXL_XLWINGS") == "1")
+
+
+_xlwings = None
+if _want_xlwings():
+    try:
+        import xlwings as _xlwings
+    except ImportError:  # pragma: no cover - host without xlwings
+        _xlwings = None
+
+if _xlwings is not None:
+    func, arg = _xlwings.func, _xlwings.arg
+    _XlwingsError = _xlwings.XlwingsError
+else:
+    def func(f=None, *args, **kwargs):
+        """No-op stand-in for ``xlwings.func`` where xlwings is absent."""
+        return (lambda g: g) if f is None else f
+
+    def arg(*args, **kwargs):
+        """No-op stand-in for ``xlwings.arg`` where xlwings is absent."""
+        return lambda g: g
+
+    class _XlwingsError(Exception):
+        """Stand-in for ``xlwings.XlwingsError`` where xlwings is absent."""
+
+
+class RooflineInputError(RooflineError, _XlwingsError):
+    """A bad call of an Excel function: its message names the argument and what is allowed."""
+
+
+# --------------------------------------------------------------------- inputs
+def as_array(name: str, x) -> np.ndarray:
+    """Object array of a host argument; a ragged range is a bad call."""
+    if isinstance(x, np.ndarray):
+        return x.astype(object)
+    if isinstance(x, (list, tuple)):
+        arr = np.empty(0, dtype=object)
+        try:
+            arr = np.array(x, dtype=object)
+        except ValueError:
+            pass
+        if arr.ndim > 2 or arr.size and any(isinstance(v, (list, tuple)) for v in arr.flat):
+            raise RooflineInputError(f"{name}: a range must be a rectangular 1-D or 2-D block")
+        if arr.size == 0:
+            raise RooflineInputError(f"{name}: the range is empty")
+        return arr
+    arr = np.empty((), dtype=object)
+    arr[()] = x
+    return arr
+
+
+def _blank(v) -> bool:
+    return v is None or (isinstance(v, str) and v.strip() == "")
+
+
+class Call:
+    """Arguments of one call and the per-element errors found in them."""
+
+    def __init__(self):
+        self.checks = Checks()
+        self.shapes: list[tuple] = []
+
+    def number(self, name: str, x, default=None, optional: bool = False):
+        """Float array (or the default) of a numeric argument."""
+        if optional and x is None:
+            return default
+        arr = as_array(name, x)
+        self.shapes.append(arr.shape)
+        out = np.empty(arr.shape, dtype=float)
+        flat = out.reshape(-1)
+        bad: dict[tuple, list] = {}
+        for i, v in enumerate(arr.reshape(-1).tolist()):
+            if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(
+                    v, (bool, np.bool_)):
+                v = float(v)
+                if math.isfinite(v):
+                    flat[i] = v
+                    continue
+                key = ("#NUM!", f"{name} is not a finite number")
+            elif _blank(v):
+                if optional:  # None default: the term vanishes (D, F -> infinity)
+                    flat[i] = np.inf if default is None else default
+                    continue
+                key = ("#VALUE!", f"{name} is blank: a number is required")
+            elif isinstance(v, str) and v in EXCEL_ERRORS:
+                key = (str(v), getattr(v, "reason", "") or f"{name} is {v}")
+            elif isinstance(v, (bool, np.bool_)):
+                key = ("#VALUE!", f"{name} is {'TRUE' if v else 'FALSE'}: a number is required")
+            else:
+                key = ("#VALUE!", f"{name}: {v!r} is not a number")
+            bad.setdefault(key, []).append(i)
+            flat[i] = 1.0
+        for (code, reason), idx in bad.items():
+            mask = np.zeros(arr.size, dtype=bool)
+            mask[idx] = True
+            self.checks.add(mask.reshape(arr.shape), code, reason)
+        return out
+
+    def text(self, name: str, x):
+        """Keyword or chip argument: None (blank) or a str / object array of str-or-None."""
+        if x is None:
+            return None
+        arr = as_array(name, x)
+        self.shapes.append(arr.shape)
+        if arr.ndim == 0:
+            v = arr.item()
+            return None if _blank(v) else v
+        return np.array([None if _blank(v) else v for v in arr.reshape(-1).tolist()],
+                        dtype=object).reshape(arr.shape)
+
+    def chip(self, x):
+        """Chip names: blanks stay None (an unknown chip: ``#N/A``)."""
+        if x is None:
+            return None
+        return self.text("chip", x)
+
+
+@functools.lru_cache(maxsize=32)
+def _table_cached(key) -> ChipTable:
+    return ChipTable.from_rows([list(r) for r in key])
+
+
+def table(chips) -> ChipTable:
+    """ChipTable of the ``chips`` range (header row first), parsed once per distinct range."""
+    if isinstance(chips, ChipTable):
+        return chips
+    if chips is None:
+        raise RooflineInputError("chips: give the chip table range with its header row "
+                                 "(in the shipped workbooks the name Chips)")
+    rows = as_array("chips", chips)
+    if rows.ndim != 2 or rows.shape[0] < 2:
+        raise RooflineInputError("chips: the chip table must be a range of at least two rows, "
+                                 "the header (chip, bf16_flops, hbm_bw, ...) first")
+    key = tuple(tuple(None if isinstance(v, float) and math.isnan(v) else v for v in row)
+                for row in rows.tolist())
+    try:
+        return _table_cached(key)
+    except TypeError:
+        return ChipTable.from_rows(rows.tolist())
+    except RooflineError as exc:
+        raise RooflineInputError(f"chips: {exc}") from None
+
+
+# -------------------------------------------------------------------- outputs
+def _shape_error(call: Call) -> RooflineInputError:
+    sizes = ", ".join("x".join(map(str, s)) for s in call.shapes if s)
+    return RooflineInputError(f"ranges of sizes {sizes} cannot be combined: give ranges of the "
+                              "same size, or one row and one column")
+
+
+def _cell(v, code, why):
+    if code is not None:
+        return ExcelError(code, why or code)
+    if isinstance(v, (np.bool_, bool)):
+        return bool(v)
+    if isinstance(v, (float, int, np.floating, np.integer)):
+        v = float(v)
+        if not math.isfinite(v):
+            return ExcelError("#NUM!", "the result is not a finite number")
+        return v
+    if isinstance(v, str):
+        return v
+    return ExcelError("#VALUE!", f"unexpected result {v!r}")
+
+
+def finish(call: Call, value):
+    """Host value of a result: a scalar, or a list (of lists) in the inputs' orientation."""
+    value = np.asarray(value, dtype=object if isinstance(value, np.ndarray)
+                       and value.dtype == object else None)
+    shapes = [value.shape] + call.shapes + [m.shape for m, _, _ in call.checks.items]
+    try:
+        shape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise _shape_error(call) from None
+    codes, why = call.checks.codes(shape)
+    vals = np.broadcast_to(value, shape)
+    out = np.empty(shape, dtype=object)
+    for i in np.ndindex(shape):
+        out[i] = _cell(vals[i], codes[i], why[i])
+    return out.item() if out.ndim == 0 else out.tolist()
+
+
+def call(fn, call: Call, *args, **kwargs):
+    """Run an API function with per-element checks; map bad calls to RooflineInputError."""
+    try:
+        value = fn(*args, checks=call.checks, **kwargs)
+    except RooflineInputError:
+        raise
+    except RooflineError as exc:
+        raise RooflineInputError(str(exc)) from None
+    except ValueError as exc:
+        if "broadcast" in str(exc):
+            raise _shape_error(call) from None
+        raise
+    return finish(call, value)
