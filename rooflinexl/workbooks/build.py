@@ -1,0 +1,50 @@
+"""``rooflinexl build``: generate the shipped workbooks and stamp their cached values."""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Callable
+
+from openpyxl import Workbook
+
+from rooflinexl.chips import ChipTable, load_chips
+from rooflinexl.workbooks.layout import save_deterministic
+from rooflinexl.workbooks.roofline import build_roofline
+
+#: output path (relative to the repository root) -> builder
+BUILDERS: dict[str, Callable[[ChipTable], Workbook]] = {
+    "workbooks/Roofline.xlsx": build_roofline,
+}
+
+
+def build_one(rel: str, root: Path, table: ChipTable | None = None, recalc: bool = True):
+    """Build one workbook to ``root / rel``; with ``recalc`` its cached values are stamped.
+
+    Returns the recalculation result (or None without recalc).
+    """
+    from rooflinexl.recalc.book import recalc_book
+
+    table = load_chips(table)
+    out = Path(root) / rel
+    out.parent.mkdir(parents=True, exist_ok=True)
+    wb = BUILDERS[rel](table)
+    fd, tmp = tempfile.mkstemp(suffix=".xlsx", dir=out.parent)
+    os.close(fd)
+    try:
+        save_deterministic(wb, tmp)
+        if not recalc:
+            os.replace(tmp, out)
+            return None
+        result = recalc_book(tmp, out)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+    return result
+
+
+def build_all(root: Path, table: ChipTable | None = None, recalc: bool = True,
+              only: list[str] | None = None) -> dict:
+    """Build every workbook of :data:`BUILDERS` (or ``only`` those) under ``root``."""
+    return {rel: build_one(rel, root, table, recalc) for rel in BUILDERS
+            if not only or rel in only or Path(rel).name in only}

@@ -1,0 +1,245 @@
+"""Shared layout for generated workbooks: styles, the Chips sheet, How-to and xlwings.conf sheets.
+
+Conventions every generated workbook follows (issue 4, DESIGN.md section 6):
+inputs are yellow with blue text, formulas white with black text, headers
+carry units, headers are frozen, drop-downs offer chips/dtypes/tiers from the
+Chips table, and bound results are coloured (compute green, memory amber,
+network red).
+"""
+from __future__ import annotations
+
+import io
+import zipfile
+from dataclasses import dataclass
+
+from openpyxl import Workbook
+from openpyxl.formatting.rule import CellIsRule
+from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
+from openpyxl.utils import get_column_letter
+from openpyxl.workbook.defined_name import DefinedName
+from openpyxl.worksheet.datavalidation import DataValidation
+from openpyxl.worksheet.table import Table, TableStyleInfo
+
+from rooflinexl.chips import COLUMNS, UNITS, ChipTable
+from rooflinexl.dtypes import DTYPES, TIERS
+
+INPUT_FILL = PatternFill("solid", fgColor="FFF2CC")
+INPUT_FONT = Font(color="1F4E79", bold=True)
+HEADER_FILL = PatternFill("solid", fgColor="D9E1F2")
+HEADER_FONT = Font(bold=True)
+TITLE_FONT = Font(bold=True, size=14)
+NOTE_FONT = Font(italic=True, color="595959")
+THIN = Side(style="thin", color="BFBFBF")
+BOX = Border(left=THIN, right=THIN, top=THIN, bottom=THIN)
+BOUND_FILLS = {"compute": "C6EFCE", "memory": "FFEB9C", "network": "FFC7CE"}
+
+DTYPE_LIST = ",".join(DTYPES)
+TIER_LIST = ",".join(TIERS)
+SHARD_LIST = "none,D,F"
+
+
+@dataclass(frozen=True)
+class Input:
+    """An input cell: a value the user is expected to change."""
+
+    value: object
+    fmt: str | None = None
+
+
+@dataclass(frozen=True)
+class Calc:
+    """A formula cell (text starting with ``=``)."""
+
+    formula: str
+    fmt: str | None = None
+
+
+def header_label(column: str) -> str:
+    """``hbm_bw`` -> ``hbm_bw [B/s]`` (the chip loaders drop the unit suffix)."""
+    unit = UNITS.get(column)
+    return f"{column} [{unit}]" if unit else column
+
+
+def add_chips_sheet(wb: Workbook, table: ChipTable, title: str = "Chips") -> str:
+    """Write the chip table as an Excel table; define ``Chips`` (header + rows) and ``ChipNames``.
+
+    Returns the sheet's range of the table, e.g. ``Chips!$A$1:$V$13``.
+    """
+    ws = wb.create_sheet(title)
+    rows = table.to_rows(COLUMNS)
+    cols = rows[0]
+    ws.append([header_label(c) for c in cols])
+    for r in rows[1:]:
+        ws.append(r)
+    last_col = get_column_letter(len(cols))
+    last_row = len(rows)
+    ref = f"A1:{last_col}{last_row}"
+    tab = Table(displayName="ChipSpecs", ref=ref)
+    tab.tableStyleInfo = TableStyleInfo(name="TableStyleMedium2", showRowStripes=True)
+    ws.add_table(tab)
+    for j, c in enumerate(cols, start=1):
+        letter = get_column_letter(j)
+        ws.column_dimensions[letter].width = {"chip": 10, "aliases": 24, "source": 60,
+                                              "notes": 60, "price_source": 30}.get(c, 14)
+        if c in UNITS:
+            for i in range(2, last_row + 1):
+                cell = ws.cell(row=i, column=j)
+                cell.number_format = "0.00" if c == "price_per_hour" else "0.000E+00"
+                cell.fill = INPUT_FILL
+                cell.font = Font(color="1F4E79")
+    ws.freeze_panes = "B2"
+    absolute = f"{_q(title)}!$A$1:${last_col}${last_row}"
+    wb.defined_names["Chips"] = DefinedName("Chips", attr_text=absolute)
+    wb.defined_names["ChipNames"] = DefinedName(
+        "ChipNames", attr_text=f"{_q(title)}!$A$2:$A${last_row}")
+    return absolute
+
+
+def _q(sheet: str) -> str:
+    return f"'{sheet}'" if not sheet.isalnum() else sheet
+
+
+def add_howto_sheet(wb: Workbook, title: str, lines: list[str]) -> None:
+    """A short "How to use" sheet, first in the workbook."""
+    ws = wb.create_sheet("How to use", 0)
+    ws["A1"] = title
+    ws["A1"].font = TITLE_FONT
+    for i, line in enumerate(lines, start=3):
+        ws.cell(row=i, column=1, value=line).alignment = Alignment(wrap_text=True,
+                                                                   vertical="top")
+    ws.column_dimensions["A"].width = 110
+    legend = len(lines) + 4
+    ws.cell(row=legend, column=1, value="Input cell (change me)").fill = INPUT_FILL
+    ws.cell(row=legend, column=1).font = INPUT_FONT
+    ws.cell(row=legend + 1, column=1, value="Formula cell (computed)").border = BOX
+    for k, (label, colour) in enumerate(BOUND_FILLS.items()):
+        c = ws.cell(row=legend + 2 + k, column=1, value=f"{label}-bound result")
+        c.fill = PatternFill("solid", fgColor=colour)
+
+
+def add_xlwings_conf(wb: Workbook) -> None:
+    """The classic add-in's config sheet: ``UDF Modules = rooflinexl.udfs``."""
+    ws = wb.create_sheet("xlwings.conf")
+    ws["A1"], ws["B1"] = "UDF Modules", "rooflinexl.udfs"
+    ws.column_dimensions["A"].width = 16
+    ws.column_dimensions["B"].width = 20
+    ws.sheet_state = "hidden"
+
+
+class SheetWriter:
+    """Writes titled, styled tables of inputs and formulas onto one sheet."""
+
+    def __init__(self, wb: Workbook, title: str, heading: str, note: str = ""):
+        self.ws = wb.create_sheet(title)
+        self.ws["A1"] = heading
+        self.ws["A1"].font = TITLE_FONT
+        if note:
+            self.ws["A2"] = note
+            self.ws["A2"].font = NOTE_FONT
+        self.row = 4
+        self.widths: dict[int, float] = {}
+        self._validations: dict[str, DataValidation] = {}
+
+    def table(self, headers: list[str], rows: list[list], caption: str = "",
+              col: int = 1, freeze: bool = False) -> tuple[int, int]:
+        """Write a caption, a header row and rows; returns (first data row, last data row)."""
+        ws = self.ws
+        if caption:
+            ws.cell(row=self.row, column=col, value=caption).font = Font(bold=True, size=12)
+            self.row += 1
+        for j, h in enumerate(headers):
+            c = ws.cell(row=self.row, column=col + j, value=h)
+            c.font, c.fill, c.border = HEADER_FONT, HEADER_FILL, BOX
+            c.alignment = Alignment(wrap_text=True, vertical="center")
+            self.widths[col + j] = max(self.widths.get(col + j, 10), min(len(h) + 2, 22))
+        if freeze:
+            ws.freeze_panes = ws.cell(row=self.row + 1, column=col)
+        first = self.row + 1
+        for r in rows:
+            self.row += 1
+            for j, v in enumerate(r):
+                self.put(self.row, col + j, v)
+        last = self.row
+        self.row += 2
+        return first, last
+
+    def put(self, row: int, col: int, v) -> None:
+        c = self.ws.cell(row=row, column=col)
+        if isinstance(v, Input):
+            c.value, c.fill, c.font, c.border = v.value, INPUT_FILL, INPUT_FONT, BOX
+            if v.fmt:
+                c.number_format = v.fmt
+        elif isinstance(v, Calc):
+            c.value, c.border = v.formula, BOX
+            if v.fmt:
+                c.number_format = v.fmt
+        else:
+            c.value = v
+            if isinstance(v, str) and len(v) > 12:
+                self.widths[col] = max(self.widths.get(col, 10), min(len(v) + 2, 40))
+
+    def note(self, text: str) -> None:
+        self.ws.cell(row=self.row, column=1, value=text).font = NOTE_FONT
+        self.row += 1
+
+    def validate(self, kind: str, cells: str) -> None:
+        """Drop-down on ``cells``: kind is chip, dtype, tier or shard."""
+        if kind not in self._validations:
+            source = {"chip": "=ChipNames", "dtype": f'"{DTYPE_LIST}"',
+                      "tier": f'"{TIER_LIST}"', "shard": f'"{SHARD_LIST}"'}[kind]
+            dv = DataValidation(type="list", formula1=source, allow_blank=True,
+                                showErrorMessage=True, errorTitle=f"Unknown {kind}",
+                                error=f"Pick a {kind} from the list.")
+            self.ws.add_data_validation(dv)
+            self._validations[kind] = dv
+        self._validations[kind].add(cells)
+
+    def colour_bounds(self, cells: str) -> None:
+        """Conditional formatting: compute green, memory amber, network red."""
+        for label, colour in BOUND_FILLS.items():
+            self.ws.conditional_formatting.add(
+                cells, CellIsRule(operator="equal", formula=[f'"{label}"'],
+                                  fill=PatternFill("solid", fgColor=colour, bgColor=colour)))
+
+    def finish(self) -> None:
+        for j, w in self.widths.items():
+            self.ws.column_dimensions[get_column_letter(j)].width = w
+
+
+def name_cell(wb: Workbook, name: str, sheet: str, cell: str) -> None:
+    """Workbook-level defined name for one result cell (printed by ``rooflinexl recalc``)."""
+    col = "".join(ch for ch in cell if ch.isalpha())
+    row = cell[len(col):]
+    wb.defined_names[name] = DefinedName(name, attr_text=f"{_q(sheet)}!${col}${row}")
+
+
+FIXED_TIME = (1980, 1, 1, 0, 0, 0)
+
+
+def save_deterministic(wb: Workbook, path) -> None:
+    """Save with fixed document dates and zip timestamps, so a rebuild is byte-identical."""
+    import datetime as dt
+
+    stamp = dt.datetime(2026, 1, 1)
+    wb.properties.created = stamp
+    wb.properties.modified = stamp
+    wb.properties.creator = "rooflinexl build"
+    wb.properties.lastModifiedBy = "rooflinexl build"
+    buf = io.BytesIO()
+    wb.save(buf)
+    buf.seek(0)
+    with zipfile.ZipFile(buf) as src, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            data = src.read(info.filename)
+            if info.filename == "docProps/core.xml":
+                data = _fix_core_dates(data)
+            out = zipfile.ZipInfo(info.filename, FIXED_TIME)
+            out.compress_type = zipfile.ZIP_DEFLATED
+            out.external_attr = info.external_attr
+            dst.writestr(out, data)
+
+
+def _fix_core_dates(data: bytes) -> bytes:
+    import re
+
+    return re.sub(rb"(<dcterms:modified[^>]*>)[^<]*", rb"\g<1>2026-01-01T00:00:00Z", data)
