@@ -1,0 +1,157 @@
+"""``rooflinexl recalc``: evaluate a workbook headless and store the values as cached values.
+
+The pipeline (DESIGN.md section 7): refuse unusable input
+(:func:`rooflinexl.xlsxio.check_package`), evaluate every formula with our Excel
+functions registered (:func:`rooflinexl.recalc.engine.evaluate_workbook`),
+then write the computed values into the original file's sheet XML, formulas
+and every other part kept byte for byte, atomically
+(:func:`rooflinexl.xlsxio.stamp_cached_values`).
+"""
+from __future__ import annotations
+
+import math
+import re
+import time
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rooflinexl.errors import ExcelError
+from rooflinexl.recalc.engine import Evaluation, evaluate_workbook
+from rooflinexl.xlsxio import Limits, check_package, stamp_cached_values
+
+
+def excel_functions() -> dict:
+    """Excel name -> function of every rooflinexl function (for the engine)."""
+    from rooflinexl.udfs import FUNCTIONS
+
+    return dict(FUNCTIONS)
+
+
+@dataclass
+class RecalcResult:
+    """What one recalculation computed and wrote."""
+
+    source: Path
+    output: Path | None
+    evaluation: Evaluation
+    named: list[tuple[str, str, object]] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def errors(self):
+        return self.evaluation.errors()
+
+    @property
+    def exit_code(self) -> int:
+        """0 when clean, 1 when a formula errors or a function is unknown."""
+        return 1 if self.errors or self.evaluation.unknown_functions else 0
+
+    def report(self, *, max_errors: int = 200) -> str:
+        """Per-sheet summary, named results and every error cell with its reason."""
+        ev = self.evaluation
+        n = len(ev.cells)
+        lines = [f"{self.source.name}: {n} formula cells on {len(ev.sheets)} sheets, "
+                 f"{len(self.errors)} errors ({self.seconds.get('total', 0):.2f} s)"]
+        for sheet, cells in ev.by_sheet().items():
+            if cells:
+                bad = sum(c.is_error for c in cells)
+                lines.append(f"  {sheet:<28} {len(cells):>7} formulas {bad:>6} errors")
+        if self.named:
+            lines.append("Named results:")
+            width = max(len(k) for k, _, _ in self.named)
+            for name, where, value in self.named:
+                lines.append(f"  {name:<{width}}  {format_value(value):>14}   ({where})")
+        if ev.unknown_functions:
+            lines.append("Unknown functions: " + ", ".join(sorted(ev.unknown_functions)))
+        if self.errors:
+            lines.append("Errors:")
+            for c in self.errors[:max_errors]:
+                lines.append(f"  {c.address:<24} {c.value!s:<8} {c.reason}")
+            if len(self.errors) > max_errors:
+                lines.append(f"  ... and {len(self.errors) - max_errors} more")
+        if self.output:
+            lines.append(f"Written: {self.output}")
+        return "\n".join(lines)
+
+
+def format_value(v) -> str:
+    if isinstance(v, bool):
+        return "TRUE" if v else "FALSE"
+    if isinstance(v, float):
+        if v != 0 and (abs(v) >= 1e7 or abs(v) < 1e-3):
+            return f"{v:.4e}"
+        return f"{v:,.4f}".rstrip("0").rstrip(".") if math.isfinite(v) else str(v)
+    return "" if v is None else str(v)
+
+
+_DEFINED = re.compile(rb'<definedName\b([^>]*)>([^<]*)</definedName>')
+_NAME = re.compile(rb'\bname="([^"]*)"')
+_ONE_CELL = re.compile(r"^(?:'((?:[^']|'')+)'|([^'!]+))!\$?([A-Z]{1,3})\$?(\d+)$")
+
+
+def named_cells(path) -> list[tuple[str, str, str]]:
+    """Workbook-level defined names that point to one cell: (name, sheet, 'B7')."""
+    with zipfile.ZipFile(path) as zf:
+        try:
+            data = zf.read("xl/workbook.xml")
+        except KeyError:
+            return []
+    out = []
+    for attrs, text in _DEFINED.findall(data):
+        if b"localSheetId" in attrs:
+            continue
+        m = _NAME.search(attrs)
+        ref = _ONE_CELL.match(text.decode("utf-8").replace("&apos;", "'").replace("&amp;", "&"))
+        if m and ref and not m.group(1).startswith(b"_xlnm."):
+            sheet = (ref.group(1) or "").replace("''", "'") or ref.group(2)
+            out.append((m.group(1).decode("utf-8"), sheet, f"{ref.group(3)}{ref.group(4)}"))
+    return out
+
+
+def recalc_book(src, dst=None, *, limits: Limits = Limits(), write: bool = True) -> RecalcResult:
+    """Recalculate ``src`` and write it, with cached values, to ``dst`` (may be ``src``).
+
+    Parameters
+    ----------
+    src : path
+        An .xlsx or .xlsm workbook.
+    dst : path, optional
+        Output path; ``src`` itself for in-place. Written atomically.
+    limits : Limits
+        Package size limits (zip-bomb protection).
+    write : bool
+        False to compute only (``--check``).
+
+    Raises
+    ------
+    rooflinexl.xlsxio.UnusableWorkbookError
+        The file is missing, not a workbook, encrypted, or over a limit.
+    """
+    src = Path(src)
+    t0 = time.perf_counter()
+    check_package(src, limits)
+    ev = evaluate_workbook(src, excel_functions())
+    t1 = time.perf_counter()
+    out = None
+    if write and dst is not None:
+        values: dict[str, dict[str, object]] = {}
+        for (sheet, cell), res in ev.cells.items():
+            values.setdefault(sheet, {})[cell] = _cached(res.value)
+        stamp_cached_values(src, dst, values, limits=limits)
+        out = Path(dst)
+    t2 = time.perf_counter()
+    named = []
+    for name, sheet, cell in named_cells(src):
+        res = ev.cells.get((sheet, cell))
+        if res is not None:
+            named.append((name, f"{sheet}!{cell}", res.value))
+    return RecalcResult(src, out, ev, named,
+                        {"evaluate": t1 - t0, "write": t2 - t1, "total": t2 - t0})
+
+
+def _cached(v):
+    """A value as it is cached in the file: no NaN/inf (they become #NUM!)."""
+    if isinstance(v, float) and not math.isfinite(v):
+        return ExcelError("#NUM!", "not a finite number")
+    return v

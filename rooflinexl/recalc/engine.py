@@ -1,0 +1,697 @@
+"""Evaluate every formula of a workbook headlessly with the ``formulas`` library.
+
+:func:`evaluate_workbook` runs the pre-pass (:mod:`rooflinexl.recalc.prepass`)
+on a temporary copy, registers the caller's Excel functions as ``formulas``
+custom functions for the duration of the call, computes the workbook and
+returns one :class:`CellResult` per formula cell (each cell of an array
+formula's range included) with plain Python values and, for error values, the
+reason: the message of the function that produced the error, the cell the
+error came from, or what the native formula did wrong.
+
+Writing the values back into the file is not done here.
+"""
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import functools
+import math
+import os
+import re
+import threading
+import types
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from openpyxl.utils.cell import column_index_from_string, get_column_letter, range_boundaries
+
+from rooflinexl.errors import EXCEL_ERRORS, ExcelError, RooflineError
+from rooflinexl.recalc.prepass import (
+    OMITTED,
+    FormulaCell,
+    PrepassResult,
+    display_function_name,
+    normalise_function_name,
+    prepare_workbook,
+)
+
+__all__ = [
+    "CellResult",
+    "EngineError",
+    "Evaluation",
+    "evaluate_workbook",
+    "register_function",
+    "registered_functions",
+    "unregister_function",
+]
+
+
+class EngineError(RooflineError, RuntimeError):
+    """The headless engine cannot load or compute the workbook."""
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass
+class CellResult:
+    """The computed value of one formula cell."""
+
+    sheet: str  # sheet title as in the workbook
+    cell: str  # 'B7' (no $)
+    formula: str  # the formula as written in the workbook
+    value: object  # float | int | bool | str | ExcelError | None
+    reason: str = ""  # why, for an error value; never empty then
+    array_ref: str | None = None  # 'D2:E3' when the cell belongs to an array formula
+
+    @property
+    def is_error(self) -> bool:
+        return isinstance(self.value, ExcelError)
+
+    @property
+    def address(self) -> str:
+        return f"{self.sheet}!{self.cell}"
+
+
+@dataclass
+class Evaluation:
+    """Everything :func:`evaluate_workbook` computed."""
+
+    cells: dict[tuple[str, str], CellResult]
+    unknown_functions: set[str] = field(default_factory=set)
+    #: what the pre-pass rewrote: (sheet, cell) or ("", "name:X") -> (before, after)
+    rewrites: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
+    sheets: list[str] = field(default_factory=list)  # sheet titles in workbook order
+
+    def errors(self) -> list[CellResult]:
+        """The error cells, in workbook order."""
+        return [c for c in self.cells.values() if c.is_error]
+
+    def by_sheet(self) -> dict[str, list[CellResult]]:
+        """Formula cells per sheet (every sheet of the workbook, in order)."""
+        out: dict[str, list[CellResult]] = {s: [] for s in self.sheets}
+        for c in self.cells.values():
+            out.setdefault(c.sheet, []).append(c)
+        return out
+
+    def value(self, sheet: str, cell: str) -> object:
+        """Shortcut: ``cells[(sheet, cell)].value``."""
+        return self.cells[(sheet, cell.replace("$", "").upper())].value
+
+
+# ------------------------------------------------------------------------ registry
+
+_REGISTRY: dict[str, Callable] = {}
+
+
+def register_function(name: str, func: Callable) -> None:
+    """Make ``func`` available as Excel function ``name`` to every later evaluation.
+
+    The ``functions`` argument of :func:`evaluate_workbook` takes precedence
+    over this registry for the same name. The registry starts empty.
+    """
+    if not callable(func):
+        raise TypeError(f"{name}: {func!r} is not callable")
+    _REGISTRY[name.upper()] = func
+
+
+def unregister_function(name: str) -> None:
+    """Forget a function registered with :func:`register_function` (no error if absent)."""
+    _REGISTRY.pop(name.upper(), None)
+
+
+def registered_functions() -> dict[str, Callable]:
+    """A copy of the registry: upper-case name -> callable."""
+    return dict(_REGISTRY)
+
+
+# ---------------------------------------------------------------- formulas plumbing
+
+_LOCK = threading.RLock()
+_CURRENT: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "rooflinexl_recalc_cell", default=None
+)
+_STATE: contextvars.ContextVar[_State | None] = contextvars.ContextVar(
+    "rooflinexl_recalc_state", default=None
+)
+
+_DESCRIPTIONS = {
+    "#DIV/0!": "division by zero",
+    "#N/A": "value not available (a lookup found no match, or NA())",
+    "#VALUE!": "wrong type of argument or operand",
+    "#NUM!": "invalid numeric value",
+    "#REF!": "invalid cell reference",
+    "#NULL!": "empty intersection of ranges",
+    "#NAME?": "unknown name or function",
+}
+
+_KEY_RE = re.compile(
+    r"^'\[(?P<book>[^\]]*)\](?P<sheet>.*)'!(?P<ref>\$?[A-Z]+\$?\d+(?::\$?[A-Z]+\$?\d+)?)$"
+)
+
+
+class _State:
+    """Per-evaluation bookkeeping shared with the function adapters."""
+
+    def __init__(self) -> None:
+        # formulas node id of the calling cell -> [(code, reason, (row, col) | None)]
+        self.udf_errors: dict[str | None, list[tuple[str, str, tuple[int, int] | None]]] = {}
+
+    def record(self, code: str, reason: str, pos: tuple[int, int] | None = None) -> None:
+        self.udf_errors.setdefault(_CURRENT.get(), []).append((code, reason, pos))
+
+
+def _formulas():
+    try:
+        import formulas  # noqa: F401
+        from formulas.functions import Array, get_functions, not_implemented, wrap_func
+        from formulas.tokens.operand import Error, XlError
+    except ImportError as ex:  # pragma: no cover - dependency missing
+        raise EngineError(
+            "headless recalculation needs the 'formulas' package: pip install 'rooflinexl[cli]'"
+        ) from ex
+    return types.SimpleNamespace(
+        Array=Array, get_functions=get_functions, not_implemented=not_implemented,
+        wrap_func=wrap_func, Error=Error, XlError=XlError,
+    )
+
+
+def _empty():
+    import schedula as sh
+
+    return sh.EMPTY
+
+
+# ---------------------------------------------------------- host <-> formulas values
+
+
+def _to_host(arg: Any, in_errors: list[ExcelError]) -> Any:
+    """A ``formulas`` argument as a host passes it: scalar or 2-D list of lists."""
+    import numpy as np
+
+    if isinstance(arg, np.ndarray):
+        if arg.ndim == 0:
+            return _host_elem(arg.item(), in_errors)
+        if arg.ndim == 1:
+            arg = arg.reshape(1, -1)
+        if arg.shape == (1, 1):
+            return _host_elem(arg[0, 0], in_errors)
+        return [[_host_elem(x, in_errors) for x in row] for row in arg.tolist()]
+    return _host_elem(arg, in_errors)
+
+
+def _host_elem(x: Any, in_errors: list[ExcelError]) -> Any:
+    import numpy as np
+
+    F = _formulas()
+    if x is _empty() or x is None:
+        return None
+    if isinstance(x, F.XlError):
+        code = str(x) if str(x) in EXCEL_ERRORS else "#VALUE!"
+        err = ExcelError(code, "error value in an argument")
+        in_errors.append(err)
+        return err
+    if isinstance(x, np.generic):
+        x = x.item()
+    if isinstance(x, str):
+        return None if x == OMITTED else str(x)
+    if hasattr(x, "ranges") and hasattr(x, "value"):  # a Ranges object nested in an array
+        return _to_host(x.value, in_errors)
+    return x
+
+
+def _error_code(x: Any) -> str | None:
+    if isinstance(x, str) and x in EXCEL_ERRORS:
+        return str(x)
+    return None
+
+
+def _from_host(out: Any, name: str, state: _State | None, in_errors: list[ExcelError]) -> Any:
+    """A host return value as ``formulas`` wants it (XlError, scalar or Array)."""
+    import numpy as np
+
+    F = _formulas()
+
+    def elem(x: Any, pos: tuple[int, int] | None) -> Any:
+        if isinstance(x, F.XlError):
+            return x
+        if isinstance(x, np.generic):
+            x = x.item()
+        code = _error_code(x)
+        if code is not None:
+            if not any(x is e for e in in_errors) and state is not None:
+                reason = getattr(x, "reason", "") or f"{name} returned {code}"
+                state.record(code, reason, pos)
+            return F.Error.errors[code]
+        if x is None:
+            return _empty()
+        if isinstance(x, float) and not math.isfinite(x):
+            if state is not None:
+                state.record("#NUM!", f"{name} returned a non-finite number ({x})", pos)
+            return F.Error.errors["#NUM!"]
+        if isinstance(x, (bool, int, float, str)):
+            return x
+        if state is not None:
+            state.record("#VALUE!", f"{name} returned an unsupported value {x!r}", pos)
+        return F.Error.errors["#VALUE!"]
+
+    if isinstance(out, np.ndarray):
+        out = out.item() if out.ndim == 0 else out.tolist()
+    if isinstance(out, tuple):
+        out = list(out)
+    if not isinstance(out, list):
+        return elem(out, None)
+    if not out:
+        if state is not None:
+            state.record("#VALUE!", f"{name} returned an empty array")
+        return F.Error.errors["#VALUE!"]
+    rows = out if all(isinstance(r, (list, tuple, np.ndarray)) for r in out) else [out]
+    rows = [list(r) for r in rows]
+    width = max(len(r) for r in rows)
+    arr = np.empty((len(rows), max(width, 1)), object)
+    arr[:, :] = F.Error.errors["#N/A"]  # ragged rows are padded like an Excel spill
+    for i, r in enumerate(rows):
+        for j, x in enumerate(r):
+            arr[i, j] = elem(x, (i, j))
+    return arr.view(F.Array)
+
+
+def _adapter(name: str, func: Callable) -> Callable:
+    """``func`` (host conventions) as a ``formulas`` custom function."""
+    F = _formulas()
+
+    def call(*args: Any) -> Any:
+        state = _STATE.get()
+        in_errors: list[ExcelError] = []
+        host_args = [_to_host(a, in_errors) for a in args]
+        try:
+            out = func(*host_args)
+        except Exception as ex:  # noqa: BLE001 - every failure becomes an error value
+            code = getattr(ex, "excel", None) if isinstance(ex, RooflineError) else None
+            if code not in EXCEL_ERRORS:
+                code = "#VALUE!"
+            msg = str(ex) or type(ex).__name__
+            if not isinstance(ex, RooflineError):
+                msg = f"{type(ex).__name__}: {msg}"
+            if state is not None:
+                state.record(code, f"{name}: {msg}")
+            return F.Error.errors[code]
+        return _from_host(out, name, state, in_errors)
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = getattr(func, "__doc__", None)
+    return F.wrap_func(call)
+
+
+@contextlib.contextmanager
+def _registered(functions: Mapping[str, Callable]):
+    """Register adapters in formulas' (global) function table; restore it afterwards."""
+    F = _formulas()
+    table = F.get_functions()
+    saved = dict(table)
+    try:
+        for name, fn in functions.items():
+            table[name.upper()] = _adapter(name.upper(), fn)
+        yield table
+    finally:
+        table.clear()
+        table.update(saved)
+
+
+@contextlib.contextmanager
+def _quiet_progress():
+    """formulas draws a tqdm progress bar while loading; switch it off."""
+    import formulas.excel as fx
+
+    real = fx.tqdm
+    fx.tqdm = types.SimpleNamespace(tqdm=functools.partial(real.tqdm, disable=True))
+    try:
+        yield
+    finally:
+        fx.tqdm = real
+
+
+class _Tracked:
+    """Wraps a cell's compiled function so adapters know which cell calls them."""
+
+    def __init__(self, func: Callable, node: str) -> None:
+        self.func, self.node = func, node
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        token = _CURRENT.set(self.node)
+        try:
+            return self.func(*args, **kwargs)
+        finally:
+            _CURRENT.reset(token)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.func, name)
+
+
+# ----------------------------------------------------------------------- evaluation
+
+
+@functools.cache
+def _model_class():
+    import formulas
+    from formulas.cell import Cell
+
+    class _Model(formulas.ExcelModel):
+        """formulas folds calls with constant arguments while compiling a cell:
+        track the cell then too, so a function's error reason reaches it."""
+
+        @staticmethod
+        def _compile_cell(crd, val, context, check_formula, references):
+            cell = Cell(crd, val, context=context, check_formula=check_formula)
+            token = _CURRENT.set(cell.output)
+            try:
+                cell.compile(references=references, context=context)
+            finally:
+                _CURRENT.reset(token)
+            return cell
+
+    return _Model
+
+
+def _load_model(path: str):
+    with _quiet_progress():
+        # circular=True would cost about a third of the load time on every book;
+        # cells on (or downstream of) a cycle are simply absent from the solution
+        return _model_class()().loads(path).finish(circular=False)
+
+
+def _parse_problem(text: str) -> str | None:
+    """Why formulas cannot parse/compile ``text`` (``None`` when it can)."""
+    from formulas.cell import Cell
+
+    try:
+        Cell("A1", text).compile()
+    except Exception as ex:  # noqa: BLE001 - formulas raises assorted types here
+        msg = ex.args[0] if ex.args else str(ex)
+        if isinstance(msg, str) and "%s" in msg:
+            msg = msg.replace("%s", "").strip().rstrip(":")
+        return str(msg) or type(ex).__name__
+    return None
+
+
+def _is_known(name: str, table: Mapping[str, Any], registered: set[str], not_impl: Any) -> bool:
+    up = name.upper()
+    if normalise_function_name(up, registered) is not None:
+        return True
+    if up in table and table.get(up) is not not_impl:
+        return True
+    base = display_function_name(up)
+    return base in ("LET", "LAMBDA") or up.startswith("_XLETA.")
+
+
+def _py_value(x: Any) -> Any:
+    """A formulas result element as a plain Python value."""
+    import numpy as np
+
+    F = _formulas()
+    from formulas.excel import XlCircular
+
+    if isinstance(x, XlCircular):
+        return ExcelError("#VALUE!", "circular reference")
+    if isinstance(x, F.XlError):
+        code = str(x)
+        return ExcelError(code if code in EXCEL_ERRORS else "#N/A")
+    if x is _empty() or x is None:
+        return None
+    if hasattr(x, "ranges") and hasattr(x, "value"):
+        v = np.asarray(x.value)
+        return _py_value(v.flat[0]) if v.size else None
+    if isinstance(x, np.ndarray):
+        return _py_value(x.flat[0]) if x.size else None
+    if isinstance(x, np.generic):
+        x = x.item()
+    if isinstance(x, bool):
+        return x
+    if isinstance(x, float):
+        if not math.isfinite(x):
+            return ExcelError("#NUM!", "the result is not a finite number")
+        return x
+    if isinstance(x, int):
+        return x
+    if isinstance(x, str):
+        return str(x)
+    if isinstance(x, complex):
+        return ExcelError("#NUM!", "the result is a complex number")
+    return str(x)
+
+
+def _cells_of(ref: str) -> list[tuple[int, int, str]]:
+    min_col, min_row, max_col, max_row = range_boundaries(ref)
+    return [
+        (r - min_row, c - min_col, f"{get_column_letter(c)}{r}")
+        for r in range(min_row, max_row + 1)
+        for c in range(min_col, max_col + 1)
+    ]
+
+
+def _split(addr: str) -> tuple[int, int]:
+    m = re.match(r"([A-Z]+)(\d+)$", addr)
+    return int(m.group(2)), column_index_from_string(m.group(1))
+
+
+def evaluate_workbook(
+    path: str | os.PathLike,
+    functions: Mapping[str, Callable] | None = None,
+) -> Evaluation:
+    """Compute every formula of the workbook at ``path``; the file is only read.
+
+    ``functions`` maps upper-case Excel names to Python callables that take
+    arguments as spreadsheet hosts pass them (a range -> list of row lists with
+    ``None`` for empty cells; a single cell or literal -> scalar; an omitted
+    argument -> ``None``) and return a scalar or a list of row lists, with error
+    values as :class:`~rooflinexl.errors.ExcelError` or strings like ``"#N/A"``.
+    An exception raised by a function becomes ``#VALUE!`` (or the ``excel``
+    code of a rooflinexl exception) with the message as reason.
+
+    Raises :class:`EngineError` when the engine cannot load the workbook.
+    """
+    functions = {**_REGISTRY, **{k.upper(): v for k, v in (functions or {}).items()}}
+    registered = set(functions)
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise EngineError(f"no such workbook: {path}")
+    with _LOCK, _registered(functions) as table:
+        F = _formulas()
+        work = prepare_workbook(path, function_names=registered)
+        state = _State()
+        token = _STATE.set(state)
+        try:
+            model, work = _load_with_fallback(path, work, registered, table, F, state)
+            for node, cell in model.cells.items():
+                if getattr(cell, "func", None) is not None:
+                    cell.func.func = _Tracked(cell.func.func, node)
+            try:
+                sol = model.calculate()
+            except Exception as ex:
+                raise EngineError(f"the headless engine failed on {path}: {ex}") from ex
+            return _collect(work, model, sol, state, table, registered, F)
+        finally:
+            _STATE.reset(token)
+            work.cleanup()
+
+
+def _load_with_fallback(path, work: PrepassResult, registered, table, F, state: _State):
+    try:
+        return _load_model(str(work.path)), work
+    except Exception as first:
+        bad: dict[tuple[str, str], tuple[str, str]] = {}
+        for fc in work.formulas:
+            problem = _parse_problem(fc.text)
+            if problem is None:
+                continue
+            unknown = _unknown_in(fc, table, registered, F)
+            if unknown:
+                bad[(fc.sheet, fc.cell)] = (
+                    "#NAME?", "unknown function " + ", ".join(unknown)
+                )
+            else:
+                bad[(fc.sheet, fc.cell)] = (
+                    "#VALUE!", f"the headless engine cannot parse {fc.formula} ({problem})"
+                )
+        if not bad:
+            raise EngineError(f"the headless engine cannot load {path}: {first}") from first
+        work.cleanup()
+        state.udf_errors.clear()
+        work = prepare_workbook(path, function_names=registered, replace=bad)
+        try:
+            return _load_model(str(work.path)), work
+        except Exception as ex:
+            work.cleanup()
+            where = "; ".join(f"{s}!{c}: {r}" for (s, c), (_, r) in bad.items())
+            raise EngineError(f"the headless engine cannot load {path}: {ex} ({where})") from ex
+
+
+def _unknown_in(fc: FormulaCell, table, registered, F) -> list[str]:
+    out = []
+    for name in fc.functions:
+        if not _is_known(name, table, registered, F.not_implemented):
+            d = display_function_name(name)
+            if d not in out:
+                out.append(d)
+    return out
+
+
+def _collect(work: PrepassResult, model, sol, state: _State, table, registered, F) -> Evaluation:
+    import numpy as np
+
+    to_work = {orig: w for w, orig in work.sheet_names.items()}
+    index: dict[tuple[str, str], str] = {}
+    for key in sol:
+        if isinstance(key, str):
+            m = _KEY_RE.match(key)
+            if m:
+                index[(m.group("sheet").upper(), m.group("ref").replace("$", ""))] = key
+    sheet_order = {s: i for i, s in enumerate(work.sheet_names.values())}
+
+    results: dict[tuple[str, str], CellResult] = {}
+    node_of: dict[tuple[str, str], tuple[str | None, int, int]] = {}
+    unknown_by_cell: dict[tuple[str, str], list[str]] = {}
+    text_by_cell: dict[tuple[str, str], str] = {}
+    notes_by_cell: dict[tuple[str, str], list[str]] = {}
+    unknown_all: set[str] = set()
+
+    for fc in work.formulas:
+        unknown = _unknown_in(fc, table, registered, F)
+        unknown_all.update(unknown)
+        wsheet = to_work.get(fc.sheet, fc.sheet).upper()
+        ref = fc.array_ref or fc.cell
+        node = index.get((wsheet, ref))
+        raw = sol[node].value if node is not None and hasattr(sol[node], "value") else None
+        arr = np.asarray(raw, dtype=object) if raw is not None else None
+        targets = _cells_of(ref) if fc.array_ref else [(0, 0, fc.cell)]
+        for i, j, addr in targets:
+            key = (fc.sheet, addr)
+            if key in work.replaced:
+                code, reason = work.replaced[key]
+                value: Any = ExcelError(code, reason)
+            elif arr is None:
+                value = ExcelError(
+                    "#VALUE!", "not computed: a circular reference, or depends on one"
+                )
+            elif arr.ndim == 2 and i < arr.shape[0] and j < arr.shape[1]:
+                value = _py_value(arr[i, j])
+            elif arr.ndim == 2 and arr.shape == (1, 1):
+                value = _py_value(arr[0, 0])
+            else:
+                value = ExcelError("#N/A", "outside the array formula's result")
+            results[key] = CellResult(fc.sheet, addr, fc.formula, value, "", fc.array_ref)
+            node_of[key] = (node, i, j)
+            unknown_by_cell[key] = unknown
+            notes_by_cell[key] = fc.notes
+            text_by_cell[key] = fc.text
+
+    ordered = sorted(
+        results.items(),
+        key=lambda kv: (sheet_order.get(kv[0][0], 1 << 30), *_split(kv[0][1])),
+    )
+    results = dict(ordered)
+    ev = Evaluation(results, unknown_all, dict(work.rewrites), list(work.sheet_names.values()))
+    _explain(ev, work, model, sol, state, node_of, unknown_by_cell, notes_by_cell, text_by_cell, F)
+    return ev
+
+
+def _explain(
+    ev, work, model, sol, state, node_of, unknown_by_cell, notes_by_cell, text_by_cell, F
+) -> None:
+    """Fill ``reason`` of every error cell (never left empty)."""
+    import numpy as np
+
+    memo: dict[tuple[str, str], tuple[str, str]] = {}  # key -> (origin address, root reason)
+
+    def own_reason(key, res: CellResult) -> str | None:
+        code = str(res.value)
+        if res.value.reason:
+            return res.value.reason
+        node, i, j = node_of[key]
+        recs = [r for r in state.udf_errors.get(node, []) if r[0] == code]
+        for want in ((i, j), None):
+            for r in recs:
+                if r[2] == want:
+                    return r[1]
+        if recs:
+            return recs[0][1]
+        if notes_by_cell.get(key) and code in ("#REF!", "#VALUE!"):
+            return "; ".join(notes_by_cell[key])
+        return None
+
+    def source(key, res: CellResult) -> tuple[str, str, Any] | None:
+        """(sheet, cell, value) of a precedent holding the same error."""
+        node = node_of[key][0]
+        cell = model.cells.get(node) if node is not None else None
+        if cell is None or not cell.inputs:
+            return None
+        code = str(res.value)
+        for inp in cell.inputs:
+            if isinstance(inp, F.XlError):
+                continue
+            val = sol.get(inp)
+            if val is None or not hasattr(val, "ranges") or not val.ranges:
+                continue
+            arr = np.asarray(val.value, dtype=object)
+            if arr.ndim != 2:
+                continue
+            hits = [
+                (a, b) for a in range(arr.shape[0]) for b in range(arr.shape[1])
+                if isinstance(arr[a, b], F.XlError) and str(arr[a, b]) == code
+            ]
+            if not hits:
+                continue
+            a, b = hits[0]
+            rng = val.ranges[0]
+            wsheet = rng.get("sheet")
+            if not wsheet:
+                continue
+            sheet = next(
+                (orig for w, orig in work.sheet_names.items() if w.upper() == wsheet.upper()),
+                wsheet,
+            )
+            addr = f"{get_column_letter(int(rng['n1']) + b)}{int(rng['r1']) + a}"
+            return sheet, addr, arr[a, b]
+        return None
+
+    def origin(key, depth=0) -> tuple[str, str]:
+        if key in memo:
+            return memo[key]
+        res = ev.cells[key]
+        memo[key] = (f"{res.sheet}!{res.cell}", "circular chain of errors")
+        own = own_reason(key, res)
+        if own is not None:
+            memo[key] = (f"{res.sheet}!{res.cell}", own)
+            return memo[key]
+        src = source(key, res) if depth < 500 else None
+        if src is not None:
+            s_sheet, s_cell, _ = src
+            if (s_sheet, s_cell) in ev.cells and (s_sheet, s_cell) != key:
+                memo[key] = origin((s_sheet, s_cell), depth + 1)
+            else:
+                memo[key] = (f"{s_sheet}!{s_cell}", "an error value typed into the cell")
+            return memo[key]
+        code = str(res.value)
+        unknown = unknown_by_cell.get(key) or []
+        if code == "#NAME?" and unknown:
+            why = "unknown function " + ", ".join(unknown)
+        elif text_by_cell.get(key, "").replace(" ", "").upper() == "=" + code:
+            why = f"the formula is the error constant {code}"
+        elif code == "#NAME?":
+            why = "unknown name, or a function the headless engine does not support"
+        else:
+            why = f"{_DESCRIPTIONS.get(code, 'error')} in this formula"
+        memo[key] = (f"{res.sheet}!{res.cell}", why)
+        return memo[key]
+
+    for key, res in ev.cells.items():
+        if not res.is_error:
+            continue
+        where, why = origin(key)
+        if where == f"{res.sheet}!{res.cell}":
+            reason = why
+        else:
+            reason = f"propagated from {where}: {why}"
+        res.reason = reason
+        res.value = ExcelError(str(res.value), reason)

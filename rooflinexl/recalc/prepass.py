@@ -1,0 +1,760 @@
+"""Pre-pass: a working copy of a workbook that the ``formulas`` engine can load.
+
+``formulas`` 1.3.4 cannot parse several things Excel writes into ``.xlsx`` files
+(see ``reference/research-recalc.md``), so before evaluation every formula (and
+every workbook-level defined name) is rewritten on a temporary copy:
+
+* structured references to Excel tables (``Chips[bf16_flops]``,
+  ``Chips[[#Headers],[chip]]``, ``Chips[@hbm_bw]`` ...) become absolute A1
+  ranges such as ``'Chips'!$B$2:$B$12``; ``@`` / ``#This Row`` becomes the
+  cell of the formula's own row;
+* add-in and namespace prefixes that Excel or the xlwings hosts put in front of
+  our functions (``[1]!CRIT_BATCH(``, ``'C:\\x\\rooflinexl.xlam'!CRIT_BATCH(``,
+  ``_xludf.CRIT_BATCH(``, ``ROOFLINE.CRIT_BATCH(``, ``_xldudf_ROOFLINE_CRIT_BATCH(``)
+  are removed, for the function names the caller registers only;
+* exponents without a sign (``1E15``) get one (``1E+15``);
+* an omitted argument of a registered function (``CRIT_BATCH(Chips,"H100",,8192)``)
+  becomes the string :data:`OMITTED`, because ``formulas`` would pass ``0``;
+* sheets whose name contains an apostrophe are renamed (``formulas`` cannot
+  address them) and every reference to them follows.
+
+The rewriting uses a small scanner that knows Excel's lexical rules (string
+literals, quoted sheet names, bracketed table specifiers with ``'`` escapes),
+never a regular expression over the whole text, so nothing inside a string
+literal is ever touched. The user's file is only read.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from openpyxl.utils.cell import get_column_letter, range_boundaries
+
+__all__ = [
+    "OMITTED",
+    "FormulaCell",
+    "PrepassResult",
+    "Rewrite",
+    "TableInfo",
+    "prepare_workbook",
+    "quote_sheet",
+    "read_tables",
+    "rewrite_formula",
+]
+
+#: Stands for an omitted argument of a registered function in the working copy.
+OMITTED = "__ROOFLINEXL_OMITTED_ARGUMENT__"
+
+# --------------------------------------------------------------------------- scanner
+
+
+@dataclass(frozen=True)
+class _Tok:
+    kind: str  # str | quoted | bracket | number | word | ws | op
+    text: str
+
+
+_NUMBER_RE = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?(?![\w.\\$?])")
+_WORD_RE = re.compile(r"[\w.\\$?]+")
+_WS_RE = re.compile(r"\s+")
+
+
+def _scan_quoted(text: str, i: int, quote: str) -> int:
+    """Index just past the literal starting at ``text[i] == quote`` (doubled quote escapes)."""
+    n = len(text)
+    j = i + 1
+    while j < n:
+        if text[j] == quote:
+            if j + 1 < n and text[j + 1] == quote:
+                j += 2
+                continue
+            return j + 1
+        j += 1
+    return n  # unterminated: the rest of the text
+
+
+def _scan_bracket(text: str, i: int) -> int:
+    """Index just past the balanced ``[...]`` group at ``i`` (``'`` escapes the next char)."""
+    n = len(text)
+    depth = 0
+    j = i
+    while j < n:
+        c = text[j]
+        if c == "'":
+            j += 2
+            continue
+        if c == "[":
+            depth += 1
+        elif c == "]":
+            depth -= 1
+            if depth == 0:
+                return j + 1
+        j += 1
+    return n
+
+
+def _tokenize(text: str) -> list[_Tok]:
+    toks: list[_Tok] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == '"':
+            j = _scan_quoted(text, i, '"')
+            toks.append(_Tok("str", text[i:j]))
+        elif c == "'":
+            j = _scan_quoted(text, i, "'")
+            toks.append(_Tok("quoted", text[i:j]))
+        elif c == "[":
+            j = _scan_bracket(text, i)
+            toks.append(_Tok("bracket", text[i:j]))
+        elif c.isspace():
+            j = _WS_RE.match(text, i).end()
+            toks.append(_Tok("ws", text[i:j]))
+        else:
+            m = None
+            if c.isdigit() or (c == "." and i + 1 < n and text[i + 1].isdigit()):
+                m = _NUMBER_RE.match(text, i)
+                if m:
+                    toks.append(_Tok("number", m.group()))
+                    j = m.end()
+            if m is None:
+                w = _WORD_RE.match(text, i)
+                if w:
+                    j = w.end()
+                    toks.append(_Tok("word", w.group()))
+                else:
+                    j = i + 1
+                    toks.append(_Tok("op", c))
+        i = j
+    return toks
+
+
+def quote_sheet(name: str) -> str:
+    """``'Sheet name'`` with Excel's doubled-apostrophe escape (always quoted)."""
+    return "'" + name.replace("'", "''") + "'"
+
+
+def _unquote(quoted: str) -> str:
+    body = quoted[1:-1] if quoted.endswith("'") and len(quoted) > 1 else quoted[1:]
+    return body.replace("''", "'")
+
+
+# ------------------------------------------------------------------------ tables
+
+
+@dataclass
+class TableInfo:
+    """Geometry of one Excel table (ListObject)."""
+
+    name: str
+    sheet: str  # sheet title in the working copy
+    min_row: int
+    max_row: int
+    min_col: int
+    max_col: int
+    header_rows: int
+    totals_rows: int
+    columns: list[str]
+
+    def column_index(self, name: str) -> int | None:
+        """0-based index of a column: exact, then case-insensitive, then trimmed."""
+        if name in self.columns:
+            return self.columns.index(name)
+        folded = [c.casefold() for c in self.columns]
+        if name.casefold() in folded:
+            return folded.index(name.casefold())
+        stripped = [c.strip().casefold() for c in self.columns]
+        if name.strip().casefold() in stripped:
+            return stripped.index(name.strip().casefold())
+        return None
+
+    @property
+    def data_rows(self) -> tuple[int, int]:
+        return self.min_row + self.header_rows, self.max_row - self.totals_rows
+
+    def contains(self, row: int, col: int) -> bool:
+        return self.min_row <= row <= self.max_row and self.min_col <= col <= self.max_col
+
+
+def read_tables(wb) -> dict[str, TableInfo]:
+    """Every table of an openpyxl workbook, keyed by upper-case name (and display name)."""
+    out: dict[str, TableInfo] = {}
+    for ws in wb.worksheets:
+        for tbl in ws.tables.values():
+            min_col, min_row, max_col, max_row = range_boundaries(tbl.ref)
+            header = 1 if tbl.headerRowCount is None else int(tbl.headerRowCount)
+            totals = int(tbl.totalsRowCount or 0)
+            cols = [c.name for c in (tbl.tableColumns or [])]
+            if len(cols) != max_col - min_col + 1:
+                cols = [
+                    str(ws.cell(min_row, c).value if header else f"Column{c - min_col + 1}")
+                    for c in range(min_col, max_col + 1)
+                ]
+            info = TableInfo(
+                tbl.displayName or tbl.name, ws.title, min_row, max_row, min_col, max_col,
+                header, totals, cols,
+            )
+            for key in {tbl.name, tbl.displayName}:
+                if key:
+                    out[key.upper()] = info
+    return out
+
+
+class _StructRefError(Exception):
+    def __init__(self, code: str, msg: str):
+        super().__init__(msg)
+        self.code = code
+
+
+_SPECIALS = {
+    "#all": "all",
+    "#data": "data",
+    "#headers": "headers",
+    "#totals": "totals",
+    "#this row": "thisrow",
+}
+
+
+def _unescape(spec: str) -> str:
+    out, i = [], 0
+    while i < len(spec):
+        if spec[i] == "'" and i + 1 < len(spec):
+            out.append(spec[i + 1])
+            i += 2
+        else:
+            out.append(spec[i])
+            i += 1
+    return "".join(out)
+
+
+def _split_items(body: str) -> list[str]:
+    """``[a],[b]:[c]`` -> ``['[a]', ',', '[b]', ':', '[c]']`` (spaces dropped)."""
+    items, i, n = [], 0, len(body)
+    while i < n:
+        c = body[i]
+        if c == "[":
+            j = _scan_bracket(body, i)
+            items.append(body[i:j])
+            i = j
+        elif c in ",:":
+            items.append(c)
+            i += 1
+        elif c.isspace():
+            i += 1
+        else:  # a bare item, e.g. [[#This Row],col] as some writers emit it
+            j = i
+            while j < n and body[j] not in ",:[]":
+                j += 2 if body[j] == "'" else 1
+            if j < n and body[j] in "[]":
+                raise _StructRefError("#REF!", f"cannot parse table specifier [{body}]")
+            items.append("[" + body[i:j].strip() + "]")
+            i = j
+    return items
+
+
+def _parse_specifier(body: str) -> tuple[set[str], list[str]]:
+    """Row specials (``all``/``data``/``headers``/``totals``/``thisrow``) and column names."""
+    specials: set[str] = set()
+    cols: list[str] = []
+    s = body.strip()
+    if not s:
+        return specials, cols
+    if s.startswith("@"):
+        specials.add("thisrow")
+        rest = s[1:].strip()
+        if rest.startswith("["):
+            _, cols = _parse_specifier(rest)
+        elif rest:
+            cols = [_unescape(rest)]
+        return specials, cols
+    if s.startswith("#"):
+        key = _unescape(s).strip().casefold()
+        if key not in _SPECIALS:
+            raise _StructRefError("#REF!", f"unknown table specifier {s}")
+        specials.add(_SPECIALS[key])
+        return specials, cols
+    if not s.startswith("["):
+        return specials, [_unescape(s)]
+    items = _split_items(s)
+    expect_item, range_next = True, False
+    for it in items:
+        if it in (",", ":"):
+            if expect_item:
+                raise _StructRefError("#REF!", f"cannot parse table specifier [{body}]")
+            range_next = it == ":"
+            expect_item = True
+            continue
+        inner = it[1:-1]
+        if inner.strip().startswith("#"):
+            key = _unescape(inner).strip().casefold()
+            if key not in _SPECIALS:
+                raise _StructRefError("#REF!", f"unknown table specifier {inner}")
+            specials.add(_SPECIALS[key])
+        elif inner.strip().startswith("@"):
+            sp, cc = _parse_specifier(inner)
+            specials |= sp
+            cols.extend(cc)
+        else:
+            if range_next and not cols:
+                raise _StructRefError("#REF!", f"cannot parse table specifier [{body}]")
+            cols.append(_unescape(inner))
+        range_next = False
+        expect_item = False
+    if len(cols) > 2:
+        raise _StructRefError("#REF!", f"more than two columns in [{body}]")
+    return specials, cols
+
+
+def _a1(sheet: str, r1: int, c1: int, r2: int, c2: int) -> str:
+    a = f"${get_column_letter(c1)}${r1}"
+    if (r1, c1) == (r2, c2):
+        return f"{quote_sheet(sheet)}!{a}"
+    return f"{quote_sheet(sheet)}!{a}:${get_column_letter(c2)}${r2}"
+
+
+def resolve_structured(table: TableInfo, body: str, row: int | None = None) -> str:
+    """A1 text for ``table[body]`` (``body`` without the outer brackets)."""
+    specials, cols = _parse_specifier(body)
+    if cols:
+        idx = []
+        for c in cols:
+            k = table.column_index(c)
+            if k is None:
+                raise _StructRefError(
+                    "#REF!", f"table {table.name} has no column {c!r} (columns: "
+                    + ", ".join(table.columns) + ")",
+                )
+            idx.append(k)
+        c1, c2 = table.min_col + min(idx), table.min_col + max(idx)
+    else:
+        c1, c2 = table.min_col, table.max_col
+    d1, d2 = table.data_rows
+    if "thisrow" in specials:
+        if row is None or not d1 <= row <= d2:
+            raise _StructRefError(
+                "#VALUE!", f"{table.name}[{body}] refers to the formula's own row, "
+                "which is not a data row of the table",
+            )
+        r1 = r2 = row
+    elif "all" in specials:
+        r1, r2 = table.min_row, table.max_row
+    else:
+        spans = []
+        if "headers" in specials:
+            if not table.header_rows:
+                raise _StructRefError("#REF!", f"table {table.name} has no header row")
+            spans.append((table.min_row, table.min_row + table.header_rows - 1))
+        if "totals" in specials:
+            if not table.totals_rows:
+                raise _StructRefError("#REF!", f"table {table.name} has no totals row")
+            spans.append((table.max_row - table.totals_rows + 1, table.max_row))
+        if "data" in specials or not spans:
+            spans.append((d1, d2))
+        r1, r2 = min(s[0] for s in spans), max(s[1] for s in spans)
+    return _a1(table.sheet, r1, c1, r2, c2)
+
+
+# ------------------------------------------------------------------- function names
+
+_UDF_PREFIXES = ("_XLUDF.", "_XLL.")
+_BUILTIN_PREFIXES = ("_XLFN.", "_XLWS.", "_XLETA.", "_XLPM.")
+#: dotted built-ins that Excel saves without ``_xlfn.`` (pre-2010 functions)
+_DOTTED_BUILTINS = frozenset({"ERROR.TYPE"})
+
+
+def normalise_function_name(name: str, known: Iterable[str]) -> str | None:
+    """The registered name hiding behind a prefixed call name, or ``None``.
+
+    ``ROOFLINE.CRIT_BATCH`` / ``_xludf.ROOFLINE.CRIT_BATCH`` /
+    ``XLWINGS_DEV.ROOFLINE.CRIT_BATCH`` / ``_xldudf_ROOFLINE_CRIT_BATCH`` ->
+    ``CRIT_BATCH`` when ``CRIT_BATCH`` is in ``known``.
+    """
+    known = known if isinstance(known, (set, frozenset, dict)) else set(known)
+    up = name.upper()
+    if up in known:
+        return up
+    if up.startswith(_BUILTIN_PREFIXES) or up in _DOTTED_BUILTINS:
+        return None  # Excel's own functions (_xlfn.STDEV.S ...) are never ours
+    changed = True
+    while changed:
+        changed = False
+        for p in _UDF_PREFIXES:
+            if up.startswith(p):
+                up, changed = up[len(p):], True
+    if up in known:
+        return up
+    parts = up.split(".")
+    for k in range(1, len(parts)):
+        cand = ".".join(parts[k:])
+        if cand in known:
+            return cand
+    if up.startswith("_XLDUDF_"):
+        rest = up[len("_XLDUDF_"):].split("_")
+        for k in range(len(rest)):
+            cand = "_".join(rest[k:])
+            if cand in known:
+                return cand
+    return None
+
+
+def display_function_name(name: str) -> str:
+    """Upper-case call name without ``_xlfn.``/``_xlws.``/``_xludf.``/``_xll.`` prefixes."""
+    up = name.upper()
+    for p in ("_XLFN.", "_XLWS.", "_XLUDF.", "_XLL.", "_XLDUDF_"):
+        while up.startswith(p):
+            up = up[len(p):]
+    return up
+
+
+# ------------------------------------------------------------------------ rewriting
+
+
+@dataclass
+class Rewrite:
+    """Result of rewriting one formula."""
+
+    text: str
+    kinds: set[str] = field(default_factory=set)  # table, addin, exponent, omitted, sheet
+    functions: list[str] = field(default_factory=list)  # call names, add-in qualifier removed
+    notes: list[str] = field(default_factory=list)  # problems (unknown table column ...)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.kinds)
+
+
+def _prev_sig(out: list[_Tok]) -> _Tok | None:
+    for t in reversed(out):
+        if t.kind != "ws":
+            return t
+    return None
+
+
+def rewrite_formula(
+    formula: str,
+    *,
+    tables: Mapping[str, TableInfo] | None = None,
+    function_names: Iterable[str] = (),
+    sheet: str | None = None,
+    row: int | None = None,
+    col: int | None = None,
+    sheet_renames: Mapping[str, str] | None = None,
+) -> Rewrite:
+    """Rewrite one formula (text starting with ``=``) for ``formulas``.
+
+    ``tables`` maps upper-case table names to :class:`TableInfo`; ``row``/``col``
+    locate the formula (needed for ``@``/``#This Row`` and for the table-less
+    form ``[@col]`` inside a table); ``sheet_renames`` maps old to new sheet names.
+
+    >>> rewrite_formula('=2*1E15+"1E15"').text
+    '=2*1E+15+"1E15"'
+    >>> rewrite_formula("=[1]!F(A1,,2)", function_names={"F"}).text
+    '=F(A1,"__ROOFLINEXL_OMITTED_ARGUMENT__",2)'
+    """
+    tables = tables or {}
+    known = set(function_names)
+    renames = sheet_renames or {}
+    res = Rewrite(formula)
+    prefix = ""
+    body = formula
+    if body.startswith("="):
+        prefix, body = "=", body[1:]
+    toks = _tokenize(body)
+    out: list[_Tok] = []
+    # paren stack: True for a call of a registered function, False otherwise
+    stack: list[str] = []  # 'udf' | 'func' | 'group' | 'brace'
+    i, n = 0, len(toks)
+    omitted = _Tok("str", f'"{OMITTED}"')
+
+    def here_table() -> TableInfo | None:
+        if row is None or col is None or sheet is None:
+            return None
+        for t in tables.values():
+            if t.sheet == sheet and t.contains(row, col):
+                return t
+        return None
+
+    while i < n:
+        t = toks[i]
+        nxt = toks[i + 1] if i + 1 < n else None
+        # --- quoted sheet names that were renamed
+        if t.kind == "quoted" and nxt is not None and nxt.text == "!":
+            name = _unquote(t.text)
+            if name in renames:
+                out.append(_Tok("quoted", quote_sheet(renames[name])))
+                res.kinds.add("sheet")
+                i += 1
+                continue
+        # --- add-in qualifier in front of a registered function: [1]!F( 'x.xlam'!F( x.xlam!F(
+        if (
+            t.kind in ("bracket", "quoted", "word")
+            and nxt is not None
+            and nxt.text == "!"
+            and i + 3 < n
+            and toks[i + 2].kind == "word"
+            and toks[i + 3].text == "("
+        ):
+            fname = toks[i + 2].text
+            target = normalise_function_name(fname, known)
+            if target is not None and (t.kind != "bracket" or _is_book_index(t.text)):
+                res.kinds.add("addin")
+                i += 2  # drop qualifier and "!"; the word is handled below
+                continue
+        # --- structured reference Table[...]
+        if t.kind == "word" and nxt is not None and nxt.kind == "bracket":
+            info = tables.get(t.text.upper())
+            if info is not None:
+                out.append(_Tok("word", _struct(info, nxt.text, row, res)))
+                res.kinds.add("table")
+                i += 2
+                continue
+        if t.kind == "bracket":
+            prev = _prev_sig(out)
+            is_qualifier = nxt is not None and (nxt.kind in ("word", "quoted") or nxt.text == "!")
+            if not is_qualifier and (prev is None or prev.kind != "word"):
+                info = here_table()
+                if info is not None:
+                    out.append(_Tok("word", _struct(info, t.text, row, res)))
+                    res.kinds.add("table")
+                    i += 1
+                    continue
+        # --- function call
+        if t.kind == "word" and nxt is not None and nxt.text == "(":
+            target = normalise_function_name(t.text, known)
+            res.functions.append(t.text)
+            if target is not None and target != t.text:
+                if target != t.text.upper():
+                    res.kinds.add("addin")
+                out.append(_Tok("word", target))
+            else:
+                out.append(t)
+            out.append(nxt)
+            stack.append("udf" if target is not None else "func")
+            i += 2
+            continue
+        # --- numbers with an unsigned exponent
+        if t.kind == "number":
+            m = re.search(r"[eE](\d)", t.text)
+            if m:
+                out.append(_Tok("number", t.text[: m.start() + 1] + "+" + t.text[m.start(1):]))
+                res.kinds.add("exponent")
+                i += 1
+                continue
+        # --- parentheses, braces, separators
+        if t.kind == "op":
+            if t.text == "(":
+                stack.append("group")
+            elif t.text == "{":
+                stack.append("brace")
+            elif t.text == "}":
+                if stack and stack[-1] == "brace":
+                    stack.pop()
+            elif t.text == ",":
+                if stack and stack[-1] == "udf":
+                    prev = _prev_sig(out)
+                    if prev is not None and prev.text in ("(", ","):
+                        out.append(omitted)
+                        res.kinds.add("omitted")
+            elif t.text == ")":
+                if stack and stack[-1] == "udf":
+                    prev = _prev_sig(out)
+                    if prev is not None and prev.text == ",":
+                        out.append(omitted)
+                        res.kinds.add("omitted")
+                if stack and stack[-1] != "brace":
+                    stack.pop()
+        out.append(t)
+        i += 1
+    if res.kinds:
+        res.text = prefix + "".join(t.text for t in out)
+    return res
+
+
+def _is_book_index(bracket: str) -> bool:
+    """``[1]`` (external book index) or ``[Book.xlam]`` -- not a table specifier."""
+    inner = bracket[1:-1]
+    return bool(inner) and not inner.startswith(("#", "@", "["))
+
+
+def _struct(info: TableInfo, bracket: str, row: int | None, res: Rewrite) -> str:
+    body = bracket[1:-1] if bracket.endswith("]") else bracket[1:]
+    try:
+        return resolve_structured(info, body, row)
+    except _StructRefError as ex:
+        res.notes.append(f"{info.name}{bracket}: {ex}")
+        return ex.code
+
+
+# ------------------------------------------------------------------------- workbook
+
+
+@dataclass
+class FormulaCell:
+    """One formula cell (or the anchor of an array formula) of the workbook."""
+
+    sheet: str  # original sheet title
+    cell: str  # A1 address without $
+    formula: str  # as in the user's file
+    text: str  # as given to formulas
+    array_ref: str | None = None  # 'D2:E3' for an array formula
+    functions: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class PrepassResult:
+    """The working copy and what the pre-pass did to it."""
+
+    path: Path  # the working copy (inside ``tmpdir``)
+    tmpdir: Path | None
+    formulas: list[FormulaCell]
+    #: ``(sheet, cell)`` or ``("", "name:Foo")`` for a defined name -> (before, after)
+    rewrites: dict[tuple[str, str], tuple[str, str]]
+    #: working-copy sheet title -> original title
+    sheet_names: dict[str, str]
+    tables: dict[str, TableInfo]
+    #: cells whose formula was replaced by an error constant -> (code, reason)
+    replaced: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
+
+    def cleanup(self) -> None:
+        if self.tmpdir is not None:
+            shutil.rmtree(self.tmpdir, ignore_errors=True)
+            self.tmpdir = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.cleanup()
+
+
+def _safe_sheet_names(titles: list[str]) -> dict[str, str]:
+    """Old -> new names for sheets ``formulas`` cannot address (apostrophes)."""
+    taken = {t.upper() for t in titles}
+    renames = {}
+    for t in titles:
+        if "'" not in t:
+            continue
+        base = t.replace("'", "_")[:28]
+        new, k = base, 1
+        while new.upper() in taken:
+            k += 1
+            new = f"{base}_{k}"
+        taken.add(new.upper())
+        renames[t] = new
+    return renames
+
+
+def prepare_workbook(
+    src: str | os.PathLike,
+    *,
+    function_names: Iterable[str] = (),
+    replace: Mapping[tuple[str, str], tuple[str, str]] | None = None,
+    workdir: str | os.PathLike | None = None,
+) -> PrepassResult:
+    """Write a rewritten working copy of ``src`` and describe it.
+
+    ``replace`` maps ``(sheet, cell)`` (original names) to ``(error_code, reason)``:
+    those formulas become the constant error (used for formulas the engine
+    cannot parse at all). The copy lives in a new temporary directory (or in
+    ``workdir``); call :meth:`PrepassResult.cleanup` when done.
+    """
+    from openpyxl import load_workbook
+    from openpyxl.worksheet.formula import ArrayFormula, DataTableFormula
+
+    src = Path(src)
+    known = {n.upper() for n in function_names}
+    replace = dict(replace or {})
+    wb = load_workbook(src)
+    titles = [ws.title for ws in wb.worksheets]
+    renames = _safe_sheet_names(titles)
+    for ws in wb.worksheets:
+        if ws.title in renames:
+            ws.title = renames[ws.title]
+    back = {ws.title: orig for ws, orig in zip(wb.worksheets, titles, strict=True)}
+    tables = read_tables(wb)
+    rewrites: dict[tuple[str, str], tuple[str, str]] = {}
+    cells: list[FormulaCell] = []
+    replaced: dict[tuple[str, str], tuple[str, str]] = {}
+
+    # formulas reads workbook-scope names only: promote sheet-scope names that
+    # do not clash (print areas and other built-in names stay where they are)
+    for ws in wb.worksheets:
+        for name, dn in list(ws.defined_names.items()):
+            if name.startswith("_xlnm.") or name in wb.defined_names:
+                continue
+            if sum(name in w.defined_names for w in wb.worksheets) > 1:
+                continue
+            del ws.defined_names[name]
+            dn.localSheetId = None
+            wb.defined_names[name] = dn
+    for name, dn in list(wb.defined_names.items()):
+        value = dn.attr_text
+        if not value:
+            continue
+        rw = rewrite_formula(
+            "=" + value, tables=tables, function_names=known, sheet_renames=renames
+        )
+        if rw.changed:
+            dn.attr_text = rw.text[1:]
+            rewrites[("", f"name:{name}")] = (value, rw.text[1:])
+
+    for ws in wb.worksheets:
+        orig_sheet = back[ws.title]
+        for row in ws.iter_rows():
+            for c in row:
+                if c.data_type != "f":
+                    continue
+                v = c.value
+                ref = None
+                if isinstance(v, ArrayFormula):
+                    text, ref = v.text or "", v.ref
+                elif isinstance(v, DataTableFormula):
+                    key = (orig_sheet, c.coordinate)
+                    replace.setdefault(key, ("#VALUE!", "what-if data tables are not supported"))
+                    text = "=TABLE()"
+                elif isinstance(v, str):
+                    text = v
+                else:
+                    continue
+                if not text.startswith("="):
+                    text = "=" + text
+                key = (orig_sheet, c.coordinate)
+                rw = rewrite_formula(
+                    text, tables=tables, function_names=known, sheet=ws.title,
+                    row=c.row, col=c.column, sheet_renames=renames,
+                )
+                new = rw.text
+                if key in replace:
+                    code, reason = replace[key]
+                    new = "=" + code
+                    replaced[key] = (code, reason)
+                if new != text:
+                    if ref is not None:
+                        c.value = ArrayFormula(ref, new)
+                    else:
+                        c.value = new
+                    rewrites[key] = (text, new)
+                cells.append(
+                    FormulaCell(
+                        orig_sheet, c.coordinate, text, new,
+                        ref.replace("$", "") if ref else None, rw.functions, rw.notes,
+                    )
+                )
+    tmpdir = None
+    if workdir is None:
+        tmpdir = Path(tempfile.mkdtemp(prefix="rooflinexl-recalc-"))
+        workdir = tmpdir
+    dst = Path(workdir) / "book.xlsx"
+    try:
+        wb.save(dst)
+    except Exception:
+        if tmpdir is not None:
+            shutil.rmtree(tmpdir, ignore_errors=True)
+        raise
+    return PrepassResult(dst, tmpdir, cells, rewrites, back, tables, replaced)
