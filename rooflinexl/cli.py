@@ -48,21 +48,30 @@ def _limits_options(f):
                      help="Refuse packages that unpack to more than this (default 1024 MB)."),
         click.option("--max-ratio", type=float, default=None,
                      help="Refuse zip members compressed more than this ratio (default 200)."),
+        click.option("--max-members", type=int, default=None,
+                     help="Refuse packages with more members than this (default 10000)."),
     ]):
         f = opt(f)
     return f
 
 
-def make_limits(max_file_mb=None, max_uncompressed_mb=None, max_ratio=None):
+def make_limits(max_file_mb=None, max_uncompressed_mb=None, max_ratio=None, max_members=None):
+    """Limits from the options, else the ``ROOFLINEXL_MAX_*`` environment, else the defaults."""
+    import dataclasses
+
     from rooflinexl.xlsxio import Limits
 
-    base = Limits()
-    return Limits(
-        max_file_bytes=int(max_file_mb * 2**20) if max_file_mb else base.max_file_bytes,
-        max_uncompressed_bytes=int(max_uncompressed_mb * 2**20) if max_uncompressed_mb
-        else base.max_uncompressed_bytes,
-        max_ratio=max_ratio or base.max_ratio,
-        max_members=base.max_members)
+    base = Limits.from_env()
+    changes = {}
+    if max_file_mb:
+        changes["max_file_bytes"] = int(max_file_mb * 2**20)
+    if max_uncompressed_mb:
+        changes["max_uncompressed_bytes"] = int(max_uncompressed_mb * 2**20)
+    if max_ratio:
+        changes["max_ratio"] = max_ratio
+    if max_members:
+        changes["max_members"] = max_members
+    return dataclasses.replace(base, **changes)
 
 
 def fail(message: str, code: int = 2):

@@ -30,12 +30,13 @@ import math
 import os
 import posixpath
 import re
+import secrets
 import shutil
 import stat
 import struct
-import tempfile
 import zipfile
 import zlib
+from contextlib import contextmanager
 from dataclasses import dataclass
 from urllib.parse import unquote
 from xml.etree.ElementTree import ParseError
@@ -331,6 +332,20 @@ def _open_checked(path, limits: Limits) -> zipfile.ZipFile:
     return zf
 
 
+@contextmanager
+def _package(path, limits: Limits):
+    """The checked, open zip; refusals raised while reading it name ``path``."""
+    zf = _open_checked(path, limits)
+    prefix = f"{os.fspath(path)}: "
+    try:
+        with zf:
+            yield zf
+    except UnusableWorkbookError as exc:
+        if str(exc).startswith(prefix):
+            raise
+        raise UnusableWorkbookError(prefix + str(exc)) from None
+
+
 def check_package(path, limits: Limits = Limits()) -> None:
     """Refuse anything that is not a readable .xlsx/.xlsm package within limits.
 
@@ -510,7 +525,7 @@ def sheet_parts(path, *, limits: Limits = Limits()) -> dict[str, str]:
     >>> sheet_parts(p)
     {'Calc': 'xl/worksheets/sheet1.xml'}
     """
-    with _open_checked(path, limits) as zf:
+    with _package(path, limits) as zf:
         return _sheet_parts_zf(zf)
 
 
@@ -586,9 +601,11 @@ def _col_letters(n: int) -> str:
 
 
 def _split_ref(ref: bytes) -> tuple[int, int]:
+    """(row, column) of b'B7'; UnusableWorkbookError for a malformed r attribute."""
     m = _CELL_REF_B.fullmatch(ref)
     if m is None:
-        raise ValueError(f"bad cell reference {ref!r} in sheet XML")
+        raise UnusableWorkbookError(f"bad cell reference {ref.decode('utf-8', 'replace')!r} in "
+                                    "the sheet XML: save the workbook again from Excel")
     return int(m.group(2)), _col_num(m.group(1))
 
 
@@ -597,7 +614,7 @@ def _parse_range(ref: bytes) -> tuple[int, int, int, int] | None:
     try:
         parts = ref.replace(b"$", b"").strip().split(b":")
         (r0, c0), (r1, c1) = _split_ref(parts[0]), _split_ref(parts[-1])
-    except ValueError:
+    except UnusableWorkbookError:
         return None
     return min(r0, r1), min(c0, c1), max(r0, r1), max(c0, c1)
 
@@ -929,7 +946,7 @@ def _stamp_fast(data: bytes, lo: int, hi: int, p: bytes,
         if attempt:
             try:
                 items = sorted(targets.items(), key=lambda kv: _split_ref(kv[0]))
-            except ValueError:
+            except UnusableWorkbookError:
                 return None
         pieces: list[bytes] = [data[:lo]]
         last = pos = lo
@@ -1140,31 +1157,54 @@ def _strip_zip64_extra(extra: bytes) -> bytes:
     return b"".join(out)
 
 
-def _write_atomically(dst, write) -> None:
-    """Call ``write(fileobj)`` on a temp file beside ``dst``, then os.replace it."""
+def _write_temp(dst, write) -> str:
+    """Call ``write(fileobj)`` on a new temp file beside ``dst``; return its path.
+
+    The temp file gets ``dst``'s permissions when ``dst`` exists, else the
+    usual ones for a new file (0666 less the umask). It is removed if anything
+    fails.
+    """
     dst = os.fspath(dst)
     folder = os.path.dirname(os.path.abspath(dst))
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(dst) + ".", suffix=".tmp",
-                               dir=folder)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    for _ in range(100):
+        tmp = os.path.join(folder, f".{os.path.basename(dst)}.{secrets.token_hex(6)}.tmp")
+        try:
+            fd = os.open(tmp, flags, 0o666)
+            break
+        except FileExistsError:
+            continue
+    else:  # pragma: no cover
+        raise FileExistsError(f"cannot create a temporary file in {folder}")
     try:
         with os.fdopen(fd, "wb") as fh:
             write(fh)
             fh.flush()
             os.fsync(fh.fileno())
         try:
-            mode = stat.S_IMODE(os.stat(dst).st_mode)
-        except FileNotFoundError:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        os.chmod(tmp, mode)
-        os.replace(tmp, dst)
-    except BaseException:
-        try:
-            os.unlink(tmp)
+            os.chmod(tmp, stat.S_IMODE(os.stat(dst).st_mode))
         except FileNotFoundError:
             pass
+    except BaseException:
+        _unlink_quietly(tmp)
         raise
+    return tmp
+
+
+def _commit(tmp: str, dst) -> None:
+    """Atomically move the finished temp file onto ``dst``."""
+    try:
+        os.replace(tmp, dst)
+    except BaseException:
+        _unlink_quietly(tmp)
+        raise
+
+
+def _unlink_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def stamp_cached_values(src, dst, values: dict[str, dict[str, object]], *,
@@ -1218,8 +1258,7 @@ def stamp_cached_values(src, dst, values: dict[str, dict[str, object]], *,
     >>> read_cached_values(p)
     {'Sheet': {'B1': 4.0}}
     """
-    zin = _open_checked(src, limits)
-    with zin:
+    with _package(src, limits) as zin:
         parts = _sheet_parts_zf(zin)
         folded = {name.casefold(): member for name, member in parts.items()}
         new_parts: dict[str, bytes] = {}
@@ -1258,7 +1297,8 @@ def stamp_cached_values(src, dst, values: dict[str, dict[str, object]], *,
                     # central directory is written on close, from this object
                     zi.external_attr = info.external_attr
 
-        _write_atomically(dst, write)
+        tmp = _write_temp(dst, write)
+    _commit(tmp, dst)  # after closing src, so that in-place works on Windows too
 
 
 # --------------------------------------------------------------------------
@@ -1339,7 +1379,7 @@ def formula_cells(path, *, limits: Limits = Limits()) -> dict[str, dict[str, str
     >>> formula_cells(p)
     {'Sheet': {'B1': 'A1&"<x>"'}}
     """
-    with _open_checked(path, limits) as zf:
+    with _package(path, limits) as zf:
         out: dict[str, dict[str, str]] = {}
         for sheet, member in _sheet_parts_zf(zf).items():
             cells, _ = _scan_sheet(zf.read(member), member)
@@ -1378,7 +1418,7 @@ def read_cached_values(path, *, limits: Limits = Limits()) -> dict[str, dict[str
     >>> read_cached_values(p)
     {'Sheet': {'B1': None}}
     """
-    with _open_checked(path, limits) as zf:
+    with _package(path, limits) as zf:
         names = _names_map(zf)
         shared: list[str] | None = None
         out: dict[str, dict[str, object]] = {}

@@ -594,12 +594,28 @@ def test_failure_midway_leaves_dst_untouched_and_no_temp_file(calc_book, tmp_pat
     assert sorted(os.listdir(tmp_path)) == ["calc.xlsx", "dst.xlsx"]
 
 
-def test_existing_dst_keeps_its_permissions(calc_book, tmp_path):
+def test_failed_rename_leaves_no_temp_file(calc_book, tmp_path, monkeypatch):
+    def no_replace(a, b):
+        raise PermissionError("dst is locked")
+
+    monkeypatch.setattr(xlsxio.os, "replace", no_replace)
+    with pytest.raises(PermissionError):
+        stamp_cached_values(calc_book, tmp_path / "dst.xlsx", {"Calc": {"E2": 1.0}})
+    assert os.listdir(tmp_path) == ["calc.xlsx"]
+
+
+def test_permissions_of_existing_and_new_dst(calc_book, tmp_path):
     dst = tmp_path / "dst.xlsx"
     shutil.copy(calc_book, dst)
     dst.chmod(0o640)
     stamp_cached_values(calc_book, dst, {"Calc": {"E2": 1.0}})
     assert stat.S_IMODE(dst.stat().st_mode) == 0o640
+
+    umask = os.umask(0o022)
+    os.umask(umask)
+    new = tmp_path / "new.xlsx"
+    stamp_cached_values(calc_book, new, {"Calc": {"E2": 1.0}})
+    assert stat.S_IMODE(new.stat().st_mode) == 0o666 & ~umask
 
 
 # --------------------------------------------------------------------------
