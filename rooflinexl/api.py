@@ -14,12 +14,20 @@ instead of raising them; the Excel adapters use it.
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from rooflinexl import model
-from rooflinexl.chips import ChipTable, load_chips
-from rooflinexl.dtypes import DTYPES, TIER_BOUND, TIERS, normalize_keyword, resolve_dtype, \
-    resolve_tier
+from rooflinexl.chips import ChipTable, factorize, load_chips
+from rooflinexl.dtypes import (
+    DTYPES,
+    TIER_BOUND,
+    TIERS,
+    normalize_keyword,
+    resolve_dtype,
+    resolve_tier,
+)
 from rooflinexl.errors import KeywordError, MissingSpecError, UnknownChipError
 from rooflinexl.model import Checks, _Run
 
@@ -64,6 +72,30 @@ class Chip:
 
 
 # --------------------------------------------------------------------- helpers
+#: id(array) -> (weak reference, codes, uniques) of all-str arrays whose factorisation is known
+_KNOWN_CODES: dict = {}
+
+
+def _remember_codes(arr: np.ndarray, codes: np.ndarray, uniques) -> np.ndarray:
+    """Record that the all-str object array ``arr`` equals ``uniques[codes]``; return ``arr``.
+
+    Keyword and chip arrays built from codes (here, and by :mod:`rooflinexl.batch`)
+    are then never hashed again: each later lookup reuses the codes. The entry
+    dies with the array. ``arr`` must not be mutated afterwards.
+    """
+    key = id(arr)
+    _KNOWN_CODES[key] = (weakref.ref(arr, lambda _, key=key: _KNOWN_CODES.pop(key, None)),
+                         codes, list(uniques))
+    return arr
+
+
+def _known_codes(arr):
+    hit = _KNOWN_CODES.get(id(arr))
+    if hit is not None and hit[0]() is arr:
+        return hit[1], hit[2]
+    return None
+
+
 def _keyword(value, resolve, default):
     """Canonical keyword(s): a str for a scalar, an object array for an array."""
     if value is None:
@@ -71,34 +103,64 @@ def _keyword(value, resolve, default):
     arr = np.asarray(value, dtype=object)
     if arr.ndim == 0:
         v = arr.item()
-        return default if v is None else resolve(v)
+        return default if v is None and default is not None else resolve(v)
+    known = _known_codes(value)
+    fast = known or factorize(
+        value if isinstance(value, np.ndarray) and value.dtype.kind == "U" else arr)
+    if fast is not None:  # large all-str array: resolve each distinct value once
+        codes, uniq = fast
+        canon = np.empty(len(uniq), dtype=object)
+        for j, v in enumerate(uniq):
+            canon[j] = resolve(v)
+        if known is not None and all(c == u for c, u in zip(canon, uniq, strict=True)):
+            return value  # already canonical (a keyword array built here or by batch)
+        return _remember_codes(canon[codes], codes, canon)
     cache: dict = {}
     out = np.empty(arr.shape, dtype=object)
     flat = out.ravel()
     for i, v in enumerate(arr.ravel().tolist()):
         key = v if isinstance(v, (str, type(None))) else repr(v)
         if key not in cache:
-            cache[key] = default if v is None else resolve(v)
+            cache[key] = default if v is None and default is not None else resolve(v)
         flat[i] = cache[key]
     return out
 
 
 def _lookup(mapping: dict, what: str):
     def resolve(v):
+        if v is None:
+            raise KeywordError(f"{what} is required: one of {', '.join(mapping.values())}")
         if not isinstance(v, str) or normalize_keyword(v) not in mapping:
             raise KeywordError(f"{what} {v!r} is not one of {', '.join(mapping.values())}")
         return mapping[normalize_keyword(v)]
     return resolve
 
 
-def _map(keys, table: dict, pos: int | None = None):
-    """Apply a dict to a keyword (str) or keyword array, elementwise."""
+def _codes(arr: np.ndarray) -> tuple[np.ndarray, list]:
+    """(codes, values) of an array of hashable values: ``uniq[codes]`` is ``arr``."""
+    fast = _known_codes(arr) or factorize(arr)
+    if fast is not None:
+        return fast
+    flat = arr.ravel().tolist()
+    index = dict.fromkeys(flat)
+    for j, k in enumerate(index):
+        index[k] = j
+    codes = np.fromiter(map(index.__getitem__, flat), dtype=np.intp, count=len(flat))
+    return codes.reshape(arr.shape), list(index)
+
+
+def _map(keys, table: dict, pos: int | None = None, dtype=object):
+    """Apply a dict to a keyword (str) or keyword array, elementwise (one lookup per key)."""
     get = (lambda k: table[k]) if pos is None else (lambda k: table[k][pos])
     if isinstance(keys, str):
         return get(keys)
-    out = np.empty(keys.shape, dtype=object)
-    for k in set(keys.ravel().tolist()):
-        out[keys == k] = get(k)
+    codes, uniq = _codes(keys)
+    vals = np.empty(len(uniq), dtype=dtype)
+    for j, k in enumerate(uniq):
+        vals[j] = get(k)
+    out = vals[codes]
+    if dtype is object and all(isinstance(v, str) for v in vals):
+        _remember_codes(out, codes, vals)
     return out
 
 
@@ -114,6 +176,19 @@ class _Chips:
             return
         self.table: ChipTable = load_chips(chips)
         self.names = np.asarray(chip, dtype=object)
+        fast = _known_codes(chip) or factorize(
+            chip if isinstance(chip, np.ndarray) and chip.dtype.kind == "U" else self.names)
+        if fast is not None:  # large all-str array: look up and explain each distinct name once
+            codes, uniq = fast
+            rows = [self.table.row_of(u) for u in uniq]
+            self.idx = np.array([-1 if j is None else j for j in rows], dtype=np.intp)[codes]
+            self.unknown = self.idx < 0
+            if self.unknown.any():
+                why = np.empty(len(uniq), dtype=object)
+                for j, (u, r) in enumerate(zip(uniq, rows, strict=True)):
+                    why[j] = None if r is not None else self.table.unknown_message(u)
+                checks.add(self.unknown, UnknownChipError, why[codes])
+            return
         self.idx, self.unknown = self.table.index(self.names)
         if self.unknown.any():
             why = np.full(self.names.shape, None, dtype=object)
@@ -136,20 +211,23 @@ class _Chips:
         safe = np.where(self.unknown, 0, self.idx)
         if isinstance(column, str):
             vals = self.table.numeric(column)[safe]
-            cols = np.asarray(column, dtype=object)
+            codes, cols = np.zeros((), dtype=np.intp), [column]
         else:
-            safe, cols = np.broadcast_arrays(safe, column)
-            vals = np.empty(safe.shape, dtype=float)
-            for c in set(cols.ravel().tolist()):
-                m = cols == c
-                vals[m] = self.table.numeric(c)[safe[m]]
+            codes, cols = _codes(np.asarray(column, dtype=object))
+            safe, codes = np.broadcast_arrays(safe, codes)
+            # one gather from a (distinct columns x chips) matrix
+            vals = np.stack([self.table.numeric(c) for c in cols])[codes, safe]
         missing = np.isnan(vals) & ~self.unknown & where
         if missing.any():
-            safe_b, cols_b, _ = np.broadcast_arrays(safe, cols, missing)
+            safe_b, codes_b, _ = np.broadcast_arrays(safe, codes, missing)
+            # one reason per distinct (chip row, column) pair among the missing elements
+            pairs, inverse = np.unique(safe_b[missing] * len(cols) + codes_b[missing],
+                                       return_inverse=True)
+            reasons = np.empty(len(pairs), dtype=object)
+            for i, p in enumerate(pairs.tolist()):
+                reasons[i] = f"{self.table.names[p // len(cols)]} has no {cols[p % len(cols)]}"
             why = np.full(missing.shape, None, dtype=object)
-            for j, c in {(int(j), c) for j, c in zip(safe_b[missing].tolist(),
-                                                      cols_b[missing].tolist())}:
-                why[missing & (safe_b == j) & (cols_b == c)] = f"{self.table.names[j]} has no {c}"
+            why[missing] = reasons[inverse.reshape(-1)]
             self.checks.add(missing, MissingSpecError, why)
         return vals
 
@@ -167,8 +245,7 @@ def _peak(ch: _Chips, dt):
 
 
 def _bytes(dt):
-    b = _map(dt, DTYPES, 0)
-    return np.asarray(b, dtype=float)
+    return np.asarray(_map(dt, DTYPES, 0, dtype=float), dtype=float)
 
 
 def _select(result, values: dict):
@@ -313,8 +390,9 @@ def crit_batch(chip, D=None, F=None, dtype="bf16", weight_dtype=None, tier="hbm"
 
 def _bound(t_math, t_mem, t_net, mem_label="memory"):
     t_math, t_mem, t_net = np.broadcast_arrays(t_math, t_mem, t_net)
-    return np.where(t_math >= np.maximum(t_mem, t_net), "compute",
-                    np.where(t_mem >= t_net, mem_label, "network")).astype(object)
+    code = np.where(t_math >= np.maximum(t_mem, t_net), 0, np.where(t_mem >= t_net, 1, 2))
+    labels = np.array(["compute", mem_label, "network"], dtype=object)
+    return labels[code.reshape(-1)].reshape(code.shape)
 
 
 def matmul_time(chip, B, D, F, dtype="bf16", weight_dtype=None, n_chips=1, shard="none",
@@ -365,6 +443,17 @@ def matmul_time(chip, B, D, F, dtype="bf16", weight_dtype=None, n_chips=1, shard
     'memory'
     """
     run = _Run(checks)
+    res, values, _ = _matmul_parts(run, chip, B, D, F, dtype, weight_dtype, n_chips, shard,
+                                   result, chips)
+    return _finish(run, _select(res, values))
+
+
+def _matmul_parts(run: _Run, chip, B, D, F, dtype, weight_dtype, n_chips, shard, result, chips):
+    """Body of :func:`matmul_time`: (canonical result, {result: value}, per-chip FLOPs).
+
+    Every ``result`` value is computed (``bound`` only where asked for);
+    :mod:`rooflinexl.batch` uses them all from one evaluation.
+    """
     ch = _Chips(chip, chips, run.checks)
     dt = _dtype(dtype)
     wdt = dt if weight_dtype is None else _dtype(weight_dtype)
@@ -385,7 +474,7 @@ def matmul_time(chip, B, D, F, dtype="bf16", weight_dtype=None, n_chips=1, shard
         }
     if not isinstance(res, str) or res == "bound":
         values["bound"] = _bound(t_math, t_hbm, t_comms)
-    return _finish(run, _select(res, values))
+    return res, values, flops
 
 
 def moe_min_batch(chip, E, k, dtype="bf16", weight_dtype=None, tier="hbm", *, chips=None,
@@ -568,6 +657,12 @@ def roofline_time(chip, flops, bytes, tier="hbm", dtype="bf16", result="time", *
     0.23
     """
     run = _Run(checks)
+    res, values, _ = _roofline_parts(run, chip, flops, bytes, tier, dtype, result, chips)
+    return _finish(run, _select(res, values))
+
+
+def _roofline_parts(run: _Run, chip, flops, bytes, tier, dtype, result, chips):
+    """Body of :func:`roofline_time`: (canonical result, {result: value}, canonical tier)."""
     ch = _Chips(chip, chips, run.checks)
     tr = _tier(tier, "hbm")
     res = _keyword(result, _lookup({r: r for r in ROOFLINE_RESULTS}, "result"), "time")
@@ -582,7 +677,7 @@ def roofline_time(chip, flops, bytes, tier="hbm", dtype="bf16", result="time", *
         label = _map(tr, TIER_BOUND)
         mem = np.broadcast_to(np.asarray(label, dtype=object), np.shape(t_comms))
         values["bound"] = np.where(np.asarray(t_math) >= t_comms, "compute", mem).astype(object)
-    return _finish(run, _select(res, values))
+    return res, values, tr
 
 
 def attn_intensity(T, S, G, *, checks=None):
@@ -768,6 +863,8 @@ def chip_spec(chip, field, *, chips=None, checks=None):
     table = ch.table
 
     def resolve(f):
+        if f is None:
+            raise KeywordError(f"field is required: one of {', '.join(table.columns)}")
         key = f.strip().casefold() if isinstance(f, str) else None
         if key not in table.columns:
             raise KeywordError(f"field {f!r} is not one of {', '.join(table.columns)}")

@@ -13,9 +13,10 @@ import csv
 import functools
 import math
 import re
+import sys
+from collections.abc import Iterable, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -55,7 +56,7 @@ def normalize_chip_name(name: str) -> str:
 
 
 def _header_key(cell) -> str:
-    """Header cell -> column name: case-insensitive, spaces trimmed, a unit suffix ``[B/s]`` dropped."""
+    """Header cell -> column name: case-folded, trimmed, a unit suffix ``[B/s]`` dropped."""
     if cell is None:
         return ""
     return _UNIT_SUFFIX.sub("", str(cell)).strip().casefold()
@@ -67,6 +68,62 @@ def _is_blank(value) -> bool:
     if isinstance(value, float) and math.isnan(value):
         return True
     return isinstance(value, str) and value.strip() == ""
+
+
+#: arrays at least this long are factorised (hashed once per distinct value) before lookups
+FACTORIZE_MIN = 256
+
+
+def factorize(values) -> tuple[np.ndarray, list] | None:
+    """(codes, uniques) of an array whose elements are all str, or None.
+
+    ``uniques[codes]`` rebuilds the array; uniques are in order of first
+    appearance and equal strings share a code. A numpy str array uses
+    ``np.unique``; an object array uses ``pandas.factorize`` when pandas is
+    already imported (never imported here: the Excel path stays numpy-only),
+    else one dict of its distinct values. None means "no fast path": a small
+    array, or an element that is not a str (None, NaN, a number); callers
+    then loop in Python with their exact per-element semantics.
+
+    Examples
+    --------
+    >>> codes, uniques = factorize(np.array(["b", "a", "b"] * 100))
+    >>> uniques, codes[:3].tolist()
+    (['b', 'a'], [0, 1, 0])
+    >>> factorize(np.array(["b", None] * 200, dtype=object)) is None
+    True
+    """
+    if not isinstance(values, np.ndarray) or values.size < FACTORIZE_MIN:
+        return None
+    flat = values.reshape(-1)
+    if values.dtype.kind == "U":
+        uniq, first, inverse = np.unique(flat, return_index=True, return_inverse=True)
+        order = np.argsort(first, kind="stable")
+        rank = np.empty_like(order)
+        rank[order] = np.arange(order.size)
+        return rank[inverse].reshape(values.shape), [str(u) for u in uniq[order]]
+    if values.dtype != object:
+        return None
+    pd = sys.modules.get("pandas")
+    try:
+        if pd is not None:
+            codes, uniq = pd.factorize(flat)
+            uniq = list(uniq)
+            if (codes < 0).any():  # None or NaN
+                return None
+        else:
+            index = dict.fromkeys(flat)
+            uniq = list(index)
+            codes = None
+    except TypeError:  # unhashable elements
+        return None
+    if not all(isinstance(u, str) for u in uniq):
+        return None
+    if codes is None:
+        for j, u in enumerate(uniq):
+            index[u] = j
+        codes = np.fromiter(map(index.__getitem__, flat), dtype=np.intp, count=flat.size)
+    return np.asarray(codes, dtype=np.intp).reshape(values.shape), uniq
 
 
 class ChipTable:
@@ -129,7 +186,7 @@ class ChipTable:
         self._index: dict[str, int] = {}
         owner: dict[str, str] = {}
         aliases = self._text.get("aliases", [""] * len(self.names))
-        for j, (name, alias_text) in enumerate(zip(self.names, aliases)):
+        for j, (name, alias_text) in enumerate(zip(self.names, aliases, strict=True)):
             r = self.row_numbers[j]
             if not name:
                 raise ChipTableError(f"chip table row {r}, column 'chip': chip name is blank")
@@ -139,7 +196,8 @@ class ChipTable:
                 if key in self._index and self._index[key] != j:
                     raise ChipTableError(
                         f"chip table row {r}, column {col!r}: {label.strip()!r} is already the "
-                        f"name or an alias of {owner[key]!r} (row {self.row_numbers[self._index[key]]})")
+                        f"name or an alias of {owner[key]!r} "
+                        f"(row {self.row_numbers[self._index[key]]})")
                 self._index[key] = j
                 owner[key] = name
 
@@ -161,7 +219,7 @@ class ChipTable:
 
     # ----------------------------------------------------------------- loaders
     @classmethod
-    def from_rows(cls, rows: Sequence[Sequence]) -> "ChipTable":
+    def from_rows(cls, rows: Sequence[Sequence]) -> ChipTable:
         """Table from an Excel range: a 2-D list whose first row is the header.
 
         Examples
@@ -178,7 +236,7 @@ class ChipTable:
         return cls(rows[0], rows[1:])
 
     @classmethod
-    def from_csv(cls, path) -> "ChipTable":
+    def from_csv(cls, path) -> ChipTable:
         """Table from a CSV file with a header row (UTF-8, comma-separated)."""
         with open(path, newline="", encoding="utf-8-sig") as fh:
             rows = list(csv.reader(fh))
@@ -187,12 +245,12 @@ class ChipTable:
         return cls(rows[0], rows[1:])
 
     @classmethod
-    def from_dataframe(cls, df) -> "ChipTable":
+    def from_dataframe(cls, df) -> ChipTable:
         """Table from a pandas DataFrame whose columns are the header."""
         return cls(list(df.columns), df.astype(object).values.tolist())
 
     @classmethod
-    def default(cls) -> "ChipTable":
+    def default(cls) -> ChipTable:
         """The packaged default table (``rooflinexl/data/chips.csv``), parsed once."""
         return _default_table()
 
@@ -226,7 +284,15 @@ class ChipTable:
 
     def index(self, names) -> tuple[np.ndarray, np.ndarray]:
         """Vectorised lookup: (row index array, unknown mask) of an array of names."""
-        arr = np.asarray(names, dtype=object)
+        arr = names if isinstance(names, np.ndarray) and names.dtype.kind == "U" else \
+            np.asarray(names, dtype=object)
+        fast = factorize(arr)
+        if fast is not None:  # large all-str array: one lookup per distinct name
+            codes, uniq = fast
+            rows = np.array([-1 if (j := self.row_of(u)) is None else j for u in uniq],
+                            dtype=np.intp)
+            out = rows[codes]
+            return out, out < 0
         flat = arr.ravel()
         cache: dict = {}
         out = np.empty(flat.shape, dtype=np.intp)

@@ -104,7 +104,15 @@ class _Run:
         self.require(~((x >= low) & (np.floor(x) == x)),
                      f"{name} must be a whole number >= {low}")
 
+    def finite(self, *values):
+        """Record elements whose result overflowed to inf (or became NaN) from valid inputs."""
+        for v in values:
+            v = np.asarray(v)
+            if v.dtype.kind == "f":
+                self.require(~np.isfinite(v), "the result is not a finite number (overflow)")
+
     def done(self, value):
+        self.finite(value)
         if self.own:
             self.checks.raise_first()
         with np.errstate(all="ignore"):
@@ -303,6 +311,7 @@ def roofline_terms(flops, bytes, peak, bandwidth, *, checks=None):
     run.positive("bandwidth", bw)
     with np.errstate(all="ignore"):
         t_math, t_comms = flops / peak, nbytes / bw
+    run.finite(t_math, t_comms)
     if run.own:
         run.checks.raise_first()
     return _out(t_math), _out(t_comms)
@@ -466,6 +475,7 @@ def matmul_terms(B, D, F, peak, hbm_bw, ici_bw=np.nan, a=2.0, w=None, n=1.0, sha
         needs_ici = is_d & (n > 1)
         run.require(needs_ici & ~(ici > 0), "ici_bw must be > 0 for shard 'D'")
         t_comms = np.where(needs_ici, 2.0 * (n - 1) / n * o_bytes / ici, 0.0)
+    run.finite(t_math, t_hbm, t_comms, per_chip)
     if run.own:
         run.checks.raise_first()
     return tuple(_out(x) for x in (t_math, t_hbm, t_comms, flops, per_chip))
@@ -782,7 +792,8 @@ def kv_cache_bytes(layers, kv_heads, head_dim, tokens, batch=1.0, a=2.0, *, chec
     run.nonneg("tokens", T)
     run.nonneg("batch", Bt)
     run.positive("dtype bytes", a)
-    return run.done(2.0 * L * K * H * T * Bt * a)
+    with np.errstate(all="ignore"):
+        return run.done(2.0 * L * K * H * T * Bt * a)
 
 
 def cost_per_flop(price_per_hour, peak, mfu=1.0, *, checks=None):

@@ -18,15 +18,28 @@ from rooflinexl._version import __version__
 from rooflinexl.udfs._adapt import Call, RooflineInputError, arg, call, func, table
 
 __xlwings_func_namespace__ = "ROOFLINE"
+#: Function-wizard category in classic Excel (xlwings Server and Lite ignore it).
+CATEGORY = "Roofline"
 
+# Only the lower-case functions: ``from rooflinexl.udfs import *`` (xlwings Server's
+# custom_functions, xlwings Lite's main.py) must register each function once.
 __all__ = [
-    "VERSION", "ARITH_INTENSITY", "CRIT_INTENSITY", "CRIT_BATCH", "MATMUL_TIME",
-    "MOE_MIN_BATCH", "NET_CRITICAL_D", "ROOFLINE_FLOPS", "ROOFLINE_TIME", "ATTN_INTENSITY",
-    "COLLECTIVE_TIME", "WEIGHT_LOAD_TIME", "KV_CACHE_BYTES", "COST_PER_FLOP", "CHIP_SPEC",
-    "version", "arith_intensity", "crit_intensity", "crit_batch", "matmul_time",
-    "moe_min_batch", "net_critical_d", "roofline_flops", "roofline_time", "attn_intensity",
-    "collective_time", "weight_load_time", "kv_cache_bytes", "cost_per_flop", "chip_spec",
     "RooflineInputError",
+    "arith_intensity",
+    "attn_intensity",
+    "chip_spec",
+    "collective_time",
+    "cost_per_flop",
+    "crit_batch",
+    "crit_intensity",
+    "kv_cache_bytes",
+    "matmul_time",
+    "moe_min_batch",
+    "net_critical_d",
+    "roofline_flops",
+    "roofline_time",
+    "version",
+    "weight_load_time",
 ]
 
 # Argument docs for Excel's function wizard (each at most 255 characters).
@@ -75,13 +88,13 @@ def _doc(*names):
     return deco
 
 
-@func
+@func(category=CATEGORY)
 def version():
     """rooflinexl version this workbook talks to, e.g. 0.1.0."""
     return __version__
 
 
-@func
+@func(category=CATEGORY)
 @_doc("flops", "bytes")
 def arith_intensity(flops, bytes):
     """Arithmetic intensity in FLOP/byte: flops / bytes (reference section 2)."""
@@ -89,7 +102,7 @@ def arith_intensity(flops, bytes):
     return call(api.arith_intensity, c, c.number("flops", flops), c.number("bytes", bytes))
 
 
-@func
+@func(category=CATEGORY)
 @_doc("chips", "chip", "tier", "dtype")
 def crit_intensity(chips, chip, tier=None, dtype=None):
     """Critical intensity (ridge point) in FLOP/byte: peak(dtype) / bandwidth(tier)."""
@@ -98,7 +111,7 @@ def crit_intensity(chips, chip, tier=None, dtype=None):
                 c.text("dtype", dtype), chips=table(chips))
 
 
-@func
+@func(category=CATEGORY)
 @_doc("chips", "chip", "D", "F", "dtype", "weight_dtype", "tier")
 def crit_batch(chips, chip, D=None, F=None, dtype=None, weight_dtype=None, tier=None):
     """Critical token batch of X[B,D]·W[D,F]: B* = w / (2/I − a/F − a/D), I = peak/bandwidth."""
@@ -108,7 +121,7 @@ def crit_batch(chips, chip, D=None, F=None, dtype=None, weight_dtype=None, tier=
                 c.text("weight_dtype", weight_dtype), c.text("tier", tier), chips=table(chips))
 
 
-@func
+@func(category=CATEGORY)
 @_doc("chips", "chip", "B", "D", "F", "dtype", "weight_dtype", "n_chips", "shard", "result")
 def matmul_time(chips, chip, B, D, F, dtype=None, weight_dtype=None, n_chips=None, shard=None,
                 result=None):
@@ -120,7 +133,7 @@ def matmul_time(chips, chip, B, D, F, dtype=None, weight_dtype=None, n_chips=Non
                 c.text("result", result), chips=table(chips))
 
 
-@func
+@func(category=CATEGORY)
 @_doc("chips", "chip", "E", "k", "dtype", "weight_dtype", "tier")
 def moe_min_batch(chips, chip, E, k, dtype=None, weight_dtype=None, tier=None):
     """Minimum tokens per step for every MoE expert to be compute-bound: I·E·w / (2k)."""
@@ -130,7 +143,7 @@ def moe_min_batch(chips, chip, E, k, dtype=None, weight_dtype=None, tier=None):
                 c.text("tier", tier), chips=table(chips))
 
 
-@func
+@func(category=CATEGORY)
 @_doc("chips", "chip", "n_chips", "dtype", "tier")
 def net_critical_d(chips, chip, n_chips, dtype=None, tier=None):
     """Contracting dimension D above which a D-sharded matmul on n chips is compute-bound."""
@@ -139,7 +152,7 @@ def net_critical_d(chips, chip, n_chips, dtype=None, tier=None):
                 c.text("dtype", dtype), c.text("tier", tier), chips=table(chips))
 
 
-@func
+@func(category=CATEGORY)
 @_doc("chips", "chip", "intensity", "tier", "dtype")
 def roofline_flops(chips, chip, intensity, tier=None, dtype=None):
     """Attainable FLOP/s at an arithmetic intensity: min(peak, intensity · bandwidth)."""
@@ -148,7 +161,7 @@ def roofline_flops(chips, chip, intensity, tier=None, dtype=None):
                 c.text("tier", tier), c.text("dtype", dtype), chips=table(chips))
 
 
-@func
+@func(category=CATEGORY)
 @_doc("chips", "chip", "flops", "bytes", "tier", "dtype", "result")
 def roofline_time(chips, chip, flops, bytes, tier=None, dtype=None, result=None):
     """Roofline time in seconds: max(flops / peak, bytes / bandwidth)."""
@@ -158,7 +171,7 @@ def roofline_time(chips, chip, flops, bytes, tier=None, dtype=None, result=None)
                 c.text("result", result), chips=table(chips))
 
 
-@func
+@func(category=CATEGORY)
 @_doc("T", "S", "G")
 def attn_intensity(T, S, G):
     """Arithmetic intensity of GQA attention in FLOP/byte: T·S·G / (T·G + S)."""
@@ -166,17 +179,17 @@ def attn_intensity(T, S, G):
     return call(api.attn_intensity, c, c.number("T", T), c.number("S", S), c.number("G", G))
 
 
-@func
+@func(category=CATEGORY)
 @_doc("chips", "chip", "kind", "bytes=coll_bytes", "n_chips", "tier")
 def collective_time(chips, chip, kind, bytes, n_chips, tier=None):
     """Ring collective time in seconds: (n−1)/n · bytes / bw, twice that for AllReduce."""
     c = Call()
-    return call(api.collective_time, c, c.chip(chip), c.text("kind", kind),
+    return call(api.collective_time, c, c.chip(chip), c.text("kind", kind, required=True),
                 c.number("bytes", bytes), c.number("n_chips", n_chips), c.text("tier", tier),
                 chips=table(chips))
 
 
-@func
+@func(category=CATEGORY)
 @_doc("chips", "chip", "n_params", "dtype", "n_chips")
 def weight_load_time(chips, chip, n_params, dtype=None, n_chips=None):
     """Seconds to read all weights from HBM once: n_params · bytes / (n_chips · hbm_bw)."""
@@ -186,7 +199,7 @@ def weight_load_time(chips, chip, n_params, dtype=None, n_chips=None):
                 chips=table(chips))
 
 
-@func
+@func(category=CATEGORY)
 @_doc("layers", "kv_heads", "head_dim", "tokens", "batch", "dtype")
 def kv_cache_bytes(layers, kv_heads, head_dim, tokens, batch=None, dtype=None):
     """KV-cache bytes: 2 · layers · kv_heads · head_dim · tokens · batch · bytes(dtype)."""
@@ -197,7 +210,7 @@ def kv_cache_bytes(layers, kv_heads, head_dim, tokens, batch=None, dtype=None):
                 c.text("dtype", dtype))
 
 
-@func
+@func(category=CATEGORY)
 @_doc("chips", "chip", "dtype", "mfu")
 def cost_per_flop(chips, chip, dtype=None, mfu=None):
     """USD per FLOP: price_per_hour / (3600 · peak · mfu)."""
@@ -206,30 +219,32 @@ def cost_per_flop(chips, chip, dtype=None, mfu=None):
                 c.number("mfu", mfu, 1.0, optional=True), chips=table(chips))
 
 
-@func
+@func(category=CATEGORY)
 @_doc("chips", "chip", "field")
 def chip_spec(chips, chip, field):
     """One field of one chip's row, e.g. CHIP_SPEC(Chips, "H200", "hbm_bw")."""
     c = Call()
-    return call(api.chip_spec, c, c.chip(chip), c.text("field", field), chips=table(chips))
+    return call(api.chip_spec, c, c.chip(chip), c.text("field", field, required=True),
+                chips=table(chips))
 
 
-# Excel names (what a spreadsheet user types) for Python callers and engines.
-VERSION = version
-ARITH_INTENSITY = arith_intensity
-CRIT_INTENSITY = crit_intensity
-CRIT_BATCH = crit_batch
-MATMUL_TIME = matmul_time
-MOE_MIN_BATCH = moe_min_batch
-NET_CRITICAL_D = net_critical_d
-ROOFLINE_FLOPS = roofline_flops
-ROOFLINE_TIME = roofline_time
-ATTN_INTENSITY = attn_intensity
-COLLECTIVE_TIME = collective_time
-WEIGHT_LOAD_TIME = weight_load_time
-KV_CACHE_BYTES = kv_cache_bytes
-COST_PER_FLOP = cost_per_flop
-CHIP_SPEC = chip_spec
+#: Excel name -> function, for the headless engine and Python callers.
+FUNCTIONS = {f.__name__.upper(): f for f in (
+    version, arith_intensity, crit_intensity, crit_batch, matmul_time, moe_min_batch,
+    net_critical_d, roofline_flops, roofline_time, attn_intensity, collective_time,
+    weight_load_time, kv_cache_bytes, cost_per_flop, chip_spec)}
 
-#: Excel name -> function, for the headless engine
-FUNCTIONS = {name: globals()[name] for name in __all__ if name.isupper()}
+
+def __getattr__(name):
+    """``udfs.CRIT_BATCH`` is ``udfs.crit_batch``.
+
+    The Excel names are resolved here rather than bound as module attributes:
+    every host registers what ``dir(module)`` lists (classic xlwings' VBA
+    wrappers, xlwings Server and Lite via ``inspect.getmembers``), and a second
+    name for the same function would register it twice ("Duplicate custom
+    function name", or an ambiguous VBA name).
+    """
+    try:
+        return FUNCTIONS[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None

@@ -38,8 +38,10 @@ def _want_xlwings() -> bool:
     set (xlwings Server and xlwings Lite set it before importing xlwings),
     Windows (classic COM), Pyodide (Lite), or ``ROOFLINEXL_XLWINGS=1``.
     """
-    return ("xlwings" in sys.modules or os.environ.get("XLWINGS_ON_SERVER", "").lower() == "true"
-            or sys.platform in ("win32", "emscripten") or os.environ.get("ROOFLINEXL_XLWINGS") == "1")
+    return ("xlwings" in sys.modules
+            or os.environ.get("XLWINGS_ON_SERVER", "").lower() == "true"
+            or sys.platform in ("win32", "emscripten")
+            or os.environ.get("ROOFLINEXL_XLWINGS") == "1")
 
 
 _xlwings = None
@@ -107,13 +109,29 @@ class Call:
             return default
         arr = as_array(name, x)
         self.shapes.append(arr.shape)
+        values = arr.reshape(-1).tolist()
+        if set(map(type, values)) <= {float, int}:  # the common case: every cell a number
+            try:
+                out = np.array(values, dtype=float)
+            except OverflowError:  # an int beyond float range: element by element below
+                pass
+            else:
+                bad = ~np.isfinite(out)
+                if bad.any():
+                    out[bad] = 1.0
+                    self.checks.add(bad.reshape(arr.shape), "#NUM!",
+                                    f"{name} is not a finite number")
+                return out.reshape(arr.shape)
         out = np.empty(arr.shape, dtype=float)
         flat = out.reshape(-1)
         bad: dict[tuple, list] = {}
-        for i, v in enumerate(arr.reshape(-1).tolist()):
+        for i, v in enumerate(values):
             if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(
                     v, (bool, np.bool_)):
-                v = float(v)
+                try:
+                    v = float(v)
+                except OverflowError:
+                    v = math.inf
                 if math.isfinite(v):
                     flat[i] = v
                     continue
@@ -137,8 +155,13 @@ class Call:
             self.checks.add(mask.reshape(arr.shape), code, reason)
         return out
 
-    def text(self, name: str, x):
-        """Keyword or chip argument: None (blank) or a str / object array of str-or-None."""
+    def text(self, name: str, x, required: bool = False):
+        """Keyword or chip argument: None (blank) or a str / object array of str-or-None.
+
+        A ``required`` keyword (``kind``, ``field``) has no default: where some cells of
+        a range are blank, those elements are ``#VALUE!`` (the others compute); a blank
+        cell alone, or a range of blanks, is None like an omitted argument.
+        """
         if x is None:
             return None
         arr = as_array(name, x)
@@ -146,8 +169,15 @@ class Call:
         if arr.ndim == 0:
             v = arr.item()
             return None if _blank(v) else v
-        return np.array([None if _blank(v) else v for v in arr.reshape(-1).tolist()],
-                        dtype=object).reshape(arr.shape)
+        values = [None if _blank(v) else v for v in arr.reshape(-1).tolist()]
+        if required and None in values:
+            given = [v for v in values if v is not None]
+            if not given:
+                return None
+            blank = np.array([v is None for v in values]).reshape(arr.shape)
+            self.checks.add(blank, "#VALUE!", f"{name} is blank")
+            values = [given[0] if v is None else v for v in values]
+        return np.array(values, dtype=object).reshape(arr.shape)
 
     def chip(self, x):
         """Chip names: blanks stay None (an unknown chip: ``#N/A``)."""
@@ -215,9 +245,27 @@ def finish(call: Call, value):
         raise _shape_error(call) from None
     codes, why = call.checks.codes(shape)
     vals = np.broadcast_to(value, shape)
-    out = np.empty(shape, dtype=object)
-    for i in np.ndindex(shape):
-        out[i] = _cell(vals[i], codes[i], why[i])
+    if vals.dtype.kind in "fiu":  # numbers: whole-array, same as _cell element by element
+        numbers = vals.astype(float)
+        out = numbers.astype(object)
+        bad = ~np.isfinite(numbers)
+        if bad.any():
+            out[bad] = ExcelError("#NUM!", "the result is not a finite number")
+    elif vals.dtype.kind == "b":
+        out = vals.astype(object)
+    else:
+        out = np.empty(shape, dtype=object)
+        for i in np.ndindex(shape):
+            out[i] = _cell(vals[i], None, None)
+    failed = codes != None  # noqa: E711 (elementwise on an object array)
+    if failed.any():
+        errors: dict[tuple, ExcelError] = {}
+        flat_out, flat_codes, flat_why = out.reshape(-1), codes.reshape(-1), why.reshape(-1)
+        for i in np.flatnonzero(failed):
+            key = (flat_codes[i], flat_why[i])
+            if key not in errors:
+                errors[key] = ExcelError(key[0], key[1] or key[0])
+            flat_out[i] = errors[key]
     return out.item() if out.ndim == 0 else out.tolist()
 
 

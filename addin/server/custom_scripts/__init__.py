@@ -1,0 +1,1 @@
+"""No task-pane scripts: this project serves rooflinexl's custom functions only."""

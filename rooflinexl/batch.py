@@ -1,0 +1,835 @@
+"""Scenario tables, vectorised: one row per scenario, results appended as columns.
+
+:func:`evaluate` takes a table of scenarios (a pandas DataFrame, or a dask
+DataFrame for tables larger than one machine's memory) and returns it with the
+result columns appended; :func:`sweep` evaluates the cartesian product of
+parameter lists. The CLI twins are ``rooflinexl batch`` and ``rooflinexl sweep``
+(docs/batch.md).
+
+Columns are recognised by the catalogue's argument names, case-insensitively
+(``chip``, ``op``, ``B``, ``D``, ``F``, ``E``, ``k``, ``n_chips``, ``dtype``,
+``weight_dtype``, ``shard``, ``tier``, ``flops``, ``bytes``, ``kind``,
+``n_params``, ``layers``, ``kv_heads``, ``head_dim``, ``tokens``, ``batch``,
+``mfu``, ``T``, ``S``, ``G``; spaces and hyphens count as ``_``). Every other
+column passes through untouched; an input column named like a result column
+is replaced, so evaluating a result table again gives the same table.
+
+``op`` selects what a row computes (:data:`OPS`); without an ``op`` column,
+or in a blank ``op`` cell, a table with ``B``, ``D`` and ``F`` columns means
+``matmul``. Every number comes from :mod:`rooflinexl.api` (the formulas live
+in :mod:`rooflinexl.model`): rows are grouped by op with numpy masks and each
+group is one vectorised call per function; nothing loops over rows in Python.
+
+A bad row never stops or drops the others: its result cells are NaN (empty
+in CSV/xlsx) and the ``error`` column holds the Excel error value and the
+reason, e.g. ``#N/A: unknown chip 'B300' (known: ...)``, ``#NUM!: k (experts
+per token) must not exceed E (experts)``, ``#VALUE!: B: 'abc' is not a
+number``. An error of a secondary result (``crit_batch`` of a matmul row that
+no batch makes compute-bound) leaves the row's other results and names the
+column: ``#NUM!: crit_batch: no batch size reaches the roof ...``. The
+``error`` cell of a good row is empty (None). This is a table, not a
+spreadsheet: NaN marks a missing value, where an Excel cell would show the
+error value itself.
+"""
+from __future__ import annotations
+
+import inspect
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from rooflinexl import api
+from rooflinexl.chips import ChipTable, load_chips
+from rooflinexl.dtypes import TIER_BOUND, normalize_keyword, resolve_dtype, resolve_tier
+from rooflinexl.errors import RooflineError
+from rooflinexl.model import Checks, _Run
+
+__all__ = ["evaluate", "sweep", "product_frame", "parse_values", "read_table", "write_table",
+           "OPS", "OUTPUTS", "ARGUMENTS", "BatchInputError"]
+
+
+class BatchInputError(RooflineError, ValueError):
+    """A table that cannot be evaluated at all (two columns for one argument, no op to infer)."""
+
+
+#: recognised argument columns: canonical name by lookup key
+ARGUMENTS = {a.casefold(): a for a in (
+    "op", "chip", "B", "D", "F", "E", "k", "n_chips", "dtype", "weight_dtype", "shard", "tier",
+    "flops", "bytes", "kind", "n_params", "layers", "kv_heads", "head_dim", "tokens", "batch",
+    "mfu", "T", "S", "G")}
+
+#: result columns in the order they are appended (those of the ops present, then ``error``)
+OUTPUTS = ("t_math", "t_hbm", "t_comms", "time", "upper", "bound", "intensity", "flops_per_s",
+           "crit_intensity", "crit_batch", "moe_min_batch", "net_critical_d", "kv_cache_bytes",
+           "usd_per_1e18_flop", "error")
+_TEXT_OUTPUTS = ("bound", "error")
+
+
+@dataclass(frozen=True)
+class Op:
+    """One value of the ``op`` column: what it reads and the result columns it fills."""
+
+    name: str
+    aliases: tuple
+    inputs: str
+    outputs: tuple
+    run: Callable
+
+
+def _colkey(name) -> str:
+    return re.sub(r"[\s\-]+", "_", str(name).strip()).casefold()
+
+
+def _default(fn, arg):
+    """Default of ``arg`` in the api signature of ``fn`` (``Parameter.empty``: required)."""
+    return inspect.signature(fn).parameters[arg].default
+
+
+_MISSING = inspect.Parameter.empty
+
+
+# ---------------------------------------------------------------- input columns
+class _Numbers:
+    """A numeric column parsed once: floats, plus per-row problems (``#VALUE!``/``#NUM!``)."""
+
+    def __init__(self, name: str, series: pd.Series):
+        self.name = name
+        self.blank = None
+        self.problems: list = []  # (mask, code, reason or reason array)
+        if pd.api.types.is_bool_dtype(series.dtype):
+            vals = np.ones(len(series))
+            self.problems.append((np.ones(len(series), bool), "#VALUE!",
+                                  f"{name} is TRUE or FALSE: a number is required"))
+        elif pd.api.types.is_numeric_dtype(series.dtype):
+            vals = series.to_numpy(dtype=float, na_value=np.nan)
+        else:
+            vals = pd.to_numeric(series, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+            text = np.isnan(vals) & ~pd.isna(series).to_numpy()
+            if text.any():
+                codes, uniq = pd.factorize(series[text])
+                blank_u = np.array([isinstance(u, str) and not u.strip() for u in uniq])
+                why = np.array([f"{name}: {u!r} is not a number" for u in uniq], dtype=object)
+                idx = np.flatnonzero(text)
+                is_text = ~blank_u[codes]
+                mask = np.zeros(len(series), bool)
+                mask[idx[is_text]] = True
+                reasons = np.full(len(series), None, dtype=object)
+                reasons[idx[is_text]] = why[codes[is_text]]
+                self.problems.append((mask, "#VALUE!", reasons))
+                vals = np.where(mask, 1.0, vals)
+        blank = np.isnan(vals)
+        for mask, _, _ in self.problems:
+            blank &= ~mask
+        nonfinite = np.isinf(vals)
+        if nonfinite.any():
+            self.problems.append((nonfinite, "#NUM!", f"{name} is not a finite number"))
+            vals = np.where(nonfinite, 1.0, vals)
+        self.blank = blank if blank.any() else None
+        self.values = vals
+
+
+class _Keywords:
+    """A text column factorised once: codes into its distinct values.
+
+    ``canon[j]`` is the canonical keyword of distinct value j (None where blank),
+    ``bad[j]`` the reason it is no valid keyword (None where fine).
+    """
+
+    def __init__(self, name: str, series: pd.Series, resolve: Callable | None):
+        self.name = name
+        codes, uniq = pd.factorize(series, use_na_sentinel=True)
+        uniq = list(uniq)
+        codes = np.asarray(codes, dtype=np.intp)
+        if (codes < 0).any():  # missing cells: one more distinct value, blank
+            codes = np.where(codes < 0, len(uniq), codes)
+            uniq.append(None)
+        self.codes = codes
+        self.canon: list = []
+        self.bad: list = []
+        for u in uniq:
+            text = u if isinstance(u, str) else (None if u is None or (
+                isinstance(u, float) and math.isnan(u)) else str(u))
+            if text is not None and not text.strip():
+                text = None
+            if resolve is None or text is None:
+                self.canon.append(text)
+                self.bad.append(None)
+                continue
+            try:
+                self.canon.append(resolve(text))
+                self.bad.append(None)
+            except RooflineError as exc:
+                self.canon.append(None)
+                self.bad.append(str(exc))
+
+
+_RESOLVERS = {
+    "dtype": resolve_dtype, "weight_dtype": resolve_dtype, "tier": resolve_tier,
+    "shard": api._lookup(api.SHARDS, "shard"), "kind": api._lookup(api.COLLECTIVES, "kind"),
+    "chip": None,
+}
+
+
+class _Table:
+    """The recognised columns of a scenario table, parsed once for all op groups."""
+
+    def __init__(self, frame: pd.DataFrame, table: ChipTable):
+        self.table = table
+        self.n = len(frame)
+        self.columns: dict[str, object] = {}
+        seen: dict[str, object] = {}
+        for col in frame.columns:
+            arg = ARGUMENTS.get(_colkey(col))
+            if arg is None:
+                continue
+            if arg in seen:
+                raise BatchInputError(
+                    f"columns {seen[arg]!r} and {col!r} both give the argument {arg!r}")
+            seen[arg] = col
+        self.names = seen
+        self._frame = frame
+
+    def keywords(self, arg) -> _Keywords | None:
+        if arg not in self.columns:
+            col = self.names.get(arg)
+            self.columns[arg] = None if col is None else _Keywords(
+                arg, self._frame[col], _RESOLVERS.get(arg))
+        return self.columns[arg]
+
+    def numbers(self, arg) -> _Numbers | None:
+        if arg not in self.columns:
+            col = self.names.get(arg)
+            self.columns[arg] = None if col is None else _Numbers(arg, self._frame[col])
+        return self.columns[arg]
+
+
+# ------------------------------------------------------------------- op groups
+class _Group:
+    """The rows of one op: gathers their inputs, runs api calls, scatters results."""
+
+    def __init__(self, t: _Table, rows: np.ndarray | None, out: dict, op: Op):
+        self.t, self.rows, self.out, self.op = t, rows, out, op
+        self.n = t.n if rows is None else len(rows)
+        self.problems: list = []  # input errors of these rows, first wins
+
+    def _take(self, a):
+        return a if self.rows is None else a[self.rows]
+
+    def _problem(self, mask, code, reason):
+        if mask is True or (isinstance(mask, np.ndarray) and mask.any()):
+            self.problems.append((np.broadcast_to(mask, (self.n,)), code, reason))
+
+    def num(self, arg, fn=None):
+        """Float array of a numeric argument; blanks get ``fn``'s default or are errors."""
+        default = _MISSING if fn is None else _default(fn, arg)
+        col = self.t.numbers(arg)
+        if col is None:
+            if default is _MISSING:
+                self._problem(True, "#VALUE!", f"{arg} is blank: a number is required "
+                                               f"(no {arg} column)")
+                return 1.0
+            return default
+        vals = self._take(col.values)
+        for mask, code, reason in col.problems:
+            m = self._take(mask)
+            if m.any():
+                self._problem(m, code, self._take(reason) if isinstance(reason, np.ndarray)
+                              else reason)
+        if col.blank is not None:
+            blank = self._take(col.blank)
+            if blank.any():
+                vals = vals.copy()
+                if default is _MISSING:
+                    self._problem(blank, "#VALUE!", f"{arg} is blank: a number is required")
+                    vals[blank] = 1.0
+                else:  # an omitted optional argument: None means the term vanishes
+                    vals[blank] = np.inf if default is None else default
+        return vals
+
+    def _codes(self, arg):
+        col = self.t.keywords(arg)
+        return None if col is None else (col, self._take(col.codes))
+
+    def kw(self, arg, fn=None, fallback=None, required=None):
+        """A keyword argument as a str (one value in the group) or a str array.
+
+        Blanks take ``fn``'s default for ``arg``, or ``fallback`` (weight_dtype:
+        the row's dtype); an invalid keyword is that row's ``#VALUE!``. With
+        ``required`` (a valid stand-in value) a blank is that row's ``#VALUE!``.
+        """
+        default = required if required is not None else None if fn is None else _default(fn, arg)
+        got = self._codes(arg)
+        if got is None:
+            if required is not None:
+                self._problem(True, "#VALUE!", f"{arg} is blank (no {arg} column)")
+            return fallback if fallback is not None else default
+        col, codes = got
+        present = np.bincount(codes, minlength=len(col.canon)) > 0
+        bad = np.array([b is not None for b in col.bad], dtype=bool)
+        if (bad & present).any():
+            why = np.array(col.bad, dtype=object)
+            m = bad[codes]
+            self._problem(m, "#VALUE!", np.where(m, why[codes], None))
+        blank = np.array([c is None for c in col.canon], dtype=bool) & present
+        if required is not None and (blank & ~bad).any():
+            m = (blank & ~bad)[codes]
+            self._problem(m, "#VALUE!", f"{arg} is blank")
+        if arg == "chip":  # api: a blank or non-text chip is "no chip name given"
+            values = ["" if c is None else c for c in col.canon]
+            return _materialise(values, codes)
+        values = [default if c is None else c for c in col.canon]
+        if fallback is not None and blank.any():
+            if isinstance(fallback, str):
+                values = [fallback if c is None else v
+                          for c, v in zip(col.canon, values, strict=True)]
+            else:  # fallback array: blank rows take the fallback's value
+                fb_codes, fb_values = api._codes(np.asarray(fallback, dtype=object))
+                is_blank = blank[codes]
+                codes = np.where(is_blank, len(values) + fb_codes, codes)
+                values = values + list(fb_values)
+        return _materialise(values, codes)
+
+    def checks(self) -> Checks:
+        """A collector holding these rows' input errors (they win over formula errors)."""
+        return Checks(items=list(self.problems))
+
+    def put(self, checks: Checks, prefix: str = "", **results):
+        """Scatter results into the output columns; failed rows get NaN and their error.
+
+        Error codes and reasons are worked out for the failed rows only, so
+        bad rows cost in proportion to their number.
+        """
+        sel = None
+        if checks.items:
+            bad = np.zeros(self.n, dtype=bool)
+            for mask, _, _ in checks.items:
+                bad |= np.broadcast_to(mask, (self.n,))
+            if bad.any():
+                sel = np.flatnonzero(bad)
+                sub = Checks(items=[
+                    (np.broadcast_to(m, (self.n,))[sel], exc,
+                     np.broadcast_to(r, (self.n,))[sel] if isinstance(r, np.ndarray) else r)
+                    for m, exc, r in checks.items])
+                codes, why = sub.codes((sel.size,))
+        for name, value in results.items():
+            col = self.out[name]
+            value = np.asarray(value, dtype=col.dtype)
+            if value.shape != (self.n,):
+                value = np.broadcast_to(value, (self.n,))
+            infinite = np.zeros(0, dtype=np.intp)
+            if col.dtype != object:  # NaN stays: not applicable (t_hbm of an ici roofline)
+                inf = np.isinf(value)
+                if sel is not None:
+                    inf[sel] = False
+                infinite = np.flatnonzero(inf)
+                if infinite.size:
+                    k = infinite.size
+                    self._error(infinite, np.full(k, "#NUM!", dtype=object),
+                                np.full(k, f"{name}: the result is infinite", dtype=object), "")
+            if sel is not None or infinite.size:
+                value = value.copy()  # never write into an array the api returned
+                empty = None if col.dtype == object else np.nan
+                if sel is not None:
+                    value[sel] = empty
+                value[infinite] = empty
+            if self.rows is None and value.base is None and value.flags.writeable:
+                self.out[name] = value  # the only group: keep the array, no copy
+            elif self.rows is None:
+                col[:] = value
+            else:
+                col[self.rows] = value
+        if sel is not None:
+            self._error(sel, codes, why, prefix)
+
+    def _error(self, sel, codes, why, prefix):
+        """Error text of rows ``sel`` of the group, unless an earlier call already set one."""
+        err = self.out["error"]
+        where = sel if self.rows is None else self.rows[sel]
+        free = np.equal(err[where], None).astype(bool)
+        if not free.any():
+            return
+        reason = np.where(np.equal(why, None).astype(bool), codes, why)[free]
+        err[where[free]] = codes[free] + (": " + prefix) + reason
+
+
+def _materialise(values: list, codes: np.ndarray):
+    """One str where every row has the same value, else an array the api will not re-hash."""
+    if codes.size and codes.min() == codes.max():
+        return values[int(codes[0])]
+    if not codes.size:
+        return np.empty(0, dtype=object)
+    vals = np.empty(len(values), dtype=object)
+    for j, v in enumerate(values):
+        vals[j] = v
+    if any(not isinstance(v, str) for v in values):
+        return vals[codes]
+    return api._remember_codes(vals[codes], codes, values)
+
+
+# ------------------------------------------------------------------- the ops
+def _matmul(g: _Group):
+    chip = g.kw("chip")
+    dt = g.kw("dtype", api.matmul_time)
+    wdt = g.kw("weight_dtype", fallback=dt)
+    B, D, F = g.num("B"), g.num("D"), g.num("F")
+    n, shard = g.num("n_chips", api.matmul_time), g.kw("shard", api.matmul_time)
+    ck = g.checks()
+    _, v, flops = api._matmul_parts(_Run(ck), chip, B, D, F, dt, wdt, n, shard, "bound",
+                                    g.t.table)
+    with np.errstate(all="ignore"):
+        per_s = np.divide(flops, v["time"])
+    g.put(ck, t_math=v["math"], t_hbm=v["hbm"], t_comms=v["comms"], time=v["time"],
+          upper=v["upper"], bound=v["bound"], intensity=v["intensity"], flops_per_s=per_s)
+    tier = g.kw("tier", api.crit_batch)
+    ck = g.checks()
+    cb = api.crit_batch(chip, D, F, dt, wdt, tier, chips=g.t.table, checks=ck)
+    g.put(ck, "crit_batch: ", crit_batch=cb)
+
+
+def _crit(g: _Group):
+    chip = g.kw("chip")
+    dt = g.kw("dtype", api.crit_batch)
+    tier = g.kw("tier", api.crit_batch)
+    ck = g.checks()
+    g.put(ck, crit_intensity=api.crit_intensity(chip, tier, dt, chips=g.t.table, checks=ck))
+    D, F = g.num("D", api.crit_batch), g.num("F", api.crit_batch)
+    wdt = g.kw("weight_dtype", fallback=dt)
+    ck = g.checks()
+    cb = api.crit_batch(chip, D, F, dt, wdt, tier, chips=g.t.table, checks=ck)
+    g.put(ck, "crit_batch: ", crit_batch=cb)
+
+
+def _moe(g: _Group):
+    chip, fn = g.kw("chip"), api.moe_min_batch
+    dt = g.kw("dtype", fn)
+    E, k = g.num("E"), g.num("k")
+    wdt, tier = g.kw("weight_dtype", fallback=dt), g.kw("tier", fn)
+    ck = g.checks()
+    g.put(ck, moe_min_batch=fn(chip, E, k, dt, wdt, tier, chips=g.t.table, checks=ck))
+
+
+def _net(g: _Group):
+    chip, fn = g.kw("chip"), api.net_critical_d
+    n, dt, tier = g.num("n_chips", fn), g.kw("dtype", fn), g.kw("tier", fn)
+    ck = g.checks()
+    g.put(ck, net_critical_d=fn(chip, n, dt, tier, chips=g.t.table, checks=ck))
+
+
+def _roofline(g: _Group):
+    chip, fn = g.kw("chip"), api.roofline_time
+    flops, nbytes = g.num("flops"), g.num("bytes")
+    tier, dt = g.kw("tier", fn), g.kw("dtype", fn)
+    ck = g.checks()
+    _, v, tier = api._roofline_parts(_Run(ck), chip, flops, nbytes, tier, dt, "bound",
+                                     g.t.table)
+    memory = np.asarray(api._map(tier, TIER_BOUND), dtype=object) == "memory"
+    with np.errstate(all="ignore"):
+        per_s = np.divide(flops, v["time"])
+    g.put(ck, t_math=v["math"], t_hbm=np.where(memory, v["hbm"], np.nan),
+          t_comms=np.where(memory, np.nan, v["comms"]), time=v["time"], upper=v["upper"],
+          bound=v["bound"], flops_per_s=per_s)
+    ck = g.checks()
+    g.put(ck, "intensity: ", intensity=api.arith_intensity(flops, nbytes, checks=ck))
+
+
+def _collective(g: _Group):
+    chip, fn = g.kw("chip"), api.collective_time
+    kind = g.kw("kind", required="allreduce")
+    nbytes, n, tier = g.num("bytes"), g.num("n_chips", fn), g.kw("tier", fn)
+    ck = g.checks()
+    t = fn(chip, kind, nbytes, n, tier, chips=g.t.table, checks=ck)
+    g.put(ck, t_comms=t, time=t)
+
+
+def _weight_load(g: _Group):
+    chip, fn = g.kw("chip"), api.weight_load_time
+    p, dt, n = g.num("n_params"), g.kw("dtype", fn), g.num("n_chips", fn)
+    ck = g.checks()
+    t = fn(chip, p, dt, n, chips=g.t.table, checks=ck)
+    g.put(ck, t_hbm=t, time=t)
+
+
+def _kv_cache(g: _Group):
+    fn = api.kv_cache_bytes
+    args = [g.num(a) for a in ("layers", "kv_heads", "head_dim", "tokens")]
+    args += [g.num("batch", fn), g.kw("dtype", fn)]
+    ck = g.checks()
+    g.put(ck, kv_cache_bytes=fn(*args, checks=ck))
+
+
+def _cost(g: _Group):
+    chip, fn = g.kw("chip"), api.cost_per_flop
+    mfu, dt = g.num("mfu", fn), g.kw("dtype", fn)
+    ck = g.checks()
+    usd = fn(chip, dt, mfu, chips=g.t.table, checks=ck)
+    g.put(ck, usd_per_1e18_flop=np.multiply(usd, 1e18))
+
+
+def _attention(g: _Group):
+    T, S, G = g.num("T"), g.num("S"), g.num("G")
+    ck = g.checks()
+    g.put(ck, intensity=api.attn_intensity(T, S, G, checks=ck))
+
+
+#: the values of the ``op`` column (aliases: the catalogue's function names)
+OPS: dict[str, Op] = {op.name: op for op in (
+    Op("matmul", ("matmul_time",), "chip, B, D, F; dtype, weight_dtype, n_chips, shard, tier",
+       ("t_math", "t_hbm", "t_comms", "time", "upper", "bound", "intensity", "flops_per_s",
+        "crit_batch"), _matmul),
+    Op("crit", ("crit_batch", "crit_intensity"), "chip; D, F, dtype, weight_dtype, tier",
+       ("crit_intensity", "crit_batch"), _crit),
+    Op("moe", ("moe_min_batch",), "chip, E, k; dtype, weight_dtype, tier",
+       ("moe_min_batch",), _moe),
+    Op("net", ("net_critical_d",), "chip, n_chips; dtype, tier", ("net_critical_d",), _net),
+    Op("roofline", ("roofline_time",), "chip, flops, bytes; tier, dtype",
+       ("t_math", "t_hbm", "t_comms", "time", "upper", "bound", "intensity", "flops_per_s"),
+       _roofline),
+    Op("collective", ("collective_time",), "chip, kind, bytes, n_chips; tier",
+       ("t_comms", "time"), _collective),
+    Op("weight_load", ("weight_load_time",), "chip, n_params; dtype, n_chips",
+       ("t_hbm", "time"), _weight_load),
+    Op("kv_cache", ("kv_cache_bytes",), "layers, kv_heads, head_dim, tokens; batch, dtype",
+       ("kv_cache_bytes",), _kv_cache),
+    Op("cost", ("cost_per_flop",), "chip; dtype, mfu", ("usd_per_1e18_flop",), _cost),
+    Op("attention", ("attn_intensity",), "T, S, G", ("intensity",), _attention),
+)}
+_OP_KEYS = {normalize_keyword(k): op.name for op in OPS.values() for k in (op.name, *op.aliases)}
+
+
+def _resolve_op(value: str) -> str:
+    key = normalize_keyword(value)
+    if key not in _OP_KEYS:
+        raise BatchInputError(f"op {value!r} is not one of {', '.join(OPS)}")
+    return _OP_KEYS[key]
+
+
+def _output_columns(ops) -> list[str]:
+    wanted = {c for op in ops for c in OPS[op].outputs}
+    return [c for c in OUTPUTS if c in wanted or c == "error"]
+
+
+def _infer_ok(names) -> bool:
+    return all(a in names for a in ("B", "D", "F"))
+
+
+# -------------------------------------------------------------------- evaluate
+def _evaluate_frame(frame: pd.DataFrame, table: ChipTable, ops) -> pd.DataFrame:
+    t = _Table(frame, table)
+    n = len(frame)
+    inferable = _infer_ok(t.names)
+    if "op" not in t.names and not inferable:
+        raise BatchInputError(
+            "no op column, and no B, D and F columns to infer op 'matmul': add an op column "
+            f"({', '.join(OPS)}); recognised columns: {', '.join(ARGUMENTS.values())}")
+    opcol = t.keywords("op") if "op" in t.names else None
+    if opcol is None:
+        op_codes, op_names, op_bad = np.zeros(n, np.intp), ["matmul"], [None]
+    else:
+        op_codes, op_names, op_bad = opcol.codes, [], []
+        for canon in opcol.canon:
+            if canon is None:
+                name, why = ("matmul", None) if inferable else (None, "op is blank: one of "
+                                                                + ", ".join(OPS))
+            else:
+                try:
+                    name, why = _resolve_op(canon), None
+                except BatchInputError as exc:
+                    name, why = None, str(exc)
+            op_names.append(name)
+            op_bad.append(why)
+    seen = np.bincount(op_codes, minlength=len(op_names)) > 0
+    present = sorted({name for name, s in zip(op_names, seen, strict=True) if s} - {None},
+                     key=list(OPS).index) if opcol is not None else ["matmul"]
+    ops = present if ops is None else list(ops)
+    missing = set(present) - set(ops)
+    if missing:
+        raise BatchInputError(f"ops {sorted(missing)} appear in the table but not in ops={ops}")
+    columns = _output_columns(ops)
+    out = {c: np.full(n, None, dtype=object) if c in _TEXT_OUTPUTS else np.full(n, np.nan)
+           for c in columns}
+    bad_op = np.array([w is not None for w in op_bad], dtype=bool)[op_codes]
+    if bad_op.any():
+        why = np.array(op_bad, dtype=object)[op_codes[bad_op]]
+        out["error"][bad_op] = "#VALUE!: " + why
+    by_op: dict[str, list[int]] = {}
+    for j, name in enumerate(op_names):
+        if name is not None and seen[j]:
+            by_op.setdefault(name, []).append(j)
+    for name, codes in by_op.items():
+        if len(by_op) == 1 and not bad_op.any():
+            rows = None
+        else:
+            rows = np.flatnonzero(np.isin(op_codes, codes))
+            if not rows.size:
+                continue
+        OPS[name].run(_Group(t, rows, out, OPS[name]))
+    result = frame.drop(columns=[c for c in frame.columns if c in out])
+    new = pd.DataFrame({c: pd.Series(out[c], index=frame.index, dtype=out[c].dtype, copy=False)
+                        for c in columns}, index=frame.index, copy=False)
+    return pd.concat([result, new], axis=1)
+
+
+def _ops_of_column(values, inferable: bool) -> list[str]:
+    """Valid ops among the distinct values of an op column (blank: matmul if inferable)."""
+    found = set()
+    for v in values:
+        if v is None or (isinstance(v, float) and math.isnan(v)) or (
+                isinstance(v, str) and not v.strip()):
+            if inferable:
+                found.add("matmul")
+            continue
+        try:
+            found.add(_resolve_op(str(v)))
+        except BatchInputError:
+            pass
+    return [op for op in OPS if op in found]
+
+
+def _ops_present(frame) -> list[str]:
+    names = {ARGUMENTS.get(_colkey(c)): c for c in frame.columns}
+    if "op" not in names:
+        return ["matmul"]
+    col = frame[names["op"]]
+    if _is_dask(col):  # distinct values per partition, then of their union: no shuffle
+        col = col.map_partitions(lambda s: s.drop_duplicates(), meta=col._meta).compute()
+    return _ops_of_column(col.drop_duplicates().tolist(), _infer_ok(names))
+
+
+def _is_dask(obj) -> bool:
+    return type(obj).__module__.split(".")[0] in ("dask", "dask_expr")
+
+
+def evaluate(scenarios, chips=None, *, ops=None, chunk_rows: int | None = None,
+             progress: bool = False):
+    """Evaluate a table of scenarios: the input with result columns appended.
+
+    Parameters
+    ----------
+    scenarios : pandas.DataFrame, dask.dataframe.DataFrame, or a mapping of columns
+        One row per scenario; columns named as the catalogue's arguments
+        (case-insensitive), anything else passes through. See the module doc.
+    chips : ChipTable, path, DataFrame or 2-D list, optional
+        Chip table; default the packaged one.
+    ops : iterable of str, optional
+        Result columns to produce: those of these ops (:data:`OPS`). Default:
+        the ops present in the table. Give it to get the same columns from
+        tables of different content (chunks, partitions).
+    chunk_rows : int, optional
+        Evaluate this many rows at a time (same result; bounds the temporaries).
+    progress : bool
+        Show a tqdm progress bar over the chunks.
+
+    Returns
+    -------
+    DataFrame
+        The input's columns and index, in the input's order, then the result
+        columns: ``t_math``, ``t_hbm``, ``t_comms``, ``time``, ``upper`` (s),
+        ``bound`` (compute/memory/network), ``intensity`` (FLOP/byte),
+        ``flops_per_s`` (achieved per chip), ``crit_intensity``, ``crit_batch``,
+        ``moe_min_batch``, ``net_critical_d``, ``kv_cache_bytes``,
+        ``usd_per_1e18_flop`` (those of the ops present), and ``error``.
+        A dask input gives a dask DataFrame (lazy; call ``.compute()``).
+
+    Raises
+    ------
+    BatchInputError
+        Two columns for one argument, or neither an op column nor B, D, F.
+
+    Notes
+    -----
+    Beyond one machine: a dask DataFrame is evaluated partition by partition
+    with ``map_partitions`` through exactly this function, so a result is the
+    same as the pandas one. Use it when the scenarios do not fit in memory
+    (one pandas evaluation peaks at about 210 bytes per matmul row on top of
+    the input, so from about a hundred million rows on a laptop) or already live in a parquet
+    dataset or a dask cluster; below that pandas is faster, since one process
+    evaluates a million matmul rows in well under a second. The ops present
+    are found first with one pass over the op column (pass ``ops=`` to skip it).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"chip": ["H100", "B300"], "B": [256, 256], "D": 8192, "F": 8192})
+    >>> out = evaluate(df)
+    >>> out.loc[0, "bound"], round(float(out.loc[0, "crit_batch"]), 2)
+    ('memory', 318.16)
+    >>> out.loc[1, "error"].split(" (")[0]
+    "#N/A: unknown chip 'B300'"
+    """
+    table = load_chips(chips)
+    if _is_dask(scenarios):
+        ops = _ops_present(scenarios) if ops is None else list(ops)
+        meta = _evaluate_frame(scenarios._meta, table, ops)
+        return scenarios.map_partitions(_evaluate_frame, table, ops, meta=meta)
+    if not isinstance(scenarios, pd.DataFrame):
+        scenarios = pd.DataFrame(scenarios)
+    n = len(scenarios)
+    if not chunk_rows or n <= chunk_rows:
+        return _evaluate_frame(scenarios, table, ops)
+    ops = _ops_present(scenarios) if ops is None else list(ops)
+    starts = range(0, n, chunk_rows)
+    if progress:
+        from tqdm import tqdm
+
+        starts = tqdm(starts, total=math.ceil(n / chunk_rows), unit="chunk",
+                      desc=f"{n:,} scenarios")
+    parts = [_evaluate_frame(scenarios.iloc[s:s + chunk_rows], table, ops) for s in starts]
+    return pd.concat(parts, axis=0)
+
+
+def sweep(chips=None, **lists):
+    """Evaluate the cartesian product of parameter lists (first argument varies slowest).
+
+    Parameters
+    ----------
+    chips : table, optional
+        Chip table; default the packaged one.
+    **lists
+        Argument name -> a value or a list of values, e.g. ``chip=["H100",
+        "TPU v5e"], B=[64, 256, 1024], D=8192, F=8192`` (``op`` may be swept too).
+
+    Returns
+    -------
+    DataFrame
+        One row per combination, as :func:`evaluate` returns.
+
+    Examples
+    --------
+    >>> out = sweep(chip=["H100", "TPU v5e"], B=[128, 512], D=8192, F=8192)
+    >>> out[["chip", "B", "bound"]].values.tolist()  # doctest: +NORMALIZE_WHITESPACE
+    [['H100', 128, 'memory'], ['H100', 512, 'compute'],
+     ['TPU v5e', 128, 'memory'], ['TPU v5e', 512, 'compute']]
+    """
+    return evaluate(product_frame(**lists), chips)
+
+
+def product_frame(**lists) -> pd.DataFrame:
+    """The cartesian product of value lists as a DataFrame (first argument varies slowest)."""
+    cols = {}
+    values = []
+    for name, v in lists.items():
+        if isinstance(v, (str, bytes)) or not hasattr(v, "__len__"):
+            v = [v]
+        v = list(v)
+        arr = np.asarray(v)
+        if arr.dtype.kind in "OUS" or arr.ndim != 1:  # text or mixed: keep the values as given
+            arr = np.empty(len(v), dtype=object)
+            arr[:] = v
+        values.append((name, arr))
+    sizes = [len(a) for _, a in values]
+    total = math.prod(sizes)
+    for i, (name, arr) in enumerate(values):
+        inner = math.prod(sizes[i + 1:])
+        outer = math.prod(sizes[:i])
+        idx = np.tile(np.repeat(np.arange(len(arr)), inner), outer)
+        cols[name] = arr[idx] if total else arr[:0]
+    return pd.DataFrame(cols)
+
+
+def parse_values(text: str) -> list:
+    """Values of one sweep parameter on the command line.
+
+    Comma-separated items; an item ``START:STOP:*FACTOR`` is a geometric
+    range and ``START:STOP:STEP`` an arithmetic one (both include STOP when
+    they reach it). Numbers become int or float, anything else stays text.
+
+    Examples
+    --------
+    >>> parse_values("H100, TPU v5e")
+    ['H100', 'TPU v5e']
+    >>> parse_values("1:64:*4,100")
+    [1, 4, 16, 64, 100]
+    >>> parse_values("0.5:1.5:0.5")
+    [0.5, 1.0, 1.5]
+    """
+    out: list = []
+    for item in text.split(","):
+        item = item.strip()
+        if not item:
+            continue
+        parts = item.split(":")
+        if len(parts) == 3 and all(parts):
+            start, stop = _number(parts[0]), _number(parts[1])
+            geometric = parts[2].startswith("*")
+            step = _number(parts[2][1:] if geometric else parts[2])
+            if not all(isinstance(x, (int, float)) for x in (start, stop, step)) or (
+                    geometric and (start <= 0 or step <= 1)) or (not geometric and step <= 0):
+                raise BatchInputError(f"bad range {item!r}: START:STOP:STEP with STEP > 0, or "
+                                      "START:STOP:*FACTOR with START > 0 and FACTOR > 1")
+            x, k = start, 0
+            while x <= stop * (1 + 1e-12):
+                out.append(x)
+                k += 1
+                x = start * step ** k if geometric else start + k * step
+                if isinstance(start, int) and isinstance(step, int):
+                    x = int(x)
+                elif not geometric:
+                    x = round(x, 12)
+            continue
+        out.append(_number(item))
+    return out
+
+
+def _number(text: str):
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+_READERS = (".csv", ".xlsx", ".xlsm", ".parquet", ".pq")
+
+
+def read_table(path, sheet=None) -> pd.DataFrame:
+    """Scenario table from a CSV, xlsx (first sheet unless ``sheet``) or parquet file."""
+    suffix = str(path).lower().rsplit(".", 1)[-1]
+    if suffix == "csv":
+        return pd.read_csv(path)
+    if suffix in ("xlsx", "xlsm"):
+        return pd.read_excel(path, sheet_name=0 if sheet is None else sheet, engine="openpyxl")
+    if suffix in ("parquet", "pq"):
+        return pd.read_parquet(path)
+    raise BatchInputError(f"{path}: give a .csv, .xlsx or .parquet file")
+
+
+#: rows an xlsx sheet holds, header included
+XLSX_MAX_ROWS = 1_048_576
+
+
+def write_table(frame: pd.DataFrame, path) -> None:
+    """Write a result table as CSV, xlsx or parquet by suffix (``-``: CSV on stdout).
+
+    Empty result cells are empty in CSV and xlsx, null in parquet. A text
+    column that mixes numbers and text (a bad ``B`` cell) is written as text
+    to parquet, which wants one type per column.
+    """
+    suffix = str(path).lower().rsplit(".", 1)[-1]
+    if str(path) == "-":
+        import sys
+
+        frame.to_csv(sys.stdout, index=False)
+    elif suffix == "csv":
+        frame.to_csv(path, index=False)
+    elif suffix in ("xlsx", "xlsm"):
+        if len(frame) + 1 > XLSX_MAX_ROWS:
+            raise BatchInputError(f"{len(frame):,} rows do not fit in an xlsx sheet "
+                                  f"({XLSX_MAX_ROWS - 1:,} at most): write .csv or .parquet")
+        frame.to_excel(path, index=False, engine="openpyxl")
+    elif suffix in ("parquet", "pq"):
+        frame = frame.copy(deep=False)
+        for col in frame.columns:
+            if frame[col].dtype == object and pd.api.types.infer_dtype(
+                    frame[col], skipna=True) not in ("string", "empty"):
+                text = frame[col].astype(str).astype(object)
+                frame[col] = text.where(frame[col].notna(), None)
+        frame.to_parquet(path, index=False)
+    else:
+        raise BatchInputError(f"{path}: write .csv, .xlsx or .parquet")
