@@ -1,0 +1,997 @@
+"""Stale-value checks and change reports: ``rooflinexl recalc --check`` and ``rooflinexl diff``.
+
+:func:`check_book` recalculates a workbook without writing it and compares
+every formula's computed value with the value cached in the file (numbers
+within a relative tolerance, text, booleans and error values exactly).
+:func:`diff_books` compares two versions of a workbook cell by cell, inputs
+(constants) and formula results (cached values, or recomputed ones). Both give
+a :class:`BookReport`; a :class:`Report` of several renders as ``text``,
+``json`` (``docs/schemas/report.schema.json``), ``junit`` (one testsuite per
+workbook, one testcase per sheet) or ``markdown`` (a pull-request comment).
+
+Every reported cell carries a label, the nearest row label and column header
+(constant text cells only, so computed text never labels a cell), e.g.
+``"H200 / USD per 1e18 FLOP at peak"``.
+"""
+from __future__ import annotations
+
+import bisect
+import datetime as _dt
+import json
+import math
+import re
+import socket
+import statistics
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rooflinexl.errors import EXCEL_ERRORS, ExcelError, RooflineError
+
+__all__ = [
+    "FAIL_ON",
+    "FORMATS",
+    "RTOL",
+    "BookReport",
+    "CellChange",
+    "Report",
+    "check_book",
+    "check_books",
+    "diff_books",
+    "relative_change",
+    "values_equal",
+]
+
+#: Default relative tolerance of a numeric comparison.
+RTOL = 1e-9
+#: Report formats.
+FORMATS = ("text", "json", "junit", "markdown")
+#: What makes ``--check`` fail.
+FAIL_ON = ("errors", "stale", "both")
+#: Version of the JSON report layout (docs/schemas/report.schema.json).
+SCHEMA_VERSION = 1
+
+_CELL = re.compile(r"^([A-Z]{1,3})(\d+)$")
+
+
+# --------------------------------------------------------------------------- values
+
+
+def value_type(v) -> str:
+    """``number``, ``text``, ``bool``, ``error`` or ``empty``."""
+    if v is None or v == "":
+        return "empty"
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, ExcelError):
+        return "error"
+    if isinstance(v, (int, float)):
+        return "number"
+    return "text"
+
+
+def _as_cached(v):
+    """A computed value as ``recalc`` would cache it (NaN/inf become #NUM!)."""
+    if isinstance(v, float) and not math.isfinite(v):
+        return ExcelError("#NUM!", "not a finite number")
+    if hasattr(v, "item") and not isinstance(v, (str, bytes)):  # numpy scalar
+        v = v.item()
+    return v
+
+
+def values_equal(a, b, rtol: float = RTOL, atol: float = 0.0) -> bool:
+    """Whether two cell values match: numbers within ``rtol``; anything else exactly.
+
+    An empty cell and empty text are equal; a boolean never equals a number.
+
+    Examples
+    --------
+    >>> values_equal(1.0, 1.0 + 1e-12), values_equal(1.0, 1.001), values_equal(True, 1)
+    (True, False, False)
+    >>> values_equal(ExcelError("#N/A"), "#N/A"), values_equal(None, "")
+    (False, True)
+    """
+    ta, tb = value_type(a), value_type(b)
+    if ta != tb:
+        return False
+    if ta == "number":
+        return math.isclose(float(a), float(b), rel_tol=rtol, abs_tol=atol)
+    if ta == "empty":
+        return True
+    return str(a) == str(b)
+
+
+def relative_change(old, new) -> float | None:
+    """``(new - old) / |old|`` for two numbers, else None (also when ``old`` is 0).
+
+    Examples
+    --------
+    >>> round(relative_change(10, 9.2), 6), relative_change(0, 1), relative_change("a", 1)
+    (-0.08, None, None)
+    """
+    if value_type(old) != "number" or value_type(new) != "number":
+        return None
+    old, new = float(old), float(new)
+    if old == 0 or not (math.isfinite(old) and math.isfinite(new)):
+        return None
+    return (new - old) / abs(old)
+
+
+def format_value(v, *, quote_text: bool = True) -> str:
+    """A cell value for a report: numbers to 6 significant digits, text quoted."""
+    t = value_type(v)
+    if t == "empty":
+        return "(empty)"
+    if t == "bool":
+        return "TRUE" if v else "FALSE"
+    if t == "number":
+        return _fmt_number(float(v), 6)
+    if t == "error":
+        return str(v)
+    return f'"{v}"' if quote_text else str(v)
+
+
+def _fmt_number(x: float, digits: int) -> str:
+    if x == int(x) and abs(x) < 1e15:
+        return str(int(x))
+    return f"{x:.{digits}g}"
+
+
+def _fmt_pair(old, new) -> tuple[str, str]:
+    """Both values formatted; more digits when 6 significant digits hide the difference."""
+    a, b = format_value(old), format_value(new)
+    if a == b and value_type(old) == value_type(new) == "number" and old != new:
+        a, b = _fmt_number(float(old), 17), _fmt_number(float(new), 17)
+    return a, b
+
+
+def format_change(rel: float | None) -> str:
+    """``-8.0 %``, ``+8.7 %``; more decimals for tiny changes; ``""`` for None."""
+    if rel is None:
+        return ""
+    pct = rel * 100
+    if pct == 0:
+        return "0.0 %"
+    if abs(pct) >= 0.05:
+        return f"{pct:+.1f} %"
+    return f"{pct:+.2g} %"
+
+
+def _json_value(v):
+    t = value_type(v)
+    if t == "empty":
+        return None
+    if t == "number":
+        return float(v) if isinstance(v, float) else int(v)
+    if t == "bool":
+        return bool(v)
+    return str(v)
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass
+class CellChange:
+    """One reported cell.
+
+    ``status``: ``stale`` or ``error`` (check); ``changed``, ``added`` or
+    ``removed`` (diff). ``old`` is the cached value (check) or the value in the
+    old workbook (diff); ``new`` the recalculated value or the new workbook's.
+    """
+
+    sheet: str
+    cell: str
+    status: str
+    old: object
+    new: object
+    label: str = ""
+    input: bool = False  # diff: a constant (an input), not a formula result
+    formula: str | None = None  # '=...' of a formula cell (the new one in a diff)
+    old_formula: str | None = None  # diff: the old formula when its text changed
+    reason: str = ""  # why, for an error value
+    stale: bool = True  # check: the cached value differs (an error cell may be fresh)
+
+    @property
+    def address(self) -> str:
+        return f"{self.sheet}!{self.cell}"
+
+    @property
+    def rel_change(self) -> float | None:
+        return relative_change(self.old, self.new)
+
+    def to_dict(self) -> dict:
+        return {
+            "sheet": self.sheet,
+            "cell": self.cell,
+            "address": self.address,
+            "label": self.label,
+            "status": self.status,
+            "stale": self.stale,
+            "input": self.input,
+            "formula": self.formula,
+            "old_formula": self.old_formula,
+            "old": _json_value(self.old),
+            "new": _json_value(self.new),
+            "old_type": value_type(self.old),
+            "new_type": value_type(self.new),
+            "rel_change": self.rel_change,
+            "reason": self.reason or None,
+        }
+
+
+@dataclass
+class SheetSummary:
+    """What moved on one sheet."""
+
+    sheet: str
+    cells: int
+    inputs: int
+    stale: int
+    errors: int
+    median_rel_change: float | None
+    text: str
+
+    def to_dict(self) -> dict:
+        return {"sheet": self.sheet, "cells": self.cells, "inputs": self.inputs,
+                "stale": self.stale, "errors": self.errors,
+                "median_rel_change": self.median_rel_change, "summary": self.text}
+
+
+@dataclass
+class BookReport:
+    """The outcome of checking one workbook, or of diffing two versions of one."""
+
+    path: str
+    mode: str  # "check" | "diff"
+    cells: list[CellChange] = field(default_factory=list)
+    old_path: str | None = None  # diff
+    compared: int = 0  # formula cells (check); distinct non-empty cells (diff)
+    unknown_functions: list[str] = field(default_factory=list)
+    message: str | None = None  # set when the workbook is unusable
+    seconds: float = 0.0
+    sheets: list[str] = field(default_factory=list)  # every sheet, in workbook order
+    tested_sheets: list[str] = field(default_factory=list)  # check: sheets with formulas
+
+    @property
+    def name(self) -> str:
+        return f"{self.old_path} -> {self.path}" if self.mode == "diff" else self.path
+
+    @property
+    def unusable(self) -> bool:
+        return self.message is not None
+
+    @property
+    def stale(self) -> list[CellChange]:
+        """Check: cells whose cached value differs from the recalculated one."""
+        return [c for c in self.cells if c.status in ("stale", "error") and c.stale]
+
+    @property
+    def errors(self) -> list[CellChange]:
+        """Check: cells that recalculate to an error value."""
+        return [c for c in self.cells if c.status == "error"]
+
+    def issues(self, fail_on: str = "both") -> list[CellChange]:
+        """The cells that fail the check under ``fail_on`` (every change in a diff)."""
+        if self.mode == "diff":
+            return list(self.cells)
+        return [c for c in self.cells if _fails(c, fail_on)]
+
+    def failed(self, fail_on: str = "both") -> bool:
+        if self.unusable:
+            return True
+        if self.mode == "check" and fail_on in ("errors", "both") and self.unknown_functions:
+            return True
+        return bool(self.issues(fail_on))
+
+    def status(self, fail_on: str = "both") -> str:
+        """``ok``, ``fail`` or ``unusable``."""
+        if self.unusable:
+            return "unusable"
+        return "fail" if self.failed(fail_on) else "ok"
+
+    def sheet_summaries(self) -> list[SheetSummary]:
+        """One summary per sheet with reported cells, in workbook order."""
+        by: dict[str, list[CellChange]] = {}
+        for c in self.cells:
+            by.setdefault(c.sheet, []).append(c)
+        order = {s: i for i, s in enumerate(self.sheets)}
+        out = []
+        for sheet in sorted(by, key=lambda s: order.get(s, len(order))):
+            cells = by[sheet]
+            rels = [r for r in (c.rel_change for c in cells) if r is not None]
+            med = statistics.median(rels) if rels else None
+            inputs = sum(c.input for c in cells)
+            errors = sum(c.status == "error" for c in cells)
+            stale = sum(c.stale for c in cells) if self.mode == "check" else 0
+            n = len(cells)
+            if self.mode == "check":
+                parts = []
+                if stale:
+                    parts.append(f"{_n(stale, 'stale cell')} on {sheet}")
+                if errors:
+                    parts.append(f"{_n(errors, 'error cell')} on {sheet}")
+                text = ", ".join(parts)
+            else:
+                kinds = [f"{sum(c.status == k for c in cells)} {k}" for k in ("added", "removed")
+                         if any(c.status == k for c in cells)]
+                text = f"{_n(n, 'cell')} on {sheet} moved ({inputs} input{'s' * (inputs != 1)}" \
+                       f", {n - inputs} result{'s' * (n - inputs != 1)}" \
+                       + "".join(f", {k}" for k in kinds) + ")"
+            if med is not None:
+                text += f", median {format_change(med)}"
+            out.append(SheetSummary(sheet, n, inputs, stale, errors, med, text))
+        return out
+
+    def headline(self, fail_on: str = "both") -> str:
+        """One line: what was compared and what was found."""
+        if self.unusable:
+            if self.path in self.message:  # the message names the file already
+                return f"unusable: {self.message}"
+            return f"{self.name}: unusable: {self.message}"
+        if self.mode == "diff":
+            n = len(self.cells)
+            inputs = sum(c.input for c in self.cells)
+            if not n:
+                return f"{self.name}: no differences in {self.compared} cells"
+            verb = "differs" if n == 1 else "differ"
+            return (f"{self.name}: {_n(n, 'cell')} {verb} ({inputs} input"
+                    f"{'s' * (inputs != 1)}, {n - inputs} result{'s' * (n - inputs != 1)})")
+        verdict = "FAIL" if self.failed(fail_on) else "ok"
+        extra = (f", unknown functions: {', '.join(self.unknown_functions)}"
+                 if self.unknown_functions else "")
+        return (f"{self.name}: {self.compared} formulas, {len(self.stale)} stale, "
+                f"{len(self.errors)} errors{extra}: {verdict} ({self.seconds:.2f} s)")
+
+    def to_dict(self, fail_on: str = "both") -> dict:
+        return {
+            "path": self.path,
+            "old_path": self.old_path,
+            "status": self.status(fail_on),
+            "message": self.message,
+            "compared": self.compared,
+            "stale": len(self.stale),
+            "errors": len(self.errors),
+            "changed": len(self.cells) if self.mode == "diff" else 0,
+            "unknown_functions": list(self.unknown_functions),
+            "seconds": round(self.seconds, 6),
+            "sheets": [s.to_dict() for s in self.sheet_summaries()],
+            "cells": [c.to_dict() for c in self.cells],
+        }
+
+
+def _fails(c: CellChange, fail_on: str) -> bool:
+    if c.status == "error" and fail_on in ("errors", "both"):
+        return True
+    return c.stale and c.status in ("stale", "error") and fail_on in ("stale", "both")
+
+
+def _n(k: int, word: str) -> str:
+    return f"{k} {word}{'s' * (k != 1)}"
+
+
+@dataclass
+class Report:
+    """Reports of one ``recalc --check`` or ``diff`` call."""
+
+    mode: str  # "check" | "diff"
+    books: list[BookReport]
+    rtol: float = RTOL
+    fail_on: str = "both"
+
+    @property
+    def exit_code(self) -> int:
+        """2 when a workbook is unusable, else 1 when one fails (or differs), else 0."""
+        if any(b.unusable for b in self.books):
+            return 2
+        return 1 if any(b.failed(self.fail_on) for b in self.books) else 0
+
+    def to_dict(self) -> dict:
+        from rooflinexl._version import __version__
+
+        books = [b.to_dict(self.fail_on) for b in self.books]
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "tool": "rooflinexl",
+            "version": __version__,
+            "mode": self.mode,
+            "rtol": self.rtol,
+            "fail_on": self.fail_on,
+            "exit_code": self.exit_code,
+            "summary": {
+                "books": len(books),
+                "failed": sum(b["status"] == "fail" for b in books),
+                "unusable": sum(b["status"] == "unusable" for b in books),
+                "compared": sum(b["compared"] for b in books),
+                "stale": sum(b["stale"] for b in books),
+                "errors": sum(b["errors"] for b in books),
+                "changed": sum(b["changed"] for b in books),
+            },
+            "books": books,
+        }
+
+    def render(self, fmt: str = "text", *, max_cells: int | None = None) -> str:
+        """The report as ``text``, ``json``, ``junit`` or ``markdown``.
+
+        ``max_cells`` caps the cells listed per workbook in text (default 500)
+        and markdown (default 100, a pull-request comment must stay short);
+        JSON and JUnit always list every cell.
+        """
+        if fmt == "text":
+            return render_text(self, max_cells=500 if max_cells is None else max_cells)
+        if fmt == "json":
+            return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)
+        if fmt == "junit":
+            return render_junit(self)
+        if fmt == "markdown":
+            return render_markdown(self, max_cells=100 if max_cells is None else max_cells)
+        raise ValueError(f"unknown report format {fmt!r}; use one of {', '.join(FORMATS)}")
+
+
+# --------------------------------------------------------------------------- labels
+
+
+class Labels:
+    """Row labels and column headers of a workbook, from its constant text cells.
+
+    The label of a cell is ``"<row label> / <column header>"``: the row label is
+    the leftmost text cell left of it in the same row (or, when that row has only
+    a number there, ``"<that column's header> <number>"``), the column header the
+    nearest text cell above it in the same column.
+    """
+
+    def __init__(self, constants: dict[str, dict[tuple[int, int], object]]):
+        self._rows: dict[str, dict[int, tuple[list[int], list[object]]]] = {}
+        self._cols: dict[str, dict[int, tuple[list[int], list[str]]]] = {}
+        for sheet, cells in constants.items():
+            rows: dict[int, list[tuple[int, object]]] = {}
+            cols: dict[int, list[tuple[int, str]]] = {}
+            for (r, c), v in cells.items():
+                t = value_type(v)
+                if t == "text" and str(v).strip():
+                    text = " ".join(str(v).split())
+                    rows.setdefault(r, []).append((c, text))
+                    cols.setdefault(c, []).append((r, text))
+                elif t == "number":
+                    rows.setdefault(r, []).append((c, v))
+            self._rows[sheet] = {r: _unzip(sorted(x, key=lambda p: p[0])) for r, x in rows.items()}
+            self._cols[sheet] = {c: _unzip(sorted(x)) for c, x in cols.items()}
+
+    def header(self, sheet: str, row: int, col: int) -> str:
+        """Nearest text cell above (row, col) in the same column, else ''."""
+        keys, texts = self._cols.get(sheet, {}).get(col, ((), ()))
+        i = bisect.bisect_left(keys, row)
+        return texts[i - 1] if i else ""
+
+    def row_label(self, sheet: str, row: int, col: int) -> str:
+        keys, vals = self._rows.get(sheet, {}).get(row, ((), ()))
+        left = [(k, v) for k, v in zip(keys, vals, strict=True) if k < col]
+        for _k, v in left:
+            if isinstance(v, str):
+                return v
+        if left:  # only numbers to the left: "n_chips 2"
+            k, v = left[0]
+            head = self.header(sheet, row, k)
+            return f"{head} {format_value(v)}".strip()
+        return ""
+
+    def label(self, sheet: str, cell: str) -> str:
+        m = _CELL.match(cell)
+        if m is None:
+            return ""
+        row, col = int(m.group(2)), _col_num(m.group(1))
+        parts = [self.row_label(sheet, row, col), self.header(sheet, row, col)]
+        parts = [p for p in parts if p]
+        if len(parts) == 2 and parts[0] == parts[1]:
+            parts = parts[:1]
+        return " / ".join(parts)
+
+
+def _unzip(pairs):
+    return [p[0] for p in pairs], [p[1] for p in pairs]
+
+
+def _col_num(letters: str) -> int:
+    n = 0
+    for ch in letters:
+        n = n * 26 + ord(ch) - 64
+    return n
+
+
+def _split(cell: str) -> tuple[int, int]:
+    m = _CELL.match(cell)
+    return (int(m.group(2)), _col_num(m.group(1))) if m else (0, 0)
+
+
+def read_constants(path, *, sheets: Iterable[str] | None = None,
+                   skip: dict[str, Iterable[str]] | None = None) -> dict[str, dict]:
+    """Constant (non-formula) cell values per sheet: ``{sheet: {(row, col): value}}``.
+
+    ``skip``: cells to leave out per sheet (the formula cells and spilled
+    results, which openpyxl would return as formula text or cached values).
+    Dates become ISO text; error constants :class:`ExcelError`.
+    """
+    import openpyxl
+
+    wanted = None if sheets is None else set(sheets)
+    skip_rc = {s: {_split(c) for c in cells} for s, cells in (skip or {}).items()}
+    wb = openpyxl.load_workbook(path, read_only=True, data_only=False, keep_links=False)
+    try:
+        out: dict[str, dict] = {}
+        for ws in wb.worksheets:
+            if wanted is not None and ws.title not in wanted:
+                continue
+            if hasattr(ws, "reset_dimensions"):
+                ws.reset_dimensions()
+            avoid = skip_rc.get(ws.title, set())
+            cells: dict[tuple[int, int], object] = {}
+            for row in ws.iter_rows():
+                for c in row:
+                    v = getattr(c, "value", None)
+                    if v is None or v == "":
+                        continue
+                    rc = (c.row, c.column)
+                    if rc in avoid:
+                        continue
+                    if isinstance(v, str):
+                        if v.startswith("=") and len(v) > 1:
+                            continue  # a formula openpyxl saw that our scan did not
+                        if v in EXCEL_ERRORS and getattr(c, "data_type", "") == "e":
+                            v = ExcelError(v)
+                    elif isinstance(v, (_dt.datetime, _dt.date, _dt.time)):
+                        v = v.isoformat()
+                    elif isinstance(v, _dt.timedelta):
+                        v = v.total_seconds() / 86400
+                    elif not isinstance(v, (int, float, bool)):
+                        continue  # array-formula objects and the like
+                    cells[rc] = v
+            out[ws.title] = cells
+        return out
+    finally:
+        wb.close()
+
+
+def _attach_labels(cells: list[CellChange], labels: Labels) -> None:
+    for c in cells:
+        c.label = labels.label(c.sheet, c.cell)
+
+
+# --------------------------------------------------------------------------- check
+
+
+def check_book(path, *, rtol: float = RTOL, limits=None, labels: bool = True) -> BookReport:
+    """Recalculate ``path`` without writing and compare with its cached values.
+
+    Parameters
+    ----------
+    path : path
+        An .xlsx or .xlsm workbook.
+    rtol : float
+        Relative tolerance of numeric comparisons (text, booleans, errors: exact).
+    limits : rooflinexl.xlsxio.Limits, optional
+        Package limits (zip-bomb protection).
+    labels : bool
+        Label the reported cells (one read-only openpyxl pass over their sheets).
+
+    Returns
+    -------
+    BookReport
+        Every stale cell (cached value differs) and every error cell, in
+        workbook order; ``message`` set instead when the file is unusable.
+    """
+    from rooflinexl.recalc.book import recalc_book
+    from rooflinexl.xlsxio import Limits, read_cached_values
+
+    limits = limits or Limits()
+    t0 = time.perf_counter()
+    rep = BookReport(path=str(path), mode="check")
+    try:
+        result = recalc_book(path, None, limits=limits, write=False)
+        cached = read_cached_values(path, limits=limits)
+    except RooflineError as exc:
+        rep.message = str(exc)
+        return rep
+    except Exception as exc:  # a user's file never gives a traceback
+        rep.message = f"cannot recalculate {path}: {type(exc).__name__}: {exc}"
+        return rep
+    ev = result.evaluation
+    rep.sheets = list(ev.sheets)
+    rep.tested_sheets = [s for s, cells in ev.by_sheet().items() if cells]
+    rep.compared = len(ev.cells)
+    rep.unknown_functions = sorted(ev.unknown_functions)
+    order = {s: i for i, s in enumerate(ev.sheets)}
+    for (sheet, cell), res in sorted(ev.cells.items(),
+                                     key=lambda kv: (order.get(kv[0][0], 0), _split(kv[0][1]))):
+        old = cached.get(sheet, {}).get(cell)
+        new = _as_cached(res.value)
+        stale = not values_equal(old, new, rtol)
+        is_error = isinstance(new, ExcelError)
+        if stale or is_error:
+            rep.cells.append(CellChange(
+                sheet, cell, "error" if is_error else "stale", old, new,
+                formula=res.formula, stale=stale,
+                reason=(res.reason or getattr(new, "reason", "")) if is_error else ""))
+    if labels and rep.cells:
+        try:
+            consts = read_constants(path, sheets={c.sheet for c in rep.cells},
+                                    skip={s: v.keys() for s, v in cached.items()})
+            _attach_labels(rep.cells, Labels(consts))
+        except Exception:  # labels are a courtesy; never fail the check over them
+            pass
+    rep.seconds = time.perf_counter() - t0
+    return rep
+
+
+def check_books(paths: Iterable, *, rtol: float = RTOL, fail_on: str = "both",
+                limits=None, labels: bool = True) -> Report:
+    """:func:`check_book` of each path, gathered in one :class:`Report`."""
+    if fail_on not in FAIL_ON:
+        raise ValueError(f"fail_on={fail_on!r}; use one of {', '.join(FAIL_ON)}")
+    books = [check_book(p, rtol=rtol, limits=limits, labels=labels) for p in paths]
+    return Report("check", books, rtol=rtol, fail_on=fail_on)
+
+
+# --------------------------------------------------------------------------- diff
+
+
+@dataclass
+class _Snapshot:
+    sheets: list[str]
+    values: dict[str, dict[str, object]]  # sheet -> cell -> value (constants and results)
+    formulas: dict[str, dict[str, str]]  # sheet -> cell -> '=...' ('' for shared children)
+    results: dict[str, set[str]]  # sheet -> cells holding a formula result
+    constants: dict[str, dict[tuple[int, int], object]]
+
+
+def _snapshot(path, limits, recalc: bool) -> _Snapshot:
+    from rooflinexl.xlsxio import check_package, formula_cells, read_cached_values
+
+    check_package(path, limits)
+    cached = read_cached_values(path, limits=limits)
+    formulas = formula_cells(path, limits=limits)
+    if recalc:
+        from rooflinexl.recalc.book import recalc_book
+
+        ev = recalc_book(path, None, limits=limits, write=False).evaluation
+        for (sheet, cell), res in ev.cells.items():
+            cached.setdefault(sheet, {})[cell] = _as_cached(res.value)
+    consts = read_constants(path, skip={s: v.keys() for s, v in cached.items()})
+    sheets = list(formulas) + [s for s in consts if s not in formulas]
+    values: dict[str, dict[str, object]] = {}
+    for sheet in sheets:
+        vals = values.setdefault(sheet, {})
+        for (r, c), v in consts.get(sheet, {}).items():
+            vals[_addr(r, c)] = v
+        vals.update(cached.get(sheet, {}))
+    forms = {s: {c: ("=" + f if f else "") for c, f in fs.items()} for s, fs in formulas.items()}
+    results = {s: set(v) for s, v in cached.items()}
+    return _Snapshot(sheets, values, forms, results, consts)
+
+
+def _addr(row: int, col: int) -> str:
+    letters = ""
+    while col:
+        col, rem = divmod(col - 1, 26)
+        letters = chr(65 + rem) + letters
+    return f"{letters}{row}"
+
+
+def diff_books(old, new, *, rtol: float = RTOL, recalc: bool = False, limits=None) -> BookReport:
+    """Compare two versions of a workbook cell by cell, over the union of their cells.
+
+    Parameters
+    ----------
+    old, new : path
+        The two workbooks.
+    rtol : float
+        Relative tolerance of numeric comparisons.
+    recalc : bool
+        Recompute both workbooks first and compare computed results instead of
+        the values cached in the files.
+    limits : rooflinexl.xlsxio.Limits, optional
+        Package limits (zip-bomb protection).
+
+    Returns
+    -------
+    BookReport
+        ``mode="diff"``; one :class:`CellChange` per added, removed or changed
+        cell (value, or formula text where both files store it), inputs
+        (constants) flagged ``input=True``; ``message`` set when either file is
+        unusable.
+
+    Examples
+    --------
+    A reviewer's view of "H200 now costs 9.2 USD/h":
+    ``diff_books("main/Roofline.xlsx", "Roofline.xlsx").sheet_summaries()[1].text``
+    is ``'6 cells on Cost moved (0 inputs, 6 results), median -8.0 %'``.
+    """
+    from rooflinexl.xlsxio import Limits
+
+    limits = limits or Limits()
+    t0 = time.perf_counter()
+    rep = BookReport(path=str(new), old_path=str(old), mode="diff")
+    try:
+        a = _snapshot(old, limits, recalc)
+        b = _snapshot(new, limits, recalc)
+    except RooflineError as exc:
+        rep.message = str(exc)
+        return rep
+    except Exception as exc:
+        rep.message = f"cannot read {old} or {new}: {type(exc).__name__}: {exc}"
+        return rep
+    rep.sheets = b.sheets + [s for s in a.sheets if s not in b.sheets]
+    rep.tested_sheets = list(rep.sheets)
+    label_new, label_old = Labels(b.constants), Labels(a.constants)
+    compared = 0
+    for sheet in rep.sheets:
+        va, vb = a.values.get(sheet, {}), b.values.get(sheet, {})
+        fa, fb = a.formulas.get(sheet, {}), b.formulas.get(sheet, {})
+        ra, rb = a.results.get(sheet, set()), b.results.get(sheet, set())
+        for cell in sorted(set(va) | set(vb) | set(fa) | set(fb), key=_split):
+            in_a = cell in va or cell in fa
+            in_b = cell in vb or cell in fb
+            old_v, new_v = va.get(cell), vb.get(cell)
+            compared += 1
+            if in_a and in_b:
+                form_a, form_b = fa.get(cell), fb.get(cell)
+                formula_changed = bool(form_a and form_b and form_a != form_b) or \
+                    ((cell in fa) != (cell in fb))
+                if values_equal(old_v, new_v, rtol) and not formula_changed:
+                    continue
+                status = "changed"
+            elif in_b:
+                status = "added"
+            else:
+                status = "removed"
+            is_result = cell in (rb if in_b else ra)
+            labels = label_new if in_b else label_old
+            form_new = fb.get(cell) if in_b else fa.get(cell)
+            form_old = fa.get(cell)
+            rep.cells.append(CellChange(
+                sheet, cell, status, old_v, new_v, label=labels.label(sheet, cell),
+                input=not is_result, formula=form_new or None,
+                old_formula=form_old if form_old and form_old != form_new else None,
+                stale=False))
+    rep.compared = compared
+    rep.seconds = time.perf_counter() - t0
+    return rep
+
+
+def diff_report(old, new, *, rtol: float = RTOL, recalc: bool = False, limits=None) -> Report:
+    """:func:`diff_books` wrapped in a :class:`Report` (exit code 1 when they differ)."""
+    return Report("diff", [diff_books(old, new, rtol=rtol, recalc=recalc, limits=limits)],
+                  rtol=rtol)
+
+
+# --------------------------------------------------------------------------- rendering
+
+
+def _cell_line(c: CellChange, mode: str) -> str:
+    a, b = _fmt_pair(c.old, c.new)
+    if mode == "diff":
+        tag = "input " if c.input else "result"
+        line = f"{c.address:<22} {tag} {c.label:<44} {a} -> {b}"
+        if c.old_formula:
+            line += f"   formula {c.old_formula} -> {c.formula}"
+    elif c.status == "error":
+        line = f"{c.address:<22} {c.label:<44} " + (f"{a} -> {b}" if c.stale else b)
+        if c.reason:
+            line += f"   ({c.reason})"
+    else:
+        line = f"{c.address:<22} {c.label:<44} {a} -> {b}"
+    change = format_change(c.rel_change)
+    return f"  {line}   {change}".rstrip() if change else f"  {line}".rstrip()
+
+
+def render_text(report: Report, *, max_cells: int = 500) -> str:
+    """Plain text for a terminal or a CI log."""
+    lines = []
+    for book in report.books:
+        lines.append(book.headline(report.fail_on))
+        if book.unusable:
+            continue
+        for s in book.sheet_summaries():
+            lines.append(f"  {s.text}")
+        for c in book.cells[:max_cells]:
+            lines.append(_cell_line(c, report.mode))
+        if len(book.cells) > max_cells:
+            lines.append(f"  ... and {len(book.cells) - max_cells} more (use --format json)")
+    if len(report.books) > 1:
+        lines.append(_overall(report))
+    return "\n".join(lines)
+
+
+def _overall(report: Report) -> str:
+    n = len(report.books)
+    failed = sum(b.status(report.fail_on) == "fail" for b in report.books)
+    bad = sum(b.unusable for b in report.books)
+    word = "differ" if report.mode == "diff" else "fail"
+    text = f"{_n(n, 'workbook')}: {failed} {word}"
+    return text + (f", {bad} unusable" if bad else "")
+
+
+_XML_BAD = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _xml_text(s: str) -> str:
+    return _XML_BAD.sub("\ufffd", s)
+
+
+def render_junit(report: Report) -> str:
+    """JUnit XML: one testsuite per workbook, one testcase per sheet.
+
+    A sheet's testcase fails (``<failure type="stale">`` and/or
+    ``<failure type="formula-error">``; in a diff ``type="changed"``) with one
+    line per cell; cells that do not fail under ``fail_on`` go to its
+    ``<system-out>``. An unusable workbook is a testcase ``open`` with an
+    ``<error type="unusable">``. Valid against docs/schemas/junit.xsd.
+    """
+    import xml.etree.ElementTree as ET
+
+    stamp = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
+    host = socket.gethostname() or "localhost"
+    root = ET.Element("testsuites", name=f"rooflinexl {report.mode}")
+    tot = {"tests": 0, "failures": 0, "errors": 0, "time": 0.0}
+    for book in report.books:
+        suite = ET.SubElement(root, "testsuite", name=book.name)
+        props = ET.SubElement(suite, "properties")
+        for k, v in (("mode", report.mode), ("rtol", repr(report.rtol)),
+                     ("fail_on", report.fail_on), ("path", book.path)) + \
+                ((("old_path", book.old_path),) if book.old_path else ()):
+            ET.SubElement(props, "property", name=k, value=_xml_text(str(v)))
+        tests = failures = errors = 0
+        classname = Path(book.path).name
+        if book.unusable:
+            case = ET.SubElement(suite, "testcase", name="open", classname=classname, time="0")
+            err = ET.SubElement(case, "error", type="unusable", message=_xml_text(book.message))
+            err.text = _xml_text(book.message)
+            tests, errors = 1, 1
+        else:
+            by: dict[str, list[CellChange]] = {}
+            for c in book.cells:
+                by.setdefault(c.sheet, []).append(c)
+            summaries = {s.sheet: s for s in book.sheet_summaries()}
+            per = book.seconds / max(len(book.tested_sheets), 1)
+            for sheet in book.tested_sheets:
+                tests += 1
+                case = ET.SubElement(suite, "testcase", name=sheet, classname=classname,
+                                     time=f"{per:.3f}")
+                cells = by.get(sheet, [])
+                failing = [c for c in cells if book.mode == "diff" or _fails(c, report.fail_on)]
+                failing_ids = {id(c) for c in failing}
+                quiet = [c for c in cells if id(c) not in failing_ids]
+                if book.mode == "diff":
+                    groups = [("changed", summaries[sheet].text if failing else "", failing)]
+                else:
+                    stale = [c for c in failing if c.stale and report.fail_on != "errors"]
+                    errs = [c for c in failing if c.status == "error"
+                            and report.fail_on != "stale"]
+                    groups = [("stale", _group_message(stale, "stale cell", sheet), stale),
+                              ("formula-error", _group_message(errs, "error cell", sheet), errs)]
+                for kind, msg, group in groups:
+                    if group:
+                        f = ET.SubElement(case, "failure", type=kind, message=_xml_text(msg))
+                        f.text = _xml_text("\n".join(_cell_compact(c) for c in group))
+                if failing:
+                    failures += 1
+                if quiet:
+                    out = ET.SubElement(case, "system-out")
+                    out.text = _xml_text("\n".join(_cell_compact(c) for c in quiet))
+            if book.mode == "check" and book.unknown_functions:
+                tests += 1
+                case = ET.SubElement(suite, "testcase", name="functions", classname=classname,
+                                     time="0")
+                if report.fail_on != "stale":
+                    msg = "unknown functions: " + ", ".join(book.unknown_functions)
+                    ET.SubElement(case, "failure", type="unknown-function",
+                                  message=_xml_text(msg)).text = _xml_text(msg)
+                    failures += 1
+        suite.set("tests", str(tests))
+        suite.set("failures", str(failures))
+        suite.set("errors", str(errors))
+        suite.set("skipped", "0")
+        suite.set("time", f"{book.seconds:.3f}")
+        suite.set("timestamp", stamp)
+        suite.set("hostname", host)
+        tot["tests"] += tests
+        tot["failures"] += failures
+        tot["errors"] += errors
+        tot["time"] += book.seconds
+    for k in ("tests", "failures", "errors"):
+        root.set(k, str(tot[k]))
+    root.set("time", f"{tot['time']:.3f}")
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode")
+
+
+def _group_message(cells: list[CellChange], word: str, sheet: str) -> str:
+    rels = [r for r in (c.rel_change for c in cells) if r is not None]
+    text = f"{_n(len(cells), word)} on {sheet}"
+    return text + (f", median {format_change(statistics.median(rels))}" if rels else "")
+
+
+def _cell_compact(c: CellChange) -> str:
+    """One line per cell for JUnit: ``Cost!E14 (H200 / ...): 2.80867 -> 2.58398 (-8.0 %)``."""
+    a, b = _fmt_pair(c.old, c.new)
+    head = f"{c.address} ({c.label})" if c.label else c.address
+    if c.status == "error":
+        text = f"{head}: " + (f"{a} -> {b}" if c.stale else b) + \
+            (f" ({c.reason})" if c.reason else "")
+    else:
+        kind = "" if c.status in ("stale", "changed") else f" [{c.status}]"
+        kind += " [input]" if c.input else ""
+        text = f"{head}{kind}: {a} -> {b}"
+    change = format_change(c.rel_change)
+    return text + (f" ({change})" if change else "")
+
+
+def _md(s: str) -> str:
+    return " ".join(str(s).split()).replace("|", "\\|").replace("`", "'")
+
+
+def render_markdown(report: Report, *, max_cells: int = 100) -> str:
+    """GitHub-flavoured markdown, e.g. for a pull-request comment or a job summary."""
+    lines = []
+    n = len(report.books)
+    failed = sum(b.status(report.fail_on) != "ok" for b in report.books)
+    if report.mode == "check":
+        title = (f"rooflinexl check: {failed} of {_n(n, 'workbook')} failing" if failed
+                 else f"rooflinexl check: {_n(n, 'workbook')} up to date")
+    else:
+        b = report.books[0]
+        verb = "differs" if len(b.cells) == 1 else "differ"
+        title = (f"rooflinexl diff: {_n(len(b.cells), 'cell')} {verb}" if b.cells
+                 else "rooflinexl diff: unusable input" if b.unusable
+                 else "rooflinexl diff: no differences")
+    lines += [f"### {title}", ""]
+    if report.mode == "check":
+        lines += ["| workbook | formulas | stale | errors | result |",
+                  "|---|---:|---:|---:|---|"]
+        for b in report.books:
+            st = b.status(report.fail_on)
+            mark = {"ok": "ok", "fail": "**FAIL**", "unusable": "**unusable**"}[st]
+            lines.append(f"| `{_md(b.path)}` | {b.compared} | {len(b.stale)} | "
+                         f"{len(b.errors)} | {mark} |")
+        lines.append("")
+    for b in report.books:
+        if report.mode == "check" and not b.cells and not b.unusable and \
+                not b.unknown_functions:
+            continue
+        head = (f"`{_md(b.old_path)}` → `{_md(b.path)}`" if b.mode == "diff"
+                else f"`{_md(b.path)}`")
+        lines += [f"#### {head}", ""]
+        if b.unusable:
+            lines += [f"Unusable: {_md(b.message)}", ""]
+            continue
+        if b.unknown_functions:
+            lines += [f"Unknown functions: {_md(', '.join(b.unknown_functions))}", ""]
+        for s in b.sheet_summaries():
+            lines.append(f"- {_md(s.text)}")
+        if not b.cells:
+            lines += ["", f"No differences in {b.compared} cells.", ""]
+            continue
+        lines.append("")
+        if b.mode == "diff":
+            lines += ["| cell | kind | label | old | new | change |",
+                      "|---|---|---|---:|---:|---:|"]
+        else:
+            lines += ["| cell | label | cached | recalculated | change | note |",
+                      "|---|---|---:|---:|---:|---|"]
+        for c in b.cells[:max_cells]:
+            old, new = (_md(v) for v in _fmt_pair(c.old, c.new))
+            change = format_change(c.rel_change)
+            if b.mode == "diff":
+                kind = ("input" if c.input else "result") + \
+                    (f" ({c.status})" if c.status != "changed" else "")
+                lines.append(f"| `{_md(c.address)}` | {kind} | {_md(c.label)} | {old} | "
+                             f"{new} | {change} |")
+            else:
+                note = "" if c.status == "stale" else _md(f"error: {c.reason}".strip())
+                lines.append(f"| `{_md(c.address)}` | {_md(c.label)} | {old} | {new} | "
+                             f"{change} | {note} |")
+        if len(b.cells) > max_cells:
+            lines.append(f"\n… and {len(b.cells) - max_cells} more cells (see the JSON or "
+                         "JUnit report).")
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
