@@ -3,18 +3,26 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from openpyxl import Workbook
 
 from rooflinexl.chips import ChipTable, load_chips
 from rooflinexl.workbooks.layout import save_deterministic
 from rooflinexl.workbooks.roofline import build_roofline
+from rooflinexl.workbooks.templates import (
+    build_capacity_plan,
+    build_cost_comparison,
+    build_matmul_sweep,
+)
 
 #: output path (relative to the repository root) -> builder
 BUILDERS: dict[str, Callable[[ChipTable], Workbook]] = {
     "workbooks/Roofline.xlsx": build_roofline,
+    "templates/capacity_plan.xlsx": build_capacity_plan,
+    "templates/cost_comparison.xlsx": build_cost_comparison,
+    "templates/matmul_sweep.xlsx": build_matmul_sweep,
 }
 
 

@@ -18,6 +18,7 @@ from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
 from openpyxl.utils import get_column_letter
 from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.datavalidation import DataValidation
+from openpyxl.worksheet.properties import PageSetupProperties
 from openpyxl.worksheet.table import Table, TableStyleInfo
 
 from rooflinexl.chips import COLUMNS, UNITS, ChipTable
@@ -88,6 +89,14 @@ def add_chips_sheet(wb: Workbook, table: ChipTable, title: str = "Chips") -> str
                 cell.fill = INPUT_FILL
                 cell.font = Font(color="1F4E79")
     ws.freeze_panes = "B2"
+    # explicit header style: LibreOffice does not draw Excel table styles
+    for c in ws[1]:
+        c.font, c.fill, c.border = HEADER_FONT, HEADER_FILL, BOX
+        c.alignment = Alignment(wrap_text=True, vertical="center")
+    # print the numbers (up to the price date) one page wide; sources stay on the sheet
+    print_setup(ws)
+    if "price_date" in cols:
+        ws.print_area = f"A1:{get_column_letter(cols.index('price_date') + 1)}{last_row}"
     absolute = f"{_q(title)}!$A$1:${last_col}${last_row}"
     wb.defined_names["Chips"] = DefinedName("Chips", attr_text=absolute)
     wb.defined_names["ChipNames"] = DefinedName(
@@ -108,6 +117,7 @@ def add_howto_sheet(wb: Workbook, title: str, lines: list[str]) -> None:
         ws.cell(row=i, column=1, value=line).alignment = Alignment(wrap_text=True,
                                                                    vertical="top")
     ws.column_dimensions["A"].width = 110
+    print_setup(ws)
     legend = len(lines) + 4
     ws.cell(row=legend, column=1, value="Input cell (change me)").fill = INPUT_FILL
     ws.cell(row=legend, column=1).font = INPUT_FONT
@@ -201,9 +211,36 @@ class SheetWriter:
                 cells, CellIsRule(operator="equal", formula=[f'"{label}"'],
                                   fill=PatternFill("solid", fgColor=colour, bgColor=colour)))
 
+    def colour_text(self, cells: str, colours: dict[str, str]) -> None:
+        """Conditional formatting: fill cells whose text equals a key with its colour."""
+        for label, colour in colours.items():
+            self.ws.conditional_formatting.add(
+                cells, CellIsRule(operator="equal", formula=[f'"{label}"'],
+                                  fill=PatternFill("solid", fgColor=colour, bgColor=colour)))
+
     def finish(self) -> None:
         for j, w in self.widths.items():
             self.ws.column_dimensions[get_column_letter(j)].width = w
+        print_setup(self.ws)
+
+
+def keep_cached_values(wb: Workbook) -> None:
+    """Ask spreadsheet applications to show the stamped values on open, not recalculate.
+
+    openpyxl writes ``fullCalcOnLoad="1"`` and the Excel 2007 ``calcId``; Excel fully
+    recalculates such a file on open, and without the add-in our functions become #NAME?.
+    """
+    wb.calculation.fullCalcOnLoad = False
+    wb.calculation.calcId = 191029  # Excel 2016 and later (Microsoft 365)
+
+
+def print_setup(ws, landscape: bool = True) -> None:
+    """Print (and PDF export) one page wide, landscape, with gridlines off."""
+    ws.page_setup.orientation = "landscape" if landscape else "portrait"
+    ws.page_setup.paperSize = ws.PAPERSIZE_A4
+    ws.sheet_properties.pageSetUpPr = PageSetupProperties(fitToPage=True)
+    ws.page_setup.fitToWidth = 1
+    ws.page_setup.fitToHeight = 0
 
 
 def name_cell(wb: Workbook, name: str, sheet: str, cell: str) -> None:

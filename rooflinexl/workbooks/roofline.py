@@ -8,11 +8,21 @@ article, sections 2-12).
 from __future__ import annotations
 
 from openpyxl import Workbook
+from openpyxl.styles import Alignment
 
 from rooflinexl.chips import ChipTable
 from rooflinexl.dtypes import TIERS
-from rooflinexl.workbooks.layout import (Calc, Input, SheetWriter, add_chips_sheet,
-                                         add_howto_sheet, add_xlwings_conf, name_cell)
+from rooflinexl.workbooks.charts import Point, add_roofline_chart
+from rooflinexl.workbooks.layout import (
+    Calc,
+    Input,
+    SheetWriter,
+    add_chips_sheet,
+    add_howto_sheet,
+    add_xlwings_conf,
+    keep_cached_values,
+    name_cell,
+)
 
 SCI = "0.000E+00"
 TOK = "0.0"
@@ -31,7 +41,8 @@ HOWTO = [
     "4. Without Excel: 'rooflinexl recalc Roofline.xlsx -o out.xlsx' recalculates every formula "
     "headless and stores the values, so any reader sees numbers.",
     "Sheets: Intensity (critical intensity per chip and tier), Critical batch, MoE, Network D, "
-    "Matmul time, Elementwise & decode, Cost.",
+    "Matmul time, Elementwise & decode, Cost, Roofline chart (the roofs of four chips, editable, "
+    "with the Matmul time rows as points).",
     "Units: FLOP/s, bytes, B/s (one direction), seconds unless a header says ms or µs, USD per "
     "chip-hour. Errors: #N/A unknown chip or missing spec, #NUM! outside the formula's domain, "
     "#VALUE! text where a number belongs.",
@@ -47,11 +58,13 @@ def build_roofline(table: ChipTable) -> Workbook:
     _crit_batch(wb)
     _moe(wb)
     _network(wb)
-    _matmul(wb)
+    matmul_rows = _matmul(wb)
     _elementwise(wb)
     _cost(wb, table)
+    _chart(wb, *matmul_rows)
     add_chips_sheet(wb, table)
     add_xlwings_conf(wb)
+    keep_cached_values(wb)
     return wb
 
 
@@ -66,12 +79,13 @@ def _intensity(wb, table):
     first, last = s.table(["chip"] + tiers,
                           [[Input(name)] + [None] * len(tiers) for name in table.names],
                           caption="Critical intensity [FLOP/byte] per chip and tier",
-                          freeze=False)
+                          freeze=True)
     for r in range(first, last + 1):
         for j in range(len(tiers)):
             col = chr(ord("B") + j)
             s.put(r, 2 + j, Calc(f'=_xlfn.IFNA(CRIT_INTENSITY(Chips,$A{r},{col}${hdr_row},'
                                  f'$A$6),"—")', "0.0"))
+            s.ws.cell(row=r, column=2 + j).alignment = Alignment(horizontal="right")
     s.validate("chip", f"A{first}:A{last}")
     h100 = first + table.row_of("H100")
     name_cell(wb, "CritIntensity_H100_HBM", "Intensity", f"B{h100}")
@@ -91,7 +105,8 @@ def _crit_batch(wb):
         ("H100", 4096, 4096, "bf16", None, "hbm", "B ≥ 345 (exact 344.9)"),
         ("H100", 8192, 8192, "bf16", None, "hbm", "B ≥ 319 (exact 318.2)"),
         ("H100", None, None, "bf16", None, "hbm", "≈ 295 (B ≪ D, F)"),
-        ("H100", None, None, "fp8", "fp8", "hbm", "fp8 peak doubles I to ≈ 590, threshold unchanged"),
+        ("H100", None, None, "fp8", "fp8", "hbm",
+         "fp8 peak doubles I to ≈ 590, threshold unchanged"),
         ("TPU v5e", 4096, 16384, "int8", "int8", "hbm", "B > 259"),
         ("TPU v5e", None, None, "int8", "int8", "hbm", "B > 240"),
         ("TPU v5e", None, None, "bf16", "int8", "hbm", "B > 120 (int8 weights, bf16 compute)"),
@@ -160,6 +175,7 @@ def _network(wb):
             col = chr(ord("B") + j)
             s.put(r, 2 + j, Calc(f"=NET_CRITICAL_D(Chips,{col}${hdr},$A{r},$A$6,$B$6)", "#,##0"))
     s.validate("chip", f"B{hdr}:D{hdr}")
+    s.ws.freeze_panes = f"B{first}"
     name_cell(wb, "NetCriticalD_v5e_n2", "Network D", f"B{first}")
     s.note("Reference: two TPU v5e at 4.5e10 B/s each way, 1.97e14 FLOP/s → D > 8,755.6 (bf16).")
     s.finish()
@@ -196,6 +212,7 @@ def _matmul(wb):
     s.validate("shard", f"H{first}:H{last}")
     s.colour_bounds(f"N{first}:N{last}")
     s.finish()
+    return first, last
 
 
 def _elementwise(wb):
@@ -265,6 +282,12 @@ def _elementwise(wb):
     s.put(f6, 6, Calc(f"=COLLECTIVE_TIME(Chips,B{f6},A{f6},C{f6},D{f6},E{f6})", SCI))
     s.put(f6, 7, Calc(f"=F{f6}*1E+3", "0.000"))
     s.validate("chip", f"B{first}:B{last}")
+    s.validate("chip", f"B{f3}")
+    s.validate("chip", f"B{f6}")
+    s.validate("dtype", f"D{f3}")
+    s.validate("dtype", f"G{f5}")
+    s.validate("tier", f"E{f6}")
+    s.ws.freeze_panes = "A4"  # several small tables: keep the title in view
     s.finish()
 
 
@@ -274,11 +297,12 @@ def _cost(wb, table):
                     "with the date and source in the Chips sheet. Reference section 12.")
     s.table(["dtype", "MFU"], [[Input("bf16"), Input(0.5, "0%")]], caption="Inputs")
     s.validate("dtype", "A6")
-    priced = [n for n, p in zip(table.names, table.numeric("price_per_hour")) if p == p]
+    prices = table.numeric("price_per_hour")
+    priced = [n for n, p in zip(table.names, prices, strict=True) if p == p]
     body = [[Input(n)] + [None] * 7 for n in priced]
     first, last = s.table(["chip", "price [USD/chip-hour]", "price date", "peak [FLOP/s]",
                            "USD per 1e18 FLOP at peak", "USD per 1e18 FLOP at MFU",
-                           "FLOPs per USD at peak", "price source"], body, freeze=False)
+                           "FLOPs per USD at peak", "price source"], body, freeze=True)
     for r in range(first, last + 1):
         s.put(r, 2, Calc(f'=CHIP_SPEC(Chips,A{r},"price_per_hour")', "0.00"))
         s.put(r, 3, Calc(f'=CHIP_SPEC(Chips,A{r},"price_date")'))
@@ -299,3 +323,18 @@ def _cost(wb, table):
     s.note("Reference: H200 ≈ 10 USD/h, TPU v5p ≈ 4 USD/h on Google Cloud; an H200 has about 2× "
            "the FLOPs and 1.5× the HBM of a v5p.")
     s.finish()
+
+
+def _chart(wb, first, last):
+    m = "'Matmul time'!"
+    points = [Point(label=f'{m}$A${r}&" B="&{m}$B${r}&" D="&{m}$C${r}&" F="&{m}$D${r}'
+                          f'&IF({m}$F${r}<>""," ("&{m}$F${r}&" weights)","")'
+                          f'&IF({m}$G${r}>1," on "&{m}$G${r}&", shard "&{m}$H${r},"")',
+                    intensity=f"{m}$O${r}",
+                    flops=f"2*{m}$B${r}*{m}$C${r}*{m}$D${r}/{m}$G${r}/{m}$L${r}")
+              for r in range(first, last + 1)]
+    add_roofline_chart(wb, "Roofline chart", "Roofline: attained FLOP/s per chip vs intensity",
+                       "Roofs: ROOFLINE_FLOPS of the chosen chips (edit the yellow names); "
+                       "points: the Matmul time rows (attained = 2BDF / n / time). Reference "
+                       "section 3.", ["H100", "H200", "TPU v5e", "TPU v5p"], points,
+                       x_range=(10.0, 1.0e4))
