@@ -178,10 +178,11 @@ def section_import(quick: bool) -> list[str]:
 #   of the other sections (its own imports, its own temporary files).
 # ============================================================================
 def section_recalc(quick: bool) -> list[str]:
-    """Placeholder: recalc vs formulas vs LibreOffice (not implemented yet)."""
-    line = "\n## recalc\n\n(not implemented yet: see the HOOK in benchmarks/run.py)"
-    print(line)
-    return [line]
+    """recalc vs formulas vs LibreOffice: benchmarks/recalc_bench.py."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from recalc_bench import section_recalc as run
+
+    return run(quick)
 
 
 SECTIONS = {"batch": section_batch, "import": section_import, "recalc": section_recalc}

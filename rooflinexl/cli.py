@@ -1,4 +1,4 @@
-"""The ``rooflinexl`` command line: recalc, build, chips, batch, sweep, plot.
+"""The ``rooflinexl`` command line: recalc (and --check), diff, build, chips, batch, sweep, plot.
 
 Each subcommand is a thin adapter; the work lives in the library modules,
 imported only when the subcommand runs (start-up stays fast).
@@ -61,17 +61,25 @@ def make_limits(max_file_mb=None, max_uncompressed_mb=None, max_ratio=None, max_
 
     from rooflinexl.xlsxio import Limits
 
-    base = Limits.from_env()
+    try:
+        base = Limits.from_env()
+    except ValueError as exc:
+        fail(f"{exc}: set it to a number, or unset it for the default")
     changes = {}
     if max_file_mb:
-        changes["max_file_bytes"] = int(max_file_mb * 2**20)
+        changes["max_file_bytes"] = _mib_bytes(max_file_mb)
     if max_uncompressed_mb:
-        changes["max_uncompressed_bytes"] = int(max_uncompressed_mb * 2**20)
+        changes["max_uncompressed_bytes"] = _mib_bytes(max_uncompressed_mb)
     if max_ratio:
         changes["max_ratio"] = max_ratio
     if max_members:
         changes["max_members"] = max_members
     return dataclasses.replace(base, **changes)
+
+
+def _mib_bytes(mb: float) -> int:
+    """Bytes of a limit given in MB (MiB); ``inf`` means no limit."""
+    return round(mb * 2**20) if mb < float("inf") else 2**63
 
 
 def fail(message: str, code: int = 2):
@@ -143,6 +151,24 @@ def _emit_report(report, fmt, reports, quiet) -> None:
             click.echo(f"rooflinexl: {book.message}", err=True)
 
 
+def _set_engine(ctx, value):
+    """``recalc --engine``: the evaluation path for this command (``$ROOFLINEXL_RECALC_ENGINE``)."""
+    if value is None:
+        return
+    import os
+
+    before = os.environ.get("ROOFLINEXL_RECALC_ENGINE")
+    os.environ["ROOFLINEXL_RECALC_ENGINE"] = value
+
+    def restore():
+        if before is None:
+            os.environ.pop("ROOFLINEXL_RECALC_ENGINE", None)
+        else:
+            os.environ["ROOFLINEXL_RECALC_ENGINE"] = before
+
+    ctx.call_on_close(restore)
+
+
 @main.command()
 @click.argument("books", nargs=-1, required=True, metavar="BOOK...")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
@@ -157,6 +183,11 @@ def _emit_report(report, fmt, reports, quiet) -> None:
               show_default=True, help="With --check: what fails, error cells, stale cells or both.")
 @_report_options
 @_limits_options
+@click.option("--engine", type=click.Choice(["auto", "blocks", "cells"]), default=None,
+              expose_value=False, callback=lambda ctx, _p, v: _set_engine(ctx, v),
+              help="auto/blocks: filled-down formulas as numpy blocks, the rest per cell "
+                   "(default); cells: everything per cell (formulas library, for debugging). "
+                   "Also $ROOFLINEXL_RECALC_ENGINE.")
 @click.pass_context
 def recalc(ctx, books, output, in_place, quiet, check, fail_on, fmt, reports, rtol, **limits):
     """Recalculate each BOOK headless and store every formula's value as its cached value.
@@ -208,10 +239,13 @@ def _recalc_one(book: Path, output, in_place, quiet, limits, *, many: bool) -> i
     except RooflineError as exc:
         message = str(exc)
     except Exception as exc:  # never a traceback for a user's file
-        message = f"cannot recalculate {book}: {type(exc).__name__}: {exc}"
+        message = (f"cannot recalculate {book}: {type(exc).__name__}: {exc} (unexpected: save "
+                   "the workbook again from Excel and retry; if it persists, report it with "
+                   "this line, see SECURITY.md)")
     else:
         message = None
     if message is not None:
+        message = " ".join(message.split())  # one line, whatever the exception said
         if not many:
             fail(message)
         click.echo(f"rooflinexl: {message}", err=True)

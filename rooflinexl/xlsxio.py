@@ -74,6 +74,14 @@ class UnusableWorkbookError(RooflineError):
     """One line naming the problem and what to do (CLI prints it, exit 2)."""
 
 
+def _mib_bytes(text: str) -> int:
+    """Bytes of a limit written in MB (MiB); ``inf`` means no limit."""
+    mb = float(text)
+    if mb != mb:
+        raise ValueError(text)
+    return round(mb * _MIB) if mb < math.inf else 2**63
+
+
 @dataclass(frozen=True)
 class Limits:
     """Resource limits applied to a package before anything is parsed.
@@ -126,9 +134,8 @@ class Limits:
         env = os.environ if environ is None else environ
         kw = {}
         for var, field, conv in (
-            ("ROOFLINEXL_MAX_FILE_MB", "max_file_bytes", lambda s: int(float(s) * _MIB)),
-            ("ROOFLINEXL_MAX_UNCOMPRESSED_MB", "max_uncompressed_bytes",
-             lambda s: int(float(s) * _MIB)),
+            ("ROOFLINEXL_MAX_FILE_MB", "max_file_bytes", _mib_bytes),
+            ("ROOFLINEXL_MAX_UNCOMPRESSED_MB", "max_uncompressed_bytes", _mib_bytes),
             ("ROOFLINEXL_MAX_RATIO", "max_ratio", float),
             ("ROOFLINEXL_MAX_MEMBERS", "max_members", int),
         ):
@@ -149,14 +156,27 @@ _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _ENCRYPTION_INFO = "EncryptionInfo".encode("utf-16-le")
 _ODS_MIME = b"application/vnd.oasis.opendocument.spreadsheet"
 _DTD_MARKERS = tuple(
-    word.encode(enc) for word in ("<!doctype", "<!entity") for enc in ("ascii", "utf-16-le", "utf-16-be")
+    word.encode(enc) for word in ("<!doctype", "<!entity")
+    for enc in ("ascii", "utf-16-le", "utf-16-be")
 )
+_ENTITY_MARKERS = _DTD_MARKERS[3:]
 _CHUNK = _MIB
 _XML_SUFFIXES = (".xml", ".rels")
+#: media that may legitimately carry a DOCTYPE (an SVG image's, with no internal subset);
+#: an ENTITY declaration is refused there too
+_DOCTYPE_OK_SUFFIXES = (".svg",)
+
+
+def _looks_like_xml(head: bytes) -> bool:
+    """Whether a member's first bytes are XML (whatever its name): a BOM or a '<' first."""
+    if head.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")):
+        return True
+    head = head[:256].lstrip(b" \t\r\n\x00")
+    return head.startswith(b"<")
 
 
 def _mb(n: float) -> str:
-    return f"{n / _MIB:g} MB"
+    return f"{n / _MIB:.4g} MB"
 
 
 def _refuse(path, what: str) -> UnusableWorkbookError:
@@ -181,23 +201,24 @@ def _scan_ole(path) -> UnusableWorkbookError:
                    "open it in Excel or LibreOffice and save as .xlsx")
 
 
-def _has_dtd(stream) -> tuple[bool, int]:
+def _has_dtd(stream, markers=_DTD_MARKERS, first: bytes = b"") -> tuple[bool, int]:
     """(whether an XML stream declares a DOCTYPE or ENTITY, bytes read).
 
     Any case, UTF-8/ASCII or UTF-16 in either byte order; reads in chunks.
+    ``first`` is data already read from the stream (scanned, and counted).
     """
     tail = b""
     total = 0
-    keep = max(len(m) for m in _DTD_MARKERS) - 1
+    keep = max(len(m) for m in markers) - 1
     found = False
     while True:
-        chunk = stream.read(_CHUNK)
+        chunk, first = (first or stream.read(_CHUNK)), b""
         if not chunk:
             break
         total += len(chunk)
         if not found:
             window = (tail + chunk).lower()
-            if any(m in window for m in _DTD_MARKERS):
+            if any(m in window for m in markers):
                 found = True
             tail = chunk[-keep:]
     return found, total
@@ -268,15 +289,19 @@ def _check_open_zip(path, zf: zipfile.ZipFile, limits: Limits) -> None:
         if info.is_dir():
             continue
         with zf.open(info) as fh:
-            if info.filename.lower().endswith(_XML_SUFFIXES):
-                dtd, n = _has_dtd(fh)
+            lower = info.filename.lower()
+            head = b"" if lower.endswith(_XML_SUFFIXES) else fh.read(_CHUNK)
+            if not head or _looks_like_xml(head):  # XML by name or by content
+                markers = (_ENTITY_MARKERS if lower.endswith(_DOCTYPE_OK_SUFFIXES)
+                           else _DTD_MARKERS)
+                dtd, n = _has_dtd(fh, markers, head)
                 if dtd:
                     raise _refuse(path, f"XML part {info.filename!r} declares a DOCTYPE/ENTITY "
                                   "(entity-expansion bomb or external entity); refused, "
                                   "entities are never resolved: save the workbook again "
                                   "from Excel")
             else:
-                n = 0
+                n = len(head)
                 while True:
                     chunk = fh.read(_CHUNK)
                     if not chunk:
@@ -622,11 +647,13 @@ def _parse_range(ref: bytes) -> tuple[int, int, int, int] | None:
 def _sheet_data_span(data: bytes, part: str) -> tuple[int, int, bytes]:
     """(start, end, prefix) of the content of <sheetData>; start == end if empty."""
     head = data[:4]
-    if head[:2] in (b"\xff\xfe", b"\xfe\xff") or (len(head) == 4 and (head[0] == 0 or head[1] == 0)):
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff") or (len(head) == 4
+                                                   and (head[0] == 0 or head[1] == 0)):
         raise UnusableWorkbookError(f"sheet part {part!r} is UTF-16 encoded, which rooflinexl "
                                     "does not edit: save the workbook again from Excel")
     enc = _ENC_DECL.match(data.lstrip(b"\xef\xbb\xbf")[:200])
-    if enc and enc.group(1).lower().replace(b"-", b"").replace(b"_", b"") not in (b"utf8", b"ascii", b"usascii"):
+    if enc and enc.group(1).lower().replace(b"-", b"").replace(b"_", b"") not in (
+            b"utf8", b"ascii", b"usascii"):
         raise UnusableWorkbookError(f"sheet part {part!r} is {enc.group(1).decode()!s}-encoded, "
                                     "which rooflinexl does not edit: save it again from Excel")
     m = _SHEETDATA_RE.search(data)
@@ -715,7 +742,8 @@ def _covered(ranges, cells) -> set:
 
 #: Error values a cell may cache with t="e" (ECMA-376 ST_CellErrorValue set).
 _ERROR_VALUES = frozenset(EXCEL_ERRORS) | {"#GETTING_DATA"}
-_XSTR_ESCAPE = re.compile("_(?=x[0-9A-Fa-f]{4}_)|[\x00-\x08\x0b\x0c\x0d\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+_XSTR_ESCAPE = re.compile(
+    "_(?=x[0-9A-Fa-f]{4}_)|[\x00-\x08\x0b\x0c\x0d\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 _XSTR_UNESCAPE = re.compile(r"_x([0-9A-Fa-f]{4})_")
 _ENTITY = re.compile(r"&(#[0-9]+|#x[0-9A-Fa-f]+|lt|gt|amp|quot|apos);")
 _ENTITY_MAP = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}
@@ -786,11 +814,11 @@ def _encode_value(value, where: tuple[str, str]) -> tuple[bytes | None, bytes | 
     if isinstance(value, (int, float, np.integer, np.floating)):
         x = float(value)
         if not math.isfinite(x):
-            raise ValueError(f"{where[0]}!{where[1]}: {value!r} is not finite; an Excel cell cannot hold it "
-                             "(pass ExcelError('#NUM!') instead)")
+            raise ValueError(f"{where[0]}!{where[1]}: {value!r} is not finite; an Excel cell "
+                             "cannot hold it (pass ExcelError('#NUM!') instead)")
         return None, _fmt_number(x).encode("ascii")
-    raise TypeError(f"{where[0]}!{where[1]}: cannot store a {type(value).__name__} as a cached value "
-                    "(use bool, int, float, str, ExcelError or None)")
+    raise TypeError(f"{where[0]}!{where[1]}: cannot store a {type(value).__name__} as a cached "
+                    "value (use bool, int, float, str, ExcelError or None)")
 
 
 def _decode_value(t: bytes | None, text: str | None, shared: list[str] | None):
@@ -1270,7 +1298,8 @@ def stamp_cached_values(src, dst, values: dict[str, dict[str, object]], *,
             if not cells:
                 continue
             targets = dict(zip(_normalise_refs(cells, sheet),
-                               [_encode_value(value, (sheet, ref)) for ref, value in cells.items()]))
+                               [_encode_value(value, (sheet, ref)) for ref, value in cells.items()],
+                               strict=True))
             data = new_parts.get(member)
             if data is None:
                 data = zin.read(member)

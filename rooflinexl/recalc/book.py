@@ -2,14 +2,21 @@
 
 The pipeline (DESIGN.md section 7): refuse unusable input
 (:func:`rooflinexl.xlsxio.check_package`), evaluate every formula with our Excel
-functions registered (:func:`rooflinexl.recalc.engine.evaluate_workbook`),
+functions registered -- filled-down formulas as numpy blocks
+(:func:`rooflinexl.recalc.blocks.evaluate_blocks`), the rest per cell by the
+``formulas`` library (:func:`rooflinexl.recalc.engine.evaluate_workbook`) --
 then write the computed values into the original file's sheet XML, formulas
 and every other part kept byte for byte, atomically
 (:func:`rooflinexl.xlsxio.stamp_cached_values`).
+
+``engine="cells"`` (``rooflinexl recalc --engine cells``, or the environment
+variable ``ROOFLINEXL_RECALC_ENGINE=cells``) evaluates everything per cell,
+for debugging and differential testing.
 """
 from __future__ import annotations
 
 import math
+import os
 import re
 import time
 import zipfile
@@ -17,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rooflinexl.errors import ExcelError
-from rooflinexl.recalc.engine import Evaluation, evaluate_workbook
+from rooflinexl.recalc.engine import Evaluation
 from rooflinexl.xlsxio import Limits, check_package, stamp_cached_values
 
 
@@ -53,6 +60,13 @@ class RecalcResult:
         n = len(ev.cells)
         lines = [f"{self.source.name}: {n} formula cells on {len(ev.sheets)} sheets, "
                  f"{len(self.errors)} errors ({self.seconds.get('total', 0):.2f} s)"]
+        paths = getattr(ev, "paths", None)
+        if paths is not None:
+            lines.append(f"  {paths.summary()}")
+            for where, cells, why in paths.fallbacks[:5]:
+                lines.append(f"    per-cell {where} ({cells:,} cells): {why}")
+            if len(paths.fallbacks) > 5:
+                lines.append(f"    ... and {len(paths.fallbacks) - 5} more per-cell groups")
         for sheet, cells in ev.by_sheet().items():
             if cells:
                 bad = sum(c.is_error for c in cells)
@@ -109,7 +123,18 @@ def named_cells(path) -> list[tuple[str, str, str]]:
     return out
 
 
-def recalc_book(src, dst=None, *, limits: Limits = Limits(), write: bool = True) -> RecalcResult:
+#: evaluation paths: blocks where possible (auto = blocks), or per cell only
+ENGINES = ("auto", "blocks", "cells")
+
+
+def default_engine() -> str:
+    """``$ROOFLINEXL_RECALC_ENGINE`` when set to one of :data:`ENGINES`, else ``auto``."""
+    env = os.environ.get("ROOFLINEXL_RECALC_ENGINE", "").strip().lower()
+    return env if env in ENGINES else "auto"
+
+
+def recalc_book(src, dst=None, *, limits: Limits = Limits(), write: bool = True,
+                engine: str | None = None) -> RecalcResult:
     """Recalculate ``src`` and write it, with cached values, to ``dst`` (may be ``src``).
 
     Parameters
@@ -122,16 +147,25 @@ def recalc_book(src, dst=None, *, limits: Limits = Limits(), write: bool = True)
         Package size limits (zip-bomb protection).
     write : bool
         False to compute only (``--check``).
+    engine : {"auto", "blocks", "cells"}, optional
+        ``auto``/``blocks``: filled-down formulas as numpy blocks, the rest per
+        cell; ``cells``: everything per cell (the ``formulas`` library). Default
+        :func:`default_engine`.
 
     Raises
     ------
     rooflinexl.xlsxio.UnusableWorkbookError
         The file is missing, not a workbook, encrypted, or over a limit.
     """
+    from rooflinexl.recalc.blocks import evaluate_blocks
+
+    engine = engine or default_engine()
+    if engine not in ENGINES:
+        raise ValueError(f"engine {engine!r} is not one of {', '.join(ENGINES)}")
     src = Path(src)
     t0 = time.perf_counter()
     check_package(src, limits)
-    ev = evaluate_workbook(src, excel_functions())
+    ev = evaluate_blocks(src, excel_functions(), limits=limits, engine_mode=engine)
     t1 = time.perf_counter()
     out = None
     if write and dst is not None:
@@ -146,8 +180,10 @@ def recalc_book(src, dst=None, *, limits: Limits = Limits(), write: bool = True)
         res = ev.cells.get((sheet, cell))
         if res is not None:
             named.append((name, f"{sheet}!{cell}", res.value))
-    return RecalcResult(src, out, ev, named,
-                        {"evaluate": t1 - t0, "write": t2 - t1, "total": t2 - t0})
+    seconds = {"evaluate": t1 - t0, "write": t2 - t1, "total": t2 - t0}
+    if getattr(ev, "paths", None) is not None:
+        seconds.update({f"evaluate.{k}": v for k, v in ev.paths.seconds.items()})
+    return RecalcResult(src, out, ev, named, seconds)
 
 
 def _cached(v):

@@ -83,6 +83,9 @@ class Evaluation:
     #: what the pre-pass rewrote: (sheet, cell) or ("", "name:X") -> (before, after)
     rewrites: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
     sheets: list[str] = field(default_factory=list)  # sheet titles in workbook order
+    #: how many cells each evaluation path computed (set by the block evaluator,
+    #: :class:`rooflinexl.recalc.blocks.PathCounts`); None from the per-cell engine alone
+    paths: Any = None
 
     def errors(self) -> list[CellResult]:
         """The error cells, in workbook order."""
@@ -375,10 +378,36 @@ def _model_class():
 
 
 def _load_model(path: str):
-    with _quiet_progress():
+    with _quiet_progress(), _no_external_books(path):
         # circular=True would cost about a third of the load time on every book;
         # cells on (or downstream of) a cycle are simply absent from the solution
         return _model_class()().loads(path).finish(circular=False)
+
+
+@contextlib.contextmanager
+def _no_external_books(path: str):
+    """Let ``formulas`` read ``path`` only: a reference into another workbook (an external
+    link, ``=[1]Sheet!A1``) is never followed, so it becomes ``#REF!`` instead of reading
+    whatever file the link names (SECURITY.md)."""
+    from formulas.excel import xlreader
+
+    allowed = os.path.realpath(path)
+    original = xlreader.load_workbook
+
+    def guarded(fpath, *args, **kwargs):
+        if os.path.realpath(fpath) != allowed:
+            raise EngineError(f"external workbook links are never followed ({fpath})")
+        return original(fpath, *args, **kwargs)
+
+    with _EXTERNAL_LOCK:
+        xlreader.load_workbook = guarded
+        try:
+            yield
+        finally:
+            xlreader.load_workbook = original
+
+
+_EXTERNAL_LOCK = threading.RLock()
 
 
 def _parse_problem(text: str) -> str | None:
@@ -471,6 +500,18 @@ def evaluate_workbook(
 
     Raises :class:`EngineError` when the engine cannot load the workbook.
     """
+    return _evaluate(path, functions)
+
+
+def _evaluate(
+    path: str | os.PathLike,
+    functions: Mapping[str, Callable] | None = None,
+    overrides: Mapping[tuple[str, str], Any] | None = None,
+) -> Evaluation:
+    """:func:`evaluate_workbook`, with ``overrides``: (sheet, 'B7') -> a value
+    (as ``formulas`` holds it) that replaces the cell's value before
+    calculating, so that a number keeps every bit (a number read from the
+    file is rounded to 15 decimals)."""
     functions = {**_REGISTRY, **{k.upper(): v for k, v in (functions or {}).items()}}
     registered = set(functions)
     path = os.fspath(path)
@@ -486,14 +527,28 @@ def evaluate_workbook(
             for node, cell in model.cells.items():
                 if getattr(cell, "func", None) is not None:
                     cell.func.func = _Tracked(cell.func.func, node)
+            inputs = _override_inputs(model, work, overrides) if overrides else None
             try:
-                sol = model.calculate()
+                sol = model.calculate(inputs=inputs) if inputs else model.calculate()
             except Exception as ex:
                 raise EngineError(f"the headless engine failed on {path}: {ex}") from ex
             return _collect(work, model, sol, state, table, registered, F)
         finally:
             _STATE.reset(token)
             work.cleanup()
+
+
+def _override_inputs(model, work: PrepassResult, overrides) -> dict:
+    """formulas node id -> value for the overridden cells the model holds."""
+    to_work = {orig: w for w, orig in work.sheet_names.items()}
+    name = os.path.basename(str(work.path))
+    nodes = model.dsp.data_nodes
+    out = {}
+    for (sheet, cell), value in overrides.items():
+        node = f"'[{name}]{to_work.get(sheet, sheet).upper()}'!{cell}"
+        if node in nodes:
+            out[node] = value
+    return out
 
 
 def _load_with_fallback(path, work: PrepassResult, registered, table, F, state: _State):

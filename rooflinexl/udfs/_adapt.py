@@ -205,11 +205,15 @@ def table(chips) -> ChipTable:
     key = tuple(tuple(None if isinstance(v, float) and math.isnan(v) else v for v in row)
                 for row in rows.tolist())
     try:
-        return _table_cached(key)
-    except TypeError:
-        return ChipTable.from_rows(rows.tolist())
+        try:
+            return _table_cached(key)
+        except TypeError:  # an unhashable cell: parse without the cache
+            return ChipTable.from_rows(rows.tolist())
     except RooflineError as exc:
         raise RooflineInputError(f"chips: {exc}") from None
+    except OverflowError:  # an integer beyond float range in a number column
+        raise RooflineInputError("chips: a number in the table is beyond the float range "
+                                 "(about 1.8e308)") from None
 
 
 # -------------------------------------------------------------------- outputs

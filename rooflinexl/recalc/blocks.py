@@ -1,0 +1,920 @@
+"""Block evaluation: formulas filled down a column, computed for all rows at once.
+
+Planning sheets are tables: the same formula filled down thousands of rows.
+:func:`evaluate_blocks` reads the workbook's XML directly
+(:mod:`rooflinexl.recalc.loader`), groups formula cells by their relative
+(R1C1) form into contiguous row runs of one column (*blocks*,
+:mod:`rooflinexl.recalc.refs`), parses each distinct formula once
+(:mod:`rooflinexl.recalc.compile`) and evaluates every block in one numpy pass
+along the row axis (:mod:`rooflinexl.recalc.kernels`), blocks in dependency
+order.
+
+Fallback policy. A block the evaluator does not cover (a function outside the
+supported set, an array formula, a whole-column reference, a block that reads
+its own cells such as a running total, cells on a cycle ...) goes to the
+per-cell engine (:func:`rooflinexl.recalc.engine.evaluate_workbook`, the
+``formulas`` library). It gets a copy of the workbook in which the
+per-cell cells keep their formulas, every formula cell they depend on holds
+its block-computed value (fed to ``formulas`` exactly, not through the
+file's 15-digit rounding) and every other formula is removed, so ``formulas``
+loads only what it must compute. Blocks that read per-cell results are
+evaluated afterwards; blocks that both feed and read per-cell cells join the
+per-cell set. The result says how many cells took each path, and why.
+
+Values, error values and the reason for every error cell are the per-cell
+engine's: the differential tests (``tests/test_blocks_differential.py``)
+compare both paths on generated workbooks.
+"""
+from __future__ import annotations
+
+import bisect
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from rooflinexl.errors import ExcelError
+from rooflinexl.recalc import engine
+from rooflinexl.recalc.compile import Compiled, Context, Rng, Unsupported, compile_block
+from rooflinexl.recalc.engine import CellResult, Evaluation
+from rooflinexl.recalc.kernels import BlockEval, dispatch_order
+from rooflinexl.recalc.loader import Book, col_letters, read_book
+from rooflinexl.recalc.refs import MAX_ROW, group_keys, r1c1_key, render, render_rows, template
+from rooflinexl.recalc.values import BOOL, EMPTY, ERR, NUM, STR, SheetStore, Vec
+from rooflinexl.xlsxio import Limits
+
+__all__ = ["PathCounts", "evaluate_blocks"]
+
+
+@dataclass
+class PathCounts:
+    """How many formula cells each evaluation path computed."""
+
+    block_cells: int = 0
+    blocks: int = 0
+    cell_cells: int = 0  # per-cell path (formulas)
+    #: why cells went per cell: (first address, cells, reason), largest first
+    fallbacks: list[tuple[str, int, str]] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def summary(self) -> str:
+        """``block: 40,000 cells in 4 blocks; per-cell: 0``"""
+        return (f"block: {self.block_cells:,} cells in {self.blocks:,} blocks; "
+                f"per-cell: {self.cell_cells:,}")
+
+
+# ------------------------------------------------------------------- units
+
+
+@dataclass
+class Unit:
+    """A block (rows r0..r1 of one column, one relative formula) or per-cell cells."""
+
+    id: int
+    sheet: str
+    col: int
+    r0: int
+    r1: int
+    key: int
+    text: str  # anchor formula (original text, with '=')
+    template: object = None  # refs.Template of the original anchor text
+    compiled: Compiled | None = None
+    why: str | None = None  # set: the per-cell path, and why
+    region: tuple[int, int, int, int] | None = None  # output range of an array formula
+    reads: list | None = None  # [(sheet, r1, c1, r2, c2)]; None = could read anything
+    texts: list | None = None  # original text per row (None: a shared formula's child)
+
+    @property
+    def cells(self) -> int:
+        if self.region is not None:
+            r0, c0, r1, c1 = self.region
+            return (r1 - r0 + 1) * (c1 - c0 + 1)
+        return self.r1 - self.r0 + 1
+
+    def address(self) -> str:
+        if self.r0 == self.r1:
+            return f"{self.sheet}!{col_letters(self.col)}{self.r0}"
+        return f"{self.sheet}!{col_letters(self.col)}{self.r0}:{col_letters(self.col)}{self.r1}"
+
+
+def _units(book: Book, ctx: Context) -> list[Unit]:
+    units: list[Unit] = []
+    key_ids: dict[str, int] = {}
+    for sheet in book.sheets:
+        by_col: dict[int, tuple[list[int], list[str]]] = {}
+        for r, c, t in zip(sheet.f_rows, sheet.f_cols, sheet.f_texts, strict=True):
+            rows, texts = by_col.setdefault(c, ([], []))
+            rows.append(r)
+            texts.append(t)
+        # per column: rows, key ids, texts (None for a shared formula's child), templates
+        cols: dict[int, tuple[list, list, list, list]] = {}
+        for c, (rows, texts) in by_col.items():
+            ids = group_keys(rows, c, texts, key_ids)
+            cols[c] = (list(rows), ids, list(texts), [None] * len(rows))
+        masters = {si: template(t, r, c) for si, (r, c, t) in sheet.shared.items()}
+        for fc in sheet.special:
+            if fc.kind == "shared":
+                tpl = masters.get(fc.shared)
+                if tpl is None:
+                    units.append(Unit(len(units), sheet.name, fc.col, fc.row, fc.row, -1,
+                                      fc.text or "=", why="shared formula without a master"))
+                    continue
+                k = key_ids.setdefault(r1c1_key(tpl.text, tpl.row, tpl.col), len(key_ids))
+                rows, ids, texts, tpls = cols.setdefault(fc.col, ([], [], [], []))
+                rows.append(fc.row)
+                ids.append(k)
+                texts.append(None)
+                tpls.append(tpl)
+            else:
+                r0, c0, r1, c1 = fc.array_ref or (fc.row, fc.col, fc.row, fc.col)
+                why = ("array formula" if fc.kind == "array" else "what-if data table")
+                units.append(Unit(len(units), sheet.name, fc.col, fc.row, fc.row, -1, fc.text,
+                                  why=why, region=(r0, c0, r1, c1) if fc.array_ref else None))
+        for c, (rows, ids, texts, tpls) in cols.items():
+            r = np.asarray(rows, dtype=np.int64)
+            k = np.asarray(ids, dtype=np.int64)
+            order = np.argsort(r, kind="stable")
+            if (np.diff(order) != 1).any():
+                r, k = r[order], k[order]
+                texts = [texts[i] for i in order.tolist()]
+                tpls = [tpls[i] for i in order.tolist()]
+            breaks = np.flatnonzero((np.diff(r) != 1) | (np.diff(k) != 0)) + 1
+            starts = [0, *breaks.tolist()]
+            ends = [*breaks.tolist(), len(r)]
+            for a, b in zip(starts, ends, strict=True):
+                r0 = int(r[a])
+                t, tpl = texts[a], tpls[a]
+                if t is None:
+                    t = render(tpl, r0, c)
+                u = Unit(len(units), sheet.name, c, r0, int(r[b - 1]), int(k[a]), t)
+                u.template = tpl
+                u.texts = texts[a:b]
+                units.append(u)
+    return units
+
+
+def _cell_texts(u: Unit) -> list[str]:
+    """Original formula text of every row of a block (shared children rendered)."""
+    if u.texts is None:
+        return [u.text]
+    if None not in u.texts:
+        return u.texts
+    tpl = u.template if u.template is not None else template(u.text, u.r0, u.col)
+    rendered = render_rows(tpl, u.r0, u.r1, u.col)
+    return [r if t is None else t for t, r in zip(u.texts, rendered, strict=True)]
+
+
+# ----------------------------------------------------------- dependencies
+
+
+def _reads_of_compiled(u: Unit) -> list:
+    out = []
+    for ref in u.compiled.refs:
+        ra = ref.r1 + u.r0 if ref.r1_rel else ref.r1
+        rb = ref.r2 + u.r1 if ref.r2_rel else ref.r2
+        out.append((ref.sheet, min(ra, rb), ref.c1, max(ra, rb), ref.c2))
+    return out
+
+
+def _reads_per_cell(u: Unit, ctx: Context) -> list | None:
+    """What a per-cell unit reads, from its text; None when it cannot be told."""
+    from formulas.tokens.function import Function
+
+    from rooflinexl.recalc.compile import _parser
+    from rooflinexl.recalc.prepass import rewrite_formula
+
+    texts = _cell_texts(u)
+    rows = [(u.r0, texts[0])] if u.r0 == u.r1 else [(u.r0, texts[0]), (u.r1, texts[-1])]
+    out = []
+    for row, text in rows:
+        try:
+            rw = rewrite_formula(text, tables=ctx.book.tables, function_names=ctx.registered,
+                                 sheet=u.sheet, row=row, col=u.col)
+            _, tree = _parser().ast(rw.text.replace("\n", ""))
+        except Exception:  # noqa: BLE001 - cannot tell: assume it reads anything
+            return None
+        stack = list(tree.items)
+        while stack:
+            item = stack.pop()
+            if isinstance(item, tuple):
+                token, args = item
+                fname = token.name.upper().replace("_XLFN.", "")
+                if isinstance(token, Function) and fname in ("INDIRECT", "OFFSET"):
+                    return None
+                stack.extend(args)
+                continue
+            attr = getattr(item, "attr", {})
+            if attr.get("is_reference") and "r1" not in attr:
+                try:
+                    rng = ctx.name(attr.get("ref") or item.name)
+                except Unsupported:
+                    if (attr.get("ref") or "").upper() in ctx.names:
+                        return None  # a name we cannot place
+                    continue
+                out.append((rng.sheet, rng.r1, rng.c1, rng.r2, rng.c2))
+                continue
+            if "r1" not in attr:
+                continue
+            try:
+                sheet = ctx.sheet(attr.get("sheet") or u.sheet)
+                r1, r2 = int(attr.get("r1") or 1), int(attr.get("r2") or MAX_ROW)
+                c1, c2 = int(attr.get("n1") or 1), int(attr.get("n2") or 16384)
+            except (Unsupported, TypeError, ValueError):
+                return None
+            out.append((sheet, max(1, min(r1, r2)), min(c1, c2), max(r1, r2), max(c1, c2)))
+    if u.r0 != u.r1:  # a per-cell run: the rows in between read the rows in between
+        spans: dict = {}
+        for s, r1, c1, r2, c2 in out:
+            spans.setdefault((s, c1, c2), []).append((r1, r2))
+        out = [(s, min(a for a, _ in v), c1, max(b for _, b in v), c2)
+               for (s, c1, c2), v in spans.items()]
+    return out
+
+
+class _Index:
+    """Which units write which cells: per (sheet, column) sorted row intervals."""
+
+    def __init__(self, units: list[Unit]):
+        self.cols: dict[tuple[str, int], list[tuple[int, int, int]]] = {}
+        for u in units:
+            if u.region is not None:
+                r0, c0, r1, c1 = u.region
+                for c in range(c0, c1 + 1):
+                    self.cols.setdefault((u.sheet, c), []).append((r0, r1, u.id))
+            else:
+                self.cols.setdefault((u.sheet, u.col), []).append((u.r0, u.r1, u.id))
+        self.starts: dict[tuple[str, int], list[int]] = {}
+        self.ends_max: dict[tuple[str, int], list[int]] = {}
+        for k, lst in self.cols.items():
+            lst.sort()
+            self.starts[k] = [a for a, _, _ in lst]
+            run, acc = 0, []
+            for _, b, _ in lst:
+                run = max(run, b)
+                acc.append(run)
+            self.ends_max[k] = acc
+        self.by_sheet: dict[str, list[int]] = {}
+        for (s, c) in self.cols:
+            self.by_sheet.setdefault(s, []).append(c)
+
+    def writers(self, sheet: str, r1: int, c1: int, r2: int, c2: int) -> set[int]:
+        out: set[int] = set()
+        for c in self.by_sheet.get(sheet, ()):
+            if c < c1 or c > c2:
+                continue
+            lst = self.cols[(sheet, c)]
+            starts, ends = self.starts[(sheet, c)], self.ends_max[(sheet, c)]
+            hi = bisect.bisect_right(starts, r2)
+            lo = bisect.bisect_left(ends, r1)
+            for a, b, uid in lst[lo:hi]:
+                if a <= r2 and b >= r1:
+                    out.add(uid)
+        return out
+
+
+def _graph(units: list[Unit], index: _Index) -> list[set[int]]:
+    """edges[u] = units u reads from."""
+    everything = {u.id for u in units}
+    edges: list[set[int]] = []
+    for u in units:
+        if u.reads is None:
+            edges.append(set(everything))
+            continue
+        deps: set[int] = set()
+        for s, r1, c1, r2, c2 in u.reads:
+            deps |= index.writers(s, r1, c1, r2, c2)
+        edges.append(deps)
+    return edges
+
+
+def _cyclic(edges: list[set[int]]) -> set[int]:
+    """Units on a cycle (a self-loop, or a strongly connected component of two or more)."""
+    n = len(edges)
+    index = [-1] * n
+    low = [0] * n
+    on = [False] * n
+    stack: list[int] = []
+    out: set[int] = set()
+    counter = 0
+    for root in range(n):
+        if index[root] >= 0:
+            continue
+        work = [(root, iter(edges[root]))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on[root] = True
+        while work:
+            v, it = work[-1]
+            advanced = False
+            for w in it:
+                if index[w] < 0:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    on[w] = True
+                    work.append((w, iter(edges[w])))
+                    advanced = True
+                    break
+                if on[w]:
+                    low[v] = min(low[v], index[w])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on[w] = False
+                    comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1 or v in edges[v]:
+                    out.update(comp)
+    return out
+
+
+def _closure(start: set[int], edges: list[set[int]]) -> set[int]:
+    seen = set(start)
+    todo = list(start)
+    while todo:
+        v = todo.pop()
+        for w in edges[v]:
+            if w not in seen:
+                seen.add(w)
+                todo.append(w)
+    return seen
+
+
+def _topo(ids: set[int], edges: list[set[int]]) -> list[int]:
+    """Units ``ids`` in an order where every unit comes after those it reads."""
+    indeg = {u: 0 for u in ids}
+    users: dict[int, list[int]] = {u: [] for u in ids}
+    for u in ids:
+        for w in edges[u]:
+            if w in ids and w != u:
+                indeg[u] += 1
+                users[w].append(u)
+    ready = sorted(u for u, d in indeg.items() if d == 0)
+    out = []
+    while ready:
+        u = ready.pop()
+        out.append(u)
+        for v in users[u]:
+            indeg[v] -= 1
+            if indeg[v] == 0:
+                ready.append(v)
+    if len(out) != len(ids):  # pragma: no cover - cycles were removed before
+        raise RuntimeError("dependency cycle among blocks")
+    return out
+
+
+# --------------------------------------------------------------- results
+
+
+def _final(v: Vec) -> list:
+    """Python values of a block's result as CellResult holds them (engine._py_value)."""
+    k = v.kind
+    out = v.num.tolist()
+    if (k == NUM).all():
+        bad = ~np.isfinite(v.num)
+        if bad.any():
+            for i in np.flatnonzero(bad).tolist():
+                out[i] = ExcelError("#NUM!", "the result is not a finite number")
+        return out
+    for i in np.flatnonzero(k != NUM).tolist():
+        kk = k[i]
+        if kk == BOOL:
+            out[i] = bool(v.num[i])
+        elif kk == EMPTY:
+            out[i] = 0.0
+        elif kk == STR:
+            out[i] = str(v.obj[i])
+        else:
+            out[i] = engine._py_value(v.obj[i])
+    bad = (k == NUM) & ~np.isfinite(v.num)
+    for i in np.flatnonzero(bad).tolist():
+        out[i] = ExcelError("#NUM!", "the result is not a finite number")
+    return out
+
+
+def _formulas_value(x):
+    """A CellResult value as formulas holds it (for the store)."""
+    from formulas.tokens.operand import Error
+
+    if isinstance(x, ExcelError):
+        return Error.errors.get(str(x), Error.errors["#VALUE!"])
+    if x is None:
+        return 0.0
+    if isinstance(x, bool):
+        return x
+    if isinstance(x, (int, float)):
+        return float(x)
+    return x
+
+
+# ------------------------------------------------------------- evaluation
+
+
+class _Run:
+    def __init__(self, book: Book, ctx: Context, units: list[Unit], functions):
+        self.book, self.ctx, self.units = book, ctx, units
+        self.functions = functions
+        self.store = SheetStore()
+        for sheet in book.sheets:
+            per_col: dict[int, tuple[list, list]] = {}
+            for r, c, v in zip(sheet.const_rows, sheet.const_cols, sheet.const_vals,
+                               strict=True):
+                rows, vals = per_col.setdefault(c, ([], []))
+                rows.append(r)
+                vals.append(v)
+            for c, (rows, vals) in per_col.items():
+                self.store.column(sheet.name, c).set_constants(rows, vals)
+        self.values: dict[int, Vec] = {}  # unit id -> raw result (blanks as 0)
+        self.records: dict[int, tuple[dict, list]] = {}
+        self.state = engine._State()
+        self.per_cell: dict[tuple[str, str], CellResult] = {}
+        self.per_cell_ev: Evaluation | None = None
+        #: cells formulas leaves uncomputed (on or after a cycle): sheet -> {(row, col)}
+        self.poison: dict[str, set[tuple[int, int]]] = {}
+        self.forced: dict[tuple[str, str], str] = {}  # (sheet, cell) -> own reason
+
+    def block(self, u: Unit) -> None:
+        ev = BlockEval(self.store, u.sheet, u.r0, u.r1, self.functions, self.state,
+                       (engine._CURRENT, engine._STATE), u.col)
+        with np.errstate(all="ignore"):
+            v = ev.value(u.compiled.tree)
+        v = v.blank_as_zero().broadcast(u.r1 - u.r0 + 1)
+        if self.poison:
+            v = self._poisoned(u, v)
+        self.values[u.id] = v
+        self.records[u.id] = (ev.records, ev.records_all)
+        self.store.column(u.sheet, u.col).add_segment(u.r0, u.r1, v)
+
+
+    def _poisoned(self, u: Unit, v: Vec) -> Vec:
+        """Rows reading a cell the per-cell engine could not compute: not computed either
+        (formulas computes nothing downstream of a cycle)."""
+        n = u.r1 - u.r0 + 1
+        rows = np.arange(u.r0, u.r1 + 1)
+        hit = np.zeros(n, bool)
+        for ref in u.compiled.refs:
+            for pr, pc in self.poison.get(ref.sheet, ()):
+                if not ref.c1 <= pc <= ref.c2:
+                    continue
+                a = ref.r1 + rows if ref.r1_rel else np.full(n, ref.r1)
+                b = ref.r2 + rows if ref.r2_rel else np.full(n, ref.r2)
+                hit |= (a <= pr) & (pr <= b)
+        if not hit.any():
+            return v
+        why = _NOT_COMPUTED
+        letters = col_letters(u.col)
+        cells = self.poison.setdefault(u.sheet, set())
+        for r in rows[hit].tolist():
+            self.forced[(u.sheet, f"{letters}{r}")] = why
+            cells.add((r, u.col))
+        from formulas.tokens.operand import Error
+
+        err = Vec.from_objects([Error.errors["#VALUE!"]])
+        idx = np.flatnonzero(hit)
+        rest = np.flatnonzero(~hit)
+        return Vec.assemble(n, [(idx, err), (rest, v.take(rest))])
+
+
+_NOT_COMPUTED = "not computed: a circular reference, or depends on one"
+
+
+def evaluate_blocks(path, functions: Mapping[str, Callable] | None = None, *,
+                    limits: Limits = Limits(), engine_mode: str = "auto") -> Evaluation:
+    """Compute every formula of the workbook at ``path`` (only read).
+
+    ``functions`` as for :func:`rooflinexl.recalc.engine.evaluate_workbook`.
+    ``engine_mode``: ``"auto"`` (blocks, per cell where needed), ``"blocks"``
+    (blocks only: :class:`~rooflinexl.recalc.engine.EngineError` naming the
+    cells that would need the per-cell engine, so CI can insist on the fast
+    path) or ``"cells"`` (the per-cell engine for everything). The result's
+    ``paths`` says how many cells took each path.
+    """
+    t0 = time.perf_counter()
+    functions = {**engine._REGISTRY, **{k.upper(): v for k, v in (functions or {}).items()}}
+    path = Path(path)
+    if engine_mode == "cells":
+        return _all_per_cell(path, functions, "--engine cells", t0)
+    book = read_book(path, limits)
+    t_load = time.perf_counter()
+    if any("'" in s.name for s in book.sheets):
+        return _all_per_cell(path, functions, "a sheet name holds an apostrophe", t0)
+    ctx = Context(book, set(functions))
+    units = _units(book, ctx)
+    compiled: dict[tuple, Compiled | Unsupported] = {}
+    for u in units:
+        if u.why is not None:
+            continue
+        cache_key = (u.sheet, u.col, u.key) if "[" not in u.text else None
+        hit = compiled.get(cache_key) if cache_key else None
+        if hit is None:
+            try:
+                hit = compile_block(ctx, u.sheet, u.r0, u.col, u.text, u.r1)
+            except Unsupported as ex:
+                hit = ex
+            if cache_key:
+                compiled[cache_key] = hit
+        if isinstance(hit, Unsupported):
+            u.why = str(hit)
+        else:
+            u.compiled = hit
+    for u in units:
+        u.reads = _reads_of_compiled(u) if u.compiled is not None else _reads_per_cell(u, ctx)
+    index = _Index(units)
+    edges = _graph(units, index)
+    for uid in _cyclic(edges):
+        u = units[uid]
+        if u.why is None:
+            u.why = ("reads its own cells (e.g. a running total)" if uid in edges[uid]
+                     else "on a cycle of blocks")
+    t_plan = time.perf_counter()
+    while True:
+        if engine_mode == "blocks":
+            _refuse_per_cell(units)
+        run = _Run(book, ctx, units, functions)
+        try:
+            _evaluate(run, units, edges, path, functions)
+        except _Retry:
+            continue
+        break
+    t_eval = time.perf_counter()
+    ev = _collect(run, units, book, ctx)
+    t_done = time.perf_counter()
+    ev.paths.seconds = {"load": t_load - t0, "plan": t_plan - t_load,
+                        "compute": t_eval - t_plan, "collect": t_done - t_eval}
+    return ev
+
+
+class _Retry(Exception):
+    pass
+
+
+def _refuse_per_cell(units: list[Unit]) -> None:
+    bad = [u for u in units if u.why is not None]
+    if bad:
+        where = "; ".join(f"{u.address()}: {u.why}" for u in bad[:5])
+        more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
+        raise engine.EngineError(
+            f"--engine blocks: {sum(u.cells for u in bad)} formula cells need the per-cell "
+            f"engine ({where}{more}); use --engine auto")
+
+
+def _evaluate(run: _Run, units: list[Unit], edges, path: Path, functions) -> None:
+    fallback = {u.id for u in units if u.why is not None}
+    reverse: list[set[int]] = [set() for _ in units]
+    for u, deps in enumerate(edges):
+        for w in deps:
+            reverse[w].add(u)
+    per_cell: set[int] = set()
+    if fallback:
+        anc = _closure(fallback, edges)
+        desc = _closure(fallback, reverse)
+        per_cell = fallback | (anc & desc)
+        for uid in (anc & desc) - fallback:
+            units[uid].why = "between cells that go per cell"
+        after = desc - per_cell
+        before = set(range(len(units))) - per_cell - after
+    else:
+        anc = set()
+        after = set()
+        before = set(range(len(units)))
+    for stage, ids in (("before", before), ("per-cell", per_cell), ("after", after)):
+        if stage == "per-cell":
+            if ids:
+                _per_cell(run, units, ids, anc, path, functions)
+            continue
+        for uid in _topo(ids, edges):
+            u = units[uid]
+            try:
+                run.block(u)
+            except Unsupported as ex:
+                u.why = str(ex)
+                raise _Retry from None
+
+
+# ------------------------------------------------------------- per-cell path
+
+
+def _per_cell(run: _Run, units: list[Unit], ids: set[int], anc: set[int], path: Path,
+              functions) -> None:
+    """The per-cell engine on a copy holding only what the units ``ids`` need."""
+    import openpyxl
+
+    if len(ids) == len(units):  # everything per cell: the workbook as it is
+        _take_per_cell(run, engine._evaluate(path, functions), None)
+        return
+    keep: dict[str, set[str]] = {}  # formulas kept, per sheet
+    for uid in ids:
+        u = units[uid]
+        for r in range(u.r0, u.r1 + 1):
+            keep.setdefault(u.sheet, set()).add(f"{col_letters(u.col)}{r}")
+    values: dict[str, dict[str, object]] = {}  # block values the per-cell cells read
+    for uid in anc - ids:
+        u = units[uid]
+        v = run.values.get(uid)
+        if v is None:
+            continue
+        objs = v.objects().tolist()
+        d = values.setdefault(u.sheet, {})
+        for i, r in enumerate(range(u.r0, u.r1 + 1)):
+            d[f"{col_letters(u.col)}{r}"] = objs[i]
+    tmp = Path(tempfile.mkdtemp(prefix="rooflinexl-cells-"))
+    try:
+        wb = openpyxl.load_workbook(path)
+        overrides: dict[tuple[str, str], object] = {}
+        for ws in wb.worksheets:
+            kept = keep.get(ws.title, set())
+            vals = values.get(ws.title, {})
+            for row in ws.iter_rows():
+                for c in row:
+                    if c.data_type != "f" or c.coordinate in kept:
+                        continue
+                    coord = c.coordinate
+                    if coord in vals:
+                        x = vals[coord]
+                        _set_constant(c, x)
+                        overrides[(ws.title, coord)] = x
+                    else:
+                        c.value = None
+        copy = tmp / path.name
+        wb.save(copy)
+        ev = engine._evaluate(copy, functions, overrides=overrides)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    _take_per_cell(run, ev, keep)
+
+
+def _take_per_cell(run: _Run, ev: Evaluation, keep: dict | None) -> None:
+    """The per-cell engine's results for the kept cells, into the run and its store."""
+    run.per_cell_ev = ev
+    points: dict[tuple[str, int], tuple[list, list]] = {}
+    for key, res in ev.cells.items():
+        sheet, cell = key
+        if keep is not None and cell not in keep.get(sheet, ()) and res.array_ref is None:
+            continue
+        run.per_cell[key] = res
+        m = _split(cell)
+        if res.reason == _NOT_COMPUTED:
+            run.poison.setdefault(sheet, set()).add(m)
+        rows, vals = points.setdefault((sheet, m[1]), ([], []))
+        rows.append(m[0])
+        vals.append(_formulas_value(res.value))
+    for (sheet, col), (rows, vals) in points.items():
+        run.store.column(sheet, col).add_points(rows, Vec.from_objects(vals))
+    run.store.forget_ranges()
+
+
+def _set_constant(cell, x) -> None:
+    from formulas.tokens.operand import XlError
+
+    if isinstance(x, XlError):
+        cell.value = str(x)
+        cell.data_type = "e"
+    elif isinstance(x, (bool, np.bool_)):
+        cell.value = bool(x)
+    elif isinstance(x, float):
+        cell.value = float(x) if np.isfinite(x) else "#NUM!"
+    elif isinstance(x, str):
+        cell.value = x
+        cell.data_type = "s"
+    else:
+        cell.value = None
+
+
+def _split(addr: str) -> tuple[int, int]:
+    i = 0
+    while addr[i].isalpha():
+        i += 1
+    col = 0
+    for ch in addr[:i]:
+        col = col * 26 + ord(ch) - 64
+    return int(addr[i:]), col
+
+
+def _all_per_cell(path: Path, functions, why: str, t0: float) -> Evaluation:
+    ev = engine._evaluate(path, functions)
+    ev.paths = PathCounts(0, 0, len(ev.cells), [("workbook", len(ev.cells), why)] if ev.cells
+                          else [], {"compute": time.perf_counter() - t0})
+    return ev
+
+
+# ------------------------------------------------------------ collecting
+
+
+_DESCRIPTIONS = engine._DESCRIPTIONS
+
+
+def _collect(run: _Run, units: list[Unit], book: Book, ctx: Context) -> Evaluation:
+    """CellResults of every formula cell, in the per-cell engine's order (sheet, row, col)."""
+    sheet_order = {s.name: i for i, s in enumerate(book.sheets)}
+    keys: list[tuple[str, str]] = []
+    results: list[CellResult] = []
+    sort_si, sort_r, sort_c = [], [], []
+    rewrites: dict[tuple[str, str], tuple[str, str]] = {}
+    paths = PathCounts()
+    errors: list[tuple[Unit, int, str]] = []
+    fallback_why: dict[str, list] = {}
+    for u in units:
+        if u.why is not None:
+            paths.cell_cells += u.cells
+            ent = fallback_why.setdefault(u.why, [u.address(), 0])
+            ent[1] += u.cells
+            continue
+        paths.blocks += 1
+        n = u.r1 - u.r0 + 1
+        paths.block_cells += n
+        letters = col_letters(u.col)
+        sheet = u.sheet
+        addrs = [letters + str(r) for r in range(u.r0, u.r1 + 1)]
+        ukeys = [(sheet, a) for a in addrs]
+        vals = _final(run.values[u.id])
+        texts = _cell_texts(u)
+        if u.compiled.rewritten:
+            new = render_rows(u.compiled.rw_template, u.r0, u.r1, u.col)
+            rewrites.update(zip(ukeys, zip(texts, new, strict=True), strict=True))
+        res = [CellResult(sheet, a, t, v) for a, t, v in zip(addrs, texts, vals, strict=True)]
+        for i, v in enumerate(vals):
+            if not isinstance(v, ExcelError):
+                continue
+            forced = run.forced.get(ukeys[i])
+            if forced is not None:
+                res[i].value = v = ExcelError("#VALUE!", forced)
+            if v.reason:
+                res[i].reason = v.reason
+            else:
+                errors.append((u, i, addrs[i]))
+        keys.extend(ukeys)
+        results.extend(res)
+        sort_si.append(np.full(n, sheet_order[sheet]))
+        sort_r.append(np.arange(u.r0, u.r1 + 1))
+        sort_c.append(np.full(n, u.col))
+    for key, res in run.per_cell.items():
+        keys.append(key)
+        results.append(res)
+        r, c = _split(key[1])
+        sort_si.append(np.array([sheet_order.get(key[0], 1 << 30)]))
+        sort_r.append(np.array([r]))
+        sort_c.append(np.array([c]))
+    if run.per_cell_ev is not None:
+        for k, v in run.per_cell_ev.rewrites.items():
+            if k in run.per_cell or not k[0]:
+                rewrites[k] = v
+    else:
+        rewrites.update(_name_rewrites(ctx))
+    ordered: dict[tuple[str, str], CellResult] = {}
+    if keys:
+        order = np.lexsort((np.concatenate(sort_c), np.concatenate(sort_r),
+                            np.concatenate(sort_si)))
+        ordered = {keys[i]: results[i] for i in order.tolist()}
+    paths.fallbacks = sorted(((a, n, why) for why, (a, n) in fallback_why.items()),
+                             key=lambda x: -x[1])
+    unknown = set(run.per_cell_ev.unknown_functions) if run.per_cell_ev else set()
+    ev = Evaluation(ordered, unknown, rewrites, [s.name for s in book.sheets])
+    ev.paths = paths
+    _Reasons(run, units, ordered, ctx).explain(errors)
+    return ev
+
+
+def _name_rewrites(ctx: Context) -> dict:
+    """What the pre-pass rewrites in the defined names, keyed as the per-cell engine does."""
+    from rooflinexl.recalc.prepass import rewrite_formula
+
+    out = {}
+    for key, text in ctx.names.items():
+        rw = rewrite_formula("=" + text, tables=ctx.book.tables, function_names=ctx.registered)
+        if rw.changed:
+            out[("", f"name:{ctx.book.name_case.get(key, key)}")] = (text, rw.text[1:])
+    return out
+
+
+class _Reasons:
+    """Reasons of block error cells, as the per-cell engine words them."""
+
+    def __init__(self, run: _Run, units: list[Unit], cells, ctx: Context):
+        self.run, self.units, self.cells, self.ctx = run, units, cells, ctx
+        self.unit_at: dict[tuple[str, int], list[Unit]] = {}
+        for u in units:
+            if u.why is None:
+                self.unit_at.setdefault((u.sheet, u.col), []).append(u)
+        self.memo: dict[tuple[str, str], tuple[str, str]] = {}
+
+    def _unit(self, sheet: str, row: int, col: int) -> Unit | None:
+        for u in self.unit_at.get((sheet, col), ()):
+            if u.r0 <= row <= u.r1:
+                return u
+        return None
+
+    def explain(self, errors) -> None:
+        for u, _i, addr in errors:
+            res = self.cells[(u.sheet, addr)]
+            where, why = self.origin(u.sheet, addr, 0)
+            reason = why if where == f"{u.sheet}!{addr}" else f"propagated from {where}: {why}"
+            res.reason = reason
+            res.value = ExcelError(str(res.value), reason)
+        for key, res in self.run.per_cell.items():
+            if not res.is_error or not res.reason.startswith("propagated from "):
+                continue
+            where, why = self.origin(key[0], key[1], 0)
+            fixed = f"propagated from {where}: {why}"
+            if fixed != res.reason:
+                res.reason = fixed
+                res.value = ExcelError(str(res.value), fixed)
+
+    def origin(self, sheet: str, addr: str, depth: int) -> tuple[str, str]:
+        key = (sheet, addr)
+        hit = self.memo.get(key)
+        if hit is not None:
+            return hit
+        here = f"{sheet}!{addr}"
+        res = self.cells.get(key)
+        if key in self.run.per_cell:
+            reason = res.reason or ""
+            out = (here, reason)
+            if reason.startswith("propagated from "):
+                w, _, why = reason[len("propagated from "):].partition(": ")
+                w_sheet, _, w_addr = w.rpartition("!")
+                src = (w_sheet, w_addr)
+                if (why == "an error value typed into the cell" and src in self.cells
+                        and src not in self.run.per_cell):
+                    out = self.origin(w_sheet, w_addr, depth + 1)  # a block's value in the copy
+                else:
+                    out = (w, why)
+            self.memo[key] = out
+            return out
+        self.memo[key] = (here, "circular chain of errors")
+        code = str(res.value)
+        row, col = _split(addr)
+        u = self._unit(sheet, row, col)
+        if isinstance(res.value, ExcelError) and res.value.reason:
+            out = (here, res.value.reason)
+            self.memo[key] = out
+            return out
+        own = self._own(u, row, code) if u is not None else None
+        if own is not None:
+            self.memo[key] = (here, own)
+            return self.memo[key]
+        src = self._source(u, row, code) if u is not None and depth < 500 else None
+        if src is not None:
+            s_sheet, s_row, s_col = src
+            s_addr = f"{col_letters(s_col)}{s_row}"
+            if (s_sheet, s_addr) in self.cells and (s_sheet, s_addr) != key:
+                out = self.origin(s_sheet, s_addr, depth + 1)
+            else:
+                out = (f"{s_sheet}!{s_addr}", "an error value typed into the cell")
+            self.memo[key] = out
+            return out
+        text = u.compiled.text if u is not None and u.compiled is not None else ""
+        if text.replace(" ", "").upper() == "=" + code:
+            why = f"the formula is the error constant {code}"
+        elif code == "#NAME?":
+            why = "unknown name, or a function the headless engine does not support"
+        else:
+            why = f"{_DESCRIPTIONS.get(code, 'error')} in this formula"
+        self.memo[key] = (here, why)
+        return self.memo[key]
+
+    def _own(self, u: Unit, row: int, code: str) -> str | None:
+        recs, recs_all = self.run.records.get(u.id, ({}, []))
+        cands = [r for r in recs.get(row - u.r0, []) + recs_all if r[2] == code]
+        if len({id(r[0]) for r in cands}) > 1:
+            order = dispatch_order(u.compiled.tree)
+            cands.sort(key=lambda r: (order.get(id(r[0]), (1, 0, "")), r[1]))
+        return cands[0][3] if cands else None
+
+    def _source(self, u: Unit, row: int, code: str):
+        """(sheet, row, col) of the first input holding the same error, in formulas' order."""
+        inputs = {}
+        for ref in u.compiled.refs:
+            ra = ref.r1 + row if ref.r1_rel else ref.r1
+            rb = ref.r2 + row if ref.r2_rel else ref.r2
+            name = self._node_id(ref, ra, rb)
+            inputs.setdefault(name, (ref.sheet, ra, ref.c1, rb, ref.c2))
+        for name in sorted(inputs):
+            sheet, r1, c1, r2, c2 = inputs[name]
+            kind, _num, obj, _npy = self.run.store.block(sheet, r1, c1, r2, c2)
+            hits = np.argwhere(kind == ERR)
+            for a, b in hits.tolist():
+                if str(obj[a, b]) == code:
+                    return sheet, r1 + a, c1 + b
+        return None
+
+    def _node_id(self, ref: Rng, ra: int, rb: int) -> str:
+        if ref.name:
+            return "'!" + ref.name.upper()
+        cell = f"{col_letters(ref.c1)}{ra}"
+        if (ra, ref.c1) != (rb, ref.c2):
+            cell += f":{col_letters(ref.c2)}{rb}"
+        return f"{ref.sheet.upper()}'!{cell}"
+
+

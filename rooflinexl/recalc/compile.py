@@ -1,0 +1,396 @@
+"""Parse one block's formula once into an expression tree over row vectors.
+
+The formula of the block's first cell goes through the pre-pass rewriting the
+per-cell engine uses (:func:`rooflinexl.recalc.prepass.rewrite_formula`:
+structured references, add-in prefixes, omitted arguments, exponents), then
+through the ``formulas`` library's own parser (so operator precedence, unary
+minus, percent and empty arguments read exactly as in the per-cell engine);
+a custom AST builder records the tree instead of compiling it. Every
+reference is placed relative to the block: a relative row becomes a row
+vector, an absolute one a single value or a fixed 2-D range.
+
+Anything outside the supported set raises :class:`Unsupported`; the caller
+then evaluates those cells per cell.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from rooflinexl.recalc.prepass import rewrite_formula
+from rooflinexl.recalc.refs import MAX_COL, MAX_ROW, template
+
+__all__ = ["Call", "Lit", "Node", "Rng", "Unsupported", "compile_block", "Compiled"]
+
+
+class Unsupported(Exception):
+    """A construct the block evaluator does not cover (the cells go per cell)."""
+
+
+# ------------------------------------------------------------------ the tree
+
+
+@dataclass
+class Lit:
+    """A literal operand (number, TRUE/FALSE, string, error constant, empty argument)."""
+
+    value: object
+
+
+@dataclass
+class Rng:
+    """A reference: one cell or a rectangle, on ``sheet``.
+
+    Rows are absolute (``*_abs``) or an offset from the block row; columns
+    are always absolute here (a block is one column, so a relative column is
+    the same column for every row).
+    """
+
+    sheet: str
+    r1: int
+    c1: int
+    r2: int
+    c2: int
+    r1_rel: bool
+    r2_rel: bool
+    name: str | None = None  # the defined name this reference was written as
+
+    @property
+    def is_cell(self) -> bool:
+        return self.r1 == self.r2 and self.c1 == self.c2 and self.r1_rel == self.r2_rel
+
+    @property
+    def fixed(self) -> bool:
+        return not self.r1_rel and not self.r2_rel
+
+    def rows_at(self, row: int) -> tuple[int, int]:
+        a = self.r1 + row if self.r1_rel else self.r1
+        b = self.r2 + row if self.r2_rel else self.r2
+        return a, b
+
+
+@dataclass
+class Call:
+    """An operator or function applied to arguments."""
+
+    name: str  # canonical: '+', 'u-', 'IF', 'XLOOKUP', 'MATMUL_TIME' ...
+    args: list = field(default_factory=list)
+    written: str = ""  # the name as written (for formulas' function table)
+
+
+Node = Lit | Rng | Call
+
+#: operators the evaluator knows (formulas names)
+OPERATORS = frozenset({"+", "-", "*", "/", "^", "&", "=", "<>", "<", ">", "<=", ">=",
+                       "u-", "u+", "%"})
+#: Excel functions the evaluator knows (without _xlfn. prefixes)
+FUNCTIONS = frozenset({
+    "IF", "IFERROR", "IFNA", "AND", "OR", "NOT", "TRUE", "FALSE", "NA",
+    "MIN", "MAX", "SUM", "AVERAGE", "PRODUCT",
+    "ROUND", "ROUNDUP", "ROUNDDOWN", "CEILING", "FLOOR",
+    "ABS", "SQRT", "LN", "LOG", "EXP", "POWER",
+    "INT", "MOD", "TRUNC", "SIGN", "LOG10", "LEN", "LOWER", "UPPER",
+    "INDEX", "MATCH", "VLOOKUP", "HLOOKUP", "XLOOKUP", "ROW", "COLUMN",
+})
+
+
+#: functions formulas also knows with the _xlfn. prefix Excel writes
+_PREFIXED = frozenset({"IFNA", "XLOOKUP"})
+
+
+@dataclass
+class Compiled:
+    """One block's formula, ready to evaluate."""
+
+    tree: Node
+    text: str  # the rewritten formula of the anchor cell (what formulas would parse)
+    rewritten: bool  # the pre-pass changed the text
+    refs: list[Rng]  # every reference (for dependencies and error reasons)
+    rw_template: object = None  # refs.Template of the rewritten text (rendering)
+
+
+# ------------------------------------------------------------------- parsing
+
+
+def _parser():
+    from formulas.parser import Parser
+    from formulas.tokens.function import Function
+    from formulas.tokens.operator import Operator
+
+    class _Tree:
+        """AstBuilder stand-in: records (token, args) instead of compiling."""
+
+        def __init__(self, dsp=None, nodes=None, match=None):
+            self.items: list = []
+            self.match = match
+
+        def __len__(self):
+            return len(self.items)
+
+        def __getitem__(self, i):
+            return self.items[i]
+
+        def pop(self):
+            return self.items.pop()
+
+        def append(self, token):
+            if isinstance(token, (Operator, Function)):
+                n = token.get_n_args
+                if n > len(self.items):
+                    raise Unsupported("malformed formula")
+                args = [self.items.pop() for _ in range(n)][::-1]
+                self.items.append((token, args))
+            else:
+                self.items.append(token)
+
+        def finish(self):
+            pass
+
+    class _Parser(Parser):
+        ast_builder = _Tree
+
+    return _Parser()
+
+
+_PARSER = None
+
+_A1 = re.compile(r"^(?:(?P<sheet>'(?:[^']|'')+'|[^'!:\[\]]+)!)?"
+                 r"(?P<c1>\$?[A-Za-z]{1,3})(?P<r1>\$?[0-9]{1,7})"
+                 r"(?::(?P<c2>\$?[A-Za-z]{1,3})(?P<r2>\$?[0-9]{1,7}))?$")
+
+
+def _col(letters: str) -> int:
+    n = 0
+    for ch in letters.upper().lstrip("$"):
+        n = n * 26 + ord(ch) - 64
+    return n
+
+
+def _unquote(sheet: str) -> str:
+    if sheet.startswith("'"):
+        return sheet[1:-1].replace("''", "'")
+    return sheet
+
+
+def parse_a1(text: str, own_sheet: str):
+    """(sheet, r1, c1, r2, c2) of an absolute A1 reference text, else None."""
+    m = _A1.match(text.strip())
+    if m is None:
+        return None
+    sheet = _unquote(m.group("sheet")) if m.group("sheet") else own_sheet
+    r1, c1 = int(m.group("r1").lstrip("$")), _col(m.group("c1"))
+    if m.group("c2"):
+        r2, c2 = int(m.group("r2").lstrip("$")), _col(m.group("c2"))
+    else:
+        r2, c2 = r1, c1
+    return sheet, min(r1, r2), min(c1, c2), max(r1, r2), max(c1, c2)
+
+
+class Context:
+    """What compiling needs to know about the workbook."""
+
+    def __init__(self, book, registered: set[str]):
+        self.book = book
+        self.registered = registered
+        self.sheet_names = {s.name.casefold(): s.name for s in book.sheets}
+        # formulas reads workbook-scope names; the pre-pass promotes sheet-scope
+        # names that no other sheet defines
+        names = dict(book.names)
+        counts: dict[str, int] = {}
+        for (_sheet, name) in book.local_names:
+            counts[name] = counts.get(name, 0) + 1
+        for (_sheet, name), text in book.local_names.items():
+            if name.startswith("_XLNM.") or name in names or counts[name] > 1:
+                continue
+            names[name] = text
+        self.names = names
+        self._name_cache: dict[str, Rng] = {}
+
+    def sheet(self, name: str) -> str:
+        hit = self.sheet_names.get(name.casefold())
+        if hit is None:
+            raise Unsupported(f"reference to a sheet that is not in the workbook: {name}")
+        return hit
+
+    def name(self, name: str) -> Rng:
+        key = name.upper()
+        hit = self._name_cache.get(key)
+        if hit is not None:
+            return hit
+        text = self.names.get(key)
+        if text is None:
+            raise Unsupported(f"unknown name {name}")
+        rw = rewrite_formula("=" + text, tables=self.book.tables,
+                             function_names=self.registered)
+        if rw.notes:
+            raise Unsupported(f"name {name}: {'; '.join(rw.notes)}")
+        ref = parse_a1(rw.text[1:], "")
+        if ref is None or not ref[0]:
+            raise Unsupported(f"name {name} is not a plain range ({text})")
+        sheet, r1, c1, r2, c2 = ref
+        hit = Rng(self.sheet(sheet), r1, c1, r2, c2, False, False, key)
+        self._name_cache[key] = hit
+        return hit
+
+
+def _canonical(name: str) -> str:
+    up = name.upper()
+    for p in ("_XLFN.", "_XLWS."):
+        while up.startswith(p):
+            up = up[len(p):]
+    return up
+
+
+def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
+                  row1: int | None = None) -> Compiled:
+    """Compile the formula ``text`` of cell (row0, col) for a block of rows row0..row1.
+
+    ``row1`` (default row0) is the block's last row: a table's ``[@col]``
+    reference is checked to resolve for every row in between.
+    """
+    global _PARSER
+    if _PARSER is None:
+        _PARSER = _parser()
+    row1 = row0 if row1 is None else row1
+    tables = ctx.book.tables
+    rw = rewrite_formula(text, tables=tables, function_names=ctx.registered, sheet=sheet,
+                         row=row0, col=col)
+    if rw.notes:
+        raise Unsupported("; ".join(rw.notes))
+    body = rw.text.replace("\n", "")
+    tpl = template(body, row0, col)
+    sticky: set[tuple[int, int]] = set()  # (ref, corner) of table-row references
+    if row1 > row0 and "[" in text:
+        nxt = rewrite_formula(text, tables=tables, function_names=ctx.registered, sheet=sheet,
+                              row=row0 + 1, col=col)
+        last = rewrite_formula(text, tables=tables, function_names=ctx.registered, sheet=sheet,
+                               row=row1, col=col)
+        if nxt.notes or last.notes:
+            raise Unsupported("table reference outside the table's rows")
+        if nxt.text != rw.text:
+            t2 = template(nxt.text.replace("\n", ""), row0 + 1, col)
+            if len(t2.refs) != len(tpl.refs):
+                raise Unsupported("table reference changes shape across rows")
+            for k, ((_, _, a), (_, _, b)) in enumerate(zip(tpl.refs, t2.refs, strict=True)):
+                if len(a) != len(b):
+                    raise Unsupported("table reference changes shape across rows")
+                for j, (sa, sb) in enumerate(zip(a, b, strict=True)):
+                    if (sa.col, sa.col_abs, sa.row, sa.row_abs) == (
+                            sb.col, sb.col_abs, sb.row, sb.row_abs):
+                        continue
+                    same = (sa.col, sa.col_abs, sa.row_abs) == (sb.col, sb.col_abs, sb.row_abs)
+                    if not same or sb.row is None or sb.row != sa.row + 1 or not sa.row_abs:
+                        raise Unsupported("table reference changes across rows")
+                    sticky.add((k, j))
+    m = _PARSER.formula_check.match(body)
+    if m is None or m.group("array"):
+        raise Unsupported("not a formula")
+    expr = m.group("name")
+    offset = m.start("name")
+    try:
+        _, tree = _PARSER.ast(body)
+    except Unsupported:
+        raise
+    except Exception as ex:  # noqa: BLE001 - formulas raises assorted types
+        raise Unsupported(f"cannot parse {text}: {type(ex).__name__}") from None
+    if len(tree.items) != 1:
+        raise Unsupported("malformed formula")
+    refs: list[Rng] = []
+    node = _build(tree.items[0], ctx, sheet, row0, col, tpl, sticky, expr, offset, refs)
+    if sticky:
+        from dataclasses import replace
+
+        pieces = []
+        k = 0
+        for p in tpl.pieces:
+            if isinstance(p, str):
+                pieces.append(p)
+            else:
+                pieces.append(tuple(replace(s, sticky=(k, j) in sticky)
+                                    for j, s in enumerate(p)))
+                k += 1
+        tpl = replace(tpl, pieces=tuple(pieces))
+    return Compiled(node, body, rw.changed, refs, tpl)
+
+
+def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, expr, offset, refs):
+    from formulas.tokens.function import Function
+    from formulas.tokens.operand import Empty, Error, Number, Range, String
+    from formulas.tokens.operator import Operator
+
+    if isinstance(item, tuple):
+        token, args = item
+        kids = [_build(a, ctx, sheet, row0, col, tpl, sticky, expr, offset, refs) for a in args]
+        if isinstance(token, Operator):
+            name = token.name
+            if name not in OPERATORS:
+                raise Unsupported(f"operator {name!r}")
+            return Call(name, kids, name.upper())
+        if isinstance(token, Function):
+            if type(token) is not Function:
+                raise Unsupported(f"{type(token).__name__} {token.name}")
+            written = token.name
+            up = written.upper()
+            if up in ctx.registered:
+                return Call(up, kids, up)
+            canon = _canonical(written)
+            if canon not in FUNCTIONS:
+                raise Unsupported(f"function {written}")
+            if up != canon and canon not in _PREFIXED:
+                raise Unsupported(f"function {written} unknown to the per-cell engine")
+            return Call(canon, kids, up)
+        raise Unsupported(f"token {token!r}")
+    if isinstance(item, Empty):
+        return Lit(item.compile())
+    if isinstance(item, (Number, String, Error)):
+        return Lit(item.compile())
+    if isinstance(item, Range):
+        rng = _range(item, ctx, sheet, row0, col, tpl, sticky, expr, offset)
+        refs.append(rng)
+        return rng
+    raise Unsupported(f"operand {item!r}")
+
+
+def _range(token, ctx: Context, sheet, row0, col, tpl, sticky, expr, offset) -> Rng:
+    attr = token.attr
+    src = token.source
+    start = offset + len(expr) - len(src)
+    span = src[:token.end_match]
+    stripped = span.lstrip()
+    start += len(span) - len(stripped)
+    span = stripped.rstrip()
+    end = start + len(span)
+    if attr.get("is_reference") and "r1" not in attr:
+        if "!" in span:
+            raise Unsupported(f"sheet-scoped name {span}")
+        return ctx.name(attr.get("ref") or span)
+    if attr.get("anchor") or "indirect" in attr:
+        raise Unsupported(f"reference {span}")
+    ref = parse_a1(span, sheet)
+    if ref is None:
+        raise Unsupported(f"reference {span}")
+    ref_sheet, r1, c1, r2, c2 = ref
+    ref_sheet = ctx.sheet(ref_sheet)
+    inside = [(k, s) for k, (a, b, s) in enumerate(tpl.refs) if start <= a and b <= end]
+    if len(inside) > 1:
+        raise Unsupported(f"reference {span}")
+    if not inside:  # written as a literal our scanner does not shift: same cell for every row
+        return Rng(ref_sheet, r1, c1, r2, c2, False, False)
+    k, slots = inside[0]
+    rel = [(not s.row_abs) or ((k, j) in sticky) for j, s in enumerate(slots)]
+    if len(slots) == 1:
+        rel = rel * 2
+    if any(s.col is None or s.row is None for s in slots):
+        raise Unsupported(f"whole-row or whole-column reference {span}")
+    # slot order is as written; parse_a1 sorted the corners
+    rows = sorted(((s.row, r) for s, r in zip(slots, rel[:len(slots)], strict=True)))
+    if len(slots) == 1:
+        rows = rows * 2
+    (ra, rel1), (rb, rel2) = rows[0], rows[-1]
+    if rel1 != rel2 and (ra, c1) != (rb, c2):
+        raise Unsupported(f"range {span} with one end fixed and one relative")
+    if not (1 <= r1 <= MAX_ROW and 1 <= r2 <= MAX_ROW and 1 <= c1 <= MAX_COL
+            and 1 <= c2 <= MAX_COL):
+        raise Unsupported(f"reference {span} outside the sheet")
+    return Rng(ref_sheet, ra - row0 if rel1 else ra, c1, rb - row0 if rel2 else rb, c2,
+               rel1, rel2)

@@ -1,0 +1,1039 @@
+"""Evaluate a compiled block formula over all its rows at once.
+
+Every operator and function has a numpy path for the rows whose operands are
+plain numbers (the everyday case, written to give the same bits as the
+``formulas`` library's scalar code) and hands every other row to ``formulas``'
+own implementation, so text, booleans, blanks and error values behave exactly
+as in the per-cell engine:
+
+* element-wise functions (operators, IF, ROUND ...) get the odd rows as one
+  column array, which ``formulas`` maps over element by element;
+* functions that reduce their arguments (SUM, MAX, AND ...) or look values up
+  (MATCH, VLOOKUP ...) are called once per distinct row of arguments;
+* rooflinexl's own functions are called once with whole columns (their host
+  adapters broadcast like Excel), with the per-cell adapter for rows holding
+  blanks, booleans or error values.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from rooflinexl.recalc.compile import Call, Lit, Rng, Unsupported
+from rooflinexl.recalc.values import BOOL, EMPTY, ERR, NUM, OTHER, STR, Vec
+
+__all__ = ["BlockEval", "RangeArg"]
+
+
+def _formulas():
+    import schedula as sh
+    from formulas.functions import Array
+    from formulas.functions.operators import OPERATORS
+    from formulas.tokens.operand import Error
+
+    return sh.EMPTY, Array, OPERATORS, Error.errors
+
+
+_EMPTY, _Array, _OPERATORS, _ERRORS = _formulas()
+_TABLE: dict = {}
+
+
+def _function(written: str):
+    """formulas' implementation of an Excel function (without importing its statistics
+    module, and scipy with it, unless MIN/MAX/AVERAGE need it)."""
+    if not _TABLE:
+        import importlib
+
+        for mod in ("info", "logic", "math", "text", "look"):
+            _TABLE.update(importlib.import_module(f"formulas.functions.{mod}").FUNCTIONS)
+    f = _TABLE.get(written)
+    if f is None:
+        from formulas.functions.stat import FUNCTIONS as stat
+
+        _TABLE.update(stat)
+        f = _TABLE[written]
+    return f
+_NUMERIC = (NUM, BOOL, EMPTY)
+#: ranges (times the block's rows, for a relative one) larger than this go per cell
+_MAX_RANGE_CELLS = 20_000_000
+
+
+def _err(code: str, n: int) -> Vec:
+    obj = np.empty(n, dtype=object)
+    obj[:] = _ERRORS[code]
+    return Vec(np.full(n, ERR, np.uint8), np.zeros(n), obj)
+
+
+def _bools(mask: np.ndarray) -> Vec:
+    return Vec(np.full(len(mask), BOOL, np.uint8), mask.astype(float))
+
+
+def _npbools(mask: np.ndarray) -> Vec:
+    """Booleans as numpy's bool_ (what formulas' AND, OR and NOT return)."""
+    return Vec(np.full(len(mask), BOOL, np.uint8), mask.astype(float), None,
+               np.ones(len(mask), bool))
+
+
+def _numbers(x: np.ndarray) -> Vec:
+    return Vec(np.full(len(x), NUM, np.uint8), x)
+
+
+def _npnumbers(x: np.ndarray) -> Vec:
+    """Numbers formulas holds as numpy float64 (results of numpy functions)."""
+    return Vec(np.full(len(x), NUM, np.uint8), x, None, np.ones(len(x), bool))
+
+
+def _col(values: np.ndarray) -> np.ndarray:
+    """A 1-D object array as a formulas (m, 1) column."""
+    return values.reshape(-1, 1).view(_Array)
+
+
+@dataclass
+class RangeArg:
+    """A range argument: fixed (h, w) arrays, or per-row (n, h, w) windows."""
+
+    kind: np.ndarray
+    num: np.ndarray
+    obj: np.ndarray | None
+    npy: np.ndarray | None
+    per_row: bool
+    rng: Rng
+    objects: np.ndarray | None = None  # fixed: the 2-D object array formulas would get
+
+    def row_objects(self, i: int) -> np.ndarray:
+        if not self.per_row:
+            return self.objects
+        k, x = self.kind[i], self.num[i]
+        o = None if self.obj is None else self.obj[i]
+        p = None if self.npy is None else self.npy[i]
+        v = Vec(k.reshape(-1), x.reshape(-1), None if o is None else o.reshape(-1),
+                None if p is None else p.reshape(-1))
+        return v.objects().reshape(k.shape)
+
+    def numpy_mask(self) -> np.ndarray:
+        return self.npy if self.npy is not None else np.zeros(self.kind.shape, bool)
+
+
+class BlockEval:
+    """Evaluation of one block: rows r0..r1 of one column of ``sheet``."""
+
+    def __init__(self, store, sheet: str, r0: int, r1: int, functions: dict, state, tokens,
+                 col: int = 0):
+        self.store = store
+        self.sheet = sheet
+        self.col = col
+        self.r0, self.r1 = r0, r1
+        self.n = r1 - r0 + 1
+        self.functions = functions  # our Excel functions: NAME -> host-style callable
+        self.state = state  # engine._State collecting our functions' error reasons
+        self.tokens = tokens  # (engine._CURRENT, engine._STATE)
+        #: row index -> [(code, reason)] of errors our functions produced
+        #: (call, seq, code, reason) per row, ``call`` the node of our function that
+        #: reported it; the reasons are sorted as the per-cell engine records them
+        #: (:func:`dispatch_order`):
+        #: calls whose arguments are all literals first (formulas runs them while
+        #: compiling), then the others in evaluation order
+        self.records: dict[int, list[tuple[tuple, str, str]]] = {}
+        self.records_all: list[tuple[tuple, str, str]] = []  # for every row
+        self._order: tuple = (None, 0)
+        self._calls = 0
+
+    # ------------------------------------------------------------- operands
+    def value(self, node) -> Vec:
+        if isinstance(node, Lit):
+            return Vec.const(node.value)
+        if isinstance(node, Rng):
+            if not node.is_cell:
+                raise Unsupported("a range where a single value belongs")
+            if node.r1_rel:
+                a, b = self.r0 + node.r1, self.r1 + node.r1
+                if a < 1:
+                    raise Unsupported("reference above row 1")
+                return self.store.get(node.sheet, node.c1, a, b)
+            return self.store.get(node.sheet, node.c1, node.r1, node.r1)
+        if isinstance(node, Call):
+            fn = getattr(self, "f_" + _METHOD.get(node.name, node.name), None)
+            if fn is None:
+                if node.name in self.functions:
+                    return self.udf(node)
+                raise Unsupported(f"function {node.name}")
+            return fn(node)
+        raise Unsupported(f"node {node!r}")
+
+    def range(self, node: Rng) -> RangeArg:
+        h, w = node.r2 - node.r1 + 1, node.c2 - node.c1 + 1
+        if h * w * (1 if node.fixed else self.n) > _MAX_RANGE_CELLS:
+            raise Unsupported("a range too large to hold as an array")
+        if node.fixed:
+            kind, num, obj, npy = self.store.block(node.sheet, node.r1, node.c1, node.r2,
+                                                   node.c2)
+            objs = self.store.objects(node.sheet, node.r1, node.c1, node.r2, node.c2)
+            return RangeArg(kind, num, obj, npy, False, node, objs)
+        if not (node.r1_rel and node.r2_rel):
+            raise Unsupported("a range with one end fixed and one relative")
+        h, w = node.r2 - node.r1 + 1, node.c2 - node.c1 + 1
+        if self.r0 + node.r1 < 1:
+            raise Unsupported("reference above row 1")
+        kind = np.empty((self.n, h, w), np.uint8)
+        num = np.empty((self.n, h, w))
+        obj = npy = None
+        for dr in range(h):
+            for dc in range(w):
+                v = self.store.get(node.sheet, node.c1 + dc, self.r0 + node.r1 + dr,
+                                   self.r1 + node.r1 + dr)
+                kind[:, dr, dc] = v.kind
+                num[:, dr, dc] = v.num
+                if v.obj is not None:
+                    if obj is None:
+                        obj = np.empty((self.n, h, w), dtype=object)
+                    obj[:, dr, dc] = v.obj
+                if v.npy is not None:
+                    if npy is None:
+                        npy = np.zeros((self.n, h, w), bool)
+                    npy[:, dr, dc] = v.npy
+        return RangeArg(kind, num, obj, npy, True, node)
+
+    # ------------------------------------------------------- formulas calls
+    def _fn(self, written: str):
+        f = _OPERATORS[written] if written in _OPERATORS else _function(written)
+        if isinstance(f, dict):
+            f = f["function"]
+        return f
+
+    def delegate(self, written: str, args: list, lits: list[bool] | None = None) -> Vec:
+        """formulas' element-wise ``written`` over Vec args (length m or 1)."""
+        fn = self._fn(written)
+        lits = lits or [False] * len(args)
+        m = max(len(a) for a in args) if args else 1
+        cols = []
+        for a, lit in zip(args, lits, strict=True):
+            o = a.objects()
+            cols.append(o[0] if lit else _col(o))
+        try:
+            res = np.asarray(fn(*cols), dtype=object)
+        except Exception:  # noqa: BLE001 - a whole-call failure: redo row by row
+            res = None
+        if res is not None and res.size == m and (res.ndim == 2 and res.shape == (m, 1)
+                                                  or m == 1):
+            return self._classify(res.reshape(-1))
+        out = []
+        for i in range(m):
+            row = [c if lit else c[i if len(c) > 1 else 0:][:1].reshape(1, 1).view(_Array)
+                   for c, lit in zip(cols, lits, strict=True)]
+            r = np.asarray(fn(*row), dtype=object)
+            if r.size != 1:
+                raise Unsupported(f"{written} returned an array")
+            out.append(r.reshape(-1)[0])
+        return self._classify(out)
+
+    @staticmethod
+    def _classify(values) -> Vec:
+        v = Vec.from_objects(values)
+        if v.obj is not None and (v.kind == OTHER).any():
+            for x in v.obj[v.kind == OTHER].tolist():
+                if isinstance(x, np.ndarray) or hasattr(x, "ranges"):
+                    raise Unsupported("an array inside a single cell")
+        return v
+
+    def split(self, args: list[Vec], ok: np.ndarray, fast, slow) -> Vec:
+        """``fast`` on rows where ``ok``, ``slow`` on the others."""
+        n = max(len(a) for a in args)
+        if ok.all():
+            return fast([a for a in args])
+        if not ok.any():
+            return slow(args)
+        idx_f, idx_s = np.flatnonzero(ok), np.flatnonzero(~ok)
+        return Vec.assemble(n, [(idx_f, fast([a.take(idx_f) for a in args])),
+                                (idx_s, slow([a.take(idx_s) for a in args]))])
+
+    @staticmethod
+    def rows_ok(args: list[Vec], kinds=_NUMERIC) -> np.ndarray:
+        """Rows where every argument's value is of one of ``kinds``."""
+        n = max(len(a) for a in args)
+        ok = np.ones(n, bool)
+        for a in args:
+            good = np.isin(a.kind, kinds) if len(kinds) > 1 else a.kind == kinds[0]
+            ok &= good if len(a) == n else np.broadcast_to(good, n)
+        return ok
+
+    # ------------------------------------------------------------- operators
+    def _binary(self, node: Call, fast) -> Vec:
+        args = [self.value(a) for a in node.args]
+        lits = [isinstance(a, Lit) for a in node.args]
+
+        def fast_rows(a):
+            x, y = a[0].num, a[1].num
+            with np.errstate(all="ignore"):
+                res, redo = fast(x, y)
+            if redo is not None and redo.any():
+                idx = np.flatnonzero(redo)
+                parts = [(np.flatnonzero(~redo), res.take(np.flatnonzero(~redo)))]
+                parts.append((idx, self.delegate(node.written, [v.take(idx) for v in a], lits)))
+                return Vec.assemble(len(res), parts)
+            return res
+
+        return self.split(args, self.rows_ok(args), fast_rows,
+                          lambda a: self.delegate(node.written, a, lits))
+
+    def f_add(self, node):
+        def fast(x, y):
+            r = x + y
+            return _numbers(r), ~np.isfinite(r)
+        return self._binary(node, fast)
+
+    def f_sub(self, node):
+        def fast(x, y):
+            r = x - y
+            return _numbers(r), ~np.isfinite(r)
+        return self._binary(node, fast)
+
+    def f_mul(self, node):
+        def fast(x, y):
+            r = x * y
+            return _numbers(r), ~np.isfinite(r)
+        return self._binary(node, fast)
+
+    def f_div(self, node):
+        def fast(x, y):
+            x, y = np.broadcast_arrays(x, y)
+            zero = y == 0
+            r = x / np.where(zero, 1.0, y)
+            out = _numbers(r)
+            if zero.any():
+                out = Vec.assemble(len(r), [(~zero, out.take(~zero)),
+                                            (zero, _err("#DIV/0!", 1))])
+            return out, ~np.isfinite(r) & ~zero
+        return self._binary(node, fast)
+
+    def f_pow(self, node):
+        def fast(x, y):
+            x, y = np.broadcast_arrays(x, y)
+            ok = (x > 0) | ((x == 0) & (y >= 0)) | ((x < 0) & (y == np.floor(y)))
+            r = np.full(len(x), np.nan)
+            if ok.any():
+                try:  # Python's float power: numpy's differs in the last bit
+                    r[ok] = [a ** b for a, b in zip(x[ok].tolist(), y[ok].tolist(),
+                                                    strict=True)]
+                except (OverflowError, ZeroDivisionError):
+                    for i in np.flatnonzero(ok).tolist():
+                        try:
+                            r[i] = float(x[i]) ** float(y[i])
+                        except (OverflowError, ZeroDivisionError):
+                            r[i] = np.nan
+            return _numbers(r), ~np.isfinite(r)
+        return self._binary(node, fast)
+
+    def _compare(self, node, op) -> Vec:
+        args = [self.value(a) for a in node.args]
+        lits = [isinstance(a, Lit) for a in node.args]
+
+        ordering = node.name not in ("=", "<>")
+
+        def fast_rows(a):
+            tx = np.where(a[0].kind == BOOL, 2, 0)
+            ty = np.where(a[1].kind == BOOL, 2, 0)
+            x, y = a[0].num, a[1].num
+            tx, ty, x, y = np.broadcast_arrays(tx, ty, x, y)
+            out = _bools(op(tx, ty, x, y))
+            if ordering and (a[0].npy is not None or a[1].npy is not None):
+                # tuples compare element-wise: a numpy operand decides -> numpy's bool_
+                npy = np.broadcast_to(a[0].numpy_mask() | a[1].numpy_mask()
+                                      if len(a[0]) == len(a[1]) else
+                                      np.logical_or(*np.broadcast_arrays(a[0].numpy_mask(),
+                                                                          a[1].numpy_mask())),
+                                      len(x))
+                out.npy = npy & (tx == ty) & (x != y)
+            return out
+
+        return self.split(args, self.rows_ok(args), fast_rows,
+                          lambda a: self.delegate(node.written, a, lits))
+
+    def f_eq(self, node):
+        return self._compare(node, lambda tx, ty, x, y: (tx == ty) & (x == y))
+
+    def f_ne(self, node):
+        return self._compare(node, lambda tx, ty, x, y: (tx != ty) | (x != y))
+
+    def f_lt(self, node):
+        return self._compare(node, lambda tx, ty, x, y: (tx < ty) | ((tx == ty) & (x < y)))
+
+    def f_gt(self, node):
+        return self._compare(node, lambda tx, ty, x, y: (tx > ty) | ((tx == ty) & (x > y)))
+
+    def f_le(self, node):
+        return self._compare(node, lambda tx, ty, x, y: (tx < ty) | ((tx == ty) & (x <= y)))
+
+    def f_ge(self, node):
+        return self._compare(node, lambda tx, ty, x, y: (tx > ty) | ((tx == ty) & (x >= y)))
+
+    def f_concat(self, node):
+        args = [self.value(a) for a in node.args]
+        return self.delegate(node.written, args, [isinstance(a, Lit) for a in node.args])
+
+    def _unary(self, node: Call, fast, kinds=_NUMERIC) -> Vec:
+        args = [self.value(a) for a in node.args]
+        lits = [isinstance(a, Lit) for a in node.args]
+
+        def fast_rows(a):
+            with np.errstate(all="ignore"):
+                return fast(*[v.num for v in a])
+
+        return self.split(args, self.rows_ok(args, kinds), fast_rows,
+                          lambda a: self.delegate(node.written, a, lits))
+
+    def f_neg(self, node):
+        def fast(x):
+            r = -x
+            bad = ~np.isfinite(r)
+            out = _numbers(r)
+            if bad.any():
+                out = Vec.assemble(len(r), [(~bad, out.take(~bad)), (bad, _err("#NUM!", 1))])
+            return out
+        return self._unary(node, fast)
+
+    def f_pos(self, node):
+        return self.value(node.args[0]).blank_as_zero()
+
+    def f_percent(self, node):
+        def fast(x):
+            r = x / 100.0
+            return _numbers(r)
+        return self._unary(node, fast)
+
+    # ------------------------------------------------------------ logic
+    def f_IF(self, node):
+        if len(node.args) < 2 or len(node.args) > 3:
+            raise Unsupported("IF with an unusual number of arguments")
+        cond = self.value(node.args[0])
+        x = self.value(node.args[1]).blank_as_zero()
+        y = (self.value(node.args[2]).blank_as_zero() if len(node.args) == 3
+             else Vec.const(False))
+        n = max(len(cond), len(x), len(y))
+        k = cond.kind
+        if (k == OTHER).any():
+            args = [cond, self.value(node.args[1])] + (
+                [self.value(node.args[2])] if len(node.args) == 3 else [])
+            return self.delegate(node.written, args, [isinstance(a, Lit) for a in node.args])
+        truth = np.broadcast_to((cond.num != 0) & ((k == NUM) | (k == BOOL)), n)
+        is_err = np.broadcast_to(k == ERR, n)
+        is_str = np.broadcast_to(k == STR, n)
+        parts = []
+        take_x = truth & ~is_err & ~is_str
+        take_y = ~truth & ~is_err & ~is_str
+        for mask, v in ((take_x, x), (take_y, y)):
+            if mask.any():
+                idx = np.flatnonzero(mask)
+                parts.append((idx, v.take(idx) if len(v) > 1 else v))
+        if is_err.any():
+            idx = np.flatnonzero(is_err)
+            parts.append((idx, cond.take(idx) if len(cond) > 1 else cond))
+        if is_str.any():
+            parts.append((np.flatnonzero(is_str), _err("#VALUE!", 1)))
+        if n == 1:
+            return parts[0][1]
+        return Vec.assemble(n, parts)
+
+    def _iferror(self, node, which) -> Vec:
+        if len(node.args) != 2:
+            raise Unsupported(f"{node.name} needs two arguments")
+        v = self.value(node.args[0]).blank_as_zero()
+        alt = self.value(node.args[1]).blank_as_zero()
+        n = max(len(v), len(alt))
+        hit = v.kind == ERR
+        if which == "#N/A" and hit.any():
+            hit = hit & np.array([x is _ERRORS["#N/A"] for x in v.obj.tolist()])
+        hit = np.broadcast_to(hit, n)
+        if not hit.any():
+            return v
+        if hit.all():
+            return alt
+        idx_a, idx_v = np.flatnonzero(hit), np.flatnonzero(~hit)
+        return Vec.assemble(n, [(idx_a, alt.take(idx_a)), (idx_v, v.take(idx_v))])
+
+    def f_IFERROR(self, node):
+        return self._iferror(node, None)
+
+    def f_IFNA(self, node):
+        return self._iferror(node, "#N/A")
+
+    def f_NOT(self, node):
+        if len(node.args) != 1:
+            raise Unsupported("NOT needs one argument")
+        return self._unary(node, lambda x: _npbools(x == 0))
+
+    def f_TRUE(self, node):
+        return Vec.const(True)
+
+    def f_FALSE(self, node):
+        return Vec.const(False)
+
+    def f_NA(self, node):
+        return _err("#N/A", 1)
+
+    # ------------------------------------------------------- reductions
+    def _parts(self, node: Call):
+        parts = []
+        for a in node.args:
+            if isinstance(a, Rng) and not a.is_cell:
+                parts.append(("range", self.range(a)))
+            elif isinstance(a, Lit):
+                parts.append(("lit", a.value))
+            elif isinstance(a, Call) and (a.name in _BARE or a.name in self.functions):
+                parts.append(("bare", self.value(a)))
+            else:
+                parts.append(("vec", self.value(a)))
+        return parts
+
+    def _reduce(self, node: Call, fast, lit_ok, kinds=(NUM,)) -> Vec:
+        parts = self._parts(node)
+        n = self.n if any(p[0] in ("vec", "bare") and len(p[1]) > 1
+                          or p[0] == "range" and p[1].per_row for p in parts) else 1
+        ok = np.ones(n, bool)
+        cols, npys = [], []
+        for kind, p in parts:
+            if kind == "lit":
+                if not lit_ok(p):
+                    ok[:] = False
+                    continue
+                cols.append(np.full((n, 1), float(p)))
+                npys.append(np.zeros((n, 1), bool))
+            elif kind in ("vec", "bare"):
+                good = np.isin(p.kind, kinds)
+                ok &= np.broadcast_to(good, n)
+                cols.append(np.broadcast_to(p.num.reshape(-1, 1), (n, 1)))
+                npys.append(np.broadcast_to(p.numpy_mask().reshape(-1, 1), (n, 1)))
+            else:
+                if p.per_row:
+                    ok &= np.isin(p.kind, kinds).reshape(n, -1).all(axis=1)
+                    cols.append(p.num.reshape(n, -1))
+                    npys.append(p.numpy_mask().reshape(n, -1))
+                else:
+                    ok &= bool(np.isin(p.kind, kinds).all())
+                    cols.append(np.broadcast_to(p.num.reshape(1, -1), (n, p.num.size)))
+                    npys.append(np.broadcast_to(p.numpy_mask().reshape(1, -1),
+                                                (n, p.num.size)))
+        out_parts = []
+        if ok.any() and cols:
+            idx = np.flatnonzero(ok)
+            matrix = np.concatenate([c[idx] for c in cols], axis=1)
+            npy = np.concatenate([c[idx] for c in npys], axis=1)
+            if matrix.shape[1] == 0:
+                ok[:] = False
+            else:
+                with np.errstate(all="ignore"):
+                    out_parts.append((idx, fast(matrix, npy)))
+        elif not cols:
+            ok[:] = False
+        if not ok.all():
+            idx = np.flatnonzero(~ok)
+            out_parts.append((idx, self._reduce_rows(node.written, parts, idx)))
+        if n == 1:
+            return out_parts[0][1]
+        return Vec.assemble(n, out_parts)
+
+    def _reduce_rows(self, written: str, parts, rows: np.ndarray) -> Vec:
+        """formulas' ``written`` called per row (memoised on distinct scalar arguments)."""
+        fn = self._fn(written)
+        objs = {}
+        for k, (kind, p) in enumerate(parts):
+            if kind in ("vec", "bare"):
+                objs[k] = p.objects()
+        memo: dict = {}
+        hashable = not any(kind == "range" and p.per_row for kind, p in parts)
+        out = []
+        for i in rows.tolist():
+            key = None
+            if hashable:
+                key = tuple((type(o[i if len(o) > 1 else 0]), o[i if len(o) > 1 else 0])
+                            for o in objs.values())
+                if key in memo:
+                    out.append(memo[key])
+                    continue
+            args = []
+            for k, (kind, p) in enumerate(parts):
+                if kind == "lit":
+                    args.append(p)
+                elif kind == "vec":
+                    o = objs[k]
+                    args.append(np.array([[o[i if len(o) > 1 else 0]]], dtype=object)
+                                .view(_Array))
+                elif kind == "bare":
+                    o = objs[k]
+                    args.append(o[i if len(o) > 1 else 0])
+                else:
+                    args.append(p.row_objects(i))
+            r = np.asarray(fn(*args), dtype=object)
+            if r.size != 1:
+                raise Unsupported(f"{written} returned an array")
+            val = r.reshape(-1)[0]
+            if hashable:
+                memo[key] = val
+            out.append(val)
+        return self._classify(out)
+
+    @staticmethod
+    def _number_lit(x) -> bool:
+        return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+    def f_SUM(self, node):
+        return self._reduce(node, lambda m, _: _npnumbers(np.sum(m, axis=1)), self._number_lit)
+
+    def f_PRODUCT(self, node):
+        return self._reduce(node, lambda m, _: _npnumbers(np.prod(m, axis=1)),
+                            self._number_lit)
+
+    @staticmethod
+    def _pick(m: np.ndarray, npy: np.ndarray, best: np.ndarray) -> Vec:
+        """Python's min/max: the first element equal to the best one, of its own type."""
+        first = np.argmax(m == best[:, None], axis=1)
+        rows = np.arange(len(m))
+        return Vec(np.full(len(m), NUM, np.uint8), m[rows, first], None,
+                   npy[rows, first] if npy.any() else None)
+
+    def f_MIN(self, node):
+        return self._reduce(node, lambda m, p: self._pick(m, p, m.min(axis=1)),
+                            self._number_lit)
+
+    def f_MAX(self, node):
+        return self._reduce(node, lambda m, p: self._pick(m, p, m.max(axis=1)),
+                            self._number_lit)
+
+    def f_AVERAGE(self, node):
+        return self._reduce(node, lambda m, _: _npnumbers(np.mean(m, axis=1)),
+                            self._number_lit)
+
+    def f_AND(self, node):
+        return self._reduce(node, lambda m, _: _npbools((m != 0).all(axis=1)),
+                            lambda x: isinstance(x, (int, float)), kinds=(NUM, BOOL))
+
+    def f_OR(self, node):
+        return self._reduce(node, lambda m, _: _npbools((m != 0).any(axis=1)),
+                            lambda x: isinstance(x, (int, float)), kinds=(NUM, BOOL))
+
+    # --------------------------------------------------------- math
+    def _math(self, node: Call, func, nargs=(1,)) -> Vec:
+        if len(node.args) not in nargs:
+            raise Unsupported(f"{node.name} with {len(node.args)} arguments")
+
+        def fast(*xs):
+            r = np.asarray(func(*xs), dtype=float)
+            bad = ~np.isfinite(r)
+            out = _npnumbers(r)
+            if bad.any():
+                out = Vec.assemble(len(r), [(~bad, out.take(~bad)), (bad, _err("#NUM!", 1))])
+            return out
+        return self._unary(node, fast)
+
+    def f_ABS(self, node):
+        return self._math(node, np.abs)
+
+    def f_SQRT(self, node):
+        return self._math(node, np.sqrt)
+
+    def f_EXP(self, node):
+        return self._math(node, np.exp)
+
+    def f_LN(self, node):
+        return self._math(node, np.log)
+
+    def f_LOG(self, node):
+        def log(x, base=None):
+            if base is None:
+                return np.log(x) / np.log(10)
+            x, base = np.broadcast_arrays(x, base)
+            return np.where(base != 0, np.log(x) / np.log(base), np.nan)
+        return self._math(node, log, (1, 2))
+
+    def f_POWER(self, node):
+        if len(node.args) != 2:
+            raise Unsupported("POWER needs two arguments")
+
+        def fast(x, y):
+            x, y = np.broadcast_arrays(x, y)
+            # numpy's scalar power, as formulas calls it: the array version squares
+            # for an exponent of 2, which can differ in the last bit
+            r = np.array([np.power(a, b) for a, b in zip(x.tolist(), y.tolist(), strict=True)],
+                         dtype=float)
+            zero = x == 0
+            parts = []
+            bad = ~np.isfinite(r) & ~zero
+            good = ~bad & ~zero
+            parts.append((good, _npnumbers(r[good])))
+            if bad.any():
+                parts.append((bad, _err("#NUM!", 1)))
+            if zero.any():
+                z0 = zero & (y == 0)
+                zneg = zero & (y < 0)
+                zpos = zero & (y > 0)
+                if z0.any():
+                    parts.append((z0, _err("#NUM!", 1)))
+                if zneg.any():
+                    parts.append((zneg, _err("#DIV/0!", 1)))
+                if zpos.any():
+                    parts.append((zpos, _npnumbers(r[zpos])))
+            return Vec.assemble(len(r), [(np.flatnonzero(m), v) for m, v in parts
+                                         if np.asarray(m).any()])
+        return self._unary(node, fast)
+
+    def f_ROW(self, node):
+        return self._row_col(node, True)
+
+    def f_COLUMN(self, node):
+        return self._row_col(node, False)
+
+    def _row_col(self, node: Call, row: bool) -> Vec:
+        """ROW()/COLUMN() of the cell or of a one-row / one-column reference."""
+        if not node.args:
+            if row:
+                return Vec.numbers(np.arange(self.r0, self.r1 + 1))
+            return Vec.numbers([self.col])
+        ref = node.args[0]
+        if len(node.args) != 1 or not isinstance(ref, Rng):
+            raise Unsupported(f"{node.name} of something other than a reference")
+        if row:
+            if ref.r1 != ref.r2 or ref.r1_rel != ref.r2_rel:
+                raise Unsupported("ROW of several rows")
+            if ref.r1_rel:
+                return Vec.numbers(np.arange(self.r0, self.r1 + 1) + ref.r1)
+            return Vec.numbers([ref.r1])
+        if ref.c1 != ref.c2:
+            raise Unsupported("COLUMN of several columns")
+        return Vec.numbers([ref.c1])
+
+    def _delegated(self, node: Call) -> Vec:
+        args = [self.value(a) for a in node.args]
+        return self.delegate(node.written, args, [isinstance(a, Lit) for a in node.args])
+
+    f_ROUND = f_ROUNDUP = f_ROUNDDOWN = f_CEILING = f_FLOOR = _delegated
+    f_INT = f_MOD = f_TRUNC = f_SIGN = f_LOG10 = f_LEN = f_LOWER = f_UPPER = _delegated
+
+    # -------------------------------------------------------- lookups
+    def f_INDEX(self, node):
+        args = node.args
+        if not 2 <= len(args) <= 4 or not isinstance(args[0], Rng):
+            raise Unsupported("INDEX other than INDEX(range, row, [col], [area])")
+        rng = self.range(args[0])
+        if rng.per_row:
+            raise Unsupported("INDEX over a relative range")
+        h, w = rng.kind.shape
+        row = self.value(args[1])
+        col = self.value(args[2]) if len(args) > 2 else None
+        area = self.value(args[3]) if len(args) > 3 else None
+        vecs = [v for v in (row, col, area) if v is not None]
+        n = max(len(v) for v in vecs)
+        for v in vecs:
+            if v.has(OTHER):
+                raise Unsupported("INDEX with an unusual position value")
+        code = np.zeros(n, dtype=object)  # error (XlError) per row, 0 when fine
+        code[:] = None
+        for v in vecs:  # the first error argument wins
+            if v.has(ERR):
+                e = np.broadcast_to(v.kind == ERR, n)
+                src = np.broadcast_to(v.obj, n)
+                free = np.array([c is None for c in code.tolist()])
+                code[e & free] = src[e & free]
+        if area is not None:
+            a, bad = _int_positions(area, n)
+            free = np.array([c is None for c in code.tolist()])
+            code[((a < 1) | bad) & free] = _ERRORS["#VALUE!"]
+            free = np.array([c is None for c in code.tolist()])
+            code[(a > 1) & free] = _ERRORS["#REF!"]
+        r, bad_r = _int_positions(row, n)
+        bad_c = np.zeros(n, bool)
+        no_area = False  # INDEX(2-D reference, row): no cell, #REF! after the checks below
+        if col is None:
+            if h == 1:
+                c, r = r, np.ones(n)
+            elif w == 1:
+                c = np.ones(n)
+            else:
+                no_area = True
+                c = np.ones(n)
+        else:
+            c, bad_c = _int_positions(col, n)
+        r, c = r - 1, c - 1
+        free = np.array([x is None for x in code.tolist()])
+        code[((r < -1) | (c < -1) | bad_r | bad_c) & free] = _ERRORS["#VALUE!"]
+        r, c = np.maximum(r, 0), np.maximum(c, 0)
+        free = np.array([x is None for x in code.tolist()])
+        code[((r >= h) | (c >= w) | no_area) & free] = _ERRORS["#REF!"]
+        free = np.array([x is None for x in code.tolist()])
+        ri = np.where(free, r, 0).astype(np.int64)
+        ci = np.where(free, c, 0).astype(np.int64)
+        kind = rng.kind[ri, ci].copy()
+        num = rng.num[ri, ci].copy()
+        obj = None if rng.obj is None else rng.obj[ri, ci].copy()
+        npy = None if rng.npy is None else rng.npy[ri, ci].copy()
+        bad = ~free
+        if bad.any():
+            if obj is None:
+                obj = np.empty(n, dtype=object)
+            kind[bad] = ERR
+            obj[bad] = code[bad]
+            if npy is not None:
+                npy[bad] = False
+        return Vec(kind, num, obj, npy)
+
+    def _lookup(self, node: Call, nmin: int, nmax: int) -> Vec:
+        if not nmin <= len(node.args) <= nmax:
+            raise Unsupported(f"{node.name} with {len(node.args)} arguments")
+        parts = []
+        for a in node.args:
+            if isinstance(a, Rng) and not a.is_cell:
+                r = self.range(a)
+                if r.per_row:
+                    raise Unsupported(f"{node.name} over a relative range")
+                parts.append(("fixed", r.objects))
+            elif isinstance(a, Lit):
+                parts.append(("lit", a.value))
+            else:
+                parts.append(("vec", self.value(a)))
+        per_row = [k for k, (kind, p) in enumerate(parts) if kind == "vec" and len(p) > 1]
+        fn = self._fn(node.written)
+        n = self.n if per_row else 1
+        objs = {k: p.objects() for k, (kind, p) in enumerate(parts) if kind == "vec"}
+
+        def call(i):
+            args = []
+            for k, (kind, p) in enumerate(parts):
+                if kind == "vec":
+                    o = objs[k]
+                    args.append(np.array([[o[i if len(o) > 1 else 0]]], dtype=object)
+                                .view(_Array))
+                else:
+                    args.append(p)
+            r = np.asarray(fn(*args), dtype=object)
+            if r.size != 1:
+                raise Unsupported(f"{node.name} returned an array")
+            return r.reshape(-1)[0]
+
+        if n == 1:
+            return self._classify([call(0)])
+        keys = list(zip(*[[(type(x), x) for x in objs[k].tolist()] for k in per_row],
+                        strict=True))
+        memo: dict = {}
+        first: list[int] = []
+        inverse = np.empty(n, dtype=np.int64)
+        for i, key in enumerate(keys):
+            j = memo.get(key)
+            if j is None:
+                j = memo[key] = len(first)
+                first.append(i)
+            inverse[i] = j
+        if len(first) > 256 and per_row == [0]:
+            # many distinct lookup values: one call over the column (formulas maps it)
+            vec = parts[0][1]
+            return self.delegate_lookup(node.written, fn, parts, vec)
+        results = self._classify([call(i) for i in first])
+        return Vec(results.kind[inverse], results.num[inverse],
+                   None if results.obj is None else results.obj[inverse])
+
+    def delegate_lookup(self, written, fn, parts, vec: Vec) -> Vec:
+        args = []
+        for kind, p in parts:
+            if kind == "vec":
+                args.append(_col(p.objects()) if len(p) > 1 else
+                            np.array([[p.objects()[0]]], dtype=object).view(_Array))
+            else:
+                args.append(p)
+        res = np.asarray(fn(*args), dtype=object)
+        if res.shape != (len(vec), 1):
+            raise Unsupported(f"{written} over a column")
+        return self._classify(res.reshape(-1))
+
+    def f_MATCH(self, node):
+        return self._lookup(node, 2, 3)
+
+    def f_VLOOKUP(self, node):
+        return self._lookup(node, 3, 4)
+
+    def f_HLOOKUP(self, node):
+        return self._lookup(node, 3, 4)
+
+    def f_XLOOKUP(self, node):
+        return self._lookup(node, 3, 6)
+
+    # --------------------------------------------------- our functions
+    def udf(self, node: Call) -> Vec:
+        from rooflinexl.recalc import engine
+
+        name = node.name
+        func = self.functions[name]
+        parts = []
+        for a in node.args:
+            if isinstance(a, Rng) and not a.is_cell:
+                parts.append(("range", self.range(a)))
+            elif isinstance(a, Lit):
+                parts.append(("lit", a.value))
+            else:
+                parts.append(("vec", self.value(a)))
+        n = self.n if any(kind == "vec" and len(p) > 1 or kind == "range" and p.per_row
+                          for kind, p in parts) else 1
+        clean = np.ones(n, bool)
+        for kind, p in parts:
+            if kind == "vec" and len(p) > 1:
+                clean &= (p.kind == NUM) | (p.kind == STR)
+            elif kind == "range" and p.per_row:
+                clean[:] = False
+        out_parts = []
+        self._calls += 1
+        self._order = (node, self._calls)
+        current, state_var = self.tokens
+        token_state = state_var.set(self.state)
+        try:
+            if clean.any():
+                idx = np.flatnonzero(clean)
+                res = self._udf_columns(name, func, parts, idx, n, current)
+                if res is None:
+                    clean[:] = False
+                else:
+                    out_parts.append((idx, res))
+            if not clean.all():
+                idx = np.flatnonzero(~clean)
+                adapter = engine._adapter(name, func)
+                vals = []
+                for i in idx.tolist():
+                    args = []
+                    for kind, p in parts:
+                        if kind == "lit":
+                            args.append(p)
+                        elif kind == "vec":
+                            o = p.objects()
+                            args.append(np.array([[o[i if len(o) > 1 else 0]]], dtype=object)
+                                        .view(_Array))
+                        else:
+                            args.append(p.row_objects(i))
+                    tok = current.set(("rooflinexl-row", i))
+                    try:
+                        r = np.asarray(adapter(*args), dtype=object)
+                    finally:
+                        current.reset(tok)
+                    recs = self.state.udf_errors.pop(("rooflinexl-row", i), [])
+                    if recs:
+                        self._record(i, n, [(c, why) for c, why, _ in recs])
+                    vals.append(r.reshape(-1)[0] if r.size else _ERRORS["#VALUE!"])
+                out_parts.append((idx, self._classify(vals)))
+        finally:
+            state_var.reset(token_state)
+        if n == 1:
+            return out_parts[0][1]
+        return Vec.assemble(n, out_parts)
+
+    def _record(self, i: int, n: int, recs) -> None:
+        recs = [(*self._order, code, why) for code, why in recs]
+        if n == 1:
+            self.records_all.extend(recs)
+        else:
+            self.records.setdefault(i, []).extend(recs)
+
+    def _udf_columns(self, name, func, parts, idx, n, current):
+        """Our function called once over the clean rows; None when it refuses the call."""
+        from rooflinexl.recalc import engine
+
+        in_errors: list = []
+        host = []
+        for kind, p in parts:
+            if kind == "lit":
+                host.append(engine._to_host(p, in_errors))
+            elif kind == "range":
+                host.append(engine._to_host(p.objects, in_errors))
+            elif len(p) == 1:
+                host.append(engine._to_host(np.array([[p.objects()[0]]], dtype=object),
+                                            in_errors))
+            else:
+                sub = p.take(idx)
+                vals = np.empty((len(idx), 1), dtype=object)
+                col = sub.num.tolist()
+                strs = sub.kind == STR
+                if strs.any():
+                    for j in np.flatnonzero(strs).tolist():
+                        col[j] = sub.obj[j]
+                vals[:, 0] = col
+                host.append(vals)
+        try:
+            out = func(*host)
+        except Exception:  # noqa: BLE001 - a bad call: every row on its own
+            return None
+        m = len(idx) if n > 1 else 1
+        if n > 1:
+            if not (isinstance(out, list) and len(out) == m
+                    and all(isinstance(r, list) and len(r) == 1 for r in out)):
+                return None
+        tok = current.set(("rooflinexl-block", name))
+        try:
+            arr = engine._from_host(out, name, self.state, in_errors)
+        finally:
+            current.reset(tok)
+        recs = self.state.udf_errors.pop(("rooflinexl-block", name), [])
+        for code, why, pos in recs:
+            if pos is None or n == 1:
+                self._record(0, 1, [(code, why)])
+            else:
+                self._record(int(idx[pos[0]]), n, [(code, why)])
+        vals = np.asarray(arr, dtype=object).reshape(-1)
+        if len(vals) != m:
+            return None
+        return self._classify(vals)
+
+
+def _int_positions(v: Vec, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Python's ``int()`` of each position value (formulas' INDEX): numbers and booleans
+    truncate, text must spell an integer; (values, rows where int() fails)."""
+    vals = np.trunc(v.num).astype(float)
+    bad = np.zeros(len(v), bool)
+    if v.has(STR, EMPTY, ERR):
+        for i in np.flatnonzero(v.kind == STR).tolist():
+            try:
+                vals[i] = int(v.obj[i])
+            except ValueError:
+                bad[i] = True
+        bad |= v.kind == EMPTY
+    return np.broadcast_to(vals, n), np.broadcast_to(bad, n)
+
+
+def dispatch_order(tree) -> dict[int, tuple]:
+    """id(call) -> the order in which formulas runs the calls of one cell.
+
+    Calls on literals only run first, while the cell compiles. The others run
+    as schedula dispatches them: nearest to the inputs first (the longest chain
+    of operators and functions below a call), and among calls at the same
+    distance by node id -- the function's name as written, with ``<0>``,
+    ``<1>`` ... for its later occurrences.
+    """
+    keys: dict[int, tuple] = {}
+    seen: dict[str, int] = {}
+
+    def visit(node) -> int:
+        if not isinstance(node, Call):
+            return 0
+        height = 1 + max((visit(a) for a in node.args), default=0)
+        name = node.written
+        k = seen.get(name)
+        seen[name] = 0 if k is None else k + 1
+        node_id = name if k is None else f"{name}<{k}>"
+        keys[id(node)] = (0 if _literal(node) else 1, height, node_id)
+        return height
+
+    visit(tree)
+    return keys
+
+
+def _literal(node) -> bool:
+    """No reference below ``node``: formulas computes it while compiling the cell."""
+    if isinstance(node, Lit):
+        return True
+    if isinstance(node, Call):
+        return all(_literal(a) for a in node.args)
+    return False
+
+
+#: functions formulas returns a bare scalar from (not a 1x1 array): a reduction that
+#: receives one concatenates it with its other arguments without the object dtype
+_BARE = frozenset({"AND", "OR", "SUM", "PRODUCT", "MIN", "MAX", "AVERAGE", "TRUE", "FALSE",
+                   "NA"})
+
+_METHOD = {"+": "add", "-": "sub", "*": "mul", "/": "div", "^": "pow", "&": "concat",
+           "=": "eq", "<>": "ne", "<": "lt", ">": "gt", "<=": "le", ">=": "ge",
+           "u-": "neg", "u+": "pos", "%": "percent"}
+

@@ -1,0 +1,440 @@
+"""Read a workbook's cells, formulas, defined names and tables straight from the XML.
+
+The block evaluator (:mod:`rooflinexl.recalc.blocks`) needs every cell's value
+and formula, fast: openpyxl builds an object per cell (seconds for a
+10,000-row plan), this module scans the sheet XML with one regular expression
+per sheet (the same byte-level approach as :mod:`rooflinexl.xlsxio`, whose
+package checks it reuses) and falls back to :mod:`rooflinexl.xlsxio`'s
+general cell scanner for sheets written in an unusual form.
+
+Values are decoded the way the per-cell engine sees them (openpyxl as
+``formulas`` configures it): shared strings with ``_xHHHH_`` escapes resolved,
+numbers written with a decimal point or an exponent rounded to 15 decimals
+(``formulas`` does ``round(value, 15)``), error constants as ``formulas``'
+``XlError``; dates stay serial numbers.
+
+Shared formulas (``<f t="shared" si=".." ref="..">``) are kept as a reference
+to their master cell: the block evaluator groups cells by their relative form,
+which every cell of a shared formula has in common, so the children never
+need their own text (:func:`rooflinexl.recalc.refs.render` writes it on demand).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rooflinexl import xlsxio
+from rooflinexl.recalc.prepass import TableInfo
+from rooflinexl.xlsxio import Limits
+
+__all__ = ["Book", "FormulaCell", "Sheet", "col_letters", "col_number", "read_book"]
+
+_COLS: dict[str, int] = {}
+_LETTERS: dict[int, str] = {}
+
+
+def col_number(letters: str) -> int:
+    """1-based column number of ``'AB'`` (cached)."""
+    n = _COLS.get(letters)
+    if n is None:
+        n = 0
+        for ch in letters.upper():
+            n = n * 26 + ord(ch) - 64
+        _COLS[letters] = n
+    return n
+
+
+def col_letters(n: int) -> str:
+    """Column letters of a 1-based column number (cached)."""
+    s = _LETTERS.get(n)
+    if s is None:
+        s, k = "", n
+        while k:
+            k, r = divmod(k - 1, 26)
+            s = chr(65 + r) + s
+        _LETTERS[n] = s
+    return s
+
+
+@dataclass
+class FormulaCell:
+    """One formula cell as stored: its own text, or a shared formula's master."""
+
+    row: int
+    col: int
+    text: str | None  # '=A1*2' (with '='); None for a shared formula's child
+    shared: int | None = None  # si of a shared formula (master and children)
+    array_ref: tuple[int, int, int, int] | None = None  # (r0, c0, r1, c1) of t="array"
+    kind: str = "normal"  # normal | shared | array | dataTable
+
+
+@dataclass
+class Sheet:
+    """Cells of one worksheet, column-wise (parallel lists)."""
+
+    name: str
+    index: int
+    #: constant cells (values as formulas sees them)
+    const_rows: list[int] = field(default_factory=list)
+    const_cols: list[int] = field(default_factory=list)
+    const_vals: list[object] = field(default_factory=list)
+    #: plain formula cells: text with '='
+    f_rows: list[int] = field(default_factory=list)
+    f_cols: list[int] = field(default_factory=list)
+    f_texts: list[str] = field(default_factory=list)
+    #: shared, array and data-table formula cells
+    special: list[FormulaCell] = field(default_factory=list)
+    #: shared formula masters: si -> (row, col, text)
+    shared: dict[int, tuple[int, int, str]] = field(default_factory=dict)
+    max_row: int = 0
+    max_col: int = 0
+
+    @property
+    def n_formulas(self) -> int:
+        return len(self.f_rows) + len(self.special)
+
+
+@dataclass
+class Book:
+    """What the block evaluator needs of a workbook."""
+
+    path: Path
+    sheets: list[Sheet]
+    #: workbook-scope defined names (upper case) -> text, and sheet-scope ones
+    names: dict[str, str]
+    local_names: dict[tuple[str, str], str]  # (sheet, NAME) -> text
+    tables: dict[str, TableInfo]
+    name_case: dict[str, str] = field(default_factory=dict)  # NAME -> name as written
+
+    def sheet(self, name: str) -> Sheet | None:
+        for s in self.sheets:
+            if s.name == name:
+                return s
+        low = name.casefold()
+        for s in self.sheets:
+            if s.name.casefold() == low:
+                return s
+        return None
+
+
+# ------------------------------------------------------------------- decoding
+
+_ENTITY = re.compile(r"&(#[0-9]+|#x[0-9A-Fa-f]+|lt|gt|amp|quot|apos);")
+_ENTITY_MAP = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}
+_XHEX = re.compile(r"_x([0-9A-Z]{4})_")  # formulas' shared-string unescape
+
+
+def unescape(s: str) -> str:
+    """XML entities of element text."""
+    if "&" not in s:
+        return s
+
+    def sub(m):
+        e = m.group(1)
+        if e[0] == "#":
+            try:
+                return chr(int(e[2:], 16) if e[1] in "xX" else int(e[1:]))
+            except (ValueError, OverflowError):  # not a character: keep the text
+                return m.group(0)
+        return _ENTITY_MAP[e]
+
+    return _ENTITY.sub(sub, s)
+
+
+def _errors():
+    from formulas.tokens.operand import Error
+
+    return Error.errors
+
+
+def _shared_strings(zf, names) -> list[str]:
+    wb = xlsxio._workbook_part(zf, names)
+    member = None
+    for _id, typ, part in xlsxio._relationships(zf, names, wb):
+        if typ.endswith("/sharedStrings"):
+            member = xlsxio._member(names, part)
+    member = member or xlsxio._member(names, "xl/sharedStrings.xml")
+    if member is None:
+        return []
+    root = xlsxio._parse_xml(zf.read(member), member)
+    out = []
+    for si in root:
+        if xlsxio._local(si.tag) != "si":
+            continue
+        texts: list[str] = []
+        xlsxio._si_texts(si, texts)
+        text = "".join(texts)
+        if "_x" in text:
+            text = _XHEX.sub(lambda m: chr(int(m.group(1), 16)), text)
+        out.append(text.replace("x005F_", ""))
+    return out
+
+
+def _number(text: str):
+    """A numeric cell value as openpyxl reads it and formulas then keeps it."""
+    if "." in text or "E" in text or "e" in text:
+        return round(float(text), 15)
+    return float(int(text))
+
+
+def decode(t: str, v: str | None, inline: str | None, strings: list[str]):
+    """Python value of a constant cell (None for an empty one)."""
+    if t == "inlineStr" or inline is not None:
+        if inline is None:
+            return None
+        if inline.startswith("<t>") and inline.endswith("</t>") and inline.count("<") == 2:
+            return unescape(inline[3:-4])
+        return unescape("".join(_T_TEXT.findall(inline)))
+    if v is None or v == "":
+        return None
+    if t in ("n", ""):
+        try:
+            return _number(v)
+        except ValueError:
+            return unescape(v)
+    if t == "s":
+        try:
+            return strings[int(v)]
+        except (ValueError, IndexError):
+            return None
+    if t == "b":
+        return v.strip() in ("1", "true", "TRUE")
+    if t == "e":
+        code = unescape(v).strip()
+        return _errors().get(code, code)
+    return unescape(v)  # str, d
+
+
+_T_TEXT = re.compile(r"<(?:[A-Za-z_][\w.\-]*:)?t(?:\s[^>]*)?>([^<]*)</(?:[A-Za-z_][\w.\-]*:)?t>"
+                     r"|<(?:[A-Za-z_][\w.\-]*:)?rPh\b.*?</(?:[A-Za-z_][\w.\-]*:)?rPh>", re.S)
+
+# ------------------------------------------------------------------ sheet XML
+
+_fast_cache: dict[str, re.Pattern] = {}
+
+
+def _fast_re(p: str) -> re.Pattern:
+    """The everyday cell: <c r="B7" ...> with optional <f>, <v>, <is> children."""
+    rx = _fast_cache.get(p)
+    if rx is None:
+        q = re.escape(p)
+        rx = _fast_cache[p] = re.compile(
+            "<" + q + 'c r="([A-Z]{1,3})([0-9]{1,7})"([^<>/]*)'
+            "(?:/>|>"
+            "(<" + q + "f([^<>/]*)(?:/>|>([^<]*)</" + q + "f>))?"
+            "(?:<" + q + "v\\s*/>|<" + q + "v>([^<]*)</" + q + "v>)?"
+            "(?:<" + q + "is>(.*?)</" + q + "is>)?"
+            "</" + q + "c>)", re.S)
+    return rx
+
+
+_ATTR = re.compile(r"""(\w+)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
+_T_IN = re.compile(r"""\st\s*=\s*(?:"([^"]*)"|'([^']*)')""")
+
+
+def _attrs(raw: str) -> dict[str, str]:
+    return {m.group(1): m.group(2) if m.group(2) is not None else m.group(3)
+            for m in _ATTR.finditer(raw)}
+
+
+def _formula(sheet: Sheet, row: int, col: int, fa: str, ft: str, arrays: list) -> None:
+    """A formula cell with attributes on its <f> (shared, array, data table ...)."""
+    attrs = _attrs(fa) if fa else {}
+    ftype = attrs.get("t", "normal")
+    text = unescape(ft) if ft else ""
+    if text and not text.startswith("="):  # formulas: '==X' -> '=X'
+        text = "=" + text
+    special = sheet.special
+    if ftype == "shared":
+        try:
+            si = int(attrs.get("si", "-1"))
+        except ValueError:
+            si = -1
+        if text:
+            sheet.shared.setdefault(si, (row, col, text))
+            special.append(FormulaCell(row, col, text, si, None, "shared"))
+        else:
+            special.append(FormulaCell(row, col, None, si, None, "shared"))
+    elif ftype == "array":
+        ref = attrs.get("ref")
+        rng = xlsxio._parse_range(ref.encode("ascii", "replace")) if ref else None
+        rng = rng or (row, col, row, col)
+        arrays.append(rng)
+        special.append(FormulaCell(row, col, text or "=", None, rng, "array"))
+    elif ftype == "dataTable":
+        special.append(FormulaCell(row, col, text or "=", None, None, "dataTable"))
+    elif text:
+        sheet.f_rows.append(row)
+        sheet.f_cols.append(col)
+        sheet.f_texts.append(text)
+
+
+def _read_sheet(sheet: Sheet, data: bytes, member: str, strings: list[str]) -> None:
+    arrays: list[tuple[int, int, int, int]] = []
+    lo, hi, pb = xlsxio._sheet_data_span(data, member)
+    if lo == hi:
+        return
+    p = pb.decode("ascii")
+    text = data[lo:hi].decode("utf-8")
+    matches = _fast_re(p).findall(text)
+    starts = text.count("<" + p + "c ") + text.count("<" + p + "c>")
+    if len(matches) != starts or "<!" in text:
+        matches = list(_general(data, lo, hi, pb))
+    if not matches:
+        return
+    cols_s, rows_s, cas, fels, fas, fts, vs, iss = zip(*matches, strict=True)
+    rows = list(map(int, rows_s))
+    colmap = {c: col_number(c) for c in set(cols_s)}
+    cols = [colmap[c] for c in cols_s]
+    sheet.max_row, sheet.max_col = max(rows), max(colmap.values())
+    f_rows, f_cols, f_texts = sheet.f_rows, sheet.f_cols, sheet.f_texts
+    c_rows, c_cols, c_vals = sheet.const_rows, sheet.const_cols, sheet.const_vals
+    number = _number
+    for i, fel in enumerate(fels):
+        if fel:
+            if fas[i]:
+                _formula(sheet, rows[i], cols[i], fas[i], fts[i], arrays)
+            elif fts[i]:
+                ft = fts[i]
+                if "&" in ft:
+                    ft = unescape(ft)
+                f_rows.append(rows[i])
+                f_cols.append(cols[i])
+                f_texts.append(ft if ft.startswith("=") else "=" + ft)
+            continue
+        v = vs[i]
+        if not v and not iss[i]:
+            continue
+        ca = cas[i]
+        if "t=" in ca:
+            m = _T_IN.search(" " + ca)
+            t = (m.group(1) or m.group(2) or "") if m else ""
+        else:
+            t = ""
+        if t == "" or t == "n":
+            try:
+                value = number(v)
+            except ValueError:
+                value = unescape(v)
+        else:
+            value = decode(t, v or None, iss[i] if iss[i] or t == "inlineStr" else None, strings)
+            if value is None:
+                continue
+        c_rows.append(rows[i])
+        c_cols.append(cols[i])
+        c_vals.append(value)
+    if arrays:  # cached results inside an array formula's range are not inputs
+        keep = [not any(r0 <= r <= r1 and c0 <= c <= c1 for r0, c0, r1, c1 in arrays)
+                for r, c in zip(c_rows, c_cols, strict=True)]
+        if not all(keep):
+            sheet.const_rows = [x for x, k in zip(c_rows, keep, strict=True) if k]
+            sheet.const_cols = [x for x, k in zip(c_cols, keep, strict=True) if k]
+            sheet.const_vals = [x for x, k in zip(c_vals, keep, strict=True) if k]
+
+
+def _general(data: bytes, lo: int, hi: int, p: bytes):
+    """The fast scan's tuples (as str), for any cell form xlsxio's scanner accepts."""
+    f_re, v_re, is_re = xlsxio._child_res(p)
+    for ref, _p, ca, body, _m in xlsxio._iter_cells(data, lo, hi):
+        m = xlsxio._CELL_REF_B.fullmatch(ref)
+        fel = fa = ft = v = is_ = b""
+        if body:
+            fm = f_re.search(body)
+            if fm is not None:
+                fel, fa, ft = b"<f", fm.group("a") or b"", fm.group("t") or b""
+            vm = v_re.search(body)
+            if vm is not None:
+                v = vm.group("t") or b""
+            im = is_re.search(body)
+            if im is not None:
+                is_ = im.group("t") or b""
+        yield tuple(x.decode("utf-8") for x in (m.group(1), m.group(2), ca or b"", fel, fa,
+                                                ft, v, is_))
+
+
+# --------------------------------------------------------------- workbook part
+
+
+def _defined_names(zf, names_map):
+    """Workbook-scope names (upper case) and sheet-scope ones keyed (sheet, NAME)."""
+    wb = xlsxio._workbook_part(zf, names_map)
+    root = xlsxio._parse_xml(zf.read(wb), wb)
+    order = [el.get("name") or "" for el in root.iter() if xlsxio._local(el.tag) == "sheet"]
+    names: dict[str, str] = {}
+    local: dict[tuple[str, str], str] = {}
+    case: dict[str, str] = {}
+    for el in root.iter():
+        if xlsxio._local(el.tag) != "definedName":
+            continue
+        name, text = el.get("name"), el.text or ""
+        if not name or not text:
+            continue
+        case.setdefault(name.upper(), name)
+        lsid = el.get("localSheetId")
+        if lsid is None:
+            names[name.upper()] = text
+            continue
+        try:
+            local[(order[int(lsid)], name.upper())] = text
+        except (ValueError, IndexError):
+            pass
+    return names, local, case
+
+
+def _tables(zf, names_map, sheet: Sheet, member: str) -> list[TableInfo]:
+    out = []
+    for _id, typ, part in xlsxio._relationships(zf, names_map, member):
+        if not typ.endswith("/table"):
+            continue
+        tm = xlsxio._member(names_map, part)
+        if tm is None:
+            continue
+        root = xlsxio._parse_xml(zf.read(tm), tm)
+        ref = root.get("ref") or ""
+        rng = xlsxio._parse_range(ref.encode("ascii", "replace"))
+        if rng is None:
+            continue
+        r0, c0, r1, c1 = rng
+        try:
+            header = int(root.get("headerRowCount", "1"))
+        except ValueError:
+            header = 1
+        try:
+            totals = int(root.get("totalsRowCount", "0") or 0)
+        except ValueError:
+            totals = 0
+        cols = [el.get("name") or "" for el in root.iter()
+                if xlsxio._local(el.tag) == "tableColumn"]
+        if len(cols) != c1 - c0 + 1:
+            cells = zip(sheet.const_rows, sheet.const_cols, sheet.const_vals, strict=True)
+            head = {c: v for r, c, v in cells if r == r0}
+            cols = [str(head.get(c) if header else f"Column{c - c0 + 1}")
+                    for c in range(c0, c1 + 1)]
+        info = TableInfo(root.get("displayName") or root.get("name") or "", sheet.name,
+                         r0, r1, c0, c1, header, totals, cols)
+        out.append((root.get("name"), root.get("displayName"), info))
+    return out
+
+
+def read_book(path, limits: Limits = Limits()) -> Book:
+    """Read every worksheet of ``path`` (checked with :func:`xlsxio.check_package`)."""
+    path = Path(path)
+    with xlsxio._package(path, limits) as zf:
+        names_map = xlsxio._names_map(zf)
+        parts = xlsxio._sheet_parts_zf(zf, names_map)
+        strings = _shared_strings(zf, names_map)
+        sheets = []
+        tables: dict[str, TableInfo] = {}
+        for i, (name, member) in enumerate(parts.items()):
+            sheet = Sheet(name, i)
+            data = zf.read(member)
+            _read_sheet(sheet, data, member, strings)
+            sheets.append(sheet)
+            for tname, dname, info in _tables(zf, names_map, sheet, member):
+                for key in {tname, dname}:
+                    if key:
+                        tables[key.upper()] = info
+        names, local, case = _defined_names(zf, names_map)
+    return Book(path, sheets, names, local, tables, case)
+
