@@ -14,7 +14,8 @@ instead of raising them; the Excel adapters use it.
 """
 from __future__ import annotations
 
-import weakref
+import functools
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -32,7 +33,8 @@ from rooflinexl.errors import KeywordError, MissingSpecError, UnknownChipError
 from rooflinexl.model import Checks, _Run
 
 __all__ = [
-    "Chip", "arith_intensity", "crit_intensity", "crit_batch", "matmul_time", "moe_min_batch",
+    "Chip", "Coded", "arith_intensity", "crit_intensity", "crit_batch", "matmul_time",
+    "moe_min_batch",
     "net_critical_d", "roofline_flops", "roofline_time", "attn_intensity", "collective_time",
     "weight_load_time", "kv_cache_bytes", "cost_per_flop", "chip_spec",
     "MATMUL_RESULTS", "ROOFLINE_RESULTS", "SHARDS", "COLLECTIVES",
@@ -72,49 +74,70 @@ class Chip:
 
 
 # --------------------------------------------------------------------- helpers
-#: id(array) -> (weak reference, codes, uniques) of all-str arrays whose factorisation is known
-_KNOWN_CODES: dict = {}
+@dataclass(frozen=True, eq=False)
+class Coded:
+    """An array given as integer codes into its distinct values (like pandas.Categorical).
 
+    ``np.asarray(values, dtype=object)[codes]`` is the array. Accepted wherever
+    a chip name array or a keyword array is; keyword and chip arrays built
+    from codes (here, and by :mod:`rooflinexl.batch`) are then never hashed
+    again: each lookup works on the distinct values and reuses the codes.
 
-def _remember_codes(arr: np.ndarray, codes: np.ndarray, uniques) -> np.ndarray:
-    """Record that the all-str object array ``arr`` equals ``uniques[codes]``; return ``arr``.
-
-    Keyword and chip arrays built from codes (here, and by :mod:`rooflinexl.batch`)
-    are then never hashed again: each later lookup reuses the codes. The entry
-    dies with the array. ``arr`` must not be mutated afterwards.
+    Examples
+    --------
+    >>> c = Coded(np.array([0, 1, 0]), ("H100", "TPU v5e"))
+    >>> c.array.tolist()
+    ['H100', 'TPU v5e', 'H100']
+    >>> [round(x) for x in crit_intensity(c)]
+    [295, 240, 295]
     """
-    key = id(arr)
-    _KNOWN_CODES[key] = (weakref.ref(arr, lambda _, key=key: _KNOWN_CODES.pop(key, None)),
-                         codes, list(uniques))
-    return arr
+
+    codes: np.ndarray
+    values: tuple
+
+    @functools.cached_property
+    def array(self) -> np.ndarray:
+        """The object array ``values[codes]`` (built once)."""
+        vals = np.empty(len(self.values), dtype=object)
+        for j, v in enumerate(self.values):
+            vals[j] = v
+        return vals[self.codes]
+
+    def __array__(self, dtype=None, copy=None):
+        if dtype is None or np.dtype(dtype) == object:
+            return self.array
+        return self.array.astype(dtype)
+
+    def all_str(self) -> bool:
+        return all(isinstance(v, str) for v in self.values)
 
 
-def _known_codes(arr):
-    hit = _KNOWN_CODES.get(id(arr))
-    if hit is not None and hit[0]() is arr:
-        return hit[1], hit[2]
-    return None
+def _plain(value):
+    """``value`` itself, or the object array of a :class:`Coded`."""
+    return value.array if isinstance(value, Coded) else value
 
 
 def _keyword(value, resolve, default):
-    """Canonical keyword(s): a str for a scalar, an object array for an array."""
+    """Canonical keyword(s): a str for a scalar, else an object array or a :class:`Coded`."""
     if value is None:
         return default
+    if isinstance(value, Coded):  # resolve each distinct value once
+        try:
+            canon = tuple(resolve(v) for v in value.values) if value.all_str() else None
+        except Exception:  # an invalid (maybe unused) value: the array's own path decides
+            canon = None
+        if canon is not None and np.ndim(value.codes):
+            # already canonical: a keyword array built here or by batch
+            return value if canon == value.values else Coded(value.codes, canon)
+        value = value.array
     arr = np.asarray(value, dtype=object)
     if arr.ndim == 0:
         v = arr.item()
         return default if v is None and default is not None else resolve(v)
-    known = _known_codes(value)
-    fast = known or factorize(
-        value if isinstance(value, np.ndarray) and value.dtype.kind == "U" else arr)
+    fast = factorize(value if isinstance(value, np.ndarray) and value.dtype.kind == "U" else arr)
     if fast is not None:  # large all-str array: resolve each distinct value once
         codes, uniq = fast
-        canon = np.empty(len(uniq), dtype=object)
-        for j, v in enumerate(uniq):
-            canon[j] = resolve(v)
-        if known is not None and all(c == u for c, u in zip(canon, uniq, strict=True)):
-            return value  # already canonical (a keyword array built here or by batch)
-        return _remember_codes(canon[codes], codes, canon)
+        return Coded(codes, tuple(resolve(v) for v in uniq))
     cache: dict = {}
     out = np.empty(arr.shape, dtype=object)
     flat = out.ravel()
@@ -136,9 +159,14 @@ def _lookup(mapping: dict, what: str):
     return resolve
 
 
-def _codes(arr: np.ndarray) -> tuple[np.ndarray, list]:
-    """(codes, values) of an array of hashable values: ``uniq[codes]`` is ``arr``."""
-    fast = _known_codes(arr) or factorize(arr)
+def _codes(arr) -> tuple[np.ndarray, list]:
+    """(codes, values) of a :class:`Coded` or an array of hashable values.
+
+    ``uniq[codes]`` is ``arr``.
+    """
+    if isinstance(arr, Coded):
+        return arr.codes, list(arr.values)
+    fast = factorize(arr)
     if fast is not None:
         return fast
     flat = arr.ravel().tolist()
@@ -158,10 +186,9 @@ def _map(keys, table: dict, pos: int | None = None, dtype=object):
     vals = np.empty(len(uniq), dtype=dtype)
     for j, k in enumerate(uniq):
         vals[j] = get(k)
-    out = vals[codes]
     if dtype is object and all(isinstance(v, str) for v in vals):
-        _remember_codes(out, codes, vals)
-    return out
+        return Coded(codes, tuple(vals))
+    return vals[codes]
 
 
 class _Chips:
@@ -175,9 +202,12 @@ class _Chips:
             self.names = np.asarray(chip.name, dtype=object)
             return
         self.table: ChipTable = load_chips(chips)
-        self.names = np.asarray(chip, dtype=object)
-        fast = _known_codes(chip) or factorize(
-            chip if isinstance(chip, np.ndarray) and chip.dtype.kind == "U" else self.names)
+        if isinstance(chip, Coded) and chip.all_str():
+            fast = chip.codes, chip.values
+        else:
+            self.names = np.asarray(_plain(chip), dtype=object)
+            fast = factorize(
+                chip if isinstance(chip, np.ndarray) and chip.dtype.kind == "U" else self.names)
         if fast is not None:  # large all-str array: look up and explain each distinct name once
             codes, uniq = fast
             rows = [self.table.row_of(u) for u in uniq]
@@ -213,7 +243,8 @@ class _Chips:
             vals = self.table.numeric(column)[safe]
             codes, cols = np.zeros((), dtype=np.intp), [column]
         else:
-            codes, cols = _codes(np.asarray(column, dtype=object))
+            codes, cols = _codes(column if isinstance(column, Coded)
+                                 else np.asarray(column, dtype=object))
             safe, codes = np.broadcast_arrays(safe, codes)
             # one gather from a (distinct columns x chips) matrix
             vals = np.stack([self.table.numeric(c) for c in cols])[codes, safe]
@@ -252,6 +283,7 @@ def _select(result, values: dict):
     """Pick ``values[result]`` elementwise (result: a str or an object array)."""
     if isinstance(result, str):
         return values[result]
+    result = _plain(result)
     shape = np.broadcast_shapes(result.shape, *(np.shape(v) for v in values.values()))
     out = np.empty(shape, dtype=object)
     res = np.broadcast_to(result, shape)
@@ -460,6 +492,7 @@ def _matmul_parts(run: _Run, chip, B, D, F, dtype, weight_dtype, n_chips, shard,
     sh = _keyword(shard, _lookup(SHARDS, "shard"), "none")
     res = _keyword(result, _lookup({r: r for r in MATMUL_RESULTS}, "result"), "time")
     n = np.asarray(1.0 if n_chips is None else n_chips, dtype=float)
+    sh = _plain(sh)
     needs_ici = np.asarray(np.asarray(sh, dtype=object) == "D") & (n > 1)
     ici = ch.spec("ici_bw", where=needs_ici) if needs_ici.any() else np.nan
     t_math, t_hbm, t_comms, flops, per_chip = model.matmul_terms(
@@ -675,7 +708,7 @@ def _roofline_parts(run: _Run, chip, flops, bytes, tier, dtype, result, chips):
         values["intensity"] = model.arith_intensity(flops, bytes, checks=run.checks)
     if not isinstance(res, str) or res == "bound":
         label = _map(tr, TIER_BOUND)
-        mem = np.broadcast_to(np.asarray(label, dtype=object), np.shape(t_comms))
+        mem = np.broadcast_to(np.asarray(_plain(label), dtype=object), np.shape(t_comms))
         values["bound"] = np.where(np.asarray(t_math) >= t_comms, "compute", mem).astype(object)
     return res, values, tr
 
@@ -737,7 +770,7 @@ def collective_time(chip, kind, bytes, n_chips, tier="ici", *, chips=None, check
     kd = _keyword(kind, _lookup(COLLECTIVES, "kind"), None)
     if kd is None:
         raise KeywordError("kind is required: one of AllGather, ReduceScatter, AllReduce")
-    factor = np.asarray(_map(kd, model.COLLECTIVE_FACTORS), dtype=float)
+    factor = np.asarray(_plain(_map(kd, model.COLLECTIVE_FACTORS)), dtype=float)
     bw = ch.spec(_map(_tier(tier, "ici"), TIERS))
     return _finish(run, model.collective_time(factor, bytes, n_chips, bw, checks=run.checks))
 
@@ -873,10 +906,10 @@ def chip_spec(chip, field, *, chips=None, checks=None):
     if fd is None:
         raise KeywordError(f"field is required: one of {', '.join(table.columns)}")
     safe = np.where(ch.unknown, 0, ch.idx)
-    fields = np.asarray(fd, dtype=object)
+    fields = np.asarray(_plain(fd), dtype=object)
     safe_b, fields_b = np.broadcast_arrays(safe, fields)
     out = np.empty(safe_b.shape, dtype=object)
-    for f in set(fields_b.ravel().tolist()):
+    for f in sorted(set(fields_b.ravel().tolist())):
         m = fields_b == f
         if not table.is_numeric(f):
             col = np.asarray(table.text(f), dtype=object)
@@ -885,7 +918,7 @@ def chip_spec(chip, field, *, chips=None, checks=None):
             blank = np.zeros(out.shape, bool)
             blank[m] = vals == ""
         else:
-            vals = ch.spec(f)
+            vals = ch.spec(f, where=m)
             vals = np.broadcast_to(vals, out.shape)
             out[m] = vals[m]
             blank = np.zeros(out.shape, bool)

@@ -287,7 +287,9 @@ class _Group:
                 values = [fallback if c is None else v
                           for c, v in zip(col.canon, values, strict=True)]
             else:  # fallback array: blank rows take the fallback's value
-                fb_codes, fb_values = api._codes(np.asarray(fallback, dtype=object))
+                fb_codes, fb_values = api._codes(
+                    fallback if isinstance(fallback, api.Coded)
+                    else np.asarray(fallback, dtype=object))
                 is_blank = blank[codes]
                 codes = np.where(is_blank, len(values) + fb_codes, codes)
                 values = values + list(fb_values)
@@ -357,17 +359,14 @@ class _Group:
 
 
 def _materialise(values: list, codes: np.ndarray):
-    """One str where every row has the same value, else an array the api will not re-hash."""
+    """One str where every row has the same value, else an array the api will not re-hash
+    (a :class:`rooflinexl.api.Coded` where all values are str)."""
     if codes.size and codes.min() == codes.max():
         return values[int(codes[0])]
     if not codes.size:
         return np.empty(0, dtype=object)
-    vals = np.empty(len(values), dtype=object)
-    for j, v in enumerate(values):
-        vals[j] = v
-    if any(not isinstance(v, str) for v in values):
-        return vals[codes]
-    return api._remember_codes(vals[codes], codes, values)
+    coded = api.Coded(codes, tuple(values))
+    return coded if coded.all_str() else coded.array
 
 
 # ------------------------------------------------------------------- the ops
@@ -426,7 +425,7 @@ def _roofline(g: _Group):
     ck = g.checks()
     _, v, tier = api._roofline_parts(_Run(ck), chip, flops, nbytes, tier, dt, "bound",
                                      g.t.table)
-    memory = np.asarray(api._map(tier, TIER_BOUND), dtype=object) == "memory"
+    memory = np.asarray(api._plain(api._map(tier, TIER_BOUND)), dtype=object) == "memory"
     with np.errstate(all="ignore"):
         per_s = np.divide(flops, v["time"])
     g.put(ck, t_math=v["math"], t_hbm=np.where(memory, v["hbm"], np.nan),

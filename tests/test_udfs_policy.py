@@ -94,3 +94,12 @@ def test_version():
     import rooflinexl
 
     assert udfs.version() == rooflinexl.__version__
+
+
+def test_chip_spec_over_a_column_of_chips_and_a_row_of_fields():
+    # Each element's error is its own: H100 has hbm_bw, TPU v5e has no fp4_flops (chips.csv).
+    got = udfs.chip_spec(CHIPS, [["H100"], ["TPU v5e"]], [["hbm_bw", "fp4_flops"]])
+    assert got[0][0] == 3.35e12           # H100 HBM3, 3.35 TB/s (NVIDIA H100 datasheet)
+    assert got[0][1] == "#N/A" and got[0][1].reason == "H100 has no fp4_flops"
+    assert got[1][0] == 8.2e11            # TPU v5e, 8.2e11 B/s (reference §9 / book Part 2)
+    assert got[1][1] == "#N/A" and got[1][1].reason == "TPU v5e has no fp4_flops"
