@@ -14,13 +14,30 @@ tiers), :mod:`rooflinexl.api` (chip-aware functions), :mod:`rooflinexl.udfs`
 """
 from rooflinexl._version import __version__
 from rooflinexl.api import (
-    Chip, arith_intensity, attn_intensity, chip_spec, collective_time, cost_per_flop,
-    crit_batch, crit_intensity, kv_cache_bytes, matmul_time, moe_min_batch, net_critical_d,
-    roofline_flops, roofline_time, weight_load_time,
+    Chip,
+    arith_intensity,
+    attn_intensity,
+    chip_spec,
+    collective_time,
+    cost_per_flop,
+    crit_batch,
+    crit_intensity,
+    kv_cache_bytes,
+    matmul_time,
+    moe_min_batch,
+    net_critical_d,
+    roofline_flops,
+    roofline_time,
+    weight_load_time,
 )
 from rooflinexl.chips import ChipTable, load_chips
 from rooflinexl.errors import (
-    ChipTableError, DomainError, ExcelError, KeywordError, MissingSpecError, RooflineError,
+    ChipTableError,
+    DomainError,
+    ExcelError,
+    KeywordError,
+    MissingSpecError,
+    RooflineError,
     UnknownChipError,
 )
 

@@ -212,6 +212,10 @@ class ChipTable:
         except (TypeError, ValueError):
             raise ChipTableError(
                 f"chip table row {row}, column {col!r}: {value!r} is not a number") from None
+        except OverflowError:  # an int beyond float range (its repr may be too long to print)
+            raise ChipTableError(
+                f"chip table row {row}, column {col!r}: a number beyond the float range "
+                "(about 1.8e308)") from None
         if not math.isfinite(x) or x < 0:
             raise ChipTableError(
                 f"chip table row {row}, column {col!r}: {value!r} must be a finite number >= 0")

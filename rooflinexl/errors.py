@@ -19,7 +19,7 @@ class ExcelError(str):
 
     reason: str
 
-    def __new__(cls, code: str, reason: str = "") -> "ExcelError":
+    def __new__(cls, code: str, reason: str = "") -> ExcelError:
         if code not in EXCEL_ERRORS:
             raise ValueError(f"{code!r} is not an Excel error value")
         self = super().__new__(cls, code)

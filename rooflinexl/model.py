@@ -536,7 +536,7 @@ def moe_min_batch(intensity, E, k, w=2.0, *, checks=None):
 
 
 def net_critical_d(peak, bandwidth, n, a=2.0, *, checks=None):
-    r"""Contracting dimension D above which a D-sharded matmul on a ring of n chips is compute-bound.
+    r"""Contracting dimension D above which a D-sharded matmul on an n-chip ring is compute-bound.
 
     Parameters
     ----------
@@ -770,7 +770,7 @@ def kv_cache_bytes(layers, kv_heads, head_dim, tokens, batch=1.0, a=2.0, *, chec
 
     Notes
     -----
-    .. math:: 2 \cdot \mathrm{layers}\cdot K \cdot H \cdot \mathrm{tokens}\cdot \mathrm{batch}\cdot a
+    .. math:: 2\,\mathrm{layers}\,K\,H\,\mathrm{tokens}\,\mathrm{batch}\,a
 
     References
     ----------

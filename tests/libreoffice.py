@@ -133,7 +133,8 @@ def _run_soffice(args: list[str], profile: Path, timeout: float) -> subprocess.C
     return result
 
 
-def _convert(paths: list[Path], outdir: Path, target: str, suffix: str, timeout: float) -> list[Path]:
+def _convert(paths: list[Path], outdir: Path, target: str, suffix: str,
+             timeout: float) -> list[Path]:
     """Convert *paths* with one soffice call into *outdir*; return the output files."""
     paths = [Path(p).resolve() for p in paths]
     if not paths:
@@ -195,7 +196,8 @@ def render_pngs(
     """
     pdftoppm = shutil.which("pdftoppm")
     if pdftoppm is None:
-        raise LibreOfficeError("pdftoppm not found; install poppler-utils (.ci/install-libreoffice.sh)")
+        raise LibreOfficeError(
+            "pdftoppm not found; install poppler-utils (.ci/install-libreoffice.sh)")
     path = Path(path).resolve()
     outdir = Path(outdir).resolve()
     [pdf] = _convert([path], outdir, "pdf", ".pdf", timeout)

@@ -192,7 +192,8 @@ def test_junit_report_validates_against_the_xsd(stale_reports, tmp_path):
     tree = ET.fromstring(xml)
     (suite,) = tree.findall("testsuite")
     assert suite.get("name") == str(stale_reports["json"]["books"][0]["path"])
-    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == (str(N_SHEETS), "1", "0")
+    counts = (suite.get("tests"), suite.get("failures"), suite.get("errors"))
+    assert counts == (str(N_SHEETS), "1", "0")
     cost = suite.find("testcase[@name='Cost']")
     (failure,) = cost.findall("failure")
     assert failure.get("type") == "stale"

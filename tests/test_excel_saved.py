@@ -76,7 +76,6 @@ CIRCULAR = {"issue_565_multi_axis_shared.xlsx"}
 #: (file, sheet, cell): (formula, Excel's cached value, what recalc gives today).
 #: Engine bugs, routed to the evaluation core; checked by test_known_engine_bugs.
 ENGINE_BUGS = {
-    ("errors.xlsx", "Feuil1", "A2"): ("A0", "#NAME?", "#REF!"),
     ("errors.xlsx", "Feuil1", "A7"): ("VLOOKUP(B1,B1,B1,3)", "#N/A", "#VALUE!"),
 }
 #: files recalc cannot process today (engine crash); checked by test_known_engine_crashes

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import openpyxl
 import pytest
-
 from libreoffice import recalc_with_libreoffice, render_pngs, require_soffice, values
 
 
@@ -43,7 +42,8 @@ def _stamp_cached(path: Path, cell: str, value: str) -> None:
     for i, (info, data) in enumerate(items):
         if info.filename == member:
             xml = data.decode("utf-8")
-            pattern = re.compile(rf'(<c r="{cell}"[^>]*>\s*<f>[^<]*</f>)\s*(?:<v>[^<]*</v>|<v\s*/>)?')
+            pattern = re.compile(
+                rf'(<c r="{cell}"[^>]*>\s*<f>[^<]*</f>)\s*(?:<v>[^<]*</v>|<v\s*/>)?')
             xml, n = pattern.subn(rf"\g<1><v>{value}</v>", xml, count=1)
             assert n == 1, f"formula cell {cell} not found in {member}"
             items[i] = (info, xml.encode("utf-8"))

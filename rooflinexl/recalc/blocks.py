@@ -42,7 +42,7 @@ from rooflinexl.recalc import engine
 from rooflinexl.recalc.compile import Compiled, Context, Rng, Unsupported, compile_block
 from rooflinexl.recalc.engine import CellResult, Evaluation
 from rooflinexl.recalc.kernels import BlockEval, dispatch_order
-from rooflinexl.recalc.loader import Book, col_letters, read_book
+from rooflinexl.recalc.loader import Book, col_letters, malformed_xml, read_book
 from rooflinexl.recalc.refs import MAX_ROW, group_keys, r1c1_key, render, render_rows, template
 from rooflinexl.recalc.values import BOOL, EMPTY, ERR, NUM, STR, SheetStore, Vec
 from rooflinexl.xlsxio import Limits
@@ -631,7 +631,8 @@ def _per_cell(run: _Run, units: list[Unit], ids: set[int], anc: set[int], path: 
             d[f"{col_letters(u.col)}{r}"] = objs[i]
     tmp = Path(tempfile.mkdtemp(prefix="rooflinexl-cells-"))
     try:
-        wb = openpyxl.load_workbook(path)
+        with malformed_xml(path):
+            wb = openpyxl.load_workbook(path)
         overrides: dict[tuple[str, str], object] = {}
         for ws in wb.worksheets:
             kept = keep.get(ws.title, set())
@@ -648,7 +649,8 @@ def _per_cell(run: _Run, units: list[Unit], ids: set[int], anc: set[int], path: 
                     else:
                         c.value = None
         copy = tmp / path.name
-        wb.save(copy)
+        with malformed_xml(path):  # openpyxl's writer trips over some data its reader took
+            wb.save(copy)
         ev = engine._evaluate(copy, functions, overrides=overrides)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

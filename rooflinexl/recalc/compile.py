@@ -296,7 +296,10 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
     if len(tree.items) != 1:
         raise Unsupported("malformed formula")
     refs: list[Rng] = []
-    node = _build(tree.items[0], ctx, sheet, row0, col, tpl, sticky, expr, offset, refs)
+    try:
+        node = _build(tree.items[0], ctx, sheet, row0, col, tpl, sticky, expr, offset, refs)
+    except RecursionError:  # ~1,000 chained operators (Excel allows 8,192 characters)
+        raise Unsupported("formula too deeply nested for the block evaluator") from None
     if sticky:
         from dataclasses import replace
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import functools
+import logging
 import math
 import os
 import re
@@ -408,6 +409,10 @@ def _no_external_books(path: str):
 
 
 _EXTERNAL_LOCK = threading.RLock()
+
+# formulas logs each unresolved reference (an external link we refuse, a missing sheet) as a
+# warning on stderr; the cell's #REF! and its reason already say it, in the report.
+logging.getLogger("formulas").setLevel(logging.ERROR)
 
 
 def _parse_problem(text: str) -> str | None:

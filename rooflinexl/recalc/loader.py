@@ -20,7 +20,9 @@ need their own text (:func:`rooflinexl.recalc.refs.render` writes it on demand).
 """
 from __future__ import annotations
 
+import contextlib
 import re
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,7 +30,8 @@ from rooflinexl import xlsxio
 from rooflinexl.recalc.prepass import TableInfo
 from rooflinexl.xlsxio import Limits
 
-__all__ = ["Book", "FormulaCell", "Sheet", "col_letters", "col_number", "read_book"]
+__all__ = ["Book", "FormulaCell", "Sheet", "col_letters", "col_number", "malformed_xml",
+           "read_book"]
 
 _COLS: dict[str, int] = {}
 _LETTERS: dict[int, str] = {}
@@ -417,6 +420,61 @@ def _tables(zf, names_map, sheet: Sheet, member: str) -> list[TableInfo]:
     return out
 
 
+#: what reading a corrupt part raises, here or in openpyxl (its reader and, for data it
+#: accepted, its writer): the package checks passed, the XML inside did not make sense
+_MALFORMED = (SyntaxError, ValueError, AttributeError, IndexError, KeyError, TypeError)
+
+
+def _part_of(exc: BaseException, members: set[str]) -> str | None:
+    """The zip member being read when ``exc`` was raised (innermost frame that names one)."""
+    if isinstance(exc, KeyError) and exc.args:
+        hit = re.search(r"'([^']+)'", str(exc.args[0]))
+        if hit:
+            return hit.group(1).lstrip("/")
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    for frame in reversed(frames):
+        for value in frame.f_locals.values():
+            if isinstance(value, str) and value.lstrip("/") in members:
+                return value.lstrip("/")
+    for frame in reversed(frames):  # openpyxl readers of parts at fixed names
+        hit = _OPENPYXL_PARTS.get(frame.f_code.co_name)
+        if hit:
+            return hit
+    return None
+
+
+_OPENPYXL_PARTS = {"apply_stylesheet": "xl/styles.xml", "read_strings": "xl/sharedStrings.xml",
+                   "read_workbook": "xl/workbook.xml"}
+
+
+@contextlib.contextmanager
+def malformed_xml(path, part: str | None = None):
+    """Turn a crash while reading ``path`` (its ``part``, or the one found in the traceback)
+    into :class:`~rooflinexl.xlsxio.UnusableWorkbookError`: a corrupt part that passed the
+    package checks is a refusal with a remedy, not an internal error."""
+    try:
+        yield
+    except xlsxio.UnusableWorkbookError:
+        raise
+    except _MALFORMED as exc:
+        if part is None:
+            try:
+                with zipfile.ZipFile(path) as zf:
+                    members = set(zf.namelist())
+            except (OSError, zipfile.BadZipFile):
+                members = set()
+            part = _part_of(exc, members)
+        reason = str(exc).splitlines()[0][:120] if str(exc) else ""
+        reason = f"{type(exc).__name__}: {reason}" if reason else type(exc).__name__
+        raise xlsxio.UnusableWorkbookError(
+            f"{path}: malformed workbook XML in {part or 'a workbook part'} "
+            f"({reason}): re-save it in Excel or LibreOffice") from None
+
+
 def read_book(path, limits: Limits = Limits()) -> Book:
     """Read every worksheet of ``path`` (checked with :func:`xlsxio.check_package`)."""
     path = Path(path)
@@ -429,7 +487,8 @@ def read_book(path, limits: Limits = Limits()) -> Book:
         for i, (name, member) in enumerate(parts.items()):
             sheet = Sheet(name, i)
             data = zf.read(member)
-            _read_sheet(sheet, data, member, strings)
+            with malformed_xml(path, member):
+                _read_sheet(sheet, data, member, strings)
             sheets.append(sheet)
             for tname, dname, info in _tables(zf, names_map, sheet, member):
                 for key in {tname, dname}:

@@ -12,7 +12,10 @@ every workbook-level defined name) is rewritten on a temporary copy:
   our functions (``[1]!CRIT_BATCH(``, ``'C:\\x\\rooflinexl.xlam'!CRIT_BATCH(``,
   ``_xludf.CRIT_BATCH(``, ``ROOFLINE.CRIT_BATCH(``, ``_xldudf_ROOFLINE_CRIT_BATCH(``)
   are removed, for the function names the caller registers only;
-* exponents without a sign (``1E15``) get one (``1E+15``);
+* exponents without a sign (``1E15``) get one (``1E+15``), and leading zeros of a
+  number (``0123``, which Excel reads as 123) are dropped;
+* a cell reference of row 0 (``A0``: no such cell, an undefined name to Excel)
+  becomes ``#NAME?``;
 * an omitted argument of a registered function (``CRIT_BATCH(Chips,"H100",,8192)``)
   becomes the string :data:`OMITTED`, because ``formulas`` would pass ``0``;
 * sheets whose name contains an apostrophe are renamed (``formulas`` cannot
@@ -62,6 +65,8 @@ class _Tok:
 _NUMBER_RE = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?(?![\w.\\$?])")
 _WORD_RE = re.compile(r"[\w.\\$?]+")
 _WS_RE = re.compile(r"\s+")
+_ROW_ZERO_RE = re.compile(r"\$?[A-Za-z]{1,3}\$?0+")  # a cell reference's form, row 0
+_LEADING_ZEROS_RE = re.compile(r"^0+(?=\d)")  # 0123 -> 123, 00.5 -> 0.5, 000 -> 0
 
 
 def _scan_quoted(text: str, i: int, quote: str) -> int:
@@ -419,7 +424,8 @@ class Rewrite:
     """Result of rewriting one formula."""
 
     text: str
-    kinds: set[str] = field(default_factory=set)  # table, addin, exponent, omitted, sheet
+    kinds: set[str] = field(default_factory=set)  # table, addin, name, number, exponent,
+    # omitted, sheet
     functions: list[str] = field(default_factory=list)  # call names, add-in qualifier removed
     notes: list[str] = field(default_factory=list)  # problems (unknown table column ...)
 
@@ -537,12 +543,31 @@ def rewrite_formula(
             stack.append("udf" if target is not None else "func")
             i += 2
             continue
-        # --- numbers with an unsigned exponent
+        # --- A0, $B$00: no such cell, so Excel reads an (undefined) name: #NAME?
+        if (t.kind == "word" and _ROW_ZERO_RE.fullmatch(t.text)
+                and not (nxt is not None and nxt.text in ("(", ":", "!"))):
+            prev = _prev_sig(out)
+            if prev is None or prev.text not in (":", "!"):
+                out.append(_Tok("word", "#NAME?"))
+                res.kinds.add("name")
+                i += 1
+                continue
+        # --- numbers: leading zeros (``0123`` is 123 in Excel, a SyntaxError for
+        # formulas' eval) and an unsigned exponent; row numbers of ``1:1`` / ``S!1:1``
+        # are left alone
         if t.kind == "number":
-            m = re.search(r"[eE](\d)", t.text)
+            prev = _prev_sig(out)
+            in_ref = (prev is not None and prev.text in (":", "!")) or (
+                nxt is not None and nxt.text == ":")
+            text = t.text if in_ref else _LEADING_ZEROS_RE.sub("", t.text)
+            if text != t.text:
+                res.kinds.add("number")
+            m = re.search(r"[eE](\d)", text)
             if m:
-                out.append(_Tok("number", t.text[: m.start() + 1] + "+" + t.text[m.start(1):]))
+                text = text[: m.start() + 1] + "+" + text[m.start(1):]
                 res.kinds.add("exponent")
+            if text != t.text:
+                out.append(_Tok("number", text))
                 i += 1
                 continue
         # --- parentheses, braces, separators
@@ -667,10 +692,13 @@ def prepare_workbook(
     from openpyxl import load_workbook
     from openpyxl.worksheet.formula import ArrayFormula, DataTableFormula
 
+    from rooflinexl.recalc.loader import malformed_xml
+
     src = Path(src)
     known = {n.upper() for n in function_names}
     replace = dict(replace or {})
-    wb = load_workbook(src)
+    with malformed_xml(src):
+        wb = load_workbook(src)
     titles = [ws.title for ws in wb.worksheets]
     renames = _safe_sheet_names(titles)
     for ws in wb.worksheets:
@@ -752,7 +780,8 @@ def prepare_workbook(
         workdir = tmpdir
     dst = Path(workdir) / "book.xlsx"
     try:
-        wb.save(dst)
+        with malformed_xml(src):  # openpyxl's writer trips over some data its reader took
+            wb.save(dst)
     except Exception:
         if tmpdir is not None:
             shutil.rmtree(tmpdir, ignore_errors=True)

@@ -211,9 +211,6 @@ def table(chips) -> ChipTable:
             return ChipTable.from_rows(rows.tolist())
     except RooflineError as exc:
         raise RooflineInputError(f"chips: {exc}") from None
-    except OverflowError:  # an integer beyond float range in a number column
-        raise RooflineInputError("chips: a number in the table is beyond the float range "
-                                 "(about 1.8e308)") from None
 
 
 # -------------------------------------------------------------------- outputs
