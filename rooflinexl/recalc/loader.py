@@ -21,6 +21,7 @@ need their own text (:func:`rooflinexl.recalc.refs.render` writes it on demand).
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 import zipfile
 from dataclasses import dataclass, field
@@ -33,31 +34,9 @@ from rooflinexl.xlsxio import Limits
 __all__ = ["Book", "FormulaCell", "Sheet", "col_letters", "col_number", "malformed_xml",
            "read_book"]
 
-_COLS: dict[str, int] = {}
-_LETTERS: dict[int, str] = {}
-
-
-def col_number(letters: str) -> int:
-    """1-based column number of ``'AB'`` (cached)."""
-    n = _COLS.get(letters)
-    if n is None:
-        n = 0
-        for ch in letters.upper():
-            n = n * 26 + ord(ch) - 64
-        _COLS[letters] = n
-    return n
-
-
-def col_letters(n: int) -> str:
-    """Column letters of a 1-based column number (cached)."""
-    s = _LETTERS.get(n)
-    if s is None:
-        s, k = "", n
-        while k:
-            k, r = divmod(k - 1, 26)
-            s = chr(65 + r) + s
-        _LETTERS[n] = s
-    return s
+#: 1-based column number of ``'AB'`` and its inverse, cached (one implementation: xlsxio's)
+col_number = functools.lru_cache(maxsize=None)(xlsxio._col_num)
+col_letters = functools.lru_cache(maxsize=None)(xlsxio._col_letters)
 
 
 @dataclass

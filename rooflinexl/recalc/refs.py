@@ -21,6 +21,9 @@ from itertools import chain
 
 import numpy as np
 
+from rooflinexl.recalc.loader import col_letters as _cl
+from rooflinexl.recalc.loader import col_number as _cn
+
 __all__ = ["Slot", "Template", "group_keys", "r1c1_key", "render", "template"]
 
 MAX_ROW, MAX_COL = 1_048_576, 16_384
@@ -39,29 +42,6 @@ _SCAN = re.compile(r"""
   (?![\w.(\\!:'"])
 """, re.X)
 _DIGITS = re.compile(r"[0-9]+")
-_COLNUM: dict[str, int] = {}
-_LETTERS: dict[int, str] = {}
-
-
-def _cn(letters: str) -> int:
-    n = _COLNUM.get(letters)
-    if n is None:
-        n = 0
-        for ch in letters.upper():
-            n = n * 26 + ord(ch) - 64
-        _COLNUM[letters] = n
-    return n
-
-
-def _cl(n: int) -> str:
-    s = _LETTERS.get(n)
-    if s is None:
-        s, k = "", n
-        while k:
-            k, r = divmod(k - 1, 26)
-            s = chr(65 + r) + s
-        _LETTERS[n] = s
-    return s
 
 
 @dataclass(frozen=True)
