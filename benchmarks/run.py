@@ -171,18 +171,20 @@ def section_import(quick: bool) -> list[str]:
 
 
 # ============================================================================
-# HOOK: recalc benchmarks (another developer fills this in)
-#   recalc of a generated N-row plan with `rooflinexl recalc` vs the
-#   `formulas` library alone vs headless LibreOffice, at several N.
-#   Write it as section_recalc(quick) -> list[str] and keep it independent
-#   of the other sections (its own imports, its own temporary files).
+# recalc: benchmarks/recalc_bench.py, in a fresh interpreter
 # ============================================================================
 def section_recalc(quick: bool) -> list[str]:
-    """recalc vs formulas vs LibreOffice: benchmarks/recalc_bench.py."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    from recalc_bench import section_recalc as run
+    """recalc vs formulas vs LibreOffice: benchmarks/recalc_bench.py.
 
-    return run(quick)
+    It runs in its own small process: Linux reports a child's peak RSS from the moment it
+    was forked, so children of this process (grown by the batch section) would inherit its
+    size in the memory columns.
+    """
+    cmd = [sys.executable, str(ROOT / "benchmarks" / "recalc_bench.py")] + (
+        ["--quick"] if quick else [])
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True, cwd=ROOT)
+    print(out.stdout, end="", flush=True)
+    return out.stdout.splitlines()
 
 
 SECTIONS = {"batch": section_batch, "import": section_import, "recalc": section_recalc}
