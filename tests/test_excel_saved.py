@@ -78,10 +78,6 @@ CIRCULAR = {"issue_565_multi_axis_shared.xlsx"}
 ENGINE_BUGS = {
     ("errors.xlsx", "Feuil1", "A7"): ("VLOOKUP(B1,B1,B1,3)", "#N/A", "#VALUE!"),
 }
-#: files recalc cannot process today (engine crash); checked by test_known_engine_crashes
-#: (name -> words of the exit-2 message). minimal_package.xlsx (parts at the package root,
-#: no theme) crashed the formulas-based pre-pass with IndexError; the block evaluator reads it.
-ENGINE_CRASHES: dict[str, str] = {}
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -179,8 +175,6 @@ def test_every_file_is_recalculated_or_refused():
 @pytest.mark.parametrize("name", RECALCULATED)
 def test_recalc_exit_status_is_honest(recalculated, name):
     code, output, dst, exc = recalculated[name]
-    if name in ENGINE_CRASHES:
-        pytest.xfail(f"engine crash on {name}, routed (see ENGINE_CRASHES)")
     assert (exc is None or isinstance(exc, SystemExit)) and code in (0, 1), output
     assert "Traceback" not in output
     ours = read_cached_values(dst)
@@ -198,8 +192,6 @@ def test_recalc_exit_status_is_honest(recalculated, name):
 @pytest.mark.parametrize("name", RECALCULATED)
 def test_values_agree_with_what_excel_cached(recalculated, name):
     code, output, dst, _ = recalculated[name]
-    if name in ENGINE_CRASHES:
-        pytest.xfail(f"engine crash on {name}, routed (see ENGINE_CRASHES)")
     excel, ours = read_cached_values(SAVED / name), read_cached_values(dst)
     formulas = formula_cells(SAVED / name)
     assert set(ours) == set(excel)
@@ -226,8 +218,6 @@ def test_values_agree_with_what_excel_cached(recalculated, name):
 @pytest.mark.parametrize("name", RECALCULATED)
 def test_only_cached_values_change(recalculated, name):
     code, output, dst, _ = recalculated[name]
-    if name in ENGINE_CRASHES:
-        pytest.xfail(f"engine crash on {name}, routed (see ENGINE_CRASHES)")
     whole = assert_only_cached_values_differ(SAVED / name, dst)
     assert whole  # at least [Content_Types].xml, workbook.xml, styles ...
     with zipfile.ZipFile(SAVED / name) as zf:
@@ -269,15 +259,6 @@ def test_known_engine_bugs(recalculated, key):
         pytest.fail(f"fixed: remove {key} from ENGINE_BUGS")
     pytest.xfail(f"engine bug, routed: {name} {sheet}!{ref} ={formula}: Excel {excel_value}, "
                  f"rooflinexl {got}")
-
-
-@pytest.mark.parametrize("name", sorted(ENGINE_CRASHES))
-def test_known_engine_crashes(recalculated, name):
-    code, output, dst, _ = recalculated[name]
-    if code == 2:
-        assert ENGINE_CRASHES[name] in output and "Traceback" not in output
-        pytest.xfail(f"engine crash, routed: {output.strip()}")
-    pytest.fail(f"fixed (exit {code}): remove {name} from ENGINE_CRASHES")
 
 
 # ------------------------------------------------------------------------------ item 2
