@@ -266,9 +266,11 @@ class ChipTable:
         return f"ChipTable({len(self)} chips: {', '.join(self.names)})"
 
     def has(self, column: str) -> bool:
+        """Whether the table has ``column`` (numeric or text)."""
         return column in self._numeric or column in self._text
 
     def is_numeric(self, column: str) -> bool:
+        """Whether ``column`` is one of the table's numeric columns."""
         return column in self._numeric
 
     def numeric(self, column: str) -> np.ndarray:
@@ -278,6 +280,7 @@ class ChipTable:
         return np.full(len(self), np.nan)
 
     def text(self, column: str) -> list[str]:
+        """Text column ('' where blank, all '' when the table lacks it)."""
         return self._text.get(column, [""] * len(self))
 
     def row_of(self, name) -> int | None:
@@ -315,6 +318,7 @@ class ChipTable:
         return out, out < 0
 
     def unknown_message(self, name) -> str:
+        """The ``#N/A`` reason for a name that is not in the table, listing the known chips."""
         if name is None or (isinstance(name, str) and not name.strip()):
             return f"no chip name given (known: {', '.join(self.names)})"
         return f"unknown chip {name!r} (known: {', '.join(self.names)})"

@@ -43,11 +43,13 @@ class Checks:
     items: list = field(default_factory=list)
 
     def add(self, mask, exc, reason) -> None:
+        """Record the elements where ``mask`` is true (nothing when none is)."""
         mask = np.asarray(mask, dtype=bool)
         if mask.any():
             self.items.append((mask, exc, reason))
 
     def raise_first(self) -> None:
+        """Raise the first recorded problem as its exception (Python API semantics)."""
         for mask, exc, reason in self.items:
             if isinstance(reason, np.ndarray):
                 reason = np.broadcast_to(reason, mask.shape)[mask].flat[0]

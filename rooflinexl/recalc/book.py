@@ -90,6 +90,7 @@ class RecalcResult:
 
 
 def format_value(v) -> str:
+    """A cell value for the report: TRUE/FALSE, 4 decimals or scientific, text as is."""
     if isinstance(v, bool):
         return "TRUE" if v else "FALSE"
     if isinstance(v, float):
