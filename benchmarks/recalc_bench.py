@@ -37,6 +37,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT / "tests"))
+from libreoffice import soffice_path, write_profile  # noqa: E402  (the tests' LibreOffice setup)
 
 _RECALC = """
 import json, sys, time
@@ -49,16 +51,6 @@ out = dict(r.seconds, imports=t1 - t0, cells=len(r.evaluation.cells),
 print(json.dumps(out))
 """
 
-_XCU = """<?xml version="1.0" encoding="UTF-8"?>
-<oor:items xmlns:oor="http://openoffice.org/2001/registry" \
-xmlns:xs="http://www.w3.org/2001/XMLSchema" \
-xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
-<item oor:path="/org.openoffice.Office.Calc/Formula/Load">\
-<prop oor:name="OOXMLRecalcMode" oor:op="fuse"><value>0</value></prop></item>
-<item oor:path="/org.openoffice.Office.Calc/Formula/Load">\
-<prop oor:name="ODFRecalcMode" oor:op="fuse"><value>0</value></prop></item>
-</oor:items>
-"""
 
 
 def _run(cmd: list[str], timeout: float = 900, env=None) -> tuple[float, float, str]:
@@ -92,7 +84,7 @@ def rooflinexl(src: Path, dst: Path, engine: str) -> dict:
 
 
 def libreoffice(src: Path, outdir: Path, profile: Path) -> dict:
-    exe = shutil.which("soffice") or shutil.which("libreoffice")
+    exe = soffice_path()
     env = dict(os.environ, LC_ALL="C.UTF-8", LANG="C.UTF-8")
     cmd = [exe, "--headless", "--norestore", "--nologo", "--nolockcheck",
            f"-env:UserInstallation={profile.resolve().as_uri()}",
@@ -110,16 +102,14 @@ def section_recalc(quick: bool) -> list[str]:
     from recalc_plan import make_plan
 
     repeats = 3
-    lo = shutil.which("soffice") or shutil.which("libreoffice")
+    lo = soffice_path()
     lines = ["", "## recalc: N-row plan, 3 native formulas + MATMUL_TIME per row "
              "(40-chip table)", ""]
     tmp = Path(tempfile.mkdtemp(prefix="rooflinexl-bench-"))
     rows_out = []
     splits = []
     try:
-        profile = tmp / "lo-profile"
-        (profile / "user").mkdir(parents=True)
-        (profile / "user" / "registrymodifications.xcu").write_text(_XCU)
+        profile = write_profile(tmp / "lo-profile")
         lo_version = ""
         if lo:
             lo_version = subprocess.run([lo, "--version"], capture_output=True,

@@ -27,6 +27,7 @@ from pathlib import Path
 __all__ = [
     "LibreOfficeError",
     "soffice_path",
+    "write_profile",
     "require_soffice",
     "recalc_with_libreoffice",
     "render_pngs",
@@ -80,7 +81,7 @@ def require_soffice() -> str:
     return path
 
 
-def _write_profile(root: Path) -> Path:
+def write_profile(root: Path) -> Path:
     """Create a LibreOffice user profile under *root* that recalculates on load."""
     user = root / "user"
     user.mkdir(parents=True, exist_ok=True)
@@ -155,7 +156,7 @@ def _convert(paths: list[Path], outdir: Path, target: str, suffix: str,
     for e in expected:  # so a missing output cannot be mistaken for an old one
         e.unlink(missing_ok=True)
     with tempfile.TemporaryDirectory(prefix="rooflinexl-lo-") as tmp:
-        profile = _write_profile(Path(tmp) / "profile")
+        profile = write_profile(Path(tmp) / "profile")
         result = _run_soffice(
             ["--convert-to", target, "--outdir", str(outdir), *map(str, paths)],
             profile,
