@@ -29,8 +29,9 @@ from rooflinexl.dtypes import (
     resolve_dtype,
     resolve_tier,
 )
-from rooflinexl.errors import KeywordError, MissingSpecError, UnknownChipError
+from rooflinexl.errors import KeywordError, MissingSpecError, UnknownChipError, UnknownModelError
 from rooflinexl.model import Checks, _Run
+from rooflinexl.models import ModelTable, load_models
 
 __all__ = [
     "Chip", "Coded", "arith_intensity", "crit_intensity", "crit_batch", "matmul_time",
@@ -38,6 +39,8 @@ __all__ = [
     "net_critical_d", "roofline_flops", "roofline_time", "attn_intensity", "collective_time",
     "weight_load_time", "kv_cache_bytes", "cost_per_flop", "chip_spec",
     "MATMUL_RESULTS", "ROOFLINE_RESULTS", "SHARDS", "COLLECTIVES",
+    "model_spec", "decode_time", "prefill_time", "train_time", "max_batch", "MODEL_RESULTS",
+    "MODEL_DERIVED",
 ]
 
 #: ``result`` keyword values of MATMUL_TIME
@@ -927,6 +930,436 @@ def chip_spec(chip, field, *, chips=None, checks=None):
             for j in set(safe_b[blank].tolist()):
                 why[blank & (safe_b == j)] = f"{table.names[j]} has no {f}"
             run.checks.add(blank & ~np.broadcast_to(ch.unknown, out.shape), MissingSpecError, why)
+    if out.ndim == 0:
+        v = out.item()
+        return _finish(run, float(v) if isinstance(v, (float, np.floating)) else v)
+    return _finish(run, out)
+
+
+# ------------------------------------------------------------- whole models
+#: ``result`` keyword values of DECODE_TIME and PREFILL_TIME
+MODEL_RESULTS = ("time", "upper", "math", "hbm", "comms", "bound", "flops", "bytes")
+#: MODEL_SPEC fields computed from the row (besides the table's own columns)
+MODEL_DERIVED = ("active_params", "kv_per_token")
+
+
+class _Models:
+    """Models of one call: row indices, unknown mask, and gathered columns."""
+
+    def __init__(self, model, models, checks: Checks):
+        self.table: ModelTable = load_models(models)
+        self.names = np.asarray(_plain(model), dtype=object)
+        self.idx, self.unknown = self.table.index(self.names)
+        self.safe = np.where(self.unknown, 0, self.idx)
+        if self.unknown.any():
+            why = np.full(self.names.shape, None, dtype=object)
+            for i in zip(*np.nonzero(self.unknown)) if self.names.ndim else [()]:
+                why[i] = self.table.unknown_message(self.names[i])
+            checks.add(self.unknown, UnknownModelError, why)
+
+    def col(self, column: str, blank=np.nan) -> np.ndarray:
+        """Float values of ``column`` per element; ``blank`` where the cell is empty."""
+        v = self.table.numeric(column)[self.safe]
+        return np.where(np.isnan(v), blank, v)
+
+    def shape(self) -> dict:
+        """The columns the whole-model formulas need (dense rows: no experts)."""
+        moe = ~np.isnan(self.col("experts"))
+        return {
+            "P": self.col("params"), "L": self.col("layers"), "d": self.col("d_model"),
+            "nh": self.col("n_heads"), "K": self.col("kv_heads"), "H": self.col("head_dim"),
+            "V": self.col("vocab"), "tied": self.col("tied_embeddings", 0.0),
+            "PE": np.where(moe, self.col("expert_params", 0.0), 0.0),
+            "E": self.col("experts", 1.0), "k": np.where(moe, self.col("active_experts", 1.0),
+                                                        1.0),
+            "moe": moe, "r": self.col("kv_lora_rank"), "q": self.col("qk_rope_dim"),
+        }
+
+
+def _model_setup(run, chip, model_name, chips, models, dtype, weight_dtype, kv_dtype):
+    ch = _Chips(chip, chips, run.checks)
+    md = _Models(model_name, models, run.checks)
+    dt = _dtype(dtype)
+    wdt = dt if weight_dtype is None else _dtype(weight_dtype)
+    kdt = dt if kv_dtype is None else _dtype(kv_dtype)
+    m = md.shape()
+    m["active"] = model.model_params(m["P"], m["V"], m["d"], m["tied"], m["PE"], m["E"],
+                                     m["k"], checks=run.checks)
+    m["kv"] = model.kv_values_per_token(m["L"], m["K"], m["H"], m["r"], m["q"],
+                                        checks=run.checks)
+    return ch, m, dt, wdt, kdt
+
+
+def _tp_comms(run: _Run, ch: _Chips, m: dict, tokens, a, n) -> np.ndarray:
+    """Tensor-parallel communication of a step: two AllReduces of the activations per layer.
+
+    Each layer's attention output and MLP output are summed over the n chips
+    (Megatron-style tensor parallelism): 2 L AllReduces of tokens x d_model x a
+    bytes over the scale-up link (``ici``). Zero on one chip.
+    """
+    n = np.asarray(n, dtype=float)
+    multi = n > 1
+    if not np.any(multi):
+        return np.zeros(np.shape(n))
+    ici = ch.spec("ici_bw", where=multi)
+    one = model.collective_time(model.COLLECTIVE_FACTORS["allreduce"],
+                                np.asarray(tokens, dtype=float) * m["d"] * a,
+                                n, np.where(multi, ici, 1.0), checks=run.checks)
+    return np.where(multi, 2.0 * m["L"] * one, 0.0)
+
+
+def _model_values(res, run, ch, dt, flops, nbytes, n, mfu, mbu, t_comms):
+    t_math, t_hbm = model.step_terms(flops, nbytes, n, _peak(ch, dt), ch.spec("hbm_bw"),
+                                     mfu, mbu, checks=run.checks)
+    with np.errstate(all="ignore"):
+        values = {"time": np.maximum(t_math, t_hbm) + t_comms,
+                  "upper": np.add(np.add(t_math, t_hbm), t_comms),
+                  "math": t_math, "hbm": t_hbm, "comms": np.broadcast_to(t_comms,
+                                                                         np.shape(t_math)),
+                  "flops": np.divide(flops, n), "bytes": np.divide(nbytes, n)}
+    if not isinstance(res, str) or res == "bound":
+        values["bound"] = _bound(t_math, t_hbm, t_comms)
+    return values
+
+
+def _num(x, default):
+    return default if x is None else x
+
+
+def decode_time(chip, model_name, context, batch=1, n_chips=1, dtype="bf16", weight_dtype=None,
+                kv_dtype=None, mbu=1, mfu=1, result="time", *, chips=None, models=None,
+                checks=None):
+    r"""Seconds of one decode step of a whole model (time per output token).
+
+    Parameters
+    ----------
+    chip : str, Chip or array_like of str
+        Chip name or alias.
+    model_name : str or array_like of str
+        Model name or alias in the model table.
+    context : array_like
+        Tokens cached per sequence (the prompt plus the tokens generated so far).
+    batch : array_like
+        Sequences decoded together (>= 1); default 1.
+    n_chips : array_like
+        Chips of one replica, tensor-parallel within the scale-up domain; default 1.
+    dtype : str or array_like
+        Compute dtype (the peak) and activation dtype (the AllReduce bytes).
+    weight_dtype, kv_dtype : str or array_like, optional
+        Storage dtypes of the weights and of the KV cache; default ``dtype``.
+    mbu, mfu : array_like
+        Achieved fractions of HBM bandwidth and of peak FLOP/s, (0, 1];
+        default 1 (the roofline bound).
+    result : str or array_like
+        ``time`` (default), ``upper``, ``math``, ``hbm``, ``comms``, ``bound``,
+        ``flops`` and ``bytes`` (per chip).
+    chips, models : tables, optional
+        Chip and model tables; default the packaged ones.
+
+    Returns
+    -------
+    float, str or ndarray
+
+    Raises
+    ------
+    UnknownChipError, UnknownModelError, MissingSpecError, KeywordError, DomainError
+
+    Notes
+    -----
+    Bytes: the weights read (every weight but the input embedding; an MoE's
+    non-expert weights plus the touched fraction 1 - (1 - k/E)^batch of
+    ``expert_params``) in ``weight_dtype``, plus the KV cache of ``batch``
+    sequences of ``context`` tokens in ``kv_dtype``
+    (:func:`rooflinexl.model.decode_flops_bytes`). FLOPs: 2 per active
+    parameter per token (active experts only) plus attention over the
+    context, 4 L S n_h H per token. Both divided evenly over ``n_chips``.
+
+    .. math:: T = \max\!\left(\frac{\mathrm{FLOPs}}{n\,\mathrm{peak}\,\mathrm{mfu}},
+              \frac{\mathrm{bytes}}{n\,\mathrm{hbm\_bw}\,\mathrm{mbu}}\right)
+              + 2L\,T_\mathrm{AllReduce}(B\,d\,a, n)
+
+    The tensor-parallel AllReduces (two per layer, over ``ici``) are not
+    overlapped: each sits between the matmul that produces its input and the
+    one that needs its result. ``upper`` adds all three terms.
+
+    References
+    ----------
+    Reference section 5; How to Scale Your Model Part 7 (inference) and
+    Part 12 (GPU collectives).
+
+    Examples
+    --------
+    Llama 3.1 8B on one H100, batch 1, 4096 tokens of context, bf16:
+    (2 x 7.5047e9 + 4096 x 65536 x 2) bytes / 3.35e12 B/s (the tests' hand
+    derivation):
+
+    >>> round(decode_time("H100", "Llama 3.1 8B", 4096) * 1e3, 3)
+    4.641
+    """
+    run = _Run(checks)
+    ch, m, dt, wdt, kdt = _model_setup(run, chip, model_name, chips, models, dtype,
+                                       weight_dtype, kv_dtype)
+    res = _keyword(result, _lookup({r: r for r in MODEL_RESULTS}, "result"), "time")
+    B, n = _num(batch, 1.0), _num(n_chips, 1.0)
+    frac = model.moe_expert_fraction(m["k"], m["E"], B, checks=run.checks)
+    read = model.model_params(m["P"], m["V"], m["d"], m["tied"], m["PE"], m["E"], m["k"],
+                              frac, checks=run.checks)
+    flops, nbytes = model.decode_flops_bytes(m["active"], read, m["kv"], m["L"], m["nh"],
+                                             m["H"], context, B, _bytes(wdt), _bytes(kdt),
+                                             checks=run.checks)
+    comms = _tp_comms(run, ch, m, B, _bytes(dt), n)
+    values = _model_values(res, run, ch, dt, flops, nbytes, n, _num(mfu, 1.0), _num(mbu, 1.0),
+                           comms)
+    return _finish(run, _select(res, values))
+
+
+def prefill_time(chip, model_name, prompt, batch=1, n_chips=1, dtype="bf16", weight_dtype=None,
+                 kv_dtype=None, mbu=1, mfu=1, result="time", *, chips=None, models=None,
+                 checks=None):
+    r"""Seconds to prefill ``prompt`` tokens of ``batch`` sequences (time to first token).
+
+    Parameters
+    ----------
+    chip : str, Chip or array_like of str
+    model_name : str or array_like of str
+    prompt : array_like
+        Prompt tokens per sequence (>= 1).
+    batch, n_chips, dtype, weight_dtype, kv_dtype, mbu, mfu, result, chips, models
+        As in :func:`decode_time`.
+
+    Returns
+    -------
+    float, str or ndarray
+
+    Raises
+    ------
+    UnknownChipError, UnknownModelError, MissingSpecError, KeywordError, DomainError
+
+    Notes
+    -----
+    FLOPs: 2 per active parameter per token except the output projection,
+    which runs for the last token of each sequence only, plus causal attention
+    2 x 2 x T^2/2 x n_h x H per layer and sequence
+    (:func:`rooflinexl.model.prefill_flops_bytes`). Bytes: the weights read once
+    (an MoE: the fraction touched by ``batch x prompt`` tokens) and the KV cache
+    written. Time as in :func:`decode_time`, the AllReduces carrying
+    ``batch x prompt x d_model`` activations.
+
+    References
+    ----------
+    Reference section 5 (prefill); How to Scale Your Model Part 7.
+
+    Examples
+    --------
+    Llama 3.1 8B, 8192-token prompt on one H100: compute-bound,
+    (2 x 6.979e9 x 8192 + 2 x 0.525e9 + 2 x 32 x 8192^2 x 32 x 128) / 9.89e14
+    = 1.3194e14 / 9.89e14:
+
+    >>> round(prefill_time("H100", "Llama 3.1 8B", 8192), 4)
+    0.1334
+    """
+    run = _Run(checks)
+    ch, m, dt, wdt, kdt = _model_setup(run, chip, model_name, chips, models, dtype,
+                                       weight_dtype, kv_dtype)
+    res = _keyword(result, _lookup({r: r for r in MODEL_RESULTS}, "result"), "time")
+    B, n = _num(batch, 1.0), _num(n_chips, 1.0)
+    tokens = np.multiply(B, prompt)
+    frac = model.moe_expert_fraction(m["k"], m["E"], tokens, checks=run.checks)
+    read = model.model_params(m["P"], m["V"], m["d"], m["tied"], m["PE"], m["E"], m["k"],
+                              frac, checks=run.checks)
+    flops, nbytes = model.prefill_flops_bytes(m["active"], read, m["V"] * m["d"], m["kv"],
+                                              m["L"], m["nh"], m["H"], prompt, B, _bytes(wdt),
+                                              _bytes(kdt), checks=run.checks)
+    comms = _tp_comms(run, ch, m, tokens, _bytes(dt), n)
+    values = _model_values(res, run, ch, dt, flops, nbytes, n, _num(mfu, 1.0), _num(mbu, 1.0),
+                           comms)
+    return _finish(run, _select(res, values))
+
+
+def train_time(chip, model_name, tokens, n_chips, mfu=1, dtype="bf16", seq_len=None, *,
+               chips=None, models=None, checks=None):
+    r"""Seconds to train a model on ``tokens`` tokens with ``n_chips`` chips at an MFU.
+
+    Parameters
+    ----------
+    chip : str, Chip or array_like of str
+    model_name : str or array_like of str
+    tokens : array_like
+        Training tokens (>= 0).
+    n_chips : array_like
+        Chips (whole number >= 1).
+    mfu : array_like
+        Model FLOPs utilisation, (0, 1]; default 1.
+    dtype : str or array_like
+        Compute dtype of the peak; default bf16.
+    seq_len : array_like, optional
+        Sequence length: adds the causal attention FLOPs; omitted, 6ND only.
+    chips, models : tables, optional
+
+    Returns
+    -------
+    float or ndarray
+        Seconds.
+
+    Raises
+    ------
+    UnknownChipError, UnknownModelError, MissingSpecError, KeywordError, DomainError
+
+    Notes
+    -----
+    .. math:: T = \frac{6 N D + 6 L S n_h H D}{n\,\mathrm{peak}\,\mathrm{mfu}}
+
+    N: active parameters (every weight but the input embedding; an MoE's
+    active experts only), :func:`rooflinexl.model.train_flops`.
+
+    References
+    ----------
+    How to Scale Your Model Part 12, Q5.2 (Llama 3 70B, 15T tokens, 4096 H100
+    at 45 % MFU: about 40 days).
+
+    Examples
+    --------
+    >>> round(train_time("H100", "Llama 3.1 70B", 15e12, 4096, 0.45) / 86400, 1)
+    39.7
+    """
+    run = _Run(checks)
+    ch, m, dt, _, _ = _model_setup(run, chip, model_name, chips, models, dtype, None, None)
+    flops = model.train_flops(m["active"], tokens, m["L"], m["nh"], m["H"], _num(seq_len, 0.0),
+                              checks=run.checks)
+    t_math, _ = model.step_terms(flops, 0.0, n_chips, _peak(ch, dt), ch.spec("hbm_bw"),
+                                 _num(mfu, 1.0), 1.0, checks=run.checks)
+    return _finish(run, t_math)
+
+
+def max_batch(chip, model_name, context, n_chips=1, weight_dtype="bf16", kv_dtype=None,
+              usable=1, *, chips=None, models=None, checks=None):
+    r"""Largest batch of ``context``-token sequences whose weights and KV cache fit in HBM.
+
+    Parameters
+    ----------
+    chip : str, Chip or array_like of str
+    model_name : str or array_like of str
+    context : array_like
+        Tokens per sequence at its longest (prompt + output), >= 1.
+    n_chips : array_like
+        Chips of the replica (their HBM adds up); default 1.
+    weight_dtype, kv_dtype : str or array_like
+        Storage dtypes; ``kv_dtype`` defaults to ``weight_dtype``.
+    usable : array_like
+        Share of HBM available for weights and KV cache, (0, 1]; default 1.
+    chips, models : tables, optional
+
+    Returns
+    -------
+    float or ndarray
+        Sequences (whole number, 0 when the weights alone do not fit).
+
+    Raises
+    ------
+    UnknownChipError, UnknownModelError, MissingSpecError (no hbm_bytes),
+    KeywordError, DomainError
+
+    Notes
+    -----
+    :func:`rooflinexl.model.max_batch` with capacity = n x hbm_bytes x usable,
+    weights = params x bytes(weight_dtype) (all parameters are held, the
+    input embedding too), KV per sequence = context x KV values per token x
+    bytes(kv_dtype).
+
+    References
+    ----------
+    Reference section 5.
+
+    Examples
+    --------
+    Llama 3.1 70B, bf16, 8192-token sequences on 4 H200 (4 x 141e9 bytes):
+
+    >>> max_batch("H200", "Llama 3.1 70B", 8192, 4)
+    157.0
+    """
+    run = _Run(checks)
+    ch, m, wdt, _, kdt = _model_setup(run, chip, model_name, chips, models, weight_dtype,
+                                      None, kv_dtype)
+    n = _num(n_chips, 1.0)
+    u = np.asarray(_num(usable, 1.0), dtype=float)
+    run.require(~((u > 0) & (u <= 1)), "usable must be in (0, 1]")
+    run.integer("n_chips", np.asarray(n, dtype=float), 1)
+    run.require(~(np.asarray(context, dtype=float) >= 1), "context must be >= 1")
+    with np.errstate(all="ignore"):
+        cap = np.multiply(n, ch.spec("hbm_bytes")) * u
+        kv_seq = np.multiply(context, m["kv"]) * _bytes(kdt)
+    return _finish(run, model.max_batch(cap, m["P"] * _bytes(wdt), kv_seq, checks=run.checks))
+
+
+def model_spec(model_name, field, *, models=None, checks=None):
+    """One field of a model's row (``model_spec("DeepSeek-V3", "experts")``): float or str.
+
+    Besides the table's columns, ``active_params`` (parameters a token computes
+    with: :func:`rooflinexl.model.model_params`) and ``kv_per_token`` (KV-cache
+    values per token over all layers: :func:`rooflinexl.model.kv_values_per_token`).
+
+    Raises
+    ------
+    UnknownModelError
+    MissingSpecError
+        The field is blank for that model.
+    KeywordError
+        ``field`` is not a column of the table nor a derived field.
+
+    Examples
+    --------
+    >>> model_spec("DeepSeek-V3", "kv_per_token")
+    35136.0
+    >>> round(model_spec("Mixtral 8x7B", "active_params") / 1e9, 2)
+    12.75
+
+    (Mistral's 12.9B active counts the 0.13B input embedding, a lookup here.)
+    """
+    run = _Run(checks)
+    md = _Models(model_name, models, run.checks)
+    table = md.table
+    known = (*table.columns, *MODEL_DERIVED)
+
+    def resolve(f):
+        key = normalize_keyword(f).replace("[", "") if isinstance(f, str) else None
+        for k in known:
+            if key is not None and normalize_keyword(k) == key:
+                return k
+        raise KeywordError(f"field {f!r} is not one of {', '.join(known)}")
+    fd = _keyword(field, resolve, None)
+    if fd is None:
+        raise KeywordError(f"field is required: one of {', '.join(known)}")
+    m = md.shape()
+    derived = {
+        "active_params": lambda: model.model_params(m["P"], m["V"], m["d"], m["tied"], m["PE"],
+                                                    m["E"], m["k"], checks=run.checks),
+        "kv_per_token": lambda: model.kv_values_per_token(m["L"], m["K"], m["H"], m["r"],
+                                                          m["q"], checks=run.checks),
+    }
+    fields = np.asarray(_plain(fd), dtype=object)
+    idx, fields_b = np.broadcast_arrays(md.safe, fields)
+    unknown = np.broadcast_to(md.unknown, idx.shape)
+    out = np.empty(idx.shape, dtype=object)
+    for f in sorted(set(fields_b.ravel().tolist())):
+        sel = fields_b == f
+        if f in derived:
+            vals = np.broadcast_to(np.asarray(derived[f](), dtype=float), idx.shape)[sel]
+            blank = np.zeros(vals.shape, bool)
+        elif table.is_numeric(f):
+            vals = table.numeric(f)[idx[sel]]
+            blank = np.isnan(vals)
+        else:
+            vals = np.asarray(table.text(f), dtype=object)[idx[sel]]
+            blank = vals == ""
+        out[sel] = vals
+        miss = np.zeros(idx.shape, bool)
+        miss[sel] = blank
+        miss &= ~unknown
+        if miss.any():
+            why = np.full(idx.shape, None, dtype=object)
+            for j in set(idx[miss].tolist()):
+                why[miss & (idx == j)] = f"{table.names[j]} has no {f}"
+            run.checks.add(miss, MissingSpecError, why)
     if out.ndim == 0:
         v = out.item()
         return _finish(run, float(v) if isinstance(v, (float, np.floating)) else v)

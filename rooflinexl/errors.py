@@ -72,6 +72,16 @@ class NotANumberError(RooflineError, TypeError):
     excel = "#VALUE!"
 
 
+class ModelTableError(RooflineError, ValueError):
+    """The model table is unusable (missing column, duplicate name, bad number or unit)."""
+
+
+class UnknownModelError(RooflineError, LookupError):
+    """A model name that matches no name or alias of the model table (Excel ``#N/A``)."""
+
+    excel = "#N/A"
+
+
 #: Element-level exception for each Excel error value.
 EXCEPTION_FOR = {
     "#N/A": UnknownChipError,

@@ -26,7 +26,8 @@ __all__ = [
     "Checks", "arith_intensity", "critical_intensity", "roofline_flops", "roofline_terms",
     "crit_batch", "matmul_terms", "moe_min_batch", "net_critical_d", "attn_intensity",
     "collective_time", "weight_load_time", "kv_cache_bytes", "cost_per_flop",
-    "COLLECTIVE_FACTORS",
+    "COLLECTIVE_FACTORS", "moe_expert_fraction", "model_params", "kv_values_per_token",
+    "decode_flops_bytes", "prefill_flops_bytes", "train_flops", "step_terms", "max_batch",
 ]
 
 
@@ -843,3 +844,476 @@ def cost_per_flop(price_per_hour, peak, mfu=1.0, *, checks=None):
     run.require(~((mfu > 0) & (mfu <= 1)), "mfu must be in (0, 1]")
     with np.errstate(all="ignore"):
         return run.done(price / (3600.0 * peak * mfu))
+
+
+# ------------------------------------------------------------- whole models
+#
+# Conventions (issue 12): the input embedding table is a lookup -- no FLOPs and
+# not read whole; every other weight, the output projection included, does 2
+# FLOPs per token and is read once per step. An MoE reads its non-expert
+# weights plus the expected fraction 1 - (1 - k/E)^tokens of its routed-expert
+# weights; its FLOPs use the k active experts only.
+
+
+def moe_expert_fraction(k, E, tokens, *, checks=None):
+    r"""Expected fraction of E routed experts that a step of ``tokens`` tokens touches.
+
+    Parameters
+    ----------
+    k : array_like
+        Experts per token, 1 <= k <= E.
+    E : array_like
+        Routed experts (whole number >= 1).
+    tokens : array_like
+        Tokens in the step (whole number >= 0). Broadcasts with k and E.
+
+    Returns
+    -------
+    float or ndarray
+        Fraction in [0, 1].
+
+    Raises
+    ------
+    DomainError
+        k outside [1, E], E < 1, negative tokens.
+
+    Notes
+    -----
+    With uniform, independent routing each token leaves a given expert
+    untouched with probability 1 - k/E, so
+
+    .. math:: f = 1 - (1 - k/E)^{\mathrm{tokens}}
+
+    References
+    ----------
+    How to Scale Your Model, Part 12 appendix ("More on AllToAll costs": the
+    same 1 - ((Z-1)/Z)^K expression for the share of shards a token batch hits).
+
+    Examples
+    --------
+    Mixtral 8x7B (E = 8, k = 2): one token reads 2 of 8 experts; 64 tokens
+    read all but 0.75^64 = 1e-8 of them:
+
+    >>> moe_expert_fraction(2, 8, 1)
+    0.25
+    >>> round(moe_expert_fraction(2, 8, 64), 8)
+    0.99999999
+    """
+    run = _Run(checks)
+    k, E, T = np.broadcast_arrays(_f(k), _f(E), _f(tokens))
+    run.integer("experts", E, 1)
+    run.require(~((k >= 1) & (k <= E)), "active_experts must be between 1 and experts")
+    run.nonneg("tokens", T)
+    with np.errstate(all="ignore"):
+        return run.done(1.0 - np.power(1.0 - k / E, T))
+
+
+def model_params(params, vocab, d_model, tied=0.0, expert_params=0.0, E=1.0, k=1.0,
+                 fraction=None, *, checks=None):
+    r"""Parameters a step computes with (active) or reads (with ``fraction``).
+
+    Parameters
+    ----------
+    params : array_like
+        Total parameters as published (count).
+    vocab, d_model : array_like
+        Vocabulary and model width: the input embedding is vocab x d_model.
+    tied : array_like
+        1 where the output projection is the embedding matrix (then it is read and
+        multiplied as the output projection), 0 where it is separate.
+    expert_params : array_like
+        Parameters of all routed experts together (0 for a dense model).
+    E, k : array_like
+        Routed experts and experts per token (ignored where expert_params is 0).
+    fraction : array_like, optional
+        Share of the routed-expert weights read in the step
+        (:func:`moe_expert_fraction`). Omitted: the active share k/E, i.e. the
+        parameters whose FLOPs a token costs.
+
+    Returns
+    -------
+    float or ndarray
+        Parameters (count).
+
+    Raises
+    ------
+    DomainError
+        Negative counts, fraction outside [0, 1], expert_params > params, or
+        fewer parameters than the input embedding.
+
+    Notes
+    -----
+    .. math:: P = \mathrm{params} - (1-\mathrm{tied})\,V d - P_E + f\,P_E,
+              \qquad f = k/E \text{ (active) or the touched fraction (read)}
+
+    References
+    ----------
+    Issue 12's conventions; Kaplan et al. 2020 (non-embedding parameters);
+    gpt-oss model card (active parameters exclude the embedding: 5.13B of 116.83B).
+
+    Examples
+    --------
+    gpt-oss-120b: 116.83e9 total, vocab 201088 x 2880 embedding, 114.7016e9 in
+    128 experts, 4 per token -- the model card's 5.13B active:
+
+    >>> round(model_params(116.83e9, 201088, 2880, 0, 114701598720, 128, 4) / 1e9, 2)
+    5.13
+    """
+    run = _Run(checks)
+    P, V, d, t, PE, E, k = np.broadcast_arrays(_f(params), _f(vocab), _f(d_model), _f(tied),
+                                               _f(expert_params), _f(E), _f(k))
+    with np.errstate(all="ignore"):
+        f = k / E if fraction is None else np.broadcast_to(_f(fraction), P.shape)
+        run.nonneg("params", P)
+        run.nonneg("expert_params", PE)
+        run.require(~((f >= 0) & (f <= 1)), "the expert fraction must be in [0, 1]")
+        base = P - (1.0 - t) * V * d - PE
+        run.require(~(base >= 0), "params must exceed the input embedding (vocab x d_model) "
+                                  "plus expert_params")
+        return run.done(base + f * PE)
+
+
+def kv_values_per_token(layers, kv_heads, head_dim, kv_lora_rank=np.nan, qk_rope_dim=np.nan,
+                        *, checks=None):
+    r"""KV-cache values (elements) one token holds across all layers.
+
+    Parameters
+    ----------
+    layers, kv_heads, head_dim : array_like
+        Layers, KV heads and head dimension (> 0).
+    kv_lora_rank, qk_rope_dim : array_like, optional
+        MLA's latent rank and decoupled RoPE key dimension; NaN (blank) for
+        multi-head / grouped-query attention.
+
+    Returns
+    -------
+    float or ndarray
+        Elements per token (multiply by the KV dtype's bytes).
+
+    Raises
+    ------
+    DomainError
+        Non-positive layers, heads or head_dim.
+
+    Notes
+    -----
+    .. math:: \mathrm{GQA}: 2\,L\,K\,H \qquad \mathrm{MLA}: L\,(r_{kv} + d_{rope})
+
+    References
+    ----------
+    Reference section 5 (K and V each 2BSKH bytes in bf16); DeepSeek-V2/V3
+    technical reports (MLA caches the compressed latent and the RoPE key).
+
+    Examples
+    --------
+    Llama 3.1 70B and DeepSeek-V3 per token:
+
+    >>> kv_values_per_token(80, 8, 128)
+    163840.0
+    >>> kv_values_per_token(61, 128, 128, 512, 64)
+    35136.0
+    """
+    run = _Run(checks)
+    L, K, H, r, q = np.broadcast_arrays(_f(layers), _f(kv_heads), _f(head_dim),
+                                        _f(kv_lora_rank), _f(qk_rope_dim))
+    run.positive("layers", L)
+    run.positive("kv_heads", K)
+    run.positive("head_dim", H)
+    with np.errstate(all="ignore"):
+        return run.done(np.where(np.isnan(r), 2.0 * L * K * H, L * (r + q)))
+
+
+def decode_flops_bytes(active, read, kv_per_token, layers, n_heads, head_dim, context,
+                       batch=1.0, w=2.0, a_kv=2.0, *, checks=None):
+    r"""FLOPs and HBM bytes of one decode step (one new token for each of ``batch`` sequences).
+
+    Parameters
+    ----------
+    active : array_like
+        Active parameters (:func:`model_params` without ``fraction``).
+    read : array_like
+        Parameters read in the step (:func:`model_params` with the touched
+        fraction for ``batch`` tokens).
+    kv_per_token : array_like
+        KV values per cached token (:func:`kv_values_per_token`).
+    layers, n_heads, head_dim : array_like
+        Query heads and head dimension give the attention FLOPs.
+    context : array_like
+        Tokens already cached per sequence (>= 0).
+    batch : array_like
+        Sequences (>= 1).
+    w, a_kv : array_like
+        Bytes per weight and per KV value.
+
+    Returns
+    -------
+    (flops, bytes) : tuple of float or ndarray
+        For the whole step (all chips together).
+
+    Raises
+    ------
+    DomainError
+        Negative context, batch < 1, non-positive byte sizes.
+
+    Notes
+    -----
+    .. math::
+        \mathrm{FLOPs} = B\,(2 P_\mathrm{active} + 4\,L\,S\,n_h\,H), \qquad
+        \mathrm{bytes} = P_\mathrm{read}\,w + B\,S\,\mathrm{kv}\,a_{kv}
+
+    with S = context: QK^T and PV each cost 2 S n_h H FLOPs per token and
+    layer. Activations and the one new KV entry are left out (small).
+
+    References
+    ----------
+    Reference section 5 (推理的生成阶段: weights and KV cache read once per step).
+
+    Examples
+    --------
+    Llama 3.1 8B, one sequence of 4096 tokens, bf16: 8.03e9 - 128256 x 4096
+    = 7.5047e9 active and read parameters, 2 x 32 x 8 x 128 = 65536 KV values
+    per token; FLOPs 2 x 7.5047e9 + 4 x 32 x 4096 x 32 x 128 = 17.16e9;
+    bytes 2 x 7.5047e9 + 4096 x 65536 x 2 = 15.546e9.
+
+    >>> f, b = decode_flops_bytes(7.5046634e9, 7.5046634e9, 65536, 32, 32, 128, 4096)
+    >>> round(f / 1e9, 2), round(b / 1e9, 3)
+    (17.16, 15.546)
+    """
+    run = _Run(checks)
+    P, R, kv, L, nh, H, S, B, w, a = np.broadcast_arrays(
+        _f(active), _f(read), _f(kv_per_token), _f(layers), _f(n_heads), _f(head_dim),
+        _f(context), _f(batch), _f(w), _f(a_kv))
+    run.nonneg("context", S)
+    run.require(~(B >= 1), "batch must be >= 1")
+    run.positive("dtype bytes", w)
+    run.positive("kv dtype bytes", a)
+    with np.errstate(all="ignore"):
+        flops = B * (2.0 * P + 4.0 * L * S * nh * H)
+        nbytes = R * w + B * S * kv * a
+        run.finite(flops, nbytes)
+        return run.done(flops), _out(nbytes)
+
+
+def prefill_flops_bytes(active, read, out_proj, kv_per_token, layers, n_heads, head_dim,
+                        prompt, batch=1.0, w=2.0, a_kv=2.0, *, checks=None):
+    r"""FLOPs and HBM bytes of a prefill: ``prompt`` tokens of ``batch`` sequences.
+
+    Parameters
+    ----------
+    active : array_like
+        Active parameters, the output projection included.
+    read : array_like
+        Parameters read (touched fraction for ``batch * prompt`` tokens).
+    out_proj : array_like
+        Parameters of the output projection (vocab x d_model): it runs for the
+        last token of each sequence only.
+    kv_per_token, layers, n_heads, head_dim : array_like
+        As in :func:`decode_flops_bytes`.
+    prompt : array_like
+        Prompt tokens per sequence (>= 1).
+    batch : array_like
+        Sequences (>= 1).
+    w, a_kv : array_like
+        Bytes per weight and per KV value.
+
+    Returns
+    -------
+    (flops, bytes) : tuple of float or ndarray
+
+    Raises
+    ------
+    DomainError
+        prompt or batch < 1, non-positive byte sizes.
+
+    Notes
+    -----
+    .. math::
+        \mathrm{FLOPs} = B\,[\,2 (P_\mathrm{active} - P_\mathrm{out})\,T + 2 P_\mathrm{out}
+        + 2\,L\,T^2 n_h H\,], \qquad
+        \mathrm{bytes} = P_\mathrm{read}\,w + B\,T\,\mathrm{kv}\,a_{kv}
+
+    Causal attention: QK^T and PV over the T(T+1)/2 ~ T^2/2 visible pairs,
+    2 FLOPs each per head dimension: 2 x 2 x T^2/2 x n_h x H per layer.
+    The weights are read once, the KV cache written once.
+
+    References
+    ----------
+    Reference section 5 (prefill is compute-bound); How to Scale Your Model
+    Part 4 (attention FLOPs).
+
+    Examples
+    --------
+    7e9 active parameters of which 0.5e9 output projection, 1000 prompt tokens:
+    2 x 6.5e9 x 1000 + 2 x 0.5e9 + 2 x 32 x 1000^2 x 32 x 128 = 13.263e12 FLOPs;
+    2 x 7e9 + 1000 x 131072 x 2 = 14.262e9 bytes.
+
+    >>> f, b = prefill_flops_bytes(7.0e9, 7.0e9, 0.5e9, 131072, 32, 32, 128, 1000)
+    >>> round(f / 1e12, 3), round(b / 1e9, 3)
+    (13.263, 14.262)
+    """
+    run = _Run(checks)
+    P, R, O, kv, L, nh, H, T, B, w, a = np.broadcast_arrays(
+        _f(active), _f(read), _f(out_proj), _f(kv_per_token), _f(layers), _f(n_heads),
+        _f(head_dim), _f(prompt), _f(batch), _f(w), _f(a_kv))
+    run.require(~(T >= 1), "prompt must be >= 1")
+    run.require(~(B >= 1), "batch must be >= 1")
+    run.positive("dtype bytes", w)
+    run.positive("kv dtype bytes", a)
+    with np.errstate(all="ignore"):
+        flops = B * (2.0 * (P - O) * T + 2.0 * O + 2.0 * L * T * T * nh * H)
+        nbytes = R * w + B * T * kv * a
+        run.finite(flops, nbytes)
+        return run.done(flops), _out(nbytes)
+
+
+def train_flops(active, tokens, layers=0.0, n_heads=0.0, head_dim=0.0, seq_len=0.0, *,
+                checks=None):
+    r"""Training FLOPs: forward and backward over ``tokens`` tokens.
+
+    Parameters
+    ----------
+    active : array_like
+        Active parameters (:func:`model_params`).
+    tokens : array_like
+        Training tokens (>= 0).
+    layers, n_heads, head_dim, seq_len : array_like, optional
+        With ``seq_len`` > 0 the causal attention FLOPs are added.
+
+    Returns
+    -------
+    float or ndarray
+        FLOPs.
+
+    Raises
+    ------
+    DomainError
+        Negative tokens or seq_len.
+
+    Notes
+    -----
+    .. math:: \mathrm{FLOPs} = 6\,N\,D + 6\,L\,S\,n_h H\,D
+
+    6 per parameter per token (2 forward, 4 backward: the book's 6ND);
+    causal attention costs 2 S n_h H FLOPs per token and layer forward
+    (2 x 2 x S^2/2 per sequence), three times that with the backward pass.
+
+    References
+    ----------
+    How to Scale Your Model, Part 4 (6ND) and Part 12 Q5.2.
+
+    Examples
+    --------
+    The book's Part 12 Q5.2: 6 x 70e9 x 15e12 = 6.3e24 FLOPs.
+
+    >>> train_flops(70e9, 15e12)
+    6.3e+24
+    """
+    run = _Run(checks)
+    P, D, L, nh, H, S = np.broadcast_arrays(_f(active), _f(tokens), _f(layers), _f(n_heads),
+                                            _f(head_dim), _f(seq_len))
+    run.nonneg("tokens", D)
+    run.nonneg("seq_len", S)
+    with np.errstate(all="ignore"):
+        return run.done(6.0 * P * D + 6.0 * L * S * nh * H * D)
+
+
+def step_terms(flops, bytes, n, peak, hbm_bw, mfu=1.0, mbu=1.0, *, checks=None):
+    r"""Per-chip compute and memory times of a whole-model step split over n chips.
+
+    Parameters
+    ----------
+    flops, bytes : array_like
+        FLOPs and HBM bytes of the whole step (>= 0).
+    n : array_like
+        Chips the step is split over evenly (whole number >= 1).
+    peak, hbm_bw : array_like
+        Per-chip FLOP/s of the dtype and HBM B/s (> 0).
+    mfu, mbu : array_like
+        Achieved fractions of peak FLOP/s and of HBM bandwidth, in (0, 1].
+
+    Returns
+    -------
+    (t_math, t_hbm) : tuple of float or ndarray
+        Seconds.
+
+    Raises
+    ------
+    DomainError
+        n not a whole number >= 1, mfu or mbu outside (0, 1], non-positive
+        peak or bandwidth.
+
+    Notes
+    -----
+    .. math:: T_\mathrm{math} = \frac{\mathrm{FLOPs}}{n\,\mathrm{peak}\,\mathrm{mfu}},\qquad
+              T_\mathrm{hbm} = \frac{\mathrm{bytes}}{n\,\mathrm{hbm\_bw}\,\mathrm{mbu}}
+
+    References
+    ----------
+    Reference sections 1 and 5; AIConfigurator's 0.8 HBM efficiency (mbu).
+
+    Examples
+    --------
+    >>> step_terms(9.89e14, 3.35e12, 1, 9.89e14, 3.35e12, mbu=0.8)
+    (1.0, 1.25)
+    """
+    run = _Run(checks)
+    F, nb, n, p, bw, u, m = np.broadcast_arrays(_f(flops), _f(bytes), _f(n), _f(peak),
+                                                _f(hbm_bw), _f(mfu), _f(mbu))
+    run.integer("n_chips", n, 1)
+    run.positive("peak", p)
+    run.positive("hbm_bw", bw)
+    run.require(~((u > 0) & (u <= 1)), "mfu must be in (0, 1]")
+    run.require(~((m > 0) & (m <= 1)), "mbu must be in (0, 1]")
+    with np.errstate(all="ignore"):
+        t_math, t_hbm = F / (n * p * u), nb / (n * bw * m)
+        run.finite(t_math, t_hbm)
+        return run.done(t_math), _out(t_hbm)
+
+
+def max_batch(capacity, weight_bytes, kv_bytes_per_seq, *, checks=None):
+    r"""Largest whole batch whose weights and KV cache fit in a memory capacity.
+
+    Parameters
+    ----------
+    capacity : array_like
+        Usable bytes of all the replica's chips together (>= 0).
+    weight_bytes : array_like
+        Bytes of all weights held (>= 0).
+    kv_bytes_per_seq : array_like
+        KV-cache bytes of one sequence at its full length (> 0).
+
+    Returns
+    -------
+    float or ndarray
+        Sequences, a whole number >= 0 (0: the weights alone do not fit).
+
+    Raises
+    ------
+    DomainError
+        Negative capacity or weights, non-positive KV bytes per sequence.
+
+    Notes
+    -----
+    .. math:: B_\max = \max\!\left(0, \left\lfloor
+              \frac{\mathrm{capacity} - \mathrm{weights}}{\mathrm{kv}_\mathrm{seq}}
+              \right\rfloor\right)
+
+    References
+    ----------
+    Reference section 5 (KV cache and batch size).
+
+    Examples
+    --------
+    Llama 3.1 70B in bf16 on 4 H200 (4 x 141e9 bytes): 141.2e9 of weights,
+    2.68e9 of KV per 8k sequence:
+
+    >>> max_batch(4 * 141e9, 141.2e9, 2.68435456e9)
+    157.0
+    """
+    run = _Run(checks)
+    cap, w, kv = np.broadcast_arrays(_f(capacity), _f(weight_bytes), _f(kv_bytes_per_seq))
+    run.nonneg("capacity", cap)
+    run.nonneg("weight bytes", w)
+    run.positive("KV bytes per sequence", kv)
+    with np.errstate(all="ignore"):
+        return run.done(np.maximum(0.0, np.floor((cap - w) / kv)))

@@ -15,7 +15,15 @@ from __future__ import annotations
 
 from rooflinexl import api
 from rooflinexl._version import __version__
-from rooflinexl.udfs._adapt import Call, RooflineInputError, arg, call, func, table
+from rooflinexl.udfs._adapt import (
+    Call,
+    RooflineInputError,
+    arg,
+    call,
+    func,
+    model_table,
+    table,
+)
 
 __xlwings_func_namespace__ = "ROOFLINE"
 #: Function-wizard category in classic Excel (xlwings Server and Lite ignore it).
@@ -32,12 +40,17 @@ __all__ = [
     "cost_per_flop",
     "crit_batch",
     "crit_intensity",
+    "decode_time",
     "kv_cache_bytes",
     "matmul_time",
+    "max_batch",
+    "model_spec",
     "moe_min_batch",
     "net_critical_d",
+    "prefill_time",
     "roofline_flops",
     "roofline_time",
+    "train_time",
     "version",
     "weight_load_time",
 ]
@@ -75,6 +88,24 @@ DOCS = {
     "batch": "Sequences; default 1.",
     "mfu": "Fraction of peak achieved, in (0, 1]; default 1.",
     "field": "Column of the chip table, e.g. hbm_bw, bf16_flops, price_per_hour, source.",
+    "models": "Model table range including its header row (the name Models in the shipped "
+              "workbooks).",
+    "model": "Model name or alias, e.g. \"Llama 3.1 70B\", \"DeepSeek-V3\"; a range gives one "
+             "result per model.",
+    "model_field": "Column of the model table (params, layers, experts, source, ...) or "
+                   "active_params, kv_per_token.",
+    "context": "Tokens cached per sequence (prompt + tokens generated so far).",
+    "prompt": "Prompt tokens per sequence.",
+    "kv_dtype": "KV-cache storage dtype; default: dtype.",
+    "mbu": "Fraction of HBM bandwidth achieved, in (0, 1]; default 1.",
+    "model_result": "time (default), upper, math, hbm, comms, bound, flops or bytes (per chip).",
+    "train_tokens": "Training tokens.",
+    "seq_len": "Sequence length; adds causal attention FLOPs (omit: 6ND only).",
+    "n_chips_req": "Number of chips (whole number >= 1).",
+    "max_context": "Tokens per sequence at its longest (prompt + output).",
+    "usable": "Share of HBM for weights and KV cache, in (0, 1]; default 1.",
+    "kv_dtype_w": "KV-cache storage dtype; default: weight_dtype.",
+    "weight_dtype_hbm": "Weight storage dtype; default bf16.",
 }
 
 
@@ -228,11 +259,80 @@ def chip_spec(chips, chip, field):
                 chips=table(chips))
 
 
+@func(category=CATEGORY)
+@_doc("models", "model", "field=model_field")
+def model_spec(models, model, field):
+    """One field of one model's row, e.g. MODEL_SPEC(Models, "DeepSeek-V3", "experts")."""
+    c = Call()
+    return call(api.model_spec, c, c.text("model", model),
+                c.text("field", field, required=True), models=model_table(models))
+
+
+def _model_step(fn, chips, chip, models, model, tokens_name, tokens, batch, n_chips, dtype,
+                weight_dtype, kv_dtype, mbu, mfu, result):
+    c = Call()
+    return call(fn, c, c.chip(chip), c.text("model", model), c.number(tokens_name, tokens),
+                c.number("batch", batch, 1.0, optional=True),
+                c.number("n_chips", n_chips, 1.0, optional=True), c.text("dtype", dtype),
+                c.text("weight_dtype", weight_dtype), c.text("kv_dtype", kv_dtype),
+                c.number("mbu", mbu, 1.0, optional=True),
+                c.number("mfu", mfu, 1.0, optional=True), c.text("result", result),
+                chips=table(chips), models=model_table(models))
+
+
+@func(category=CATEGORY)
+@_doc("chips", "chip", "models", "model", "context", "batch", "n_chips", "dtype", "weight_dtype",
+      "kv_dtype", "mbu", "mfu", "result=model_result")
+def decode_time(chips, chip, models, model, context, batch=None, n_chips=None, dtype=None,
+                weight_dtype=None, kv_dtype=None, mbu=None, mfu=None, result=None):
+    """Seconds per decode step of a whole model: max(FLOPs/peak, bytes/HBM) + TP AllReduces."""
+    return _model_step(api.decode_time, chips, chip, models, model, "context", context, batch,
+                       n_chips, dtype, weight_dtype, kv_dtype, mbu, mfu, result)
+
+
+@func(category=CATEGORY)
+@_doc("chips", "chip", "models", "model", "prompt", "batch", "n_chips", "dtype", "weight_dtype",
+      "kv_dtype", "mbu", "mfu", "result=model_result")
+def prefill_time(chips, chip, models, model, prompt, batch=None, n_chips=None, dtype=None,
+                 weight_dtype=None, kv_dtype=None, mbu=None, mfu=None, result=None):
+    """Seconds to prefill a prompt (time to first token), causal attention included."""
+    return _model_step(api.prefill_time, chips, chip, models, model, "prompt", prompt, batch,
+                       n_chips, dtype, weight_dtype, kv_dtype, mbu, mfu, result)
+
+
+@func(category=CATEGORY)
+@_doc("chips", "chip", "models", "model", "tokens=train_tokens", "n_chips=n_chips_req", "mfu",
+      "dtype", "seq_len")
+def train_time(chips, chip, models, model, tokens, n_chips, mfu=None, dtype=None, seq_len=None):
+    """Seconds to train on tokens: 6·N·D (+ attention with seq_len) / (n_chips·peak·mfu)."""
+    c = Call()
+    return call(api.train_time, c, c.chip(chip), c.text("model", model),
+                c.number("tokens", tokens), c.number("n_chips", n_chips),
+                c.number("mfu", mfu, 1.0, optional=True), c.text("dtype", dtype),
+                c.number("seq_len", seq_len, 0.0, optional=True),
+                chips=table(chips), models=model_table(models))
+
+
+@func(category=CATEGORY)
+@_doc("chips", "chip", "models", "model", "context=max_context", "n_chips",
+      "weight_dtype=weight_dtype_hbm", "kv_dtype=kv_dtype_w", "usable")
+def max_batch(chips, chip, models, model, context, n_chips=None, weight_dtype=None,
+              kv_dtype=None, usable=None):
+    """Largest batch whose weights + KV cache fit in n_chips' HBM (0: the weights do not fit)."""
+    c = Call()
+    return call(api.max_batch, c, c.chip(chip), c.text("model", model),
+                c.number("context", context), c.number("n_chips", n_chips, 1.0, optional=True),
+                c.text("weight_dtype", weight_dtype), c.text("kv_dtype", kv_dtype),
+                c.number("usable", usable, 1.0, optional=True),
+                chips=table(chips), models=model_table(models))
+
+
 #: Excel name -> function, for the headless engine and Python callers.
 FUNCTIONS = {f.__name__.upper(): f for f in (
     version, arith_intensity, crit_intensity, crit_batch, matmul_time, moe_min_batch,
     net_critical_d, roofline_flops, roofline_time, attn_intensity, collective_time,
-    weight_load_time, kv_cache_bytes, cost_per_flop, chip_spec)}
+    weight_load_time, kv_cache_bytes, cost_per_flop, chip_spec, model_spec, decode_time,
+    prefill_time, train_time, max_batch)}
 
 
 def __getattr__(name):

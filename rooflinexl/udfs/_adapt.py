@@ -29,6 +29,7 @@ import numpy as np
 from rooflinexl.chips import ChipTable
 from rooflinexl.errors import EXCEL_ERRORS, ExcelError, RooflineError
 from rooflinexl.model import Checks
+from rooflinexl.models import ModelTable
 
 
 def _want_xlwings() -> bool:
@@ -211,6 +212,33 @@ def table(chips) -> ChipTable:
             return ChipTable.from_rows(rows.tolist())
     except RooflineError as exc:
         raise RooflineInputError(f"chips: {exc}") from None
+
+
+@functools.lru_cache(maxsize=32)
+def _model_table_cached(key) -> ModelTable:
+    return ModelTable.from_rows([list(r) for r in key])
+
+
+def model_table(models) -> ModelTable:
+    """ModelTable of the ``models`` range (header row first), parsed once per distinct range."""
+    if isinstance(models, ModelTable):
+        return models
+    if models is None:
+        raise RooflineInputError("models: give the model table range with its header row "
+                                 "(in the shipped workbooks the name Models)")
+    rows = as_array("models", models)
+    if rows.ndim != 2 or rows.shape[0] < 2:
+        raise RooflineInputError("models: the model table must be a range of at least two "
+                                 "rows, the header (model, params, layers, ...) first")
+    key = tuple(tuple(None if isinstance(v, float) and math.isnan(v) else v for v in row)
+                for row in rows.tolist())
+    try:
+        try:
+            return _model_table_cached(key)
+        except TypeError:  # an unhashable cell: parse without the cache
+            return ModelTable.from_rows(rows.tolist())
+    except RooflineError as exc:
+        raise RooflineInputError(f"models: {exc}") from None
 
 
 # -------------------------------------------------------------------- outputs

@@ -29,6 +29,15 @@ CATALOGUE = {
     "KV_CACHE_BYTES": "layers, kv_heads, head_dim, tokens, [batch], [dtype]",
     "COST_PER_FLOP": "chips, chip, [dtype], [mfu]",
     "CHIP_SPEC": "chips, chip, field",
+    # issue 12: whole models
+    "MODEL_SPEC": "models, model, field",
+    "DECODE_TIME": "chips, chip, models, model, context, [batch], [n_chips], [dtype], "
+                   "[weight_dtype], [kv_dtype], [mbu], [mfu], [result]",
+    "PREFILL_TIME": "chips, chip, models, model, prompt, [batch], [n_chips], [dtype], "
+                    "[weight_dtype], [kv_dtype], [mbu], [mfu], [result]",
+    "TRAIN_TIME": "chips, chip, models, model, tokens, n_chips, [mfu], [dtype], [seq_len]",
+    "MAX_BATCH": "chips, chip, models, model, context, [n_chips], [weight_dtype], [kv_dtype], "
+                 "[usable]",
 }
 
 

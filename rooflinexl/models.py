@@ -1,0 +1,359 @@
+"""The model table: packaged default, loaders and validation (issue 12, like the chip table).
+
+A :class:`ModelTable` holds one row per model with the shapes a whole-model
+roofline needs: parameters as published, layers, d_model, heads, KV heads,
+head dimension, vocabulary, and for a mixture of experts the routed experts E,
+the experts per token k and the parameters of all routed experts together.
+It comes from the packaged CSV (``rooflinexl/data/models.csv``, every number
+from the model's published config.json or paper, cited with its date in the
+row), a CSV path, a pandas DataFrame or an Excel range (a 2-D list whose first
+row is the header). Header names are case-insensitive and may carry a unit in
+brackets (``params [count]``); validation messages name the row (the header is
+row 1, as in a sheet) and the column.
+
+Columns
+-------
+Required: ``model``, ``params`` (total, as published), ``layers``, ``d_model``,
+``n_heads``, ``kv_heads``, ``head_dim``, ``vocab``.
+Optional: ``aliases`` (``;``-separated), ``d_ff``, ``experts`` (E, routed),
+``active_experts`` (k), ``shared_experts``, ``expert_params`` (parameters of
+all routed experts together), ``kv_lora_rank`` and ``qk_rope_dim`` (MLA: the
+KV cache holds ``kv_lora_rank + qk_rope_dim`` values per token and layer
+instead of ``2 kv_heads head_dim``), ``tied_embeddings`` (0/1, TRUE/FALSE),
+``sliding_window``, ``source``, ``notes``.
+"""
+from __future__ import annotations
+
+import csv
+import functools
+import math
+import re
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from rooflinexl.chips import normalize_chip_name
+from rooflinexl.errors import KeywordError, ModelTableError, UnknownModelError
+
+REQUIRED = ("model", "params", "layers", "d_model", "n_heads", "kv_heads", "head_dim", "vocab")
+#: numeric columns: (minimum, whole number)
+NUMERIC = {
+    "params": (0, False), "layers": (1, True), "d_model": (1, True), "n_heads": (1, True),
+    "kv_heads": (1, True), "head_dim": (1, True), "vocab": (1, True), "d_ff": (1, True),
+    "experts": (1, True), "active_experts": (1, True), "shared_experts": (0, True),
+    "expert_params": (0, False), "kv_lora_rank": (1, True), "qk_rope_dim": (0, True),
+    "tied_embeddings": (0, True), "sliding_window": (1, True),
+}
+TEXT = ("model", "aliases", "source", "notes")
+#: every column of the schema, in the packaged CSV's order
+COLUMNS = ("model", "aliases", *NUMERIC, "source", "notes")
+#: unit shown in the Models sheet header of each numeric column
+UNITS = {"params": "count", "expert_params": "count", "head_dim": "elements",
+         "d_model": "elements", "d_ff": "elements", "kv_lora_rank": "elements",
+         "qk_rope_dim": "elements", "vocab": "tokens", "sliding_window": "tokens"}
+#: units a model-table header may carry, and their factor to a plain count
+COUNT_UNITS = {"": 1.0, "count": 1.0, "elements": 1.0, "tokens": 1.0, "params": 1.0,
+               "parameters": 1.0, "thousand": 1e3, "million": 1e6, "billion": 1e9,
+               "m": 1e6, "b": 1e9}
+_TRUE = {"true": 1.0, "yes": 1.0, "1": 1.0, "false": 0.0, "no": 0.0, "0": 0.0}
+_HEADER = re.compile(r"^\s*(?P<name>[^\[\]]*?)\s*(?:\[(?P<unit>[^\]]*)\])?\s*$")
+
+
+def parse_header(cell) -> tuple[str, float]:
+    """(column, factor to SI) of a header cell such as ``params [billion]``.
+
+    The unit step of the model table: one call. An unknown unit is a
+    :class:`ModelTableError` naming the column and the units allowed.
+
+    Examples
+    --------
+    >>> parse_header(" Params [billion] ")
+    ('params', 1000000000.0)
+    """
+    if cell is None:
+        return "", 1.0
+    m = _HEADER.match(str(cell))
+    if m is None:
+        raise ModelTableError(f"model table: header {cell!r} is not 'name' or 'name [unit]'")
+    name, unit = m.group("name").strip().casefold(), (m.group("unit") or "").strip().casefold()
+    if name in NUMERIC and unit not in COUNT_UNITS:
+        raise ModelTableError(
+            f"model table: column {name!r} has the unknown unit [{m.group('unit').strip()}] "
+            f"(allowed: {', '.join(u for u in COUNT_UNITS if u)} or none)")
+    return name, COUNT_UNITS.get(unit, 1.0) if name in NUMERIC else 1.0
+
+
+def _is_blank(value) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value)) or (
+        isinstance(value, str) and value.strip() == "")
+
+
+class ModelTable:
+    """A validated model table.
+
+    Build it with :meth:`default`, :meth:`from_csv`, :meth:`from_dataframe` or
+    :meth:`from_rows`. Numbers are float arrays (NaN where blank); text columns
+    lists of str. Unknown extra columns are kept as text and ignored.
+
+    Raises
+    ------
+    ModelTableError
+        A required column is missing or blank, a name or alias is used twice, a
+        number is not a finite number in its range (whole numbers where a count
+        must be whole), an MoE row lacks ``active_experts`` or ``expert_params``,
+        ``active_experts`` exceeds ``experts``, ``expert_params`` exceeds
+        ``params``, or only one of ``kv_lora_rank`` / ``qk_rope_dim`` is given.
+        The message names the row and the column.
+
+    Examples
+    --------
+    >>> t = ModelTable.default()
+    >>> t.field("Mixtral 8x7B", "experts"), t.field("mixtral-8x7b", "active_experts")
+    (8.0, 2.0)
+    """
+
+    def __init__(self, header: Sequence, rows: Sequence[Sequence], *, first_row: int = 2):
+        parsed = [parse_header(h) for h in header]
+        seen: dict[str, int] = {}
+        for i, (k, _) in enumerate(parsed):
+            if not k:
+                continue
+            if k in seen:
+                raise ModelTableError(f"model table: column {k!r} appears twice in the header")
+            seen[k] = i
+        missing = [c for c in REQUIRED if c not in seen]
+        if missing:
+            raise ModelTableError(
+                f"model table: required column {missing[0]!r} is missing (required: "
+                f"{', '.join(REQUIRED)}; header has: "
+                f"{', '.join(k for k, _ in parsed if k) or 'nothing'})")
+        width = len(parsed)
+        body = []
+        for n, row in enumerate(rows):
+            row = list(row)[:width] + [None] * max(0, width - len(row))
+            if all(_is_blank(v) for v in row):
+                continue
+            body.append((first_row + n, row))
+        if not body:
+            raise ModelTableError("model table: no model rows below the header")
+        self.columns = tuple(k for k, _ in parsed if k)
+        self.row_numbers = [r for r, _ in body]
+        self._numeric: dict[str, np.ndarray] = {}
+        self._text: dict[str, list[str]] = {}
+        for col, i in seen.items():
+            if col in NUMERIC:
+                factor = parsed[i][1]
+                self._numeric[col] = np.array(
+                    [self._number(r, row[i], col, factor) for r, row in body], dtype=float)
+            else:
+                self._text[col] = ["" if _is_blank(row[i]) else str(row[i]).strip()
+                                   for _, row in body]
+        for col in REQUIRED[1:]:
+            self._require(col, np.ones(len(body), bool), "required value is blank")
+        e = self.numeric("experts")
+        moe = ~np.isnan(e)
+        self._require("active_experts", moe, "an MoE row (experts given) needs active_experts")
+        self._require("expert_params", moe, "an MoE row (experts given) needs expert_params")
+        self._check(moe & (self.numeric("active_experts") > e), "active_experts",
+                    "active_experts (k) must be <= experts (E)")
+        self._check(~moe & ~np.isnan(self.numeric("expert_params")), "experts",
+                    "expert_params is given but experts is blank")
+        self._check(self.numeric("expert_params") > self.numeric("params"), "expert_params",
+                    "expert_params must be <= params")
+        lora, rope = np.isnan(self.numeric("kv_lora_rank")), np.isnan(self.numeric("qk_rope_dim"))
+        self._check(lora != rope, "kv_lora_rank",
+                    "kv_lora_rank and qk_rope_dim go together (MLA): give both or neither")
+        self.names: tuple[str, ...] = tuple(self._text["model"])
+        self._index: dict[str, int] = {}
+        owner: dict[str, str] = {}
+        aliases = self._text.get("aliases", [""] * len(self.names))
+        for j, (name, alias_text) in enumerate(zip(self.names, aliases, strict=True)):
+            r = self.row_numbers[j]
+            if not name:
+                raise ModelTableError(f"model table row {r}, column 'model': model name is blank")
+            for label, col in [(name, "model")] + [
+                    (a, "aliases") for a in alias_text.split(";") if a.strip()]:
+                key = normalize_chip_name(label)
+                if key in self._index and self._index[key] != j:
+                    raise ModelTableError(
+                        f"model table row {r}, column {col!r}: {label.strip()!r} is already the "
+                        f"name or an alias of {owner[key]!r} "
+                        f"(row {self.row_numbers[self._index[key]]})")
+                self._index[key] = j
+                owner[key] = name
+
+    def _require(self, col: str, where, why: str) -> None:
+        self._check(np.asarray(where) & np.isnan(self.numeric(col)), col, why)
+
+    def _check(self, bad, col: str, why: str) -> None:
+        bad = np.asarray(bad, bool)
+        if bad.any():
+            r = self.row_numbers[int(np.argmax(bad))]
+            raise ModelTableError(f"model table row {r}, column {col!r}: {why}")
+
+    @staticmethod
+    def _number(row: int, value, col: str, factor: float) -> float:
+        if _is_blank(value):
+            return math.nan
+        if col == "tied_embeddings" and isinstance(value, (bool, np.bool_)):
+            return float(value)
+        if col == "tied_embeddings" and isinstance(value, str) and \
+                value.strip().casefold() in _TRUE:
+            return _TRUE[value.strip().casefold()]
+        if isinstance(value, bool):
+            raise ModelTableError(
+                f"model table row {row}, column {col!r}: {value!r} is not a number")
+        try:
+            x = float(value.strip().replace("_", "") if isinstance(value, str) else value)
+            x *= factor
+        except (TypeError, ValueError):
+            raise ModelTableError(
+                f"model table row {row}, column {col!r}: {value!r} is not a number") from None
+        except OverflowError:
+            raise ModelTableError(f"model table row {row}, column {col!r}: a number beyond "
+                                  "the float range") from None
+        low, whole = NUMERIC[col]
+        if not math.isfinite(x) or x < low or (whole and x != math.floor(x)) or (
+                col == "tied_embeddings" and x > 1):
+            kind = "0 or 1" if col == "tied_embeddings" else (
+                f"a whole number >= {low}" if whole else f"a finite number >= {low}")
+            raise ModelTableError(
+                f"model table row {row}, column {col!r}: {value!r} must be {kind}")
+        return x
+
+    # ----------------------------------------------------------------- loaders
+    @classmethod
+    def from_rows(cls, rows: Sequence[Sequence]) -> ModelTable:
+        """Table from an Excel range: a 2-D list whose first row is the header."""
+        rows = list(rows) if rows is not None else []
+        if not rows or not isinstance(rows[0], (list, tuple)):
+            raise ModelTableError("model table must be a range of rows with the header first "
+                                  f"({', '.join(REQUIRED)}, ...)")
+        return cls(rows[0], rows[1:])
+
+    @classmethod
+    def from_csv(cls, path) -> ModelTable:
+        """Table from a CSV file with a header row (UTF-8, comma-separated)."""
+        with open(path, newline="", encoding="utf-8-sig") as fh:
+            rows = list(csv.reader(fh))
+        if not rows:
+            raise ModelTableError(f"model table {path}: the file is empty")
+        return cls(rows[0], rows[1:])
+
+    @classmethod
+    def from_dataframe(cls, df) -> ModelTable:
+        """Table from a pandas DataFrame whose columns are the header."""
+        return cls(list(df.columns), df.astype(object).values.tolist())
+
+    @classmethod
+    def default(cls) -> ModelTable:
+        """The packaged table (``rooflinexl/data/models.csv``), parsed once."""
+        return _default_table()
+
+    # ------------------------------------------------------------------ access
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def __repr__(self) -> str:
+        return f"ModelTable({len(self)} models: {', '.join(self.names)})"
+
+    def has(self, column: str) -> bool:
+        """Whether the table has ``column``."""
+        return column in self._numeric or column in self._text
+
+    def is_numeric(self, column: str) -> bool:
+        """Whether ``column`` is a numeric column of the table."""
+        return column in self._numeric
+
+    def numeric(self, column: str) -> np.ndarray:
+        """Float column (NaN where blank, all NaN when the table lacks it)."""
+        if column in self._numeric:
+            return self._numeric[column]
+        return np.full(len(self), np.nan)
+
+    def text(self, column: str) -> list[str]:
+        """Text column ('' where blank)."""
+        return self._text.get(column, [""] * len(self))
+
+    def row_of(self, name) -> int | None:
+        """Row index of a model name or alias; None when unknown."""
+        if not isinstance(name, str):
+            return None
+        return self._index.get(normalize_chip_name(name))
+
+    def index(self, names) -> tuple[np.ndarray, np.ndarray]:
+        """(row index array, unknown mask) of an array of names."""
+        arr = np.asarray(names, dtype=object)
+        out = np.empty(arr.shape, dtype=np.intp)
+        flat = out.reshape(-1)
+        cache: dict = {}
+        for i, v in enumerate(arr.reshape(-1).tolist()):
+            key = v if isinstance(v, (str, type(None))) else repr(v)
+            if key not in cache:
+                j = self.row_of(v)
+                cache[key] = -1 if j is None else j
+            flat[i] = cache[key]
+        return out, out < 0
+
+    def unknown_message(self, name) -> str:
+        """The ``#N/A`` reason for a name that is not in the table."""
+        if name is None or (isinstance(name, str) and not name.strip()):
+            return f"no model name given (known: {', '.join(self.names)})"
+        return f"unknown model {name!r} (known: {', '.join(self.names)})"
+
+    def field(self, name: str, field: str):
+        """One field of one model: float (NaN when blank) or str."""
+        j = self.row_of(name)
+        if j is None:
+            raise UnknownModelError(self.unknown_message(name))
+        col = parse_header(field)[0]
+        if col in self._numeric:
+            return float(self._numeric[col][j])
+        if col in self._text:
+            return self._text[col][j]
+        raise KeywordError(f"field {field!r} is not a column of the model table "
+                           f"({', '.join(self.columns)})")
+
+    def to_rows(self, columns=COLUMNS) -> list[list]:
+        """Header + rows as a 2-D list (numbers as floats, blanks as None)."""
+        cols = [c for c in columns if self.has(c)]
+        out = [list(cols)]
+        for j in range(len(self)):
+            row = []
+            for c in cols:
+                if c in self._numeric:
+                    x = self._numeric[c][j]
+                    row.append(None if math.isnan(x) else float(x))
+                else:
+                    row.append(self._text[c][j] or None)
+            out.append(row)
+        return out
+
+
+@functools.lru_cache(maxsize=1)
+def _default_table() -> ModelTable:
+    path = resources.files("rooflinexl") / "data" / "models.csv"
+    with resources.as_file(path) as p:
+        return ModelTable.from_csv(Path(p))
+
+
+def load_models(source=None) -> ModelTable:
+    """Model table from ``source``: None (packaged), a ModelTable, a CSV path, a DataFrame,
+    or a 2-D list whose first row is the header.
+
+    Examples
+    --------
+    >>> "DeepSeek-V3" in load_models().names
+    True
+    """
+    if source is None:
+        return ModelTable.default()
+    if isinstance(source, ModelTable):
+        return source
+    if isinstance(source, (str, Path)):
+        return ModelTable.from_csv(source)
+    if hasattr(source, "columns") and hasattr(source, "values"):
+        return ModelTable.from_dataframe(source)
+    return ModelTable.from_rows(source)
