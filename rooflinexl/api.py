@@ -953,8 +953,9 @@ class _Models:
         self.safe = np.where(self.unknown, 0, self.idx)
         if self.unknown.any():
             why = np.full(self.names.shape, None, dtype=object)
-            for i in zip(*np.nonzero(self.unknown)) if self.names.ndim else [()]:
-                why[i] = self.table.unknown_message(self.names[i])
+            for i in np.ndindex(self.names.shape):
+                if self.unknown[i]:
+                    why[i] = self.table.unknown_message(self.names[i])
             checks.add(self.unknown, UnknownModelError, why)
 
     def col(self, column: str, blank=np.nan) -> np.ndarray:
@@ -1002,9 +1003,10 @@ def _tp_comms(run: _Run, ch: _Chips, m: dict, tokens, a, n) -> np.ndarray:
     if not np.any(multi):
         return np.zeros(np.shape(n))
     ici = ch.spec("ici_bw", where=multi)
-    one = model.collective_time(model.COLLECTIVE_FACTORS["allreduce"],
-                                np.asarray(tokens, dtype=float) * m["d"] * a,
-                                n, np.where(multi, ici, 1.0), checks=run.checks)
+    with np.errstate(all="ignore"):
+        nbytes = np.asarray(tokens, dtype=float) * m["d"] * a
+    one = model.collective_time(model.COLLECTIVE_FACTORS["allreduce"], nbytes, n,
+                                np.where(multi, ici, 1.0), checks=run.checks)
     return np.where(multi, 2.0 * m["L"] * one, 0.0)
 
 
@@ -1163,7 +1165,8 @@ def prefill_time(chip, model_name, prompt, batch=1, n_chips=1, dtype="bf16", wei
                                        weight_dtype, kv_dtype)
     res = _keyword(result, _lookup({r: r for r in MODEL_RESULTS}, "result"), "time")
     B, n = _num(batch, 1.0), _num(n_chips, 1.0)
-    tokens = np.multiply(B, prompt)
+    with np.errstate(all="ignore"):
+        tokens = np.multiply(B, prompt)
     frac = model.moe_expert_fraction(m["k"], m["E"], tokens, checks=run.checks)
     read = model.model_params(m["P"], m["V"], m["d"], m["tied"], m["PE"], m["E"], m["k"],
                               frac, checks=run.checks)

@@ -1152,7 +1152,7 @@ def prefill_flops_bytes(active, read, out_proj, kv_per_token, layers, n_heads, h
     (13.263, 14.262)
     """
     run = _Run(checks)
-    P, R, O, kv, L, nh, H, T, B, w, a = np.broadcast_arrays(
+    P, R, Po, kv, L, nh, H, T, B, w, a = np.broadcast_arrays(
         _f(active), _f(read), _f(out_proj), _f(kv_per_token), _f(layers), _f(n_heads),
         _f(head_dim), _f(prompt), _f(batch), _f(w), _f(a_kv))
     run.require(~(T >= 1), "prompt must be >= 1")
@@ -1160,7 +1160,7 @@ def prefill_flops_bytes(active, read, out_proj, kv_per_token, layers, n_heads, h
     run.positive("dtype bytes", w)
     run.positive("kv dtype bytes", a)
     with np.errstate(all="ignore"):
-        flops = B * (2.0 * (P - O) * T + 2.0 * O + 2.0 * L * T * T * nh * H)
+        flops = B * (2.0 * (P - Po) * T + 2.0 * Po + 2.0 * L * T * T * nh * H)
         nbytes = R * w + B * T * kv * a
         run.finite(flops, nbytes)
         return run.done(flops), _out(nbytes)

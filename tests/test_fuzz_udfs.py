@@ -34,10 +34,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rooflinexl import udfs
-from rooflinexl.api import MATMUL_RESULTS
+from rooflinexl.api import MATMUL_RESULTS, MODEL_DERIVED, MODEL_RESULTS
 from rooflinexl.chips import load_chips
 from rooflinexl.dtypes import DTYPE_ALIASES, DTYPES, TIER_ALIASES, TIERS
 from rooflinexl.errors import EXCEL_ERRORS, ExcelError
+from rooflinexl.models import load_models
 
 EXAMPLES = int(os.environ.get("ROOFLINEXL_FUZZ_EXAMPLES", "200"))
 POLICY_ERRORS = {"#N/A", "#NUM!", "#VALUE!", "#DIV/0!"}  # DESIGN.md section 4
@@ -45,17 +46,22 @@ POLICY_ERRORS = {"#N/A", "#NUM!", "#VALUE!", "#DIV/0!"}  # DESIGN.md section 4
 CHIPS = load_chips().to_rows()
 NAMES = [r[0] for r in CHIPS[1:]]
 FIELDS = list(CHIPS[0])
+MODELS = load_models().to_rows()
+MODEL_NAMES = [r[0] for r in MODELS[1:]]
+MODEL_SPELLINGS = MODEL_NAMES + [f" {n.lower().replace(' ', '-')} " for n in MODEL_NAMES] + [
+    "Llama", "", "gpt-oss", "Mixtral-8x7B-v0.1"]
 COUNTS = {"calls": 0, "errors_raised": 0, "error_elements": 0, "elements": 0}
 
 KEYWORD_VALUES = {
     "tier": sorted(set(TIERS) | set(TIER_ALIASES)) + ["HBM ", " Nv-Link", "ICI"],
     "dtype": sorted(set(DTYPES) | set(DTYPE_ALIASES)) + ["BF16", " fp-8 ", "Int_8"],
-    "result": list(MATMUL_RESULTS) + ["TIME", " Bound "],
+    "result": sorted(set(MATMUL_RESULTS) | set(MODEL_RESULTS)) + ["TIME", " Bound "],
     "kind": ["AllGather", "ReduceScatter", "AllReduce", "all-reduce", "all_gather"],
     "shard": ["none", "D", "F", "d", "f"],
-    "field": FIELDS + ["HBM_BW", " price per hour "],
+    "field": FIELDS + ["HBM_BW", " price per hour "] + list(MODELS[0]) + list(MODEL_DERIVED),
 }
 KEYWORD_VALUES["weight_dtype"] = KEYWORD_VALUES["dtype"]
+KEYWORD_VALUES["kv_dtype"] = KEYWORD_VALUES["dtype"]
 KEYWORDS = sorted({v for vs in KEYWORD_VALUES.values() for v in vs})
 CHIP_SPELLINGS = NAMES + [f"  {n.upper().replace(' ', '-')} " for n in NAMES] + [
     "h100 sxm", "H100_SXM5", "tpu  v5e", "B300", "", "H", "TPU"]
@@ -92,6 +98,8 @@ def element_for(name: str):
     """Cell values for parameter ``name``: mostly sensible, sometimes anything."""
     if name == "chip":
         good = st.sampled_from(CHIP_SPELLINGS)
+    elif name == "model":
+        good = st.sampled_from(MODEL_SPELLINGS)
     elif name in KEYWORD_VALUES:
         good = st.one_of(st.sampled_from(KEYWORD_VALUES[name]), st.none())
     else:
@@ -144,6 +152,26 @@ def chip_tables(draw):
     return draw(ranges())
 
 
+@st.composite
+def model_tables(draw):
+    """Mostly the packaged model table; sometimes corrupted cells, a subset of rows, or junk."""
+    kind = ["packaged"] * 12 + ["corrupt", "subset", "junk"]
+    kind = kind[draw(st.integers(0, len(kind) - 1))]
+    if kind == "packaged":
+        return MODELS
+    rows = [list(r) for r in MODELS]
+    if kind == "subset":
+        keep = draw(st.lists(st.integers(1, len(rows) - 1), min_size=1, max_size=4, unique=True))
+        return [rows[0]] + [rows[i] for i in keep]
+    if kind == "corrupt":
+        for _ in range(draw(st.integers(1, 6))):
+            i = draw(st.integers(1, len(rows) - 1) if draw(st.integers(0, 5)) else st.just(0))
+            j = draw(st.integers(0, len(rows[0]) - 1))
+            rows[i][j] = draw(elements)
+        return rows
+    return draw(ranges())
+
+
 def arguments(fn):
     """Strategy for (args, kwargs) of ``fn``: every parameter given, blank or omitted."""
     params = list(inspect.signature(fn).parameters.values())
@@ -156,6 +184,8 @@ def arguments(fn):
         for p in params:
             if p.name == "chips":
                 value = draw(chip_tables())
+            elif p.name == "models":
+                value = draw(model_tables())
             else:
                 value = draw(weighted((15, ranges(element_for(p.name), shape)),
                                       (1, ranges())))
@@ -259,7 +289,8 @@ def test_degenerate_chip_tables(args):
         if "chips" not in inspect.signature(fn).parameters:
             continue
         params = list(inspect.signature(fn).parameters)
-        extra = {"kind": "AllReduce", "field": "hbm_bw"}
+        extra = {"kind": "AllReduce", "field": "hbm_bw", "models": MODELS,
+                 "model": "Llama 3.1 8B"}
         call = [chips, chip] + [extra.get(p, 8.0) for p in params[2:]
                                 if inspect.signature(fn).parameters[p].default
                                 is inspect.Parameter.empty]
