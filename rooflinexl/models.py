@@ -150,6 +150,7 @@ class ModelTable:
             else:
                 self._text[col] = ["" if _is_blank(row[i]) else str(row[i]).strip()
                                    for _, row in body]
+        self.names: tuple[str, ...] = tuple(self._text["model"])
         for col in REQUIRED[1:]:
             self._require(col, np.ones(len(body), bool), "required value is blank")
         e = self.numeric("experts")
@@ -165,7 +166,6 @@ class ModelTable:
         lora, rope = np.isnan(self.numeric("kv_lora_rank")), np.isnan(self.numeric("qk_rope_dim"))
         self._check(lora != rope, "kv_lora_rank",
                     "kv_lora_rank and qk_rope_dim go together (MLA): give both or neither")
-        self.names: tuple[str, ...] = tuple(self._text["model"])
         self._index: dict[str, int] = {}
         owner: dict[str, str] = {}
         aliases = self._text.get("aliases", [""] * len(self.names))
