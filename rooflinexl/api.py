@@ -23,7 +23,9 @@ from rooflinexl import model
 from rooflinexl.chips import ChipTable, factorize, load_chips
 from rooflinexl.dtypes import (
     DTYPES,
+    SCALEUP_TIERS,
     TIER_BOUND,
+    TIER_LATENCY,
     TIERS,
     normalize_keyword,
     resolve_dtype,
@@ -35,7 +37,7 @@ from rooflinexl.models import ModelTable, load_models
 
 __all__ = [
     "Chip", "Coded", "arith_intensity", "crit_intensity", "crit_batch", "matmul_time",
-    "moe_min_batch",
+    "moe_min_batch", "COLLECTIVE_NAMES",
     "net_critical_d", "roofline_flops", "roofline_time", "attn_intensity", "collective_time",
     "weight_load_time", "kv_cache_bytes", "cost_per_flop", "chip_spec",
     "MATMUL_RESULTS", "ROOFLINE_RESULTS", "SHARDS", "COLLECTIVES",
@@ -49,7 +51,9 @@ MATMUL_RESULTS = ("time", "upper", "math", "hbm", "comms", "bound", "intensity")
 ROOFLINE_RESULTS = MATMUL_RESULTS
 SHARDS = {"none": "none", "d": "D", "f": "F"}
 COLLECTIVES = {"allgather": "allgather", "reducescatter": "reducescatter",
-               "allreduce": "allreduce"}
+               "allreduce": "allreduce", "alltoall": "alltoall"}
+#: how the ``kind`` keyword values are written in messages and docs
+COLLECTIVE_NAMES = ("AllGather", "ReduceScatter", "AllReduce", "AllToAll")
 
 
 class Chip:
@@ -266,6 +270,53 @@ class _Chips:
         return vals
 
 
+@dataclass
+class _Net:
+    """Link parameters of one tier per element (see :func:`_network`)."""
+
+    bw: np.ndarray
+    latency: np.ndarray
+    domain: np.ndarray
+    out_bw: np.ndarray
+    out_latency: np.ndarray
+    torus: np.ndarray
+
+
+def _network(ch: _Chips, tier, n, needs_torus=False, where=True) -> _Net:
+    """Bandwidth, latency and scale-up domain of ``tier`` for a collective over ``n`` chips.
+
+    On a scale-up tier (``ici``, ``ici_egress``) the domain is the chip's
+    ``scaleup_size`` (blank: no limit) and, where ``n`` exceeds it, the outer
+    level runs on ``dcn_bw`` / ``dcn_latency`` (a blank ``dcn_bw`` is then a
+    missing spec). Other tiers have no domain limit. Blank latencies are 0.
+    ``needs_torus`` marks elements that need ``scaleup_topology`` (AllToAll on
+    a scale-up tier): blank there is a missing spec.
+    """
+    tier_col = _map(tier, TIERS)
+    bw = ch.spec(tier_col, where=where)
+    lat_col = _map(tier, {t: TIER_LATENCY.get(t, "") for t in TIERS})
+    lat = np.nan_to_num(ch.spec(lat_col, where=False), nan=0.0)
+    scaleup = np.asarray(_plain(_map(tier, {t: t in SCALEUP_TIERS for t in TIERS},
+                                     dtype=bool)), dtype=bool)
+    domain = np.where(scaleup, ch.spec("scaleup_size", where=False), np.nan)
+    domain = np.where(np.isnan(domain), np.inf, domain)
+    n = np.asarray(n, dtype=float) if not isinstance(n, np.ndarray) else n
+    with np.errstate(invalid="ignore"):
+        beyond = np.asarray(n > domain) & where
+    out_bw = ch.spec("dcn_bw", where=beyond)
+    out_lat = np.nan_to_num(ch.spec("dcn_latency", where=False), nan=0.0)
+    safe = np.where(ch.unknown, 0, ch.idx)
+    topo = np.asarray(ch.table.text("scaleup_topology"), dtype=object)[safe]
+    need = np.asarray(needs_torus) & scaleup & ~beyond & where
+    blank = (topo == "") & need & ~ch.unknown
+    if np.any(blank):
+        why = np.empty(len(ch.table), dtype=object)
+        for j, name in enumerate(ch.table.names):
+            why[j] = f"{name} has no scaleup_topology (switch or torus), needed for AllToAll"
+        ch.checks.add(blank, MissingSpecError, np.broadcast_to(why[safe], np.shape(blank)))
+    return _Net(bw, lat, domain, out_bw, out_lat, np.asarray(topo == "torus") & scaleup)
+
+
 def _dtype(dtype, default="bf16"):
     return _keyword(dtype, resolve_dtype, default)
 
@@ -464,7 +515,10 @@ def matmul_time(chip, B, D, F, dtype="bf16", weight_dtype=None, n_chips=1, shard
 
     Notes
     -----
-    :func:`rooflinexl.model.matmul_terms` with peak(dtype), hbm_bw and ici_bw.
+    :func:`rooflinexl.model.matmul_terms` with peak(dtype), hbm_bw, and for
+    the shard-D AllReduce ici_bw, ici_latency, scaleup_size, dcn_bw and
+    dcn_latency (two-level beyond the scale-up domain, as
+    :func:`collective_time`).
 
     References
     ----------
@@ -497,10 +551,15 @@ def _matmul_parts(run: _Run, chip, B, D, F, dtype, weight_dtype, n_chips, shard,
     n = np.asarray(1.0 if n_chips is None else n_chips, dtype=float)
     sh = _plain(sh)
     needs_ici = np.asarray(np.asarray(sh, dtype=object) == "D") & (n > 1)
-    ici = ch.spec("ici_bw", where=needs_ici) if needs_ici.any() else np.nan
+    if needs_ici.any():
+        net = _network(ch, "ici", n, where=needs_ici)
+        ici, lat, dom, dcn, dcn_lat = net.bw, net.latency, net.domain, net.out_bw, \
+            net.out_latency
+    else:
+        ici, lat, dom, dcn, dcn_lat = np.nan, 0.0, np.inf, np.nan, 0.0
     t_math, t_hbm, t_comms, flops, per_chip = model.matmul_terms(
         B, D, F, _peak(ch, dt), ch.spec("hbm_bw"), ici, _bytes(dt), _bytes(wdt), n, sh,
-        checks=run.checks)
+        lat, dom, dcn, dcn_lat, checks=run.checks)
     with np.errstate(all="ignore"):
         values = {
             "time": np.maximum(np.maximum(t_math, t_hbm), t_comms),
@@ -575,7 +634,10 @@ def net_critical_d(chip, n_chips, dtype="bf16", tier="ici", *, chips=None, check
     dtype : str or array_like
         Dtype of the partial sums and the peak.
     tier : str or array_like
-        Link the AllReduce runs on; default ``ici`` (NVLink on GPUs).
+        Link the AllReduce runs on; default ``ici`` (NVLink on GPUs). On
+        ``ici``/``ici_egress``, n beyond the chip's ``scaleup_size`` runs the
+        outer level of a two-level AllReduce over ``dcn_bw`` (n must then be
+        a multiple of ``scaleup_size``, else ``DomainError``/``#NUM!``).
     chips : table, optional
 
     Returns
@@ -589,23 +651,31 @@ def net_critical_d(chip, n_chips, dtype="bf16", tier="ici", *, chips=None, check
 
     Notes
     -----
-    :func:`rooflinexl.model.net_critical_d`: a·(n−1)·peak / bw(tier).
+    :func:`rooflinexl.model.net_critical_d`: a·(n−1)·peak / bw(tier) within
+    one scale-up domain, the two-level form beyond it.
 
     References
     ----------
-    Reference section 7 (网络的 roofline).
+    Reference section 7 (网络的 roofline); How to Scale Your Model Part 12
+    (cross-node collectives).
 
     Examples
     --------
     >>> round(net_critical_d("TPU v5e", 2), 1)
     8755.6
+
+    16 H100s are two 8-GPU NVLink domains joined by 400 Gb/s NICs:
+
+    >>> round(net_critical_d("H100", 16))
+    61538
     """
     run = _Run(checks)
     ch = _Chips(chip, chips, run.checks)
     dt = _dtype(dtype)
-    bw = ch.spec(_map(_tier(tier, "ici"), TIERS))
-    return _finish(run, model.net_critical_d(_peak(ch, dt), bw, n_chips, _bytes(dt),
-                                             checks=run.checks))
+    n = np.asarray(n_chips, dtype=float)
+    net = _network(ch, _tier(tier, "ici"), n)
+    return _finish(run, model.net_critical_d(_peak(ch, dt), net.bw, n, _bytes(dt), net.domain,
+                                             net.out_bw, checks=run.checks))
 
 
 def roofline_flops(chip, intensity, tier="hbm", dtype="bf16", *, chips=None, checks=None):
@@ -730,21 +800,30 @@ def attn_intensity(T, S, G, *, checks=None):
 
 
 def collective_time(chip, kind, bytes, n_chips, tier="ici", *, chips=None, checks=None):
-    r"""Ring-model time of AllGather, ReduceScatter or AllReduce of a ``bytes``-sized array.
+    r"""Time of a collective over n chips of a chip: α–β ring model, tier- and domain-aware.
 
     Parameters
     ----------
     chip : str, Chip or array_like of str
     kind : str or array_like
-        ``AllGather``, ``ReduceScatter`` or ``AllReduce`` (case, spaces,
-        hyphens ignored).
+        ``AllGather``, ``ReduceScatter``, ``AllReduce`` or ``AllToAll`` (case,
+        spaces, hyphens ignored).
     bytes : array_like
-        Size of the full array (bytes).
+        Size of the full array, all shards together (bytes): an AllGather's
+        output, a ReduceScatter's input, the array an AllReduce reduces on
+        every chip, the sum of all chips' AllToAll buffers (each chip holds
+        ``bytes / n`` and sends ``(n-1)/n`` of it).
     n_chips : array_like
-        Chips in the ring.
+        Chips taking part (whole number >= 1).
     tier : str or array_like
-        Link; default ``ici`` (NVLink on GPUs).
+        Link; default ``ici`` (NVLink on GPUs), latency ``ici_latency``.
+        On ``ici``/``ici_egress``, n beyond the chip's ``scaleup_size`` is
+        two-level: rings inside each domain and over ``dcn_bw`` /
+        ``dcn_latency`` between domains (n must be a multiple of
+        ``scaleup_size``). ``dcn``: one ring over the NICs, ``dcn_latency``.
     chips : table, optional
+    checks : Checks, optional
+        Collect per-element errors instead of raising (the Excel adapters).
 
     Returns
     -------
@@ -753,29 +832,49 @@ def collective_time(chip, kind, bytes, n_chips, tier="ici", *, chips=None, check
 
     Raises
     ------
-    UnknownChipError, MissingSpecError, KeywordError, DomainError
+    UnknownChipError, KeywordError
+    MissingSpecError
+        A blank bandwidth of the tier, a blank ``dcn_bw`` beyond the domain,
+        a blank ``scaleup_topology`` for an AllToAll inside the domain.
+    DomainError
+        Negative bytes, n not a whole number >= 1, n beyond the domain but
+        not a multiple of ``scaleup_size``.
 
     Notes
     -----
-    :func:`rooflinexl.model.collective_time`.
+    :func:`rooflinexl.model.collective_seconds` with the chip's columns:
+    ``bw(tier)``, the tier's latency column (blank = 0, the bandwidth-only
+    bound), ``scaleup_size``, ``scaleup_topology`` (AllToAll: ``switch``
+    (n−1)/n², ``torus`` ring (n−1)/(2n) of bytes/bw), ``dcn_bw``,
+    ``dcn_latency``. Broadcasts over every argument: the building block for
+    whole-model plans (one call per collective and parallelism axis).
 
     References
     ----------
-    Reference section 7.
+    Reference section 7; How to Scale Your Model Part 12 (intra- and
+    cross-node collectives).
 
     Examples
     --------
-    >>> round(collective_time("H100", "AllReduce", 2 * 8192 * 8192, 8) * 1e3, 3)
+    AllReduce of a bf16 [8192, 8192] array over 8 H100s: 2·7/8·134 MB /
+    450 GB/s, plus 14 NVLink steps of the table's ici_latency:
+
+    >>> t = collective_time("H100", "AllReduce", 2 * 8192 * 8192, 8)
+    >>> round((t - 14 * chip_spec("H100", "ici_latency")) * 1e3, 3)
     0.522
     """
     run = _Run(checks)
     ch = _Chips(chip, chips, run.checks)
     kd = _keyword(kind, _lookup(COLLECTIVES, "kind"), None)
     if kd is None:
-        raise KeywordError("kind is required: one of AllGather, ReduceScatter, AllReduce")
-    factor = np.asarray(_plain(_map(kd, model.COLLECTIVE_FACTORS)), dtype=float)
-    bw = ch.spec(_map(_tier(tier, "ici"), TIERS))
-    return _finish(run, model.collective_time(factor, bytes, n_chips, bw, checks=run.checks))
+        raise KeywordError("kind is required: one of " + ", ".join(COLLECTIVE_NAMES))
+    kd = _plain(kd)
+    n = np.asarray(n_chips, dtype=float)
+    net = _network(ch, _tier(tier, "ici"), n, needs_torus=np.asarray(kd, dtype=object) ==
+                   "alltoall")
+    return _finish(run, model.collective_seconds(kd, bytes, n, net.bw, net.latency, net.domain,
+                                                 net.out_bw, net.out_latency, net.torus,
+                                                 checks=run.checks))
 
 
 def weight_load_time(chip, n_params, dtype="bf16", n_chips=1, *, chips=None, checks=None):
@@ -992,22 +1091,30 @@ def _model_setup(run, chip, model_name, chips, models, dtype, weight_dtype, kv_d
 
 
 def _tp_comms(run: _Run, ch: _Chips, m: dict, tokens, a, n) -> np.ndarray:
-    """Tensor-parallel communication of a step: two AllReduces of the activations per layer.
+    """Communication of a step on n chips (zero on one chip), not overlapped.
 
-    Each layer's attention output and MLP output are summed over the n chips
-    (Megatron-style tensor parallelism): 2 L AllReduces of tokens x d_model x a
-    bytes over the scale-up link (``ici``). Zero on one chip.
+    Dense layers, tensor-parallel (Megatron-style): the attention output and the
+    MLP output are summed over the chips, two AllReduces of tokens x d_model x a
+    bytes per layer. An MoE: one AllReduce (attention) and, expert-parallel,
+    two AllToAlls (dispatch and combine) of tokens x k x d_model x a bytes per
+    layer (every layer counted as MoE). Both on the scale-up tier (``ici``)
+    with its latency, two-level beyond ``scaleup_size``
+    (:func:`rooflinexl.model.collective_seconds`).
     """
     n = np.asarray(n, dtype=float)
     multi = n > 1
     if not np.any(multi):
         return np.zeros(np.shape(n))
-    ici = ch.spec("ici_bw", where=multi)
+    moe = m["moe"]
+    net = _network(ch, "ici", n, needs_torus=moe & multi, where=multi)
     with np.errstate(all="ignore"):
-        nbytes = np.asarray(tokens, dtype=float) * m["d"] * a
-    one = model.collective_time(model.COLLECTIVE_FACTORS["allreduce"], nbytes, n,
-                                np.where(multi, ici, 1.0), checks=run.checks)
-    return np.where(multi, 2.0 * m["L"] * one, 0.0)
+        x = np.asarray(tokens, dtype=float) * m["d"] * a
+        bw = np.where(multi, net.bw, 1.0)
+        args = (n, bw, net.latency, net.domain, net.out_bw, net.out_latency, net.torus)
+        ar = model.collective_seconds("allreduce", x, *args, checks=run.checks)
+        a2a = model.collective_seconds("alltoall", x * m["k"], *args, checks=run.checks)
+        per_layer = np.where(moe, ar + 2.0 * a2a, 2.0 * ar)
+    return np.where(multi, m["L"] * per_layer, 0.0)
 
 
 def _model_values(res, run, ch, dt, flops, nbytes, n, mfu, mbu, t_comms):

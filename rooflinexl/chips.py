@@ -20,28 +20,37 @@ from pathlib import Path
 
 import numpy as np
 
-from rooflinexl.errors import ChipTableError, KeywordError
+from rooflinexl.errors import ChipTableError, KeywordError, UnitError
+from rooflinexl.units import SI_UNITS, TEXT_DIMENSIONS, check_year_month, parse_header, unit_factor
 
 REQUIRED = ("chip", "bf16_flops", "hbm_bw")
-NUMERIC = (
-    "bf16_flops", "fp8_flops", "int8_flops", "int4_flops", "fp4_flops", "vector_flops",
-    "hbm_bytes", "hbm_bw", "vmem_bytes", "vmem_bw", "ici_bw", "dcn_bw", "pcie_bw",
-    "price_per_hour",
-)
-TEXT = ("chip", "aliases", "vendor", "kind", "price_date", "price_source", "source", "notes")
-#: every column of the schema, in the packaged CSV's order
-COLUMNS = ("chip", "aliases", "vendor", "kind", *NUMERIC[:-1], "price_per_hour",
-           "price_date", "price_source", "source", "notes")
-#: unit of each numeric column, for headers such as ``hbm_bw [B/s]``
-UNITS = {
-    "bf16_flops": "FLOP/s", "fp8_flops": "FLOP/s", "int8_flops": "OP/s", "int4_flops": "OP/s",
-    "fp4_flops": "FLOP/s", "vector_flops": "FLOP/s", "hbm_bytes": "bytes", "hbm_bw": "B/s",
-    "vmem_bytes": "bytes", "vmem_bw": "B/s", "ici_bw": "B/s", "dcn_bw": "B/s", "pcie_bw": "B/s",
-    "price_per_hour": "USD/chip-hour",
+#: dimension (a key of :data:`rooflinexl.units.DIMENSIONS`) of every column, in the
+#: packaged CSV's order; DESIGN.md section 2 and docs/chips.md give each column's meaning
+SCHEMA: dict[str, str] = {
+    "chip": "text", "aliases": "text", "vendor": "text", "kind": "text",
+    "bf16_flops": "FLOP/s", "fp8_flops": "FLOP/s", "int8_flops": "FLOP/s",
+    "int4_flops": "FLOP/s", "fp4_flops": "FLOP/s", "vector_flops": "FLOP/s",
+    "hbm_bytes": "bytes", "hbm_bw": "B/s", "vmem_bytes": "bytes", "vmem_bw": "B/s",
+    "l2_bw": "B/s",
+    "ici_bw": "B/s", "ici_egress_bw": "B/s", "scaleup_size": "count",
+    "scaleup_topology": "text", "ici_latency": "s",
+    "dcn_bw": "B/s", "dcn_latency": "s", "pcie_bw": "B/s",
+    "tdp_w": "W", "release": "year-month",
+    "price_per_hour": "USD/h", "price_date": "year-month", "price_source": "text",
+    "source": "text", "notes": "text",
 }
+NUMERIC = tuple(c for c, d in SCHEMA.items() if d not in TEXT_DIMENSIONS)
+TEXT = tuple(c for c, d in SCHEMA.items() if d in TEXT_DIMENSIONS)
+#: every column of the schema, in the packaged CSV's order
+COLUMNS = tuple(SCHEMA)
+#: SI unit shown in a generated header (``hbm_bw [B/s]``) for each numeric column
+UNITS = {c: SI_UNITS[d] for c, d in SCHEMA.items() if d not in TEXT_DIMENSIONS} | {
+    "int8_flops": "OP/s", "int4_flops": "OP/s", "hbm_bytes": "bytes", "vmem_bytes": "bytes",
+    "price_per_hour": "USD/chip-hour", "scaleup_size": "chips"}
+#: values of ``scaleup_topology``: how the chips of one scale-up domain are linked
+TOPOLOGIES = ("switch", "torus")
 
 _SEP = re.compile(r"[\s_\-]+")
-_UNIT_SUFFIX = re.compile(r"\s*\[[^\]]*\]\s*$")
 
 
 def normalize_chip_name(name: str) -> str:
@@ -56,10 +65,8 @@ def normalize_chip_name(name: str) -> str:
 
 
 def _header_key(cell) -> str:
-    """Header cell -> column name: case-folded, trimmed, a unit suffix ``[B/s]`` dropped."""
-    if cell is None:
-        return ""
-    return _UNIT_SUFFIX.sub("", str(cell)).strip().casefold()
+    """Header cell -> column name: case-folded, trimmed, without its ``[unit]``."""
+    return parse_header(cell)[0]
 
 
 def _is_blank(value) -> bool:
@@ -143,7 +150,14 @@ class ChipTable:
     """
 
     def __init__(self, header: Sequence, rows: Sequence[Sequence], *, first_row: int = 2):
-        keys = [_header_key(h) for h in header]
+        parsed = [parse_header(h) for h in header]
+        keys = [k for k, _ in parsed]
+        factors = []
+        for k, unit in parsed:
+            try:
+                factors.append(unit_factor(unit, SCHEMA[k], column=k) if k in SCHEMA else 1.0)
+            except UnitError as exc:
+                raise ChipTableError(f"chip table: {exc}") from None
         seen: dict[str, int] = {}
         for i, k in enumerate(keys):
             if not k:
@@ -173,7 +187,12 @@ class ChipTable:
         for col, i in seen.items():
             if col in NUMERIC:
                 self._numeric[col] = np.array(
-                    [self._number(r, row[i], col) for r, row in body], dtype=float)
+                    [self._number(r, row[i], col) for r, row in body], dtype=float) * factors[i]
+                if not np.isfinite(self._numeric[col][~np.isnan(self._numeric[col])]).all():
+                    raise ChipTableError(f"chip table, column {col!r}: a value times its unit "
+                                         "is beyond the float range")
+            elif SCHEMA.get(col) == "year-month":
+                self._text[col] = [self._year_month(r, row[i], col) for r, row in body]
             else:
                 self._text[col] = ["" if _is_blank(row[i]) else str(row[i]).strip()
                                    for _, row in body]
@@ -182,6 +201,7 @@ class ChipTable:
             if bad.any():
                 r = self.row_numbers[int(np.argmax(bad))]
                 raise ChipTableError(f"chip table row {r}, column {col!r}: required value is blank")
+        self._check_network()
         self.names: tuple[str, ...] = tuple(self._text["chip"])
         self._index: dict[str, int] = {}
         owner: dict[str, str] = {}
@@ -200,6 +220,35 @@ class ChipTable:
                         f"(row {self.row_numbers[self._index[key]]})")
                 self._index[key] = j
                 owner[key] = name
+
+    def _check_network(self) -> None:
+        """``scaleup_size`` a whole number >= 1; ``scaleup_topology`` one of :data:`TOPOLOGIES`."""
+        size = self._numeric.get("scaleup_size")
+        if size is not None:
+            bad = ~np.isnan(size) & ~((size >= 1) & (np.floor(size) == size))
+            if bad.any():
+                j = int(np.argmax(bad))
+                raise ChipTableError(f"chip table row {self.row_numbers[j]}, column "
+                                     f"'scaleup_size': {size[j]:g} is not a whole number >= 1")
+        topo = self._text.get("scaleup_topology")
+        if topo is not None:
+            for j, t in enumerate(topo):
+                if t and t.casefold() not in TOPOLOGIES:
+                    raise ChipTableError(
+                        f"chip table row {self.row_numbers[j]}, column 'scaleup_topology': "
+                        f"{t!r} is not one of {', '.join(TOPOLOGIES)} (or blank)")
+                topo[j] = t.casefold()
+
+    @staticmethod
+    def _year_month(row: int, value, col: str) -> str:
+        if _is_blank(value):
+            return ""
+        if hasattr(value, "year") and hasattr(value, "month"):  # a date cell
+            return f"{value.year:04d}-{value.month:02d}"
+        try:
+            return check_year_month(value, column=col, row=row)
+        except UnitError as exc:
+            raise ChipTableError(f"chip table {exc}") from None
 
     @staticmethod
     def _number(row: int, value, col: str) -> float:

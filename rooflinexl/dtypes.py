@@ -29,15 +29,25 @@ TIERS: dict[str, str] = {
     "ici": "ici_bw",
     "dcn": "dcn_bw",
     "pcie": "pcie_bw",
+    "l2": "l2_bw",
+    "ici_egress": "ici_egress_bw",
 }
+#: link tier -> chip-table column of its latency (seconds per collective step; blank = 0)
+TIER_LATENCY: dict[str, str] = {"ici": "ici_latency", "ici_egress": "ici_latency",
+                                "dcn": "dcn_latency"}
+#: tiers inside one scale-up domain: beyond ``scaleup_size`` chips the scale-out tier
+#: (``dcn``) carries the outer level of a collective
+SCALEUP_TIERS = ("ici", "ici_egress")
 TIER_ALIASES = {
     "onchip": "vmem", "smem": "vmem", "sram": "vmem",
-    "nvlink": "ici", "scaleup": "ici",
+    "nvlink": "ici", "scaleup": "ici", "cache": "l2", "l2cache": "l2",
+    "iciegress": "ici_egress", "egress": "ici_egress", "nvlinkegress": "ici_egress",
+    "scaleupegress": "ici_egress",
     "ib": "dcn", "infiniband": "dcn", "nic": "dcn", "scaleout": "dcn",
 }
 #: what bounds an operation limited by each tier (``result="bound"``)
-TIER_BOUND = {"hbm": "memory", "vmem": "memory", "ici": "network", "dcn": "network",
-              "pcie": "network"}
+TIER_BOUND = {"hbm": "memory", "vmem": "memory", "l2": "memory", "ici": "network",
+              "ici_egress": "network", "dcn": "network", "pcie": "network"}
 
 _SEP = re.compile(r"[\s_\-]+")
 

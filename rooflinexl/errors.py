@@ -38,6 +38,10 @@ class ChipTableError(RooflineError, ValueError):
     """The chip-spec table is unusable (missing column, duplicate name, bad number)."""
 
 
+class UnitError(RooflineError, ValueError):
+    """A header unit that is unknown or of the wrong dimension (``hbm_bw [furlongs]``)."""
+
+
 class KeywordError(RooflineError, ValueError):
     """An unknown keyword value (dtype, tier, result, kind, shard, field)."""
 

@@ -26,7 +26,8 @@ __all__ = [
     "Checks", "arith_intensity", "critical_intensity", "roofline_flops", "roofline_terms",
     "crit_batch", "matmul_terms", "moe_min_batch", "net_critical_d", "attn_intensity",
     "collective_time", "weight_load_time", "kv_cache_bytes", "cost_per_flop",
-    "COLLECTIVE_FACTORS", "moe_expert_fraction", "model_params", "kv_values_per_token",
+    "collective_seconds", "COLLECTIVE_KINDS", "TOPOLOGIES",
+    "moe_expert_fraction", "model_params", "kv_values_per_token",
     "decode_flops_bytes", "prefill_flops_bytes", "train_flops", "step_terms", "max_batch",
 ]
 
@@ -393,7 +394,8 @@ def crit_batch(intensity, D=None, F=None, a=2.0, w=None, *, checks=None):
 
 
 def matmul_terms(B, D, F, peak, hbm_bw, ici_bw=np.nan, a=2.0, w=None, n=1.0, shard="none",
-                 *, checks=None):
+                 ici_latency=0.0, domain=np.inf, dcn_bw=np.nan, dcn_latency=0.0, *,
+                 checks=None):
     r"""Roofline terms of a (possibly sharded) matmul ``X[B, D] @ W[D, F]``.
 
     Parameters
@@ -416,6 +418,10 @@ def matmul_terms(B, D, F, peak, hbm_bw, ici_bw=np.nan, a=2.0, w=None, n=1.0, sha
         partial sum and the partial sums are AllReduced. ``"F"``: W and the
         output split along F, X replicated, no communication. ``"none"``:
         unsharded, n must be 1.
+    ici_latency, domain, dcn_bw, dcn_latency : array_like
+        Seconds per ring step, chips per scale-up domain and the scale-out
+        tier's B/s and latency, for the AllReduce of :func:`collective_seconds`
+        (defaults: no latency, one domain of any size).
 
     Returns
     -------
@@ -436,6 +442,9 @@ def matmul_terms(B, D, F, peak, hbm_bw, ici_bw=np.nan, a=2.0, w=None, n=1.0, sha
         T_\mathrm{math} = \frac{2BDF}{n\,\mathrm{peak}},\qquad
         T_\mathrm{hbm} = \frac{\text{per-chip bytes}}{\mathrm{hbm\_bw}},\qquad
         T_\mathrm{comms} = \frac{2(n-1)}{n}\frac{aBF}{\mathrm{ici\_bw}}\ (\text{shard D})
+
+    plus 2(n−1)·ici_latency, and two-level beyond the domain
+    (:func:`collective_seconds`, kind ``allreduce``).
 
     Per-chip bytes: none ``aBD + wDF + aBF``; D ``(aBD + wDF)/n + aBF``;
     F ``aBD + (wDF + aBF)/n``.
@@ -477,7 +486,13 @@ def matmul_terms(B, D, F, peak, hbm_bw, ici_bw=np.nan, a=2.0, w=None, n=1.0, sha
         t_hbm = per_chip / hbm
         needs_ici = is_d & (n > 1)
         run.require(needs_ici & ~(ici > 0), "ici_bw must be > 0 for shard 'D'")
-        t_comms = np.where(needs_ici, 2.0 * (n - 1) / n * o_bytes / ici, 0.0)
+        sub = Checks()
+        t_ar = np.asarray(collective_seconds("allreduce", o_bytes, n, np.where(needs_ici, ici, 1.0),
+                                             ici_latency, domain, dcn_bw, dcn_latency,
+                                             checks=sub), dtype=float)
+        for mask, exc, reason in sub.items:  # only where the AllReduce happens
+            run.require(np.broadcast_to(mask, needs_ici.shape) & needs_ici, reason, exc)
+        t_comms = np.where(needs_ici, t_ar, 0.0)
     run.finite(t_math, t_hbm, t_comms, per_chip)
     if run.own:
         run.checks.raise_first()
@@ -538,7 +553,8 @@ def moe_min_batch(intensity, E, k, w=2.0, *, checks=None):
         return run.done(i * E * w / (2.0 * k))
 
 
-def net_critical_d(peak, bandwidth, n, a=2.0, *, checks=None):
+def net_critical_d(peak, bandwidth, n, a=2.0, domain=np.inf, out_bandwidth=np.nan, *,
+                   checks=None):
     r"""Contracting dimension D above which a D-sharded matmul on an n-chip ring is compute-bound.
 
     Parameters
@@ -551,6 +567,11 @@ def net_critical_d(peak, bandwidth, n, a=2.0, *, checks=None):
         Chips in the ring, whole number >= 1 (n = 1 gives 0: no communication).
     a : array_like
         Bytes per element of the partial sums (dtype).
+    domain : array_like
+        Chips in one scale-up domain (``scaleup_size``); ``inf`` = no limit.
+    out_bandwidth : array_like
+        Per-chip one-direction B/s of the scale-out network (``dcn_bw``),
+        used where n > domain (n then a multiple of domain).
 
     Returns
     -------
@@ -570,6 +591,14 @@ def net_critical_d(peak, bandwidth, n, a=2.0, *, checks=None):
 
     .. math:: D > \frac{a\,(n-1)\,\mathrm{peak}}{\mathrm{bandwidth}}
 
+    Beyond one domain (n = m·d) the AllReduce is the two-level one of
+    :func:`collective_seconds`, so
+
+    .. math:: D > a\,n\,\mathrm{peak}\cdot\max\left(\frac{d-1}{d\,W_{in}},
+              \frac{m-1}{m\,d\,W_{out}}\right)
+
+    Link latency is left out: it does not grow with D (the large-array limit).
+
     References
     ----------
     Reference section 7 (网络的 roofline): two TPU v5e, 4.5e10 B/s each way,
@@ -581,6 +610,13 @@ def net_critical_d(peak, bandwidth, n, a=2.0, *, checks=None):
 
     >>> round(net_critical_d(1.97e14, 4.5e10, 2), 1)
     8755.6
+
+    16 H100s in two 8-GPU NVLink domains (450 GB/s NVLink, 50 GB/s NIC):
+    2 · 16 · 9.89e14 · max(7/(8·450e9), 1/(2·8·50e9)) (the NVLink level is
+    the slower one at m = 2):
+
+    >>> round(net_critical_d(9.89e14, 4.5e11, 16, domain=8, out_bandwidth=5e10))
+    61538
     """
     run = _Run(checks)
     peak, bw, n, a = np.broadcast_arrays(_f(peak), _f(bandwidth), _f(n), _f(a))
@@ -589,7 +625,10 @@ def net_critical_d(peak, bandwidth, n, a=2.0, *, checks=None):
     run.integer("n_chips", n, 1)
     run.positive("dtype bytes", a)
     with np.errstate(all="ignore"):
-        return run.done(a * (n - 1.0) * peak / bw)
+        # the AllReduce's seconds per byte of partial sums, / 2 (ReduceScatter + AllGather)
+        per_byte = collective_seconds("allgather", 1.0, n, bw, 0.0, domain, out_bandwidth,
+                                      checks=run.checks)
+        return run.done(a * n * peak * np.asarray(per_byte, dtype=float))
 
 
 def attn_intensity(T, S, G, *, checks=None):
@@ -642,24 +681,48 @@ def attn_intensity(T, S, G, *, checks=None):
         return run.done(T * S * G / (T * G + S))
 
 
-#: ring-model bytes factor of each collective over (n - 1) / n
-COLLECTIVE_FACTORS = {"allgather": 1.0, "reducescatter": 1.0, "allreduce": 2.0}
+#: collectives of :func:`collective_time` (canonical names)
+COLLECTIVE_KINDS = ("allgather", "reducescatter", "allreduce", "alltoall")
+#: scale-up topologies: ``switch`` (every chip reaches every other directly: NVSwitch,
+#: a full mesh) and ``torus`` (neighbour links; a 1-D ring along one axis: TPU ICI)
+TOPOLOGIES = ("switch", "torus")
 
 
-def collective_time(factor, bytes, n, bandwidth, *, checks=None):
-    r"""Time of a ring collective over n chips.
+def _kind_masks(kind, shape):
+    k = np.broadcast_to(np.asarray(kind, dtype=object), shape)
+    return k == "allreduce", k == "alltoall"
+
+
+def collective_seconds(kind, bytes, n, bandwidth, latency=0.0, domain=np.inf,
+                       out_bandwidth=np.nan, out_latency=0.0, torus=False, *, checks=None):
+    r"""Time of a collective over n chips: α–β ring model, two-level beyond the scale-up domain.
 
     Parameters
     ----------
-    factor : array_like
-        1 for AllGather/ReduceScatter, 2 for AllReduce
-        (:data:`COLLECTIVE_FACTORS`).
+    kind : str or array_like of str
+        ``"allgather"``, ``"reducescatter"``, ``"allreduce"`` or ``"alltoall"``
+        (canonical names, :data:`COLLECTIVE_KINDS`).
     bytes : array_like
-        Size of the full array (bytes), >= 0.
+        Size of the full array, all shards together (bytes), >= 0. Each chip
+        holds ``bytes / n`` of it before an AllGather, after a ReduceScatter,
+        and before and after an AllToAll; an AllReduce reduces ``bytes`` on
+        every chip.
     n : array_like
-        Chips in the ring, whole number >= 1.
+        Chips taking part, whole number >= 1.
     bandwidth : array_like
-        One-direction per-chip B/s, > 0.
+        One-direction per-chip B/s of the scale-up link (``ici_bw``), > 0.
+    latency : array_like
+        Seconds per ring step on the scale-up link (α), >= 0; 0 is the
+        bandwidth-only bound.
+    domain : array_like
+        Chips in one scale-up domain (``scaleup_size``); ``inf`` = no limit.
+        Where ``n > domain``, n must be a multiple of it.
+    out_bandwidth, out_latency : array_like
+        Per-chip one-direction B/s and seconds per step of the scale-out
+        network (``dcn_bw``, ``dcn_latency``); only used where ``n > domain``.
+    torus : bool or array_like
+        True where the scale-up domain is a torus (AllToAll on a ring), False
+        where it is switched.
 
     Returns
     -------
@@ -669,32 +732,133 @@ def collective_time(factor, bytes, n, bandwidth, *, checks=None):
     Raises
     ------
     DomainError
-        Negative bytes, n not a whole number >= 1, non-positive bandwidth.
+        Negative bytes or latency, n not a whole number >= 1, non-positive
+        bandwidth, n > domain but not a multiple of it, or a non-positive
+        ``out_bandwidth`` where n > domain.
 
     Notes
     -----
-    .. math:: T = \mathrm{factor}\cdot\frac{n-1}{n}\cdot\frac{\mathrm{bytes}}{\mathrm{bandwidth}}
+    Within one domain (n <= domain), ring steps s(kind) and bytes factor f(kind):
+
+    .. math:: T = \alpha\,s + f\cdot\frac{\mathrm{bytes}}{\mathrm{bandwidth}}
+
+    with AllGather/ReduceScatter s = n−1, f = (n−1)/n; AllReduce
+    (ReduceScatter + AllGather) s = 2(n−1), f = 2(n−1)/n; AllToAll s = n−1
+    and, on a switched domain, f = (n−1)/n² (each chip sends (n−1)/n of its
+    bytes/n, straight to each destination), on a torus ring one direction
+    f = (n−1)/(2n) (a byte travels n/2 hops on average).
+
+    Beyond the domain (n = m·d chips in m domains of d), the book's
+    hierarchical treatment: a ring at each level, the levels overlapped, so
+    the bandwidth term is the slower level; the latencies add:
+
+    .. math::
+        T_{AG} = \alpha_{in}(d-1) + \alpha_{out}(m-1) + \mathrm{bytes}\cdot
+        \max\left(\frac{d-1}{d\,W_{in}}, \frac{m-1}{m\,d\,W_{out}}\right)
+
+    (d·W_out is the domain's egress), AllReduce twice that, and AllToAll
+    ``bytes·(m−1)/(m²·d·W_out)`` over the scale-out network (each chip sends
+    the (m−1)/m of its shard that leaves its domain through its own NIC),
+    with α_in(d−1) + α_out(n−d) steps.
 
     References
     ----------
-    Reference section 7 ("推广到 n 块芯片做环形 AllReduce"); How to Scale Your
-    Model Part 3 (sharded matmuls) for the ring cost.
+    Reference section 7 (ring AllReduce); How to Scale Your Model Part 12
+    ("Intra-node collectives": AllToAll B(N−1)/(W·N²); "Cross-node
+    collectives": bytes · max over levels of (D_i−1)/(D_i·W_i), AllToAll
+    B(M−1)/(M²·W_node)); Part 2 Q5 for a 1 µs ICI hop.
 
     Examples
     --------
     AllReduce of a bf16 [8192, 8192] array (134 MB) over 8 H100s at 450 GB/s
-    one way:
+    one way, no latency:
 
-    >>> round(collective_time(2, 2 * 8192 * 8192, 8, 4.5e11) * 1e3, 3)
+    >>> round(collective_seconds("allreduce", 2 * 8192 * 8192, 8, 4.5e11) * 1e3, 3)
     0.522
+
+    AllGather of 1 GB over 16 H100s (two 8-GPU NVLink domains, 50 GB/s NIC
+    per GPU): max(7/(8·450e9), 1/(2·8·50e9)) = 1.944e-12 s per byte:
+
+    >>> round(collective_seconds("allgather", 1e9, 16, 4.5e11, domain=8,
+    ...                          out_bandwidth=5e10) * 1e3, 3)
+    1.944
+
+    AllToAll of 1 GB within one 8-GPU node: 1e9 · 7 / (64 · 450e9) s:
+
+    >>> round(collective_seconds("alltoall", 1e9, 8, 4.5e11) * 1e6, 2)
+    243.06
     """
     run = _Run(checks)
-    fac, nbytes, n, bw = np.broadcast_arrays(_f(factor), _f(bytes), _f(n), _f(bandwidth))
+    kind_arr = np.asarray(kind, dtype=object)
+    nbytes, n, bw, lat, dom, bw2, lat2, tor = np.broadcast_arrays(
+        _f(bytes), _f(n), _f(bandwidth), _f(latency), _f(domain), _f(out_bandwidth),
+        _f(out_latency), np.asarray(torus, dtype=bool))
+    shape = np.broadcast_shapes(nbytes.shape, kind_arr.shape)
+    is_ar, is_a2a = _kind_masks(kind_arr, shape)
     run.nonneg("bytes", nbytes)
     run.integer("n_chips", n, 1)
     run.positive("bandwidth", bw)
+    run.nonneg("latency", lat)
+    beyond = n > dom
     with np.errstate(all="ignore"):
-        return run.done(fac * (n - 1.0) / n * nbytes / bw)
+        m = n / dom
+        run.require(beyond & (np.floor(m) != m),
+                    "n_chips beyond one scale-up domain must be a whole number of domains "
+                    "(a multiple of scaleup_size)")
+        run.require(beyond & ~(bw2 > 0), "the scale-out bandwidth (dcn_bw) must be > 0 "
+                    "for n_chips beyond one scale-up domain")
+        run.require(beyond & ~(lat2 >= 0), "the scale-out latency (dcn_latency) must be >= 0")
+        d = np.where(beyond, dom, n)
+        m = np.where(beyond, m, 1.0)
+        ring = np.where(tor, (d - 1) / (2 * d), (d - 1) / (d * d))
+        a2a_in = np.where(beyond, 0.0, ring) / bw
+        a2a_out = np.where(beyond, (m - 1) / (m * m * d * bw2), 0.0)
+        ag = np.maximum((d - 1) / (d * bw), np.where(beyond, (m - 1) / (m * d * bw2), 0.0))
+        lat2 = np.where(beyond, lat2, 0.0)
+        steps_ag = lat * (d - 1) + lat2 * (m - 1)
+        per_byte = np.where(is_a2a, a2a_in + a2a_out, np.where(is_ar, 2 * ag, ag))
+        alpha = np.where(is_a2a, lat * (d - 1) + lat2 * (n - d),
+                         np.where(is_ar, 2 * steps_ag, steps_ag))
+        return run.done(alpha + per_byte * nbytes)
+
+
+def collective_time(kind, bytes, n, bandwidth, latency=0.0, *, checks=None):
+    r"""Time of a collective over n chips on one link tier (no domain limit): α·steps + β·bytes.
+
+    :func:`collective_seconds` with one scale-up domain holding all n chips
+    on a switched fabric; see it for the parameters, the equations and the
+    meaning of ``bytes`` (the full array).
+
+    Parameters
+    ----------
+    kind : str or array_like of str
+        ``"allgather"``, ``"reducescatter"``, ``"allreduce"``, ``"alltoall"``.
+    bytes, n, bandwidth, latency : array_like
+        Full-array bytes, chips, one-direction per-chip B/s, seconds per step.
+
+    Returns
+    -------
+    float or ndarray
+        Seconds.
+
+    Raises
+    ------
+    DomainError
+        See :func:`collective_seconds`.
+
+    References
+    ----------
+    Reference section 7; How to Scale Your Model Part 12.
+
+    Examples
+    --------
+    AllReduce of 134 MB over 8 H100s at 450 GB/s one way, plus 14 steps of
+    1 µs:
+
+    >>> round(collective_time("allreduce", 2 * 8192 * 8192, 8, 4.5e11, 1e-6) * 1e3, 3)
+    0.536
+    """
+    return collective_seconds(kind, bytes, n, bandwidth, latency, checks=checks)
 
 
 def weight_load_time(n_params, w, n, hbm_bw, *, checks=None):

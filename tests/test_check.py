@@ -16,6 +16,7 @@ import zipfile
 from pathlib import Path
 
 import openpyxl
+import openpyxl.utils
 import pytest
 from click.testing import CliRunner
 
@@ -32,10 +33,26 @@ _FORMULAS = formula_cells(BOOK)
 N_FORMULAS = sum(len(cells) for cells in _FORMULAS.values())
 N_SHEETS = sum(1 for cells in _FORMULAS.values() if cells)
 
-OLD_PRICE, NEW_PRICE = 10.0, 9.2  # H200, USD per chip-hour (Chips!R10)
+OLD_PRICE, NEW_PRICE = 10.0, 9.2  # H200, USD per chip-hour (Chips sheet, price_per_hour)
+
+
+def _layout():
+    """(H200 price cell of the Chips sheet, H200 row and headline row of the Cost sheet)."""
+    wb = openpyxl.load_workbook(BOOK)
+    head = [c.value for c in wb["Chips"][1]]
+    col = next(i for i, h in enumerate(head, 1) if str(h).startswith("price_per_hour"))
+    row = next(r for r in range(2, wb["Chips"].max_row + 1)
+               if wb["Chips"].cell(r, 1).value == "H200")
+    cost = [r for r in range(1, wb["Cost"].max_row + 1) if wb["Cost"].cell(r, 1).value == "H200"]
+    return f"{openpyxl.utils.get_column_letter(col)}{row}", cost[0], cost[1]
+
+
+PRICE_CELL, _H, _HEAD = _layout()
+PRICE_REF = f"Chips!{PRICE_CELL}"
 # Every formula that depends on the H200 price: its row of the Cost sheet (price, USD per 1e18
 # FLOP at peak and at MFU, FLOPs per USD) and the headline comparison H200 vs TPU v5p.
-MOVED = ["Cost!B14", "Cost!E14", "Cost!F14", "Cost!G14", "Cost!B18", "Cost!C18"]
+MOVED = [f"Cost!B{_H}", f"Cost!E{_H}", f"Cost!F{_H}", f"Cost!G{_H}", f"Cost!B{_HEAD}",
+         f"Cost!C{_HEAD}"]
 
 
 def run(*args):
@@ -61,7 +78,7 @@ def _set_constant(src: Path, dst: Path, sheet: str, cell: str, old: str, new: st
 def stale(tmp_path_factory):
     """Roofline.xlsx with the H200 price 10 -> 9.2 in its Chips sheet, cached values stale."""
     path = tmp_path_factory.mktemp("stale") / "Roofline.xlsx"
-    _set_constant(BOOK, path, "Chips", "R10", "10", "9.2")
+    _set_constant(BOOK, path, "Chips", PRICE_CELL, "10", "9.2")
     return path
 
 
@@ -93,12 +110,14 @@ def _expected_new_values():
     chips = openpyxl.load_workbook(BOOK, read_only=True)["Chips"]
     rows = {r[0]: r for r in chips.iter_rows(min_row=2, values_only=True) if r[0]}
     peak_h200, peak_v5p = rows["H200"][4], rows["TPU v5p"][4]  # column E: bf16_flops
-    price_v5p = rows["TPU v5p"][17]  # column R: price_per_hour
-    assert (peak_h200, rows["H200"][17]) == (9.89e14, OLD_PRICE)
+    j = openpyxl.utils.column_index_from_string(PRICE_CELL.rstrip("0123456789")) - 1
+    price_v5p = rows["TPU v5p"][j]  # price_per_hour
+    assert (peak_h200, rows["H200"][j]) == (9.89e14, OLD_PRICE)
     usd = NEW_PRICE / (3600 * peak_h200) * 1e18
     usd_v5p = price_v5p / (3600 * peak_v5p) * 1e18
-    return {"Cost!B14": NEW_PRICE, "Cost!E14": usd, "Cost!F14": usd / 0.5,
-            "Cost!G14": 3600 * peak_h200 / NEW_PRICE, "Cost!B18": usd, "Cost!C18": usd / usd_v5p}
+    return {f"Cost!B{_H}": NEW_PRICE, f"Cost!E{_H}": usd, f"Cost!F{_H}": usd / 0.5,
+            f"Cost!G{_H}": 3600 * peak_h200 / NEW_PRICE, f"Cost!B{_HEAD}": usd,
+            f"Cost!C{_HEAD}": usd / usd_v5p}
 
 
 # ----------------------------------------------------------------------------- check
@@ -126,8 +145,8 @@ def test_stale_workbook_fails_listing_exactly_the_cells_that_depend_on_the_price
         assert math.isclose(c["rel_change"], want, rel_tol=1e-9), c
     labels = {c["address"]: c["label"] for c in book["cells"]}
     assert labels["Cost!E14"] == "H200 / USD per 1e18 FLOP at peak"
-    assert labels["Cost!B14"] == "H200 / price [USD/chip-hour]"
-    assert labels["Cost!C18"] == "H200 / ratio"
+    assert labels[f"Cost!B{_H}"] == "H200 / price [USD/chip-hour]"
+    assert labels[f"Cost!C{_HEAD}"] == "H200 / ratio"
     assert book["cells"][1]["formula"] == "=COST_PER_FLOP(Chips,A14,$A$6)*1E+18"
     assert book["sheets"] == [{
         "sheet": "Cost", "cells": 6, "inputs": 0, "stale": 6, "errors": 0,
@@ -233,14 +252,14 @@ def test_diff_names_the_changed_input(stale):
     res = run("diff", BOOK, stale)
     assert res.exit_code == 1, res.output
     assert "1 cell differs (1 input, 0 results)" in res.output
-    line = next(x for x in res.output.splitlines() if "Chips!R10" in x)
+    line = next(x for x in res.output.splitlines() if PRICE_REF in x)
     assert "H200 / price_per_hour [USD/chip-hour]" in line and "10 -> 9.2" in line
     assert line.rstrip().endswith("-8.0 %")
 
 
 def test_diff_after_recalculation_shows_every_moved_cell(stale, recalculated):
     rep = diff_books(BOOK, recalculated)
-    assert [c.address for c in rep.cells] == MOVED + ["Chips!R10"]
+    assert [c.address for c in rep.cells] == MOVED + [PRICE_REF]
     assert [c.input for c in rep.cells] == [False] * 6 + [True]
     summaries = [s.text for s in rep.sheet_summaries()]
     assert summaries == ["6 cells on Cost moved (0 inputs, 6 results), median -8.0 %",
@@ -250,14 +269,14 @@ def test_diff_after_recalculation_shows_every_moved_cell(stale, recalculated):
     res = run("diff", "--recalc", "--format", "json", BOOK, stale)
     assert res.exit_code == 1
     doc = json.loads(res.stdout)
-    assert [c["address"] for c in doc["books"][0]["cells"]] == MOVED + ["Chips!R10"]
+    assert [c["address"] for c in doc["books"][0]["cells"]] == MOVED + [PRICE_REF]
     jsonschema = pytest.importorskip("jsonschema")
     jsonschema.validate(doc, json.loads((SCHEMAS / "report.schema.json").read_text("utf-8")),
                         cls=jsonschema.Draft202012Validator)
     md = run("diff", "--format", "markdown", BOOK, recalculated).stdout
     assert md.startswith("### rooflinexl diff: 7 cells differ")
     assert "| `Cost!E14` | result | H200 / USD per 1e18 FLOP at peak | 2.80867 | 2.58398 |" in md
-    assert "| `Chips!R10` | input | H200 / price_per_hour [USD/chip-hour] | 10 | 9.2 |" in md
+    assert f"| `{PRICE_REF}` | input | H200 / price_per_hour [USD/chip-hour] | 10 | 9.2 |" in md
 
 
 def test_diff_of_identical_books_and_added_removed_cells(tmp_path):

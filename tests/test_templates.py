@@ -13,9 +13,10 @@ from pathlib import Path
 
 import openpyxl
 import pytest
+from openpyxl.utils import get_column_letter
 
 from rooflinexl import api, udfs
-from rooflinexl.chips import ChipTable
+from rooflinexl.chips import COLUMNS, ChipTable
 from rooflinexl.dtypes import DTYPES, TIERS
 from rooflinexl.recalc import evaluate_workbook
 from rooflinexl.workbooks.build import BUILDERS
@@ -84,7 +85,8 @@ def test_layout_rules(built, rel):
     names = wb.sheetnames
     assert names[0] == "How to use"
     n = len(TABLE) + 1
-    assert wb.defined_names["Chips"].attr_text == f"Chips!$A$1:$V${n}"
+    last = get_column_letter(len(COLUMNS))
+    assert wb.defined_names["Chips"].attr_text == f"Chips!$A$1:${last}${n}"
     assert wb.defined_names["ChipNames"].attr_text == f"Chips!$A$2:$A${n}"
     assert [c.value for c in wb["Chips"]["A"]][1:] == list(TABLE.names)
     conf = wb["xlwings.conf"]

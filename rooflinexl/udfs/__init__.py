@@ -59,7 +59,8 @@ __all__ = [
 DOCS = {
     "chips": "Chip table range including its header row (the name Chips in the shipped workbooks).",
     "chip": "Chip name or alias, e.g. \"H100\", \"TPU v5e\"; a range gives one result per chip.",
-    "tier": "Bandwidth tier: hbm (default), vmem, ici (nvlink), dcn (ib, nic), pcie.",
+    "tier": "Bandwidth tier: hbm (default), vmem, l2, ici (nvlink), ici_egress (all links), "
+            "dcn (ib, nic), pcie.",
     "dtype": "Compute dtype: bf16 (default), fp16, fp8, int8, int4, fp4, fp32 (vector unit).",
     "weight_dtype": "Weight storage dtype (bytes only); default: dtype.",
     "B": "Tokens (rows of X[B,D]).",
@@ -78,7 +79,7 @@ DOCS = {
     "T": "Query length (tokens).",
     "S": "Key/value length (tokens).",
     "G": "Query heads per KV head.",
-    "kind": "AllGather, ReduceScatter or AllReduce.",
+    "kind": "AllGather, ReduceScatter, AllReduce or AllToAll.",
     "coll_bytes": "Bytes of the full array.",
     "n_params": "Number of parameters.",
     "layers": "Transformer layers.",
@@ -213,7 +214,7 @@ def attn_intensity(T, S, G):
 @func(category=CATEGORY)
 @_doc("chips", "chip", "kind", "bytes=coll_bytes", "n_chips", "tier")
 def collective_time(chips, chip, kind, bytes, n_chips, tier=None):
-    """Ring collective time in seconds: (n−1)/n · bytes / bw, twice that for AllReduce."""
+    """Collective time in seconds: α·steps + bytes/bw ring model, two-level beyond scaleup_size."""
     c = Call()
     return call(api.collective_time, c, c.chip(chip), c.text("kind", kind, required=True),
                 c.number("bytes", bytes), c.number("n_chips", n_chips), c.text("tier", tier),
