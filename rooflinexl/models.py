@@ -27,7 +27,6 @@ from __future__ import annotations
 import csv
 import functools
 import math
-import re
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
@@ -35,7 +34,8 @@ from pathlib import Path
 import numpy as np
 
 from rooflinexl.chips import normalize_chip_name
-from rooflinexl.errors import KeywordError, ModelTableError, UnknownModelError
+from rooflinexl.errors import KeywordError, ModelTableError, UnitError, UnknownModelError
+from rooflinexl.units import SI_UNITS, parse_header, unit_factor
 
 REQUIRED = ("model", "params", "layers", "d_model", "n_heads", "kv_heads", "head_dim", "vocab")
 #: numeric columns: (minimum, whole number)
@@ -49,40 +49,30 @@ NUMERIC = {
 TEXT = ("model", "aliases", "source", "notes")
 #: every column of the schema, in the packaged CSV's order
 COLUMNS = ("model", "aliases", *NUMERIC, "source", "notes")
-#: unit shown in the Models sheet header of each numeric column
-UNITS = {"params": "count", "expert_params": "count", "head_dim": "elements",
-         "d_model": "elements", "d_ff": "elements", "kv_lora_rank": "elements",
-         "qk_rope_dim": "elements", "vocab": "tokens", "sliding_window": "tokens"}
-#: units a model-table header may carry, and their factor to a plain count
-COUNT_UNITS = {"": 1.0, "count": 1.0, "elements": 1.0, "tokens": 1.0, "params": 1.0,
-               "parameters": 1.0, "thousand": 1e3, "million": 1e6, "billion": 1e9,
-               "m": 1e6, "b": 1e9}
+#: unit shown in the Models sheet header of a numeric column (the others are plain counts)
+UNITS = {"params": SI_UNITS["count"], "expert_params": SI_UNITS["count"]}
 _TRUE = {"true": 1.0, "yes": 1.0, "1": 1.0, "false": 0.0, "no": 0.0, "0": 0.0}
-_HEADER = re.compile(r"^\s*(?P<name>[^\[\]]*?)\s*(?:\[(?P<unit>[^\]]*)\])?\s*$")
 
 
-def parse_header(cell) -> tuple[str, float]:
-    """(column, factor to SI) of a header cell such as ``params [billion]``.
+def header_column(cell) -> tuple[str, float]:
+    """(column, factor to a plain count) of a header cell such as ``params [B]``.
 
-    The unit step of the model table: one call. An unknown unit is a
-    :class:`ModelTableError` naming the column and the units allowed.
+    Units follow :mod:`rooflinexl.units` (dimension ``count``: ``K``, ``M``,
+    ``B`` = 1e9, ``count`` ...); text columns ignore a label. An unknown unit
+    is a :class:`ModelTableError` naming the column and the units allowed.
 
     Examples
     --------
-    >>> parse_header(" Params [billion] ")
+    >>> header_column(" Params [B] ")
     ('params', 1000000000.0)
     """
-    if cell is None:
-        return "", 1.0
-    m = _HEADER.match(str(cell))
-    if m is None:
-        raise ModelTableError(f"model table: header {cell!r} is not 'name' or 'name [unit]'")
-    name, unit = m.group("name").strip().casefold(), (m.group("unit") or "").strip().casefold()
-    if name in NUMERIC and unit not in COUNT_UNITS:
-        raise ModelTableError(
-            f"model table: column {name!r} has the unknown unit [{m.group('unit').strip()}] "
-            f"(allowed: {', '.join(u for u in COUNT_UNITS if u)} or none)")
-    return name, COUNT_UNITS.get(unit, 1.0) if name in NUMERIC else 1.0
+    name, unit = parse_header(cell)
+    if name not in NUMERIC:
+        return name, 1.0
+    try:
+        return name, unit_factor(unit, "count", column=name)
+    except UnitError as exc:
+        raise ModelTableError(f"model table: {exc}") from None
 
 
 def _is_blank(value) -> bool:
@@ -115,7 +105,7 @@ class ModelTable:
     """
 
     def __init__(self, header: Sequence, rows: Sequence[Sequence], *, first_row: int = 2):
-        parsed = [parse_header(h) for h in header]
+        parsed = [header_column(h) for h in header]
         seen: dict[str, int] = {}
         for i, (k, _) in enumerate(parsed):
             if not k:

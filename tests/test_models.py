@@ -76,14 +76,17 @@ def test_active_parameters_match_the_published_counts(name, published):
 
 
 def test_header_units_and_case_are_honoured():
-    rows = [["Model", "Params [billion]", "LAYERS", "d_model [elements]", "n_heads", "kv_heads",
-             "head_dim", "vocab [tokens]"], ["M", 8.03, 32, 4096, 32, 8, 128, 128256]]
-    assert ModelTable.from_rows(rows).field("M", "params") == pytest.approx(8.03e9)
+    rows = [["Model", "Params [B]", "LAYERS", "d_model [count]", "n_heads", "kv_heads",
+             "head_dim", "vocab [K]"], ["M", 8.03, 32, 4096, 32, 8, 128, 128.256]]
+    t = ModelTable.from_rows(rows)
+    assert t.field("M", "params") == pytest.approx(8.03e9)
+    assert t.field("M", "vocab") == 128256
 
 
 @pytest.mark.parametrize("header, cell, message", [
-    ("params [furlongs]", 1, "column 'params' has the unknown unit [furlongs]"),
-    ("params [TB/s]", 1, "column 'params' has the unknown unit [TB/s]"),
+    ("params [furlongs]", 1, "column 'params': unknown unit 'furlongs' (allowed for count"),
+    ("params [TB/s]", 1, "column 'params': unit 'TB/s' is a B/s unit, but this column is in "
+                         "count"),
     ("layers", 1.5, "row 2, column 'layers': 1.5 must be a whole number >= 1"),
     ("layers", "many", "row 2, column 'layers': 'many' is not a number"),
     ("layers", None, "row 2, column 'layers': required value is blank"),
