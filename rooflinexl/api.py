@@ -1037,7 +1037,8 @@ def chip_spec(chip, field, *, chips=None, checks=None):
 
 # ------------------------------------------------------------- whole models
 #: ``result`` keyword values of DECODE_TIME and PREFILL_TIME
-MODEL_RESULTS = ("time", "upper", "math", "hbm", "comms", "bound", "flops", "bytes")
+MODEL_RESULTS = ("time", "upper", "math", "hbm", "comms", "bound", "flops", "bytes", "weights",
+                 "kv")
 #: MODEL_SPEC fields computed from the row (besides the table's own columns)
 MODEL_DERIVED = ("active_params", "kv_per_token")
 
@@ -1117,11 +1118,12 @@ def _tp_comms(run: _Run, ch: _Chips, m: dict, tokens, a, n) -> np.ndarray:
     return np.where(multi, m["L"] * per_layer, 0.0)
 
 
-def _model_values(res, run, ch, dt, flops, nbytes, n, mfu, mbu, t_comms):
+def _model_values(res, run, ch, m, dt, flops, nbytes, n, mfu, mbu, t_comms, w, kv_bytes):
     t_math, t_hbm = model.step_terms(flops, nbytes, n, _peak(ch, dt), ch.spec("hbm_bw"),
                                      mfu, mbu, checks=run.checks)
     with np.errstate(all="ignore"):
-        values = {"time": np.maximum(t_math, t_hbm) + t_comms,
+        values = {"weights": np.divide(m["P"] * w, n), "kv": np.divide(kv_bytes, n),
+                  "time": np.maximum(t_math, t_hbm) + t_comms,
                   "upper": np.add(np.add(t_math, t_hbm), t_comms),
                   "math": t_math, "hbm": t_hbm, "comms": np.broadcast_to(t_comms,
                                                                          np.shape(t_math)),
@@ -1161,7 +1163,9 @@ def decode_time(chip, model_name, context, batch=1, n_chips=1, dtype="bf16", wei
         default 1 (the roofline bound).
     result : str or array_like
         ``time`` (default), ``upper``, ``math``, ``hbm``, ``comms``, ``bound``,
-        ``flops`` and ``bytes`` (per chip).
+        ``flops`` and ``bytes`` (moved per chip in the step), ``weights`` (bytes
+        of all weights held per chip, the input embedding too) and ``kv``
+        (KV-cache bytes per chip of ``batch`` sequences of ``context`` tokens).
     chips, models : tables, optional
         Chip and model tables; default the packaged ones.
 
@@ -1217,8 +1221,10 @@ def decode_time(chip, model_name, context, batch=1, n_chips=1, dtype="bf16", wei
                                              m["H"], context, B, _bytes(wdt), _bytes(kdt),
                                              checks=run.checks)
     comms = _tp_comms(run, ch, m, B, _bytes(dt), n)
-    values = _model_values(res, run, ch, dt, flops, nbytes, n, _num(mfu, 1.0), _num(mbu, 1.0),
-                           comms)
+    with np.errstate(all="ignore"):
+        kv_bytes = np.multiply(np.multiply(B, context), m["kv"]) * _bytes(kdt)
+    values = _model_values(res, run, ch, m, dt, flops, nbytes, n, _num(mfu, 1.0),
+                           _num(mbu, 1.0), comms, _bytes(wdt), kv_bytes)
     return _finish(run, _select(res, values))
 
 
@@ -1281,8 +1287,10 @@ def prefill_time(chip, model_name, prompt, batch=1, n_chips=1, dtype="bf16", wei
                                               m["L"], m["nh"], m["H"], prompt, B, _bytes(wdt),
                                               _bytes(kdt), checks=run.checks)
     comms = _tp_comms(run, ch, m, tokens, _bytes(dt), n)
-    values = _model_values(res, run, ch, dt, flops, nbytes, n, _num(mfu, 1.0), _num(mbu, 1.0),
-                           comms)
+    with np.errstate(all="ignore"):
+        kv_bytes = tokens * m["kv"] * _bytes(kdt)
+    values = _model_values(res, run, ch, m, dt, flops, nbytes, n, _num(mfu, 1.0),
+                           _num(mbu, 1.0), comms, _bytes(wdt), kv_bytes)
     return _finish(run, _select(res, values))
 
 

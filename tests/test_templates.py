@@ -21,12 +21,12 @@ from rooflinexl.dtypes import DTYPES, TIERS
 from rooflinexl.recalc import evaluate_workbook
 from rooflinexl.workbooks.build import BUILDERS
 from rooflinexl.workbooks.layout import INPUT_FILL, save_deterministic
-from rooflinexl.workbooks.templates import MODELS, SWEEP_AXES
+from rooflinexl.workbooks.templates import SWEEP_AXES
 from rooflinexl.xlsxio import formula_cells
 
 ROOT = Path(__file__).resolve().parents[1]
-TEMPLATES = ["templates/capacity_plan.xlsx", "templates/cost_comparison.xlsx",
-             "templates/matmul_sweep.xlsx"]
+TEMPLATES = ["templates/capacity_plan.xlsx", "templates/training_plan.xlsx",
+             "templates/cost_comparison.xlsx", "templates/matmul_sweep.xlsx"]
 TABLE = ChipTable.default()
 
 
@@ -141,6 +141,28 @@ def test_templates_compute_without_errors(evaluated):
         assert not ev.errors(), [(c.address, c.reason) for c in ev.errors()]
 
 
+def _spec(chip, field):
+    return TABLE.field(chip, field)
+
+
+def _dense_tpot(chip, n, batch, ctx, layers, kv_values, read_params, d_model, w=2, a=2,
+                mbu=0.8):
+    """Hand formula of a dense decode step (what the Plan sheet's notes say), seconds:
+    (weights read x w + batch x ctx x KV values x a) / (n x hbm_bw x mbu), the FLOPs far below,
+    plus 2 AllReduces per layer of batch x d_model x a bytes: 2(n-1) ring steps of the link
+    latency + 2 (n-1)/n x bytes / ici_bw (switch or torus alike for an AllReduce)."""
+    mem = (read_params * w + batch * ctx * kv_values * a) / (n * _spec(chip, "hbm_bw") * mbu)
+    lat = _spec(chip, "ici_latency")
+    lat = 0.0 if math.isnan(lat) else lat
+    ar = 2 * (n - 1) * lat + 2 * (n - 1) / n * batch * d_model * a / _spec(chip, "ici_bw")
+    return mem + (2 * layers * ar if n > 1 else 0.0)
+
+
+# Llama 3.1 70B (80 layers, d_model 8192, 8 KV heads x 128, vocab 128256, 70.6e9 params):
+# weights read 70.6e9 - 128256 x 8192 = 69,549,318,848; 163,840 KV values per token
+L70_READ, L70_KV = 70.6e9 - 128256 * 8192, 2 * 80 * 8 * 128
+
+
 def test_capacity_plan_worked_example(built, evaluated):
     path = built["templates/capacity_plan.xlsx"]
     rows, _ = _table(path, "Plan", _header_row(path, "Plan", "model"))
@@ -156,36 +178,61 @@ def test_capacity_plan_worked_example(built, evaluated):
                                                     r["dtype [compute]"]) == key)
         return {h: got[hdr + 1 + k].get(col) for h, col in heads.items()}
 
-    # Llama 3.1 70B, 4 x H200, bf16, batch 64, 8192 tokens of context
+    # Llama 3.1 70B, 4 x H200, bf16, batch 64, 6144-token prompt + 2048 output
     r = row("Llama 3.1 70B", "H200", 4)
     assert r["weights/chip"] == pytest.approx(70.6e9 * 2 / 4 / 1e9)  # 35.3 GB
-    kv = 2 * 80 * 8 * 128 * 8192 * 64 * 2 / 4  # 42.9 GB per chip
+    kv = L70_KV * 8192 * 64 * 2 / 4  # 42.9 GB per chip at the full 8192 tokens
     assert r["KV/chip"] == pytest.approx(kv / 1e9)
     assert r["fits"] == "fits"  # 78.2 GB <= 0.9 x 141 GB
-    step = (70.6e9 * 2 / 4 + kv) / 4.8e12  # memory-bound: 16.30 ms
-    assert 2 * 70.6e9 * 64 / 4 / 9.89e14 < step  # FLOPs term: 2.28 ms
-    assert r["step"] == pytest.approx(step * 1e3)
+    step = _dense_tpot("H200", 4, 64, 6144 + 2048 / 2, 80, L70_KV, L70_READ, 8192)
+    assert r["TPOT"] == pytest.approx(step * 1e3)  # 18.84 ms of HBM + 3.82 ms of AllReduces
     assert r["bound"] == "memory"
-    assert r["tokens/s"] == pytest.approx(64 / step)  # 3,926 tokens/s per replica
-    assert r["replicas"] == math.ceil(20000 / (64 / step)) == 6
-    assert r["chips"] == 24
-    assert r["max batch"] == int((0.9 * 141e9 - 35.3e9) / (kv / 64))  # 136 sequences
+    assert r["tokens/s"] == pytest.approx(64 / step)
+    assert r["replicas"] == math.ceil(20000 / (64 / step))
+    assert r["chips"] == 4 * r["replicas"]
+    assert r["max batch"] == int((4 * 0.9 * _spec("H200", "hbm_bytes") - 141.2e9) /
+                                 (L70_KV * 8192 * 2))
+    assert r["USD per 1M output tokens"] == pytest.approx(
+        _spec("H200", "price_per_hour") * 4 / (64 / step * 3600) * 1e6)
+    # TTFT: one 6144-token prompt, compute-bound at mfu 0.5:
+    # 2 x (69,549,318,848 - 1,050,673,152) x 6144 + 2 x 1,050,673,152 + 2 x 80 x 6144^2 x 64
+    # x 128 FLOPs over 4 chips, plus 160 AllReduces of 6144 x 8192 x 2 bytes
+    flops = (2 * (L70_READ - 128256 * 8192) * 6144 + 2 * 128256 * 8192
+             + 2 * 80 * 6144 ** 2 * 64 * 128)
+    ar = 2 * 3 * _spec("H200", "ici_latency") + 2 * 3 / 4 * 6144 * 8192 * 2 / _spec("H200",
+                                                                                  "ici_bw")
+    assert r["TTFT"] == pytest.approx((flops / (4 * 9.89e14 * 0.5) + 160 * ar) * 1e3)
 
-    # MoE: total parameters in memory, active parameters read per token (Mixtral, 2 x H100)
+    # MoE (Mixtral 8x7B, 2 x H100, batch 64): the 64 tokens touch 1 - 0.75^64 of the experts,
+    # so the step reads nearly all 46.7e9 parameters, not the 12.9e9 active ones
     r = row("Mixtral 8x7B", "H100", 2)
     assert r["weights/chip"] == pytest.approx(46.7e9 * 2 / 2 / 1e9)
-    assert r["bytes/step"] == pytest.approx((12.9e9 * 2 / 2 + 2 * 32 * 8 * 128 * 4096 * 64 * 2 / 2)
-                                            / 1e9)
-    assert r["FLOPs/step"] == pytest.approx(2 * 12.9e9 * 64 / 2)
+    read = 1_471_771_392 + 45_097_156_608 * (1 - 0.75 ** 64)
+    assert r["bytes/step"] == pytest.approx((read * 2 + 64 * 3584 * 65536 * 2) / 2)
+    assert r["FLOPs/step"] == pytest.approx(
+        64 * (2 * 12_746_060_544 + 4 * 32 * 3584 * 32 * 128) / 2)
 
-    # DeepSeek-V3 MLA: 512 + 64 cached values per token and layer, bf16
+    # DeepSeek-V3 MLA: 512 + 64 cached values per token and layer, bf16; fp8 weights
     r = row("DeepSeek-V3", "H200", 8, "fp8")
     assert r["KV/chip"] == pytest.approx(61 * 576 * 2 * 4096 * 128 / 8 / 1e9)
     assert r["weights/chip"] == pytest.approx(671e9 / 8 / 1e9)  # fp8: 1 byte per parameter
+    frac = 1 - (1 - 8 / 256) ** 128
+    assert r["bytes/step"] == pytest.approx(
+        (16_164_550_144 + frac * 653_908_770_816 + 128 * 3584 * 61 * 576 * 2) / 8)
 
     # Llama 3.1 70B in bf16 does not fit one 80 GB H100: no replica count
     r = row("Llama 3.1 70B", "H100", 1)
     assert (r["fits"], r["replicas"], r["chips"], r["max batch"]) == ("no", "—", "—", 0)
+
+
+def test_training_plan_reproduces_the_book(evaluated):
+    ev = evaluated["templates/training_plan.xlsx"]
+    rows = _rows(ev, "Train")
+    first = min(rows)
+    # Part 12 Q5.2: Llama 3 70B, 15T tokens, 4096 H100, 45 % MFU: "about 40 days"
+    assert rows[first]["G"] == pytest.approx(40, abs=1)
+    # chip-hours = days x 24 x chips
+    assert rows[first]["H"] == pytest.approx(rows[first]["G"] * 24 * 4096)
 
 
 def test_cost_comparison_worked_example(built, evaluated):
@@ -205,20 +252,18 @@ def test_cost_comparison_worked_example(built, evaluated):
     assert ev.value("Cost", f"H{v5p}") == pytest.approx(4.2 / (3600 * 4.59e14 * 0.5) * 1e18)
     assert ev.value("Cost", f"I{v5p}") == pytest.approx(3600 * 4.59e14 * 0.5 / 4.2)
 
-    # USD per million tokens, Llama 3.1 70B on 4 chips, batch 64, 8k context: roofline-bound
-    kv = 2 * 80 * 8 * 128 * 8192 * 64 * 2 / 4
-    for chip, price, hbm_bw, cell in (("H200", 10.0, 4.8e12, "Cost_USDperMtok_Llama70B_H200"),
-                                      ("TPU v5p", 4.2, 2.765e12,
-                                       "Cost_USDperMtok_Llama70B_TPUv5p")):
-        step = (70.6e9 * 2 / 4 + kv) / hbm_bw
-        want = price * 4 / (64 / step * 3600) * 1e6
+    # USD per million tokens, Llama 3.1 70B on 4 chips, batch 64, 6k + 2k tokens
+    steps = {}
+    for chip, price, cell in (("H200", 10.0, "Cost_USDperMtok_Llama70B_H200"),
+                              ("TPU v5p", 4.2, "Cost_USDperMtok_Llama70B_TPUv5p")):
+        steps[chip] = _dense_tpot(chip, 4, 64, 6144 + 1024, 80, L70_KV, L70_READ, 8192)
+        want = price * 4 / (64 / steps[chip] * 3600) * 1e6
         sheet, ref = openpyxl.load_workbook(path).defined_names[cell].attr_text.split("!")
         assert ev.value(sheet, ref) == pytest.approx(want), chip
-    # the headline: H200 costs 1.37x a TPU v5p per token here, 1.11x per FLOP at equal MFU
     hl = _header_row(path, "Cost", "H200 vs TPU v5p")
     assert ev.value("Cost", f"D{hl + 1}") == pytest.approx((10 / 9.89e14) / (4.2 / 4.59e14))
     assert ev.value("Cost", f"D{hl + 3}") == pytest.approx(
-        (10 * (70.6e9 * 2 / 4 + kv) / 4.8e12) / (4.2 * (70.6e9 * 2 / 4 + kv) / 2.765e12))
+        (10 * steps["H200"]) / (4.2 * steps["TPU v5p"]))
 
 
 def test_cost_chart_roofs_follow_the_chip_table(evaluated):
@@ -252,16 +297,19 @@ def test_matmul_sweep_is_the_cross_product(built, evaluated):
     assert ("Sweep", f"I{hdr + len(combos) + 1}") not in ev.cells  # exactly the combinations
 
 
-def test_model_shapes_are_the_public_configs():
-    by = {m.name: m for m in MODELS}
-    for m in MODELS:
-        assert "config.json" in m.source and m.active <= m.total
-    assert (by["Llama 3.1 405B"].layers, by["Llama 3.1 405B"].kv_heads) == (126, 8)
-    assert by["Mixtral 8x7B"].active == 12.9e9 and by["Mixtral 8x7B"].total == 46.7e9
-    ds = by["DeepSeek-V3"]
-    # MLA: kv_lora_rank 512 + qk_rope_head_dim 64 values per token and layer
-    assert 2 * ds.kv_heads * ds.head_dim == 512 + 64
-    assert (ds.layers, ds.experts, ds.top_k, ds.total, ds.active) == (61, 256, 8, 671e9, 37e9)
+def test_every_workbook_carries_the_models_table(built):
+    from rooflinexl.models import load_models
+    from rooflinexl.udfs._adapt import model_table
+
+    for rel, path in built.items():
+        wb = openpyxl.load_workbook(path)
+        ref = wb.defined_names["Models"].attr_text
+        sheet, cells = ref.split("!")
+        ws = wb[sheet.strip("'")]
+        rows = [[c.value for c in r] for r in ws[cells.replace("$", "")]]
+        t = model_table(rows)  # read back as a host passes the range
+        assert t.names == load_models().names, rel
+        assert t.field("DeepSeek-V3", "expert_params") == 58 * 256 * 3 * 7168 * 2048
 
 
 # ----------------------------------------------------------- shipped workbooks

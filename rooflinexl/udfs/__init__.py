@@ -99,7 +99,8 @@ DOCS = {
     "prompt": "Prompt tokens per sequence.",
     "kv_dtype": "KV-cache storage dtype; default: dtype.",
     "mbu": "Fraction of HBM bandwidth achieved, in (0, 1]; default 1.",
-    "model_result": "time (default), upper, math, hbm, comms, bound, flops or bytes (per chip).",
+    "model_result": "time (default), upper, math, hbm, comms, bound, flops or bytes (per chip "
+                    "per step), weights or kv (bytes held per chip).",
     "train_tokens": "Training tokens.",
     "seq_len": "Sequence length; adds causal attention FLOPs (omit: 6ND only).",
     "n_chips_req": "Number of chips (whole number >= 1).",

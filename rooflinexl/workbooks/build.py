@@ -15,12 +15,14 @@ from rooflinexl.workbooks.templates import (
     build_capacity_plan,
     build_cost_comparison,
     build_matmul_sweep,
+    build_training_plan,
 )
 
 #: output path (relative to the repository root) -> builder
 BUILDERS: dict[str, Callable[[ChipTable], Workbook]] = {
     "workbooks/Roofline.xlsx": build_roofline,
     "templates/capacity_plan.xlsx": build_capacity_plan,
+    "templates/training_plan.xlsx": build_training_plan,
     "templates/cost_comparison.xlsx": build_cost_comparison,
     "templates/matmul_sweep.xlsx": build_matmul_sweep,
 }

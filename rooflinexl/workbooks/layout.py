@@ -23,6 +23,9 @@ from openpyxl.worksheet.table import Table, TableStyleInfo
 
 from rooflinexl.chips import COLUMNS, UNITS, ChipTable
 from rooflinexl.dtypes import DTYPES, TIERS
+from rooflinexl.models import COLUMNS as MODEL_COLUMNS
+from rooflinexl.models import UNITS as MODEL_UNITS
+from rooflinexl.models import ModelTable, load_models
 
 INPUT_FILL = PatternFill("solid", fgColor="FFF2CC")
 INPUT_FONT = Font(color="1F4E79", bold=True)
@@ -101,6 +104,57 @@ def add_chips_sheet(wb: Workbook, table: ChipTable, title: str = "Chips") -> str
     wb.defined_names["Chips"] = DefinedName("Chips", attr_text=absolute)
     wb.defined_names["ChipNames"] = DefinedName(
         "ChipNames", attr_text=f"{_q(title)}!$A$2:$A${last_row}")
+    return absolute
+
+
+#: blank yellow rows inside the Models table for the user's own models
+SPARE_MODEL_ROWS = 5
+
+
+def add_models_sheet(wb: Workbook, table: ModelTable | None = None,
+                     title: str = "Models") -> str:
+    """Write the model table as an Excel table; define ``Models`` and ``ModelNames``.
+
+    ``Models`` covers the header, the model rows and :data:`SPARE_MODEL_ROWS`
+    blank input rows (blank rows are skipped when the table is read), so a
+    model typed there is found by every formula. Returns the table's range.
+    """
+    table = load_models(table)
+    ws = wb.create_sheet(title)
+    rows = table.to_rows(MODEL_COLUMNS)
+    cols = rows[0]
+    ws.append([f"{c} [{MODEL_UNITS[c]}]" if c in MODEL_UNITS else c for c in cols])
+    for r in rows[1:]:
+        ws.append(r)
+    for _ in range(SPARE_MODEL_ROWS):
+        ws.append([None] * len(cols))
+    last_col = get_column_letter(len(cols))
+    last_row = len(rows) + SPARE_MODEL_ROWS
+    tab = Table(displayName="ModelSpecs", ref=f"A1:{last_col}{last_row}")
+    tab.tableStyleInfo = TableStyleInfo(name="TableStyleMedium2", showRowStripes=True)
+    ws.add_table(tab)
+    for j, c in enumerate(cols, start=1):
+        letter = get_column_letter(j)
+        ws.column_dimensions[letter].width = {"model": 16, "aliases": 28, "source": 70,
+                                              "notes": 60}.get(c, 11)
+        for i in range(2, last_row + 1):
+            cell = ws.cell(row=i, column=j)
+            if c in ("params", "expert_params"):
+                cell.number_format = "0.000E+00"
+            if c not in ("source", "notes") or i > len(rows):
+                cell.fill = INPUT_FILL
+                cell.font = Font(color="1F4E79")
+            if c in ("source", "notes"):
+                cell.alignment = Alignment(wrap_text=False, vertical="top")
+    ws.freeze_panes = "B2"
+    for c in ws[1]:
+        c.font, c.fill, c.border = HEADER_FONT, HEADER_FILL, BOX
+        c.alignment = Alignment(wrap_text=True, vertical="center")
+    print_setup(ws)
+    absolute = f"{_q(title)}!$A$1:${last_col}${last_row}"
+    wb.defined_names["Models"] = DefinedName("Models", attr_text=absolute)
+    wb.defined_names["ModelNames"] = DefinedName(
+        "ModelNames", attr_text=f"{_q(title)}!$A$2:$A${last_row}")
     return absolute
 
 
@@ -193,9 +247,9 @@ class SheetWriter:
         self.row += 1
 
     def validate(self, kind: str, cells: str) -> None:
-        """Drop-down on ``cells``: kind is chip, dtype, tier or shard."""
+        """Drop-down on ``cells``: kind is chip, model, dtype, tier or shard."""
         if kind not in self._validations:
-            source = {"chip": "=ChipNames", "dtype": f'"{DTYPE_LIST}"',
+            source = {"chip": "=ChipNames", "model": "=ModelNames", "dtype": f'"{DTYPE_LIST}"',
                       "tier": f'"{TIER_LIST}"', "shard": f'"{SHARD_LIST}"'}[kind]
             dv = DataValidation(type="list", formula1=source, allow_blank=True,
                                 showErrorMessage=True, errorTitle=f"Unknown {kind}",

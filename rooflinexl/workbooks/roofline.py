@@ -19,6 +19,7 @@ from rooflinexl.workbooks.layout import (
     SheetWriter,
     add_chips_sheet,
     add_howto_sheet,
+    add_models_sheet,
     add_xlwings_conf,
     keep_cached_values,
     name_cell,
@@ -62,6 +63,7 @@ def build_roofline(table: ChipTable) -> Workbook:
     _elementwise(wb)
     _cost(wb, table)
     _chart(wb, *matmul_rows)
+    add_models_sheet(wb)
     add_chips_sheet(wb, table)
     add_xlwings_conf(wb)
     keep_cached_values(wb)

@@ -1,4 +1,4 @@
-"""Planning templates in ``templates/``: capacity plan, cost comparison, matmul sweep.
+"""Planning templates in ``templates/``: capacity plan, training plan, cost comparison, sweep.
 
 Each template is prefilled with a worked example (real public model shapes,
 the packaged chip table) so it shows numbers when opened; every roofline
@@ -9,7 +9,6 @@ is a native formula.
 from __future__ import annotations
 
 from copy import copy
-from dataclasses import dataclass
 
 from openpyxl import Workbook
 from openpyxl.styles import Alignment
@@ -23,6 +22,7 @@ from rooflinexl.workbooks.layout import (
     SheetWriter,
     add_chips_sheet,
     add_howto_sheet,
+    add_models_sheet,
     add_xlwings_conf,
     keep_cached_values,
     name_cell,
@@ -52,186 +52,31 @@ COMMON_HOWTO = [
 ]
 
 
-# ------------------------------------------------------------------ model shapes
+# ------------------------------------------------------------- model columns
 
-
-@dataclass(frozen=True)
-class ModelShape:
-    """Published shape of a model: what the decode roofline needs."""
-
-    name: str
-    kind: str
-    layers: int
-    kv_heads: int
-    head_dim: int
-    total: float  # parameters held in memory
-    active: float  # parameters read per token (MoE: activated)
-    experts: int | None
-    top_k: int | None
-    source: str
-    note: str = ""
-
-
-_LLAMA = ("huggingface.co/meta-llama/{repo} config.json: num_hidden_layers {L}, hidden_size {d}, "
-          "num_attention_heads {h}, num_key_value_heads 8, head_dim 128; {p} parameters "
-          "(model card)")
-
-MODELS = [
-    ModelShape("Llama 3.1 8B", "dense", 32, 8, 128, 8.03e9, 8.03e9, None, None,
-               _LLAMA.format(repo="Llama-3.1-8B", L=32, d=4096, h=32, p="8.03B")),
-    ModelShape("Llama 3.1 70B", "dense", 80, 8, 128, 70.6e9, 70.6e9, None, None,
-               _LLAMA.format(repo="Llama-3.1-70B", L=80, d=8192, h=64, p="70.6B")),
-    ModelShape("Llama 3.1 405B", "dense", 126, 8, 128, 405.9e9, 405.9e9, None, None,
-               _LLAMA.format(repo="Llama-3.1-405B", L=126, d=16384, h=128, p="405.9B")),
-    ModelShape("Mixtral 8x7B", "MoE", 32, 8, 128, 46.7e9, 12.9e9, 8, 2,
-               "huggingface.co/mistralai/Mixtral-8x7B-v0.1 config.json: num_hidden_layers 32, "
-               "hidden_size 4096, num_key_value_heads 8, head_dim 128, num_local_experts 8, "
-               "num_experts_per_tok 2; 46.7B total / 12.9B active (Mistral AI announcement, "
-               "Dec 2023)"),
-    ModelShape("DeepSeek-V3", "MoE", 61, 1, 288, 671e9, 37e9, 256, 8,
-               "huggingface.co/deepseek-ai/DeepSeek-V3 config.json: num_hidden_layers 61, "
-               "hidden_size 7168, kv_lora_rank 512, qk_rope_head_dim 64, n_routed_experts 256 "
-               "(+1 shared), num_experts_per_tok 8; 671B total / 37B activated per token "
-               "(technical report, arXiv 2412.19437; main model without the 14B MTP module)",
-               "MLA caches one 512-value latent + one 64-value RoPE key per token and layer "
-               "(576 values, no separate K and V): entered as kv_heads 1 x head_dim 288 because "
-               "KV_CACHE_BYTES counts 2 x kv_heads x head_dim. Released weights are fp8."),
-]
-SPARE_MODEL_ROWS = 5
-
-
-@dataclass(frozen=True)
-class ModelRanges:
-    """Absolute ranges of the Models sheet columns, for INDEX/MATCH."""
-
-    first: int
-    last: int
-
-    def col(self, letter: str) -> str:
-        return f"Models!${letter}${self.first}:${letter}${self.last}"
-
-    def lookup(self, letter: str, key: str) -> str:
-        """``INDEX(<column>, MATCH(key, <names>, 0))`` (no leading '=')."""
-        return f"INDEX({self.col(letter)},MATCH({key},{self.col('A')},0))"
-
-
-#: Models sheet column letters
-M_LAYERS, M_KV, M_HD, M_TOTAL, M_ACTIVE = "C", "D", "E", "F", "G"
-
-
-def _models_sheet(wb: Workbook) -> ModelRanges:
-    s = SheetWriter(wb, "Models", "Model shapes for decode planning (public configs)",
-                    "Add your own model in a spare yellow row; the Plan/Tokens drop-downs offer "
-                    "every name in column A. MoE: active parameters are read per token, total "
-                    "parameters are held in memory.")
-    body = [[Input(m.name), Input(m.kind), Input(m.layers), Input(m.kv_heads),
-             Input(m.head_dim), Input(m.total, SCI), Input(m.active, SCI), Input(m.experts),
-             Input(m.top_k), m.source, m.note] for m in MODELS]
-    body += [[Input(None) for _ in range(9)] + [None, None] for _ in range(SPARE_MODEL_ROWS)]
-    first, last = s.table(["model", "kind", "layers", "kv_heads", "head_dim [elements]",
-                           "total params", "active params [per token]", "experts E",
-                           "experts per token k", "source", "notes"], body, freeze=True)
-    s.finish()
-    s.ws.column_dimensions["A"].width = 16
-    s.ws.column_dimensions["J"].width = 70
-    s.ws.column_dimensions["K"].width = 60
-    for row in s.ws.iter_rows(min_row=first, max_row=last, min_col=10, max_col=11):
-        for c in row:
-            c.alignment = Alignment(wrap_text=True, vertical="top")
-    from openpyxl.workbook.defined_name import DefinedName
-
-    wb.defined_names["ModelNames"] = DefinedName(
-        "ModelNames", attr_text=f"Models!$A${first}:$A${last}")
-    return ModelRanges(first, last)
-
-
-def _model_validation(s: SheetWriter, cells: str) -> None:
-    from openpyxl.worksheet.datavalidation import DataValidation
-
-    dv = DataValidation(type="list", formula1="=ModelNames", allow_blank=True,
-                        showErrorMessage=True, errorTitle="Unknown model",
-                        error="Pick a model from the Models sheet (or add one there).")
-    s.ws.add_data_validation(dv)
-    dv.add(cells)
+#: efficiency defaults shown as yellow inputs (issue 12): NVIDIA AIConfigurator models
+#: decode with 0.8 of the HBM bandwidth; 0.5 of peak FLOP/s is a typical achieved MFU
+#: (the book's Part 12 Q5.2 assumes 45 %; the reference says well-shaped matmuls reach
+#: 80-85 % of an H100's peak, whole models less).
+DEFAULT_MBU = 0.8
+DEFAULT_MFU = 0.5
+EFFICIENCY_HOWTO = (
+    "Efficiency inputs (yellow, above each table): mbu is the share of HBM bandwidth a "
+    "decode step achieves (default 0.8, as NVIDIA's AIConfigurator assumes), mfu the share "
+    "of peak FLOP/s (default 0.5; the book's Part 12 Q5.2 uses 45 %). Set both to 1 for the "
+    "pure roofline bound (what DECODE_TIME/PREFILL_TIME/TRAIN_TIME give with them omitted).")
+MODELS_HOWTO = (
+    "The Models sheet holds the model shapes (params as published, layers, d_model, heads, "
+    "KV heads, head_dim, vocab; for MoE experts E, active_experts k, expert_params), each "
+    "row cited from the model's config.json with its date. Add your own model in a blank "
+    "yellow row at its end: the defined name Models covers them, ModelNames feeds the "
+    "model drop-downs. MoE decode reads the non-expert weights plus the fraction "
+    "1-(1-k/E)^tokens of the expert weights (nearly all of them at batch 32 and more).")
 
 
 def _letters(headers: list[str]) -> dict[str, str]:
     """Column letter of each header key (the text before ' [')."""
     return {h.split(" [")[0]: get_column_letter(j) for j, h in enumerate(headers, start=1)}
-
-
-# --------------------------------------------------------- decode-step columns
-
-
-def _decode_columns(L: dict[str, str], r: int, models: ModelRanges, usable: str) -> dict:
-    """Formulas of the decode-step columns of one row (shared by Plan and Tokens).
-
-    Needs the keys model, chip, n_chips, batch, context, dtype, weight_dtype, kv_dtype,
-    layers, kv_heads, head_dim, total params, active params, weights/chip, KV/chip,
-    HBM/chip, fits, bytes/step, FLOPs/step, step, bound, tokens/s in ``L``.
-    """
-    c = {k: f"{v}{r}" for k, v in L.items()}
-    chip, n = c["chip"], c["n_chips"]
-    bw = f'CHIP_SPEC(Chips,{chip},"hbm_bw")'
-    return {
-        "layers": Calc("=" + models.lookup(M_LAYERS, c["model"]), "0"),
-        "kv_heads": Calc("=" + models.lookup(M_KV, c["model"]), "0"),
-        "head_dim": Calc("=" + models.lookup(M_HD, c["model"]), "0"),
-        "total params": Calc("=" + models.lookup(M_TOTAL, c["model"]), SCI),
-        "active params": Calc("=" + models.lookup(M_ACTIVE, c["model"]), SCI),
-        # bytes of all weights on one chip = time to read them x bandwidth
-        "weights/chip": Calc(f"=WEIGHT_LOAD_TIME(Chips,{chip},{c['total params']},"
-                             f"{c['weight_dtype']},{n})*{bw}/1E+9", GB),
-        "KV/chip": Calc(f"=KV_CACHE_BYTES({c['layers']},{c['kv_heads']},{c['head_dim']},"
-                        f"{c['context']},{c['batch']},{c['kv_dtype']})/{n}/1E+9", GB),
-        "HBM/chip": Calc(f'=CHIP_SPEC(Chips,{chip},"hbm_bytes")/1E+9', GB),
-        "fits": Calc(f'=IF({c["weights/chip"]}+{c["KV/chip"]}<={usable}*{c["HBM/chip"]},'
-                     f'"fits","no")'),
-        "bytes/step": Calc(f"=WEIGHT_LOAD_TIME(Chips,{chip},{c['active params']},"
-                           f"{c['weight_dtype']},{n})*{bw}/1E+9+{c['KV/chip']}", GB),
-        "FLOPs/step": Calc(f"=2*{c['active params']}*{c['batch']}/{n}", SCI),
-        "step": Calc(f'=ROOFLINE_TIME(Chips,{chip},{c["FLOPs/step"]},{c["bytes/step"]}*1E+9,'
-                     f'"hbm",{c["dtype"]})*1E+3', MS),
-        "bound": Calc(f'=ROOFLINE_TIME(Chips,{chip},{c["FLOPs/step"]},{c["bytes/step"]}*1E+9,'
-                      f'"hbm",{c["dtype"]},"bound")'),
-        "tokens/s": Calc(f"={c['batch']}/({c['step']}/1E+3)", "#,##0"),
-    }
-
-
-_DECODE_HEADERS = [
-    "layers", "kv_heads", "head_dim", "total params", "active params [per token]",
-    "weights/chip [GB]", "KV/chip [GB]", "HBM/chip [GB]", "fits [in usable HBM]",
-    "bytes/step [GB per chip]", "FLOPs/step [per chip]", "step [ms, ≥]", "bound",
-    "tokens/s [per replica, ≤]",
-]
-_ROW_INPUT_HEADERS = ["model", "chip", "n_chips [per replica]", "batch [sequences]",
-                      "context [tokens]", "dtype [compute]", "weight_dtype", "kv_dtype"]
-
-
-def _decode_table(s: SheetWriter, rows: list[tuple], extra_inputs: list[str],
-                  extra_outputs: list[str], models: ModelRanges, usable: str,
-                  caption: str):
-    """Write the per-row decode table; returns (first, last, letters)."""
-    headers = _ROW_INPUT_HEADERS + extra_inputs + _DECODE_HEADERS + extra_outputs
-    L = _letters(headers)
-    n_in = len(_ROW_INPUT_HEADERS) + len(extra_inputs)
-    body = [[Input(v, SCI if isinstance(v, float) and v >= 1e6 else None) for v in row]
-            + [None] * (len(headers) - n_in) for row in rows]
-    first, last = s.table(headers, body, caption=caption)
-    for r in range(first, last + 1):
-        for key, calc in _decode_columns(L, r, models, usable).items():
-            s.put(r, _col(L[key]), calc)
-    s.ws.freeze_panes = f"C{first}"
-    s.widths.update({j: 10.5 for j in range(3, len(headers) + 1)})
-    s.widths.update({1: 15, 2: 9, 6: 11, 7: 13, 8: 11})
-    # the model shape looked up from the Models sheet: grouped and folded (click + to show)
-    s.ws.column_dimensions.group(L["layers"], L["head_dim"], hidden=True, outline_level=1)
-    s.validate("chip", f"B{first}:B{last}")
-    s.validate("dtype", f"F{first}:H{last}")
-    _model_validation(s, f"A{first}:A{last}")
-    s.colour_bounds(f"{L['bound']}{first}:{L['bound']}{last}")
-    s.colour_text(f"{L['fits']}{first}:{L['fits']}{last}", FITS)
-    return first, last, L
 
 
 def _col(letter: str) -> int:
@@ -240,57 +85,194 @@ def _col(letter: str) -> int:
     return column_index_from_string(letter)
 
 
-DECODE_NOTES = [
-    "Decode step (one new token per sequence): each chip reads its share of the weights in use "
-    "(dense: all; MoE: the active parameters) and of the KV cache once,",
-    "and does 2 x active params FLOPs per token. step ≥ ROOFLINE_TIME = max(bytes / hbm_bw, "
-    "FLOPs / peak(dtype)): the decode lower bound of reference section 5.",
-    "Simplifications: weights and KV cache split evenly over the replica's chips (with more "
-    "chips than KV heads, real systems replicate KV heads);",
-    "attention FLOPs, activations and communication left out; MoE reads only the active "
-    "experts, a lower bound (large batches touch more experts, up to all).",
-    "Columns {folded} (layers, kv_heads, head_dim, looked up from the Models sheet) are "
-    "folded: click + above the column letters to show them.",
+def _step_args(c: dict, context: str, eff: str) -> str:
+    """Arguments of DECODE_TIME / PREFILL_TIME after the token count (no result)."""
+    return (f"{context},{c['batch']},{c['n_chips']},{c['dtype']},{c['weight_dtype']},"
+            f"{c['kv_dtype']},{eff}")
+
+
+def _serving_columns(L: dict[str, str], r: int, eff: str, usable: str) -> dict:
+    """Formulas of the per-row serving columns (Plan and Tokens sheets).
+
+    ``eff`` is ``mbu,mfu`` (absolute cells), ``usable`` the usable-HBM cell.
+    Needs the input keys model, chip, n_chips, batch, prompt, output, dtype,
+    weight_dtype, kv_dtype in ``L``.
+    """
+    c = {k: f"{v}{r}" for k, v in L.items()}
+    head = f"Chips,{c['chip']},Models,{c['model']}"
+    mean_ctx = f"({c['prompt']}+{c['output']}/2)"
+    full_ctx = f"({c['prompt']}+{c['output']})"
+    dec = f"DECODE_TIME({head},{_step_args(c, mean_ctx, eff)}"
+    mem = f"DECODE_TIME({head},{_step_args(c, full_ctx, eff)}"
+    pre = (f"PREFILL_TIME({head},{c['prompt']},1,{c['n_chips']},{c['dtype']},"
+           f"{c['weight_dtype']},{c['kv_dtype']},{eff}")
+    return {
+        "weights/chip": Calc(f'={mem},"weights")/1E+9', GB),
+        "KV/chip": Calc(f'={mem},"kv")/1E+9', GB),
+        "HBM/chip": Calc(f'=CHIP_SPEC(Chips,{c["chip"]},"hbm_bytes")/1E+9', GB),
+        "fits": Calc(f'=IF({c["weights/chip"]}+{c["KV/chip"]}<={usable}*{c["HBM/chip"]},'
+                     f'"fits","no")'),
+        "max batch": Calc(f"=MAX_BATCH({head},{full_ctx},{c['n_chips']},{c['weight_dtype']},"
+                          f"{c['kv_dtype']},{usable})", "#,##0"),
+        "TTFT": Calc(f"={pre})*1E+3", MS),
+        "TPOT": Calc(f"={dec})*1E+3", MS),
+        "comms": Calc(f'={dec},"comms")*1E+3', MS),
+        "bound": Calc(f'={dec},"bound")'),
+        "tokens/s": Calc(f"={c['batch']}/({c['TPOT']}/1E+3)", "#,##0"),
+        "FLOPs/step": Calc(f'={dec},"flops")', SCI),
+        "bytes/step": Calc(f'={dec},"bytes")', SCI),
+    }
+
+
+_SERVING_HEADERS = [
+    "weights/chip [GB]", "KV/chip [GB, at prompt+output]", "HBM/chip [GB]",
+    "fits [in usable HBM]", "max batch [sequences in HBM]", "TTFT [ms, one prompt]",
+    "TPOT [ms per decode step]", "comms [ms per step]", "bound", "tokens/s [per replica]",
+    "FLOPs/step [per chip]", "bytes/step [per chip]",
 ]
+_ROW_INPUT_HEADERS = ["model", "chip", "n_chips [per replica]", "batch [sequences]",
+                      "prompt [tokens]", "output [tokens]", "dtype [compute]", "weight_dtype",
+                      "kv_dtype"]
 
 
-def _decode_notes(s: SheetWriter, L: dict[str, str]) -> None:
-    folded = f"{L['layers']}:{L['head_dim']}"
-    for line in DECODE_NOTES:
-        s.note(line.format(folded=folded))
+def _efficiency_inputs(s: SheetWriter, usable: bool = True) -> tuple[str, str]:
+    """The yellow efficiency inputs in row 6; returns (``mbu,mfu`` cells, usable cell)."""
+    heads = ["mbu [fraction of HBM bandwidth]", "mfu [fraction of peak FLOP/s]"]
+    vals = [Input(DEFAULT_MBU, "0%"), Input(DEFAULT_MFU, "0%")]
+    if usable:
+        heads.append("usable HBM [fraction]")
+        vals.append(Input(0.9, "0%"))
+    s.table(heads, [vals], caption="Efficiency (mbu: AIConfigurator's 0.8; mfu 0.5; 1 = the "
+                                   "roofline bound) and the HBM left for weights + KV cache")
+    return "$A$6,$B$6", "$C$6"
+
+
+def _serving_table(s: SheetWriter, rows: list[tuple], extra_inputs: list[str],
+                   extra_outputs: list[str], eff: str, usable: str, caption: str):
+    """Write the per-row serving table; returns (first, last, letters)."""
+    headers = _ROW_INPUT_HEADERS + extra_inputs + _SERVING_HEADERS + extra_outputs
+    L = _letters(headers)
+    n_in = len(_ROW_INPUT_HEADERS) + len(extra_inputs)
+    body = [[Input(v) for v in row] + [None] * (len(headers) - n_in) for row in rows]
+    first, last = s.table(headers, body, caption=caption)
+    for r in range(first, last + 1):
+        for key, calc in _serving_columns(L, r, eff, usable).items():
+            s.put(r, _col(L[key]), calc)
+    s.ws.freeze_panes = f"C{first}"
+    s.widths.update({j: 10.5 for j in range(3, len(headers) + 1)})
+    s.widths.update({1: 16, 2: 9})
+    s.validate("model", f"A{first}:A{last}")
+    s.validate("chip", f"B{first}:B{last}")
+    s.validate("dtype", f"G{first}:I{last}")
+    s.colour_bounds(f"{L['bound']}{first}:{L['bound']}{last}")
+    s.colour_text(f"{L['fits']}{first}:{L['fits']}{last}", FITS)
+    return first, last, L
+
+
+SERVING_NOTES = [
+    "TTFT = PREFILL_TIME of one prompt: 2 FLOPs per active parameter per token (the output "
+    "projection for the last token only) plus causal attention, vs the weights read once.",
+    "TPOT = DECODE_TIME at the mean context of the generation (prompt + output/2): the "
+    "weights read (MoE: non-expert weights + the touched share 1-(1-k/E)^batch of the "
+    "experts) and the KV cache, vs 2 FLOPs per active parameter per token + attention,",
+    "at mbu and mfu, plus the tensor-parallel AllReduces (MoE: AllReduce + 2 AllToAll) per "
+    "layer with the link latency (comms, not overlapped). Weights and KV cache split evenly "
+    "over the replica's chips.",
+    "Activations, the runtime's own memory and speculative decoding are left out; "
+    "sliding-window layers are counted as full attention (an upper bound on KV bytes).",
+]
 
 
 # ------------------------------------------------------------------ capacity plan
 
 CAPACITY_ROWS = [
-    # model, chip, n, batch, context, dtype, weight dtype, kv dtype, target tokens/s
-    ("Llama 3.1 8B", "H100", 1, 32, 8192, "bf16", "bf16", "bf16", 20000),
-    ("Llama 3.1 8B", "TPU v5e", 1, 8, 4096, "bf16", "int8", "bf16", 20000),
-    ("Llama 3.1 70B", "H100", 1, 16, 8192, "bf16", "bf16", "bf16", 20000),
-    ("Llama 3.1 70B", "H200", 4, 64, 8192, "bf16", "bf16", "bf16", 20000),
-    ("Llama 3.1 70B", "H200", 2, 64, 8192, "fp8", "fp8", "fp8", 20000),
-    ("Llama 3.1 70B", "TPU v5p", 4, 64, 8192, "bf16", "bf16", "bf16", 20000),
-    ("Llama 3.1 405B", "H200", 8, 32, 8192, "fp8", "fp8", "fp8", 20000),
-    ("Llama 3.1 405B", "TPU v5p", 16, 32, 8192, "bf16", "bf16", "bf16", 20000),
-    ("Mixtral 8x7B", "H100", 2, 64, 4096, "bf16", "bf16", "bf16", 20000),
-    ("DeepSeek-V3", "H200", 8, 128, 4096, "fp8", "fp8", "bf16", 20000),
-    ("DeepSeek-V3", "B200", 8, 256, 4096, "fp8", "fp8", "bf16", 20000),
+    # model, chip, n, batch, prompt, output, dtype, weight dtype, kv dtype, target tokens/s
+    ("Llama 3.1 8B", "H100", 1, 32, 4096, 1024, "bf16", "bf16", "bf16", 20000),
+    ("Llama 3.1 8B", "TPU v5e", 1, 8, 2048, 512, "bf16", "int8", "bf16", 20000),
+    ("Llama 3.1 70B", "H100", 1, 16, 4096, 1024, "bf16", "bf16", "bf16", 20000),
+    ("Llama 3.1 70B", "H200", 4, 64, 6144, 2048, "bf16", "bf16", "bf16", 20000),
+    ("Llama 3.1 70B", "H200", 2, 64, 6144, 2048, "fp8", "fp8", "fp8", 20000),
+    ("Llama 3.1 70B", "TPU v5p", 4, 64, 6144, 2048, "bf16", "bf16", "bf16", 20000),
+    ("Llama 3.1 405B", "H200", 8, 32, 6144, 2048, "fp8", "fp8", "fp8", 20000),
+    ("Mixtral 8x7B", "H100", 2, 64, 3072, 1024, "bf16", "bf16", "bf16", 20000),
+    ("Qwen3 235B-A22B", "H200", 4, 64, 3072, 1024, "fp8", "fp8", "bf16", 20000),
+    ("gpt-oss-120b", "H100", 1, 32, 3072, 1024, "bf16", "fp4", "bf16", 20000),
+    ("Llama 4 Maverick", "H200", 8, 64, 3072, 1024, "fp8", "fp8", "bf16", 20000),
+    ("DeepSeek-V3", "H200", 8, 128, 3072, 1024, "fp8", "fp8", "bf16", 20000),
+    ("DeepSeek-V3", "B200", 8, 256, 3072, 1024, "fp8", "fp8", "bf16", 20000),
 ]
 
 CAPACITY_HOWTO = [
-    "capacity_plan.xlsx answers: does this model fit on these chips, how fast can one replica "
-    "decode, and how many chips does a target throughput need?",
+    "capacity_plan.xlsx answers: does this model fit on these chips, what are the time to "
+    "first token and the time per output token, how many tokens/s does one replica serve, "
+    "how many chips does a target throughput need, and what does a million tokens cost?",
     "1. Plan sheet: one row per scenario (model, chip, chips per replica, batch of concurrent "
-    "sequences, context length, dtypes, target tokens/s). Pick the model and chip from the "
-    "drop-downs; the example rows use public model shapes.",
-    "2. Read across: weights and KV cache per chip, whether they fit in the usable share of "
-    "HBM (input above the table), the decode-step lower bound and what bounds it, tokens/s "
-    "per replica, the largest batch that fits, and the replicas and chips for the target.",
-    "3. Models sheet: the model shapes with their sources (HF config.json); add your own model "
-    "in a spare row. DeepSeek-V3's MLA cache is entered as kv_heads 1 x head_dim 288 (see "
-    "its note).",
+    "sequences, prompt and output lengths, dtypes, target tokens/s). Pick the model and chip "
+    "from the drop-downs.",
+    "2. Read across: weights and KV cache per chip and whether they fit in the usable share "
+    "of HBM, the largest batch that fits, TTFT (prefill of one prompt), TPOT (one decode "
+    "step of the whole batch) with its communication and what bounds it, tokens/s per "
+    "replica, the replicas and chips for the target, USD per million output and input "
+    "tokens at the Chips sheet's list price, and the energy per output token at the chip's "
+    "TDP ('no price' / 'no TDP' where the Chips sheet has none).",
+    "3. Batch sweep sheet: tokens/s per chip against the batch size for one model and chip "
+    "(pick them), with its chart: where more batching stops paying.",
+    EFFICIENCY_HOWTO,
+    MODELS_HOWTO,
     *COMMON_HOWTO,
 ]
+
+SWEEP_BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
+
+
+def _batch_sweep(wb: Workbook) -> None:
+    """Tokens/s per chip against batch for one model and chip, with a chart."""
+    from openpyxl.chart import Reference, ScatterChart, Series
+
+    s = SheetWriter(wb, "Batch sweep", "Decode throughput against batch size",
+                    "DECODE_TIME over batch sizes for one model, chip and replica size; the "
+                    "efficiency inputs are the Plan sheet's.")
+    s.table(["model", "chip", "n_chips [per replica]", "prompt [tokens]", "output [tokens]",
+             "dtype [compute]", "weight_dtype", "kv_dtype"],
+            [[Input("Llama 3.1 70B"), Input("H200"), Input(4), Input(6144), Input(2048),
+              Input("bf16"), Input("bf16"), Input("bf16")]], caption="Inputs")
+    s.validate("model", "A6")
+    s.validate("chip", "B6")
+    s.validate("dtype", "F6:H6")
+    first, last = s.table(
+        ["batch [sequences]", "TPOT [ms per step]", "tokens/s [per replica]",
+         "tokens/s per chip", "bound", "fits [in usable HBM]"],
+        [[Input(b)] + [None] * 5 for b in SWEEP_BATCHES], caption="Sweep")
+    head = "Chips,$B$6,Models,$A$6"
+    for r in range(first, last + 1):
+        args = f"($D$6+$E$6/2),A{r},$C$6,$F$6,$G$6,$H$6,Plan!$A$6,Plan!$B$6"
+        s.put(r, 2, Calc(f"=DECODE_TIME({head},{args})*1E+3", MS))
+        s.put(r, 3, Calc(f"=A{r}/(B{r}/1E+3)", "#,##0"))
+        s.put(r, 4, Calc(f"=C{r}/$C$6", "#,##0"))
+        s.put(r, 5, Calc(f'=DECODE_TIME({head},{args},"bound")'))
+        s.put(r, 6, Calc(f'=IF(A{r}<=MAX_BATCH({head},$D$6+$E$6,$C$6,$G$6,$H$6,Plan!$C$6),'
+                         f'"fits","no")'))
+    s.colour_bounds(f"E{first}:E{last}")
+    s.colour_text(f"F{first}:F{last}", FITS)
+    s.ws.freeze_panes = f"A{first}"
+    s.note("Rows marked 'no' do not fit in the replica's usable HBM: their throughput is "
+           "not reachable.")
+    chart = ScatterChart()
+    chart.title = "Decode tokens/s per chip vs batch"
+    chart.style = 13
+    chart.x_axis.title = "batch [sequences]"
+    chart.y_axis.title = "tokens/s per chip"
+    chart.x_axis.scaling.logBase = 2
+    chart.x_axis.delete = False
+    chart.y_axis.delete = False
+    xs = Reference(s.ws, min_col=1, min_row=first, max_row=last)
+    ys = Reference(s.ws, min_col=4, min_row=first - 1, max_row=last)
+    series = Series(ys, xs, title_from_data=True)
+    series.marker.symbol = "circle"
+    chart.series.append(series)
+    chart.height, chart.width = 9, 16
+    s.ws.add_chart(chart, f"H{first}")
+    s.finish()
 
 
 def build_capacity_plan(table: ChipTable) -> Workbook:
@@ -298,38 +280,151 @@ def build_capacity_plan(table: ChipTable) -> Workbook:
     wb = Workbook()
     wb.remove(wb.active)
     add_howto_sheet(wb, "capacity_plan.xlsx — how to use", CAPACITY_HOWTO)
-    s = SheetWriter(wb, "Plan", "Inference capacity plan: memory, decode-step bound, chips "
-                    "for a target throughput", "Every row is one replica of n chips serving "
-                    "'batch' concurrent sequences at 'context' tokens each.")
-    s.table(["usable HBM [fraction]"], [[Input(0.9, "0%")]],
-            caption="Input (HBM left for weights and KV cache; the rest holds activations "
-                    "and runtime buffers)")
-    models = ModelRanges(5, 5 + len(MODELS) + SPARE_MODEL_ROWS - 1)
-    extra_out = ["max batch [sequences in HBM]", "replicas [for target]", "chips [for target]"]
-    first, last, L = _decode_table(
-        s, CAPACITY_ROWS, ["target [tokens/s]"], extra_out, models, "$A$6",
-        caption="Scenarios (yellow: inputs; white: computed)")
+    s = SheetWriter(wb, "Plan", "Inference capacity plan: fit, TTFT, TPOT, tokens/s, chips and "
+                    "cost for a target throughput", "Every row is one replica of n chips "
+                    "serving 'batch' concurrent sequences of 'prompt' + 'output' tokens.")
+    eff, usable = _efficiency_inputs(s)
+    extra_out = ["replicas [for target]", "chips [for target]",
+                 "USD per 1M output tokens [list price]", "USD per 1M input tokens [list price]",
+                 "energy [J per output token, at TDP]"]
+    first, last, L = _serving_table(s, CAPACITY_ROWS, ["target [tokens/s]"], extra_out, eff,
+                                    usable, caption="Scenarios (yellow: inputs; white: "
+                                                    "computed)")
     for r in range(first, last + 1):
         c = {k: f"{v}{r}" for k, v in L.items()}
-        kv_one = (f"KV_CACHE_BYTES({c['layers']},{c['kv_heads']},{c['head_dim']},"
-                  f"{c['context']},1,{c['kv_dtype']})/{c['n_chips']}/1E+9")
-        s.put(r, _col(L["max batch"]),
-              Calc(f"=MAX(0,INT(($A$6*{c['HBM/chip']}-{c['weights/chip']})/({kv_one})))",
-                   "#,##0"))
+        price = f'CHIP_SPEC(Chips,{c["chip"]},"price_per_hour")'
         s.put(r, _col(L["replicas"]),
               Calc(f'=IF({c["fits"]}="fits",ROUNDUP({c["target"]}/{c["tokens/s"]},0),"—")',
                    "#,##0"))
         s.put(r, _col(L["chips"]),
               Calc(f'=IF({c["fits"]}="fits",{c["replicas"]}*{c["n_chips"]},"—")', "#,##0"))
+        s.put(r, _col(L["USD per 1M output tokens"]),
+              Calc(f'=IFERROR({price}*{c["n_chips"]}/({c["tokens/s"]}*3600)*1E+6,"no price")',
+                   "0.000"))
+        # one prompt at a time on the replica: its chips' cost for TTFT, per prompt token
+        s.put(r, _col(L["USD per 1M input tokens"]),
+              Calc(f'=IFERROR({price}*{c["n_chips"]}*{c["TTFT"]}/1E+3/3600/{c["prompt"]}'
+                   f'*1E+6,"no price")', "0.000"))
+        s.put(r, _col(L["energy"]),
+              Calc(f'=IFERROR(CHIP_SPEC(Chips,{c["chip"]},"tdp_w")*{c["n_chips"]}'
+                   f'*{c["TPOT"]}/1E+3/{c["batch"]},"no TDP")', "0.00"))
     s.row = last + 2
-    _decode_notes(s, L)
-    s.note("max batch: sequences whose KV cache still fits beside the weights; replicas = "
-           "ROUNDUP(target / tokens/s); chips = replicas x n_chips ('—': the row does not fit).")
+    for line in SERVING_NOTES:
+        s.note(line)
+    s.note("replicas = ROUNDUP(target / tokens/s); chips = replicas x n_chips ('—': the row "
+           "does not fit). USD per 1M output tokens = price x n_chips / (tokens/s x 3600) x 1e6; "
+           "input tokens: the replica's cost for one TTFT per prompt token. Energy: TDP x "
+           "n_chips x TPOT / batch (the board at full power: an upper bound).")
     s.finish()
-    name_cell(wb, "Plan_Llama70B_H200x4_step_ms", "Plan", f"{L['step']}{first + 3}")
-    name_cell(wb, "Plan_Llama70B_H200x4_chips", "Plan", f"{L['chips']}{first + 3}")
-    got = _models_sheet(wb)
-    assert got == models, (got, models)
+    h200x4 = first + CAPACITY_ROWS.index(
+        ("Llama 3.1 70B", "H200", 4, 64, 6144, 2048, "bf16", "bf16", "bf16", 20000))
+    ds = first + [row[0] for row in CAPACITY_ROWS].index("DeepSeek-V3")
+    name_cell(wb, "Plan_Llama70B_H200x4_step_ms", "Plan", f"{L['TPOT']}{h200x4}")
+    name_cell(wb, "Plan_Llama70B_H200x4_chips", "Plan", f"{L['chips']}{h200x4}")
+    name_cell(wb, "Plan_DeepSeekV3_H200x8_TPOT_ms", "Plan", f"{L['TPOT']}{ds}")
+    name_cell(wb, "Plan_DeepSeekV3_H200x8_chips", "Plan", f"{L['chips']}{ds}")
+    name_cell(wb, "Plan_DeepSeekV3_H200x8_USDperMtok", "Plan",
+              f"{L['USD per 1M output tokens']}{ds}")
+    _batch_sweep(wb)
+    add_models_sheet(wb)
+    add_chips_sheet(wb, table)
+    add_xlwings_conf(wb)
+    keep_cached_values(wb)
+    return wb
+
+
+# ------------------------------------------------------------------ training plan
+
+TRAINING_ROWS = [
+    # model, chip, n_chips, tokens, seq_len, deadline [days], published chip-hours, source
+    ("Llama 3.1 70B", "H100", 4096, 15e12, None, 30, None,
+     "book Part 12 Q5.2: 4096 H100, 15T tokens, 45 % MFU: 'about 40 days'"),
+    ("Llama 3.1 8B", "H100", 1024, 15e12, 8192, 14, 1.46e6,
+     "Llama 3.1 model card (2024-07-23): 1.46M H100-80GB GPU hours"),
+    ("Llama 3.1 70B", "H100", 4096, 15e12, 8192, 30, 7.0e6,
+     "Llama 3.1 model card (2024-07-23): 7.0M H100-80GB GPU hours"),
+    ("Llama 3.1 405B", "H100", 16384, 15.6e12, 8192, 60, 30.84e6,
+     "Llama 3.1 model card (2024-07-23): 30.84M H100-80GB GPU hours; Llama 3 paper: "
+     "15.6T tokens on up to 16,384 H100"),
+    ("DeepSeek-V3", "H800", 2048, 14.8e12, 4096, 60, 2.788e6,
+     "DeepSeek-V3 technical report (arXiv 2412.19437): 14.8T tokens, 2048 H800, "
+     "2.788M H800 GPU hours (fp8 mixed precision)"),
+    ("Qwen3 32B", "TPU v5p", 2048, 36e12, 4096, 60, None,
+     "Qwen3 technical report: about 36T pre-training tokens (chips: an example)"),
+]
+
+TRAINING_HOWTO = [
+    "training_plan.xlsx answers: how long and how much to train a model on N chips at an "
+    "MFU, how many chips a deadline needs, and the energy at the chips' TDP.",
+    "1. Train sheet, Inputs: MFU (share of peak FLOP/s the run achieves; the book's Part 12 "
+    "Q5.2 uses 45 %) and the compute dtype of the peak.",
+    "2. One row per run: model, chip, chips, training tokens, sequence length (adds the "
+    "causal attention FLOPs; blank: 6ND only), a deadline in days.",
+    "3. Read across: TRAIN_TIME in days = (6 N D + attention) / (chips x peak x MFU), "
+    "chip-hours, the cost at the Chips sheet's list price, the chips for the deadline, the "
+    "energy at TDP, and the published chip-hours where the model's authors give them.",
+    MODELS_HOWTO,
+    *COMMON_HOWTO,
+]
+
+
+def build_training_plan(table: ChipTable) -> Workbook:
+    """``templates/training_plan.xlsx`` (not yet recalculated)."""
+    wb = Workbook()
+    wb.remove(wb.active)
+    add_howto_sheet(wb, "training_plan.xlsx — how to use", TRAINING_HOWTO)
+    s = SheetWriter(wb, "Train", "Training plan: time, chip-hours, cost and chips for a "
+                    "deadline", "TRAIN_TIME = (6 x active params x tokens + causal attention) / "
+                    "(n_chips x peak(dtype) x MFU): the book's 6ND (Part 12 Q5.2).")
+    s.table(["mfu [fraction of peak FLOP/s]", "dtype [compute]"],
+            [[Input(0.45, "0%"), Input("bf16")]],
+            caption="Inputs (MFU 45 % as in the book's Part 12 Q5.2)")
+    s.validate("dtype", "B6")
+    headers = ["model", "chip", "n_chips", "tokens [training]", "seq_len [tokens]",
+               "deadline [days]", "time [days]", "chip-hours [h]",
+               "cost [USD, list price]", "chips for deadline", "energy [MWh, at TDP]",
+               "bound", "published chip-hours [h]", "ours / published [×]",
+               "source of the run"]
+    L = _letters(headers)
+    body = [[Input(m), Input(c), Input(n), Input(t, SCI), Input(sl), Input(d)] + [None] * 6
+            + [Input(pub, SCI), None, src]
+            for m, c, n, t, sl, d, pub, src in TRAINING_ROWS]
+    first, last = s.table(headers, body, caption="Runs (yellow: inputs; white: computed)")
+    for r in range(first, last + 1):
+        c = {k: f"{v}{r}" for k, v in L.items()}
+        head = f"Chips,{c['chip']},Models,{c['model']}"
+        t = (f"TRAIN_TIME({head},{c['tokens']},{c['n_chips']},$A$6,$B$6,"
+             f"{c['seq_len']})")
+        s.put(r, _col(L["time"]), Calc(f"={t}/86400", "#,##0.0"))
+        s.put(r, _col(L["chip-hours"]), Calc(f"={t}*{c['n_chips']}/3600", SCI))
+        s.put(r, _col(L["cost"]), Calc(
+            f'=IFERROR({c["chip-hours"]}*CHIP_SPEC(Chips,{c["chip"]},"price_per_hour"),'
+            f'"no price")', "#,##0"))
+        s.put(r, _col(L["chips for deadline"]), Calc(
+            f"=ROUNDUP({t}*{c['n_chips']}/({c['deadline']}*86400),0)", "#,##0"))
+        s.put(r, _col(L["energy"]), Calc(
+            f'=IFERROR({c["chip-hours"]}*CHIP_SPEC(Chips,{c["chip"]},"tdp_w")/1E+6,'
+            f'"no TDP")', "#,##0"))
+        s.put(r, _col(L["bound"]), Calc('="compute"'))
+        s.put(r, _col(L["ours / published"]), Calc(
+            f'=IF({c["published chip-hours"]}="","—",{c["chip-hours"]}/'
+            f'{c["published chip-hours"]})', "0.00"))
+    s.validate("model", f"A{first}:A{last}")
+    s.validate("chip", f"B{first}:B{last}")
+    s.colour_bounds(f"{L['bound']}{first}:{L['bound']}{last}")
+    s.ws.freeze_panes = f"C{first}"
+    s.widths.update({1: 16, 2: 9, 15: 60})
+    s.row = last + 2
+    s.note("Training is taken as compute-bound (bound: TRAIN_TIME has no memory or network "
+           "term): time = FLOPs / (chips x peak x MFU). chips for deadline = ROUNDUP(time x "
+           "n_chips / deadline); energy = chip-hours x TDP (an upper bound).")
+    s.note("Published chip-hours include restarts, evaluation and ablations and were run at "
+           "the authors' own MFU (Llama 3: 38-43 % on H100; DeepSeek-V3 in fp8): a ratio below "
+           "1 means the run achieved less than the MFU input.")
+    s.finish()
+    name_cell(wb, "Train_Llama70B_4096xH100_days", "Train", f"{L['time']}{first}")
+    name_cell(wb, "Train_DeepSeekV3_chip_hours", "Train", f"{L['chip-hours']}{first + 4}")
+    add_models_sheet(wb)
     add_chips_sheet(wb, table)
     add_xlwings_conf(wb)
     keep_cached_values(wb)
@@ -347,22 +442,25 @@ COST_HOWTO = [
     "and source there). To use your own quote, type it in 'quote' and say whether it is per "
     "chip or per node, and how many chips a node has; the price per chip-hour follows. A chip "
     "without a list price: enter its price_per_hour on the Chips sheet first.",
-    "3. Tokens sheet: USD per million generated tokens for a model, chips, batch and context, "
-    "from the decode-step roofline bound (weights + KV cache over HBM bandwidth vs FLOPs over "
-    "peak), next to the naive peak-FLOPs-only figure.",
+    "3. Tokens sheet: USD per million generated tokens for a model, chips, batch, prompt and "
+    "output, from DECODE_TIME at the mbu/mfu inputs (weights incl. the MoE experts a batch "
+    "touches + KV cache over HBM bandwidth vs FLOPs over peak, plus communication), next to "
+    "the naive peak-FLOPs-only figure.",
     "4. Roofline chart sheet: the roofs of the chosen chips (pick them) and every Tokens row "
     "as a point.",
+    EFFICIENCY_HOWTO,
+    MODELS_HOWTO,
     *COMMON_HOWTO,
 ]
 
 TOKEN_ROWS = [
-    ("Llama 3.1 70B", "H200", 4, 64, 8192, "bf16", "bf16", "bf16"),
-    ("Llama 3.1 70B", "TPU v5p", 4, 64, 8192, "bf16", "bf16", "bf16"),
-    ("Llama 3.1 70B", "H200", 2, 128, 4096, "fp8", "fp8", "fp8"),
-    ("Llama 3.1 8B", "H100", 1, 64, 4096, "bf16", "bf16", "bf16"),
-    ("Llama 3.1 8B", "TPU v5e", 1, 8, 4096, "bf16", "int8", "bf16"),
-    ("Mixtral 8x7B", "TPU v6e", 4, 32, 4096, "bf16", "bf16", "bf16"),
-    ("DeepSeek-V3", "H200", 8, 128, 4096, "fp8", "fp8", "bf16"),
+    ("Llama 3.1 70B", "H200", 4, 64, 6144, 2048, "bf16", "bf16", "bf16"),
+    ("Llama 3.1 70B", "TPU v5p", 4, 64, 6144, 2048, "bf16", "bf16", "bf16"),
+    ("Llama 3.1 70B", "H200", 2, 128, 3072, 1024, "fp8", "fp8", "fp8"),
+    ("Llama 3.1 8B", "H100", 1, 64, 3072, 1024, "bf16", "bf16", "bf16"),
+    ("Llama 3.1 8B", "TPU v5e", 1, 8, 2048, 512, "bf16", "int8", "bf16"),
+    ("Mixtral 8x7B", "TPU v6e", 4, 32, 3072, 1024, "bf16", "bf16", "bf16"),
+    ("DeepSeek-V3", "H200", 8, 128, 3072, 1024, "fp8", "fp8", "bf16"),
 ]
 
 
@@ -371,7 +469,6 @@ def build_cost_comparison(table: ChipTable) -> Workbook:
     wb = Workbook()
     wb.remove(wb.active)
     add_howto_sheet(wb, "cost_comparison.xlsx — how to use", COST_HOWTO)
-    models = ModelRanges(5, 5 + len(MODELS) + SPARE_MODEL_ROWS - 1)
 
     # Cost sheet: prices and cost per FLOP
     s = SheetWriter(wb, "Cost", "Cost of a FLOP per priced chip",
@@ -415,14 +512,14 @@ def build_cost_comparison(table: ChipTable) -> Workbook:
     price_rng = (f"Cost!$A${first}:$A${last}", f"Cost!$F${first}:$F${last}")
 
     # Tokens sheet
-    t = SheetWriter(wb, "Tokens", "USD per million generated tokens, bounded by the decode "
-                    "roofline", "Cost of a replica-hour / tokens per hour at the decode-step "
-                    "lower bound; the peak-only column assumes every FLOP runs at peak.")
-    t.table(["usable HBM [fraction]"], [[Input(0.9, "0%")]], caption="Input")
-    extra_out = ["price [USD/chip-hour]", "USD/1M tokens [roofline bound]",
-                 "USD/1M tokens at peak [FLOPs only]", "roofline / peak-only [×]"]
-    tf, tl, L = _decode_table(t, TOKEN_ROWS, [], extra_out, models, "$A$6",
-                              caption="Scenarios (prices from the Cost sheet)")
+    t = SheetWriter(wb, "Tokens", "USD per million generated tokens, from the whole-model "
+                    "decode step", "Cost of a replica-hour / tokens per hour at DECODE_TIME "
+                    "(mbu, mfu below); the peak-only column assumes every FLOP runs at peak.")
+    eff, usable = _efficiency_inputs(t)
+    extra_out = ["price [USD/chip-hour]", "USD/1M tokens [decode step]",
+                 "USD/1M tokens at peak [FLOPs only]", "decode / peak-only [×]"]
+    tf, tl, L = _serving_table(t, TOKEN_ROWS, [], extra_out, eff, usable,
+                               caption="Scenarios (prices from the Cost sheet)")
     for r in range(tf, tl + 1):
         c = {k: f"{v}{r}" for k, v in L.items()}
         t.put(r, _col(L["price"]),
@@ -430,13 +527,14 @@ def build_cost_comparison(table: ChipTable) -> Workbook:
         t.put(r, _col(L["USD/1M tokens"]),
               Calc(f"={c['price']}*{c['n_chips']}/({c['tokens/s']}*3600)*1E+6", "0.000"))
         t.put(r, _col(L["USD/1M tokens at peak"]),
-              Calc(f"=2*{c['active params']}*1E+6*COST_PER_FLOP(Chips,{c['chip']},"
-                   f"{c['dtype']})*{c['price']}/CHIP_SPEC(Chips,{c['chip']},"
-                   f'"price_per_hour")', "0.000"))
-        t.put(r, _col(L["roofline / peak-only"]),
+              Calc(f'=2*MODEL_SPEC(Models,{c["model"]},"active_params")*1E+6*'
+                   f"COST_PER_FLOP(Chips,{c['chip']},{c['dtype']})*{c['price']}/"
+                   f'CHIP_SPEC(Chips,{c["chip"]},"price_per_hour")', "0.000"))
+        t.put(r, _col(L["decode / peak-only"]),
               Calc(f"={c['USD/1M tokens']}/{c['USD/1M tokens at peak']}", "0.0"))
     t.row = tl + 2
-    _decode_notes(t, L)
+    for line in SERVING_NOTES:
+        t.note(line)
     t.note("A row whose chip has no price (no list price and no quote on the Cost sheet) "
            "shows #N/A in the price columns.")
     t.finish()
@@ -455,7 +553,7 @@ def build_cost_comparison(table: ChipTable) -> Workbook:
     for r in range(hf, hl + 1):
         s.put(r, 4, Calc(f"=B{r}/C{r}", "0.00"))
     s.widths.update({1: 34, **{j: 13 for j in range(2, 10)}, 10: 10})
-    s.note("Tokens rows 1-2: Llama 3.1 70B on 4 chips, batch 64, 8k context, bf16.")
+    s.note("Tokens rows 1-2: Llama 3.1 70B on 4 chips, batch 64, 6k prompt + 2k output, bf16.")
     s.note("Reference: H200 about 10 USD/h and TPU v5p about 4 USD/h on Google Cloud; an "
            "H200 has about 2x the FLOPs and 1.5x the HBM of a v5p.")
     s.finish()
@@ -464,19 +562,18 @@ def build_cost_comparison(table: ChipTable) -> Workbook:
     name_cell(wb, "Cost_USDper1e18_TPUv5p_MFU", "Cost", f"H{v5p}")
     name_cell(wb, "Cost_USDperMtok_Llama70B_H200", "Tokens", f"{usd}{tf}")
     name_cell(wb, "Cost_USDperMtok_Llama70B_TPUv5p", "Tokens", f"{usd}{tf + 1}")
+    name_cell(wb, "Cost_USDperMtok_DeepSeekV3_H200x8", "Tokens", f"{usd}{tl}")
 
     points = [Point(label=f'Tokens!$A${r}&" · "&Tokens!$B${r}&" ×"&Tokens!$C${r}&'
-                          f'" · batch "&Tokens!$D${r}&" · "&Tokens!$F${r}',
-                    intensity=f"Tokens!${L['FLOPs/step']}${r}/(Tokens!${L['bytes/step']}${r}"
-                              f"*1E+9)",
-                    flops=f"Tokens!${L['FLOPs/step']}${r}/(Tokens!${L['step']}${r}/1E+3)")
+                          f'" · batch "&Tokens!$D${r}&" · "&Tokens!$G${r}',
+                    intensity=f"Tokens!${L['FLOPs/step']}${r}/Tokens!${L['bytes/step']}${r}",
+                    flops=f"Tokens!${L['FLOPs/step']}${r}/(Tokens!${L['TPOT']}${r}/1E+3)")
               for r in range(tf, tl + 1)]
     add_roofline_chart(wb, "Roofline chart", "Decode steps on the HBM roofline",
                        "Roofs of the chosen chips at the chosen dtype; points: the Tokens "
                        "rows (intensity = FLOPs / bytes per step; attained = FLOPs / step time).",
                        ["H200", "TPU v5p"], points, x_range=(1.0, 1.0e4))
-    got = _models_sheet(wb)
-    assert got == models, (got, models)
+    add_models_sheet(wb)
     add_chips_sheet(wb, table)
     add_xlwings_conf(wb)
     keep_cached_values(wb)
@@ -577,6 +674,7 @@ def build_matmul_sweep(table: ChipTable) -> Workbook:
     s.finish()
     s.ws.column_dimensions["A"].width = 14
     name_cell(wb, "Sweep_H100_B16_time_us", "Sweep", f"I{first}")
+    add_models_sheet(wb)
     add_chips_sheet(wb, table)
     add_xlwings_conf(wb)
     keep_cached_values(wb)
