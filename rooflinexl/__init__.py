@@ -10,7 +10,9 @@ table as ``chips=``; default the packaged table):
 Layers (DESIGN.md section 1): :mod:`rooflinexl.model` (pure formulas),
 :mod:`rooflinexl.chips` and :mod:`rooflinexl.dtypes` (spec table, dtypes,
 tiers), :mod:`rooflinexl.api` (chip-aware functions), :mod:`rooflinexl.udfs`
-(Excel functions), and the headless engine and CLI above them.
+(Excel functions), and the headless engine and CLI above them. Whole models:
+:mod:`rooflinexl.models` (the model table) and ``decode_time``, ``prefill_time``,
+``train_time``, ``max_batch``, ``model_spec`` (model second, ``models=`` the table).
 """
 from rooflinexl._version import __version__
 from rooflinexl.api import (
@@ -22,12 +24,17 @@ from rooflinexl.api import (
     cost_per_flop,
     crit_batch,
     crit_intensity,
+    decode_time,
     kv_cache_bytes,
     matmul_time,
+    max_batch,
+    model_spec,
     moe_min_batch,
     net_critical_d,
+    prefill_time,
     roofline_flops,
     roofline_time,
+    train_time,
     weight_load_time,
 )
 from rooflinexl.chips import ChipTable, load_chips
@@ -37,9 +44,12 @@ from rooflinexl.errors import (
     ExcelError,
     KeywordError,
     MissingSpecError,
+    ModelTableError,
     RooflineError,
     UnknownChipError,
+    UnknownModelError,
 )
+from rooflinexl.models import ModelTable, load_models
 
 __all__ = [
     "__version__", "Chip", "ChipTable", "load_chips", "arith_intensity", "attn_intensity",
@@ -47,4 +57,6 @@ __all__ = [
     "kv_cache_bytes", "matmul_time", "moe_min_batch", "net_critical_d", "roofline_flops",
     "roofline_time", "weight_load_time", "ChipTableError", "DomainError", "ExcelError",
     "KeywordError", "MissingSpecError", "RooflineError", "UnknownChipError",
+    "ModelTable", "load_models", "model_spec", "decode_time", "prefill_time", "train_time",
+    "max_batch", "ModelTableError", "UnknownModelError",
 ]

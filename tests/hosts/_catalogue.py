@@ -41,6 +41,14 @@ CATALOGUE = {
 }
 
 
+def models_range() -> list[list]:
+    """The packaged model table as Office.js passes the range ``Models``."""
+    path = REPO / "rooflinexl" / "data" / "models.csv"
+    with open(path, newline="", encoding="utf-8-sig") as fh:
+        rows = list(csv.reader(fh))
+    return [rows[0]] + [[_cell(v) for v in row] for row in rows[1:]]
+
+
 def params(name: str) -> list[tuple[str, bool]]:
     """[(parameter, optional)] of a catalogue function."""
     out = []

@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib.metadata
 
 import pytest
-from _catalogue import CATALOGUE, REPO, WORKED, params
+from _catalogue import CATALOGUE, REPO, WORKED, models_range, params
 from _officejs import (
     CALL,
     CHIPS,
@@ -214,6 +214,7 @@ def test_bad_calls_are_400_with_our_message(client, args, words):
 
 
 # ------------------------------------------------------ parity with the API
+MODELS = models_range()
 PARITY = [
     ("arith_intensity", [8192, 16384], None, (8192, 16384), {}),
     ("crit_intensity", ["H100", "nvlink", "fp8"], "crit_intensity",
@@ -242,6 +243,18 @@ PARITY = [
     ("cost_per_flop", ["H200", "bf16", 0.4], "cost_per_flop", ("H200", "bf16", 0.4), {}),
     ("chip_spec", ["H200", "hbm_bw"], "chip_spec", ("H200", "hbm_bw"), {}),
     ("chip_spec", ["TPU v5e", "vendor"], "chip_spec", ("TPU v5e", "vendor"), {}),
+    # whole models (issue 12): the Models range after the chip
+    ("decode_time", ["H200", MODELS, "DeepSeek-V3", 4096, 128, 8, "fp8", "fp8", "bf16", 0.8],
+     "decode_time", ("H200", "DeepSeek-V3", 4096, 128, 8, "fp8", "fp8", "bf16", 0.8), {}),
+    ("prefill_time", ["H100", MODELS, "Llama 3.1 8B", 8192, None, None, None, None, None,
+                      None, None, "flops"],
+     "prefill_time", ("H100", "Llama 3.1 8B", 8192), {"result": "flops"}),
+    ("train_time", ["H100", MODELS, "Llama 3.1 70B", 15e12, 4096, 0.45], "train_time",
+     ("H100", "Llama 3.1 70B", 15e12, 4096, 0.45), {}),
+    ("max_batch", ["H200", MODELS, "Llama 3.1 70B", 8192, 4], "max_batch",
+     ("H200", "Llama 3.1 70B", 8192, 4), {}),
+    ("model_spec", [MODELS, "Mixtral 8x7B", "expert_params"], None,
+     ("Mixtral 8x7B", "expert_params"), {}),
 ]
 
 
