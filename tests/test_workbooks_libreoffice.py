@@ -30,7 +30,7 @@ from rooflinexl import udfs
 from rooflinexl.chips import COLUMNS, ChipTable
 from rooflinexl.dtypes import DTYPES, TIERS
 from rooflinexl.workbooks.build import BUILDERS
-from rooflinexl.workbooks.layout import add_chips_sheet
+from rooflinexl.workbooks.layout import add_chips_sheet, add_models_sheet
 from rooflinexl.xlsxio import formula_cells
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -131,9 +131,18 @@ def _num(x) -> str:
     return repr(float(x)) if isinstance(x, float) else str(x)
 
 
+class _Name(str):
+    """A defined name passed as an argument (``Models``), not a text literal."""
+
+
+MODELS_ARG = _Name("Models")
+
+
 def _lit(x) -> str:
     if x is None:
         return ""
+    if isinstance(x, _Name):
+        return str(x)
     return f'"{x}"' if isinstance(x, str) else _num(x)
 
 
@@ -239,6 +248,7 @@ def twin_cases() -> list[tuple[str, tuple, str]]:
     for chip, field in [("H200", "hbm_bw"), ("TPU v5p", "price_per_hour"), ("B200", "fp4_flops"),
                         ("TPU v5e", "vmem_bytes")]:
         cases.append(("CHIP_SPEC", (chip, field), spec(chip, field)))
+    cases += _model_twins()
     # errors: an unknown chip (#N/A from MATCH) and a spec the chip lacks (#N/A)
     cases.append(("CRIT_INTENSITY", ("B300", "hbm", "bf16"),
                   f"{peak('B300', 'bf16')}/{bw('B300', 'hbm')}"))
@@ -248,7 +258,61 @@ def twin_cases() -> list[tuple[str, tuple, str]]:
     return cases
 
 
-CHIPLESS = {"ARITH_INTENSITY", "ATTN_INTENSITY", "KV_CACHE_BYTES"}
+def _model_twins() -> list[tuple[str, tuple, str]]:
+    """Whole-model functions (issue 12) against their equations, the model shapes written out
+    from the published config.json values (see the Models sheet's sources)."""
+    M = MODELS_ARG
+    # Llama 3.1 8B: 8.03e9 params, 32 layers, 32 heads, 8 KV heads, head_dim 128, vocab 128256,
+    # d_model 4096; read / active parameters = params - vocab x d_model (the input embedding)
+    p8 = "(8.03E+09-128256*4096)"
+    kv8 = "(2*32*8*128)"
+    # Mixtral 8x7B: 46.7e9, 32 layers, d_model 4096, vocab 32000, E 8, k 2, experts
+    # 32 x 8 x 3 x 4096 x 14336
+    pe = "(32*8*3*4096*14336)"
+    base = f"(46.7E+09-32000*4096-{pe})"
+    cases = []
+    for batch in (1, 64):
+        flops = f"{batch}*(2*{p8}+4*32*4096*32*128)"
+        nbytes = f"(2*{p8}+{batch}*4096*{kv8}*2)"
+        cases.append(("DECODE_TIME", ("H100", M, "Llama 3.1 8B", 4096, batch),
+                      f"MAX({flops}/{peak('H100', 'bf16')},{nbytes}/{bw('H100', 'hbm')})"))
+        read = f"({base}+(1-(1-2/8)^{batch})*{pe})"
+        cases.append(("DECODE_TIME", ("H100", M, "Mixtral 8x7B", 4096, batch, 1, None, None,
+                                      None, 0.8, None, "bytes"),
+                      f"2*{read}+{batch}*4096*2*32*8*128*2"))
+    cases.append(("DECODE_TIME", ("H100", M, "Llama 3.1 8B", 4096, 1, 1, None, None, None, 0.8,
+                                  None, "time"),
+                  f"(2*{p8}+4096*{kv8}*2)/(0.8*{bw('H100', 'hbm')})"))
+    # prefill: the output projection (vocab x d_model) for the last token only, causal attention
+    cases.append(("PREFILL_TIME", ("H100", M, "Llama 3.1 8B", 8192, 1, 1, None, None, None,
+                                   None, None, "flops"),
+                  f"2*({p8}-128256*4096)*8192+2*128256*4096+2*32*8192^2*32*128"))
+    cases.append(("PREFILL_TIME", ("H100", M, "Llama 3.1 8B", 8192),
+                  f"(2*({p8}-128256*4096)*8192+2*128256*4096+2*32*8192^2*32*128)/"
+                  f"{peak('H100', 'bf16')}"))
+    # the book's Part 12 Q5.2 case: 6 N D / (n x peak x MFU)
+    cases.append(("TRAIN_TIME", ("H100", M, "Llama 3.1 70B", 15e12, 4096, 0.45),
+                  f"6*(70.6E+09-128256*8192)*15E+12/(4096*{peak('H100', 'bf16')}*0.45)"))
+    cases.append(("TRAIN_TIME", ("H100", M, "Llama 3.1 8B", 1e12, 8, None, None, 8192),
+                  f"(6*{p8}+6*32*8192*32*128)*1E+12/(8*{peak('H100', 'bf16')})"))
+    cases.append(("MAX_BATCH", ("H200", M, "Llama 3.1 70B", 8192, 4),
+                  f"MAX(0,INT((4*{spec('H200', 'hbm_bytes')}-2*70.6E+09)/"
+                  f"(8192*2*80*8*128*2)))"))
+    cases.append(("MODEL_SPEC", (M, "DeepSeek-V3", "expert_params"), "(61-3)*256*3*7168*2048"))
+    cases.append(("MODEL_SPEC", (M, "DeepSeek-V3", "kv_per_token"), "61*(512+64)"))
+    cases.append(("MODEL_SPEC", (M, "Qwen3 32B", "experts"), "NA()"))  # a dense model
+    cases.append(("DECODE_TIME", ("H100", M, "GPT-9", 1024), "NA()"))  # unknown model
+    return cases
+
+
+CHIPLESS = {"ARITH_INTENSITY", "ATTN_INTENSITY", "KV_CACHE_BYTES", "MODEL_SPEC"}
+
+
+def _call(name: str, chips, models, args):
+    """The Excel function called as the book does: the Models name replaced by its range."""
+    f = udfs.FUNCTIONS[name]
+    args = [models if a is MODELS_ARG else a for a in args]
+    return f(*args) if name in CHIPLESS else f(chips, *args)
 
 
 def build_twin_book(path: Path) -> list[tuple[str, tuple, str]]:
@@ -263,6 +327,7 @@ def build_twin_book(path: Path) -> list[tuple[str, tuple, str]]:
         ws.cell(row=k, column=2, value=repr(args))
         ws.cell(row=k, column=3, value=f"={name}({','.join(lead + [_lit(a) for a in args])})")
         ws.cell(row=k, column=4, value="=" + twin)
+    add_models_sheet(wb)
     add_chips_sheet(wb, TABLE)
     wb.save(path)
     return cases
@@ -271,6 +336,12 @@ def build_twin_book(path: Path) -> list[tuple[str, tuple, str]]:
 def _chips_range(book: Path) -> list[list]:
     ws = openpyxl.load_workbook(book)["Chips"]
     return [[c.value for c in row] for row in ws.iter_rows()]
+
+
+def _models_range(book: Path) -> list[list]:
+    wb = openpyxl.load_workbook(book)
+    sheet, cells = wb.defined_names["Models"].attr_text.split("!")
+    return [[c.value for c in row] for row in wb[sheet][cells.replace("$", "")]]
 
 
 def _close(got, want) -> bool:
@@ -328,13 +399,12 @@ def test_native_cells_equal_our_recalc(lo, rel):
 def test_twins_equal_rooflinexl_functions(lo):
     src, out, cases = lo["twin"]
     got = values(out)["Twins"]
-    chips = _chips_range(src)
+    chips, models = _chips_range(src), _models_range(src)
     problems = []
     names = set()
     for k, (name, args, twin) in enumerate(cases, start=2):
         names.add(name)
-        f = udfs.FUNCTIONS[name]
-        want = f(*args) if name in CHIPLESS else f(chips, *args)
+        want = _call(name, chips, models, args)
         lib = got.get(f"D{k}")
         if got.get(f"C{k}") != "#NAME?":
             problems.append(f"row {k}: LibreOffice computed {name} itself?")
@@ -351,10 +421,9 @@ def test_twin_book_recalc_matches_direct_calls(lo):
 
     src, _, cases = lo["twin"]
     ev = evaluate_workbook(src, udfs.FUNCTIONS)
-    chips = _chips_range(src)
+    chips, models = _chips_range(src), _models_range(src)
     for k, (name, args, _) in enumerate(cases, start=2):
-        f = udfs.FUNCTIONS[name]
-        want = f(*args) if name in CHIPLESS else f(chips, *args)
+        want = _call(name, chips, models, args)
         got = ev.value("Twins", f"C{k}")
         assert _close(got if not hasattr(got, "code") else str(got), want) or str(got) == want, \
             (k, name, args, got, want)

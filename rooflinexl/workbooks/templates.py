@@ -74,6 +74,20 @@ MODELS_HOWTO = (
     "1-(1-k/E)^tokens of the expert weights (nearly all of them at batch 32 and more).")
 
 
+def _chip_field(table: ChipTable, chip: str, column: str, expr: str, missing: str) -> str:
+    """``=IF(<field> blank, missing, expr)``: the field read natively from the Chips sheet.
+
+    ``expr`` holds ``{v}`` where the field's value goes. A native look-up (not IFERROR
+    around our function) so that a spreadsheet without the add-in shows #NAME? in
+    the row, never the "missing" text.
+    """
+    from rooflinexl.chips import COLUMNS
+
+    idx = [c for c in COLUMNS if table.has(c)].index(column) + 1
+    v = f"INDEX(Chips,MATCH({chip},ChipNames,0)+1,{idx})"
+    return f'=IF({v}="","{missing}",{expr.format(v=v)})'
+
+
 def _letters(headers: list[str]) -> dict[str, str]:
     """Column letter of each header key (the text before ' [')."""
     return {h.split(" [")[0]: get_column_letter(j) for j, h in enumerate(headers, start=1)}
@@ -100,13 +114,14 @@ def _serving_columns(L: dict[str, str], r: int, eff: str, usable: str) -> dict:
     """
     c = {k: f"{v}{r}" for k, v in L.items()}
     head = f"Chips,{c['chip']},Models,{c['model']}"
-    mean_ctx = f"({c['prompt']}+{c['output']}/2)"
-    full_ctx = f"({c['prompt']}+{c['output']})"
+    mean_ctx = f"({c['context']}-{c['output']}/2)"
+    full_ctx = c["context"]
     dec = f"DECODE_TIME({head},{_step_args(c, mean_ctx, eff)}"
     mem = f"DECODE_TIME({head},{_step_args(c, full_ctx, eff)}"
     pre = (f"PREFILL_TIME({head},{c['prompt']},1,{c['n_chips']},{c['dtype']},"
            f"{c['weight_dtype']},{c['kv_dtype']},{eff}")
     return {
+        "context": Calc(f"={c['prompt']}+{c['output']}", "#,##0"),
         "weights/chip": Calc(f'={mem},"weights")/1E+9', GB),
         "KV/chip": Calc(f'={mem},"kv")/1E+9', GB),
         "HBM/chip": Calc(f'=CHIP_SPEC(Chips,{c["chip"]},"hbm_bytes")/1E+9', GB),
@@ -125,7 +140,8 @@ def _serving_columns(L: dict[str, str], r: int, eff: str, usable: str) -> dict:
 
 
 _SERVING_HEADERS = [
-    "weights/chip [GB]", "KV/chip [GB, at prompt+output]", "HBM/chip [GB]",
+    "context [tokens, prompt + output]", "weights/chip [GB]", "KV/chip [GB, at the context]",
+    "HBM/chip [GB]",
     "fits [in usable HBM]", "max batch [sequences in HBM]", "TTFT [ms, one prompt]",
     "TPOT [ms per decode step]", "comms [ms per step]", "bound", "tokens/s [per replica]",
     "FLOPs/step [per chip]", "bytes/step [per chip]",
@@ -292,22 +308,24 @@ def build_capacity_plan(table: ChipTable) -> Workbook:
                                                     "computed)")
     for r in range(first, last + 1):
         c = {k: f"{v}{r}" for k, v in L.items()}
-        price = f'CHIP_SPEC(Chips,{c["chip"]},"price_per_hour")'
         s.put(r, _col(L["replicas"]),
               Calc(f'=IF({c["fits"]}="fits",ROUNDUP({c["target"]}/{c["tokens/s"]},0),"—")',
                    "#,##0"))
         s.put(r, _col(L["chips"]),
               Calc(f'=IF({c["fits"]}="fits",{c["replicas"]}*{c["n_chips"]},"—")', "#,##0"))
         s.put(r, _col(L["USD per 1M output tokens"]),
-              Calc(f'=IFERROR({price}*{c["n_chips"]}/({c["tokens/s"]}*3600)*1E+6,"no price")',
+              Calc(_chip_field(table, c["chip"], "price_per_hour",
+                               f'{{v}}*{c["n_chips"]}/({c["tokens/s"]}*3600)*1E+6', "no price"),
                    "0.000"))
         # one prompt at a time on the replica: its chips' cost for TTFT, per prompt token
         s.put(r, _col(L["USD per 1M input tokens"]),
-              Calc(f'=IFERROR({price}*{c["n_chips"]}*{c["TTFT"]}/1E+3/3600/{c["prompt"]}'
-                   f'*1E+6,"no price")', "0.000"))
+              Calc(_chip_field(table, c["chip"], "price_per_hour",
+                               f'{{v}}*{c["n_chips"]}*{c["TTFT"]}/1E+3/3600/{c["prompt"]}*1E+6',
+                               "no price"), "0.000"))
         s.put(r, _col(L["energy"]),
-              Calc(f'=IFERROR(CHIP_SPEC(Chips,{c["chip"]},"tdp_w")*{c["n_chips"]}'
-                   f'*{c["TPOT"]}/1E+3/{c["batch"]},"no TDP")', "0.00"))
+              Calc(_chip_field(table, c["chip"], "tdp_w",
+                               f'{{v}}*{c["n_chips"]}*{c["TPOT"]}/1E+3/{c["batch"]}', "no TDP"),
+                   "0.00"))
     s.row = last + 2
     for line in SERVING_NOTES:
         s.note(line)
@@ -397,14 +415,13 @@ def build_training_plan(table: ChipTable) -> Workbook:
              f"{c['seq_len']})")
         s.put(r, _col(L["time"]), Calc(f"={t}/86400", "#,##0.0"))
         s.put(r, _col(L["chip-hours"]), Calc(f"={t}*{c['n_chips']}/3600", SCI))
-        s.put(r, _col(L["cost"]), Calc(
-            f'=IFERROR({c["chip-hours"]}*CHIP_SPEC(Chips,{c["chip"]},"price_per_hour"),'
-            f'"no price")', "#,##0"))
+        s.put(r, _col(L["cost"]), Calc(_chip_field(
+            table, c["chip"], "price_per_hour", f'{c["chip-hours"]}*{{v}}', "no price"),
+            "#,##0"))
         s.put(r, _col(L["chips for deadline"]), Calc(
             f"=ROUNDUP({t}*{c['n_chips']}/({c['deadline']}*86400),0)", "#,##0"))
-        s.put(r, _col(L["energy"]), Calc(
-            f'=IFERROR({c["chip-hours"]}*CHIP_SPEC(Chips,{c["chip"]},"tdp_w")/1E+6,'
-            f'"no TDP")', "#,##0"))
+        s.put(r, _col(L["energy"]), Calc(_chip_field(
+            table, c["chip"], "tdp_w", f'{c["chip-hours"]}*{{v}}/1E+6', "no TDP"), "#,##0"))
         s.put(r, _col(L["bound"]), Calc('="compute"'))
         s.put(r, _col(L["ours / published"]), Calc(
             f'=IF({c["published chip-hours"]}="","—",{c["chip-hours"]}/'
