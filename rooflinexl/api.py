@@ -1210,6 +1210,14 @@ def decode_time(chip, model_name, context, batch=1, n_chips=1, dtype="bf16", wei
     4.641
     """
     run = _Run(checks)
+    res, values = _decode_parts(run, chip, model_name, context, batch, n_chips, dtype,
+                                weight_dtype, kv_dtype, mbu, mfu, result, chips, models)
+    return _finish(run, _select(res, values))
+
+
+def _decode_parts(run, chip, model_name, context, batch, n_chips, dtype, weight_dtype, kv_dtype,
+                  mbu, mfu, result, chips, models):
+    """Body of :func:`decode_time`: (canonical result, {result: value}); batch uses them all."""
     ch, m, dt, wdt, kdt = _model_setup(run, chip, model_name, chips, models, dtype,
                                        weight_dtype, kv_dtype)
     res = _keyword(result, _lookup({r: r for r in MODEL_RESULTS}, "result"), "time")
@@ -1223,9 +1231,8 @@ def decode_time(chip, model_name, context, batch=1, n_chips=1, dtype="bf16", wei
     comms = _tp_comms(run, ch, m, B, _bytes(dt), n)
     with np.errstate(all="ignore"):
         kv_bytes = np.multiply(np.multiply(B, context), m["kv"]) * _bytes(kdt)
-    values = _model_values(res, run, ch, m, dt, flops, nbytes, n, _num(mfu, 1.0),
-                           _num(mbu, 1.0), comms, _bytes(wdt), kv_bytes)
-    return _finish(run, _select(res, values))
+    return res, _model_values(res, run, ch, m, dt, flops, nbytes, n, _num(mfu, 1.0),
+                              _num(mbu, 1.0), comms, _bytes(wdt), kv_bytes)
 
 
 def prefill_time(chip, model_name, prompt, batch=1, n_chips=1, dtype="bf16", weight_dtype=None,
@@ -1274,6 +1281,14 @@ def prefill_time(chip, model_name, prompt, batch=1, n_chips=1, dtype="bf16", wei
     0.1334
     """
     run = _Run(checks)
+    res, values = _prefill_parts(run, chip, model_name, prompt, batch, n_chips, dtype,
+                                 weight_dtype, kv_dtype, mbu, mfu, result, chips, models)
+    return _finish(run, _select(res, values))
+
+
+def _prefill_parts(run, chip, model_name, prompt, batch, n_chips, dtype, weight_dtype, kv_dtype,
+                   mbu, mfu, result, chips, models):
+    """Body of :func:`prefill_time`: (canonical result, {result: value})."""
     ch, m, dt, wdt, kdt = _model_setup(run, chip, model_name, chips, models, dtype,
                                        weight_dtype, kv_dtype)
     res = _keyword(result, _lookup({r: r for r in MODEL_RESULTS}, "result"), "time")
@@ -1289,12 +1304,11 @@ def prefill_time(chip, model_name, prompt, batch=1, n_chips=1, dtype="bf16", wei
     comms = _tp_comms(run, ch, m, tokens, _bytes(dt), n)
     with np.errstate(all="ignore"):
         kv_bytes = tokens * m["kv"] * _bytes(kdt)
-    values = _model_values(res, run, ch, m, dt, flops, nbytes, n, _num(mfu, 1.0),
-                           _num(mbu, 1.0), comms, _bytes(wdt), kv_bytes)
-    return _finish(run, _select(res, values))
+    return res, _model_values(res, run, ch, m, dt, flops, nbytes, n, _num(mfu, 1.0),
+                              _num(mbu, 1.0), comms, _bytes(wdt), kv_bytes)
 
 
-def train_time(chip, model_name, tokens, n_chips, mfu=1, dtype="bf16", seq_len=None, *,
+def train_time(chip, model_name, tokens, n_chips, mfu=1, dtype="bf16", seq_len=0, *,
                chips=None, models=None, checks=None):
     r"""Seconds to train a model on ``tokens`` tokens with ``n_chips`` chips at an MFU.
 
@@ -1311,7 +1325,7 @@ def train_time(chip, model_name, tokens, n_chips, mfu=1, dtype="bf16", seq_len=N
     dtype : str or array_like
         Compute dtype of the peak; default bf16.
     seq_len : array_like, optional
-        Sequence length: adds the causal attention FLOPs; omitted, 6ND only.
+        Sequence length: adds the causal attention FLOPs; 0 (default), 6ND only.
     chips, models : tables, optional
 
     Returns

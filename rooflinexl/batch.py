@@ -10,7 +10,8 @@ Columns are recognised by the catalogue's argument names, case-insensitively
 (``chip``, ``op``, ``B``, ``D``, ``F``, ``E``, ``k``, ``n_chips``, ``dtype``,
 ``weight_dtype``, ``shard``, ``tier``, ``flops``, ``bytes``, ``kind``,
 ``n_params``, ``layers``, ``kv_heads``, ``head_dim``, ``tokens``, ``batch``,
-``mfu``, ``T``, ``S``, ``G``; spaces and hyphens count as ``_``). Every other
+``mfu``, ``T``, ``S``, ``G``, and for whole models ``model``, ``context``, ``prompt``,
+``kv_dtype``, ``mbu``, ``seq_len``; spaces and hyphens count as ``_``). Every other
 column passes through untouched; an input column named like a result column
 is replaced, so evaluating a result table again gives the same table.
 
@@ -47,6 +48,7 @@ from rooflinexl.chips import ChipTable, load_chips
 from rooflinexl.dtypes import TIER_BOUND, normalize_keyword, resolve_dtype, resolve_tier
 from rooflinexl.errors import RooflineError
 from rooflinexl.model import Checks, _Run
+from rooflinexl.models import ModelTable, load_models
 
 __all__ = ["evaluate", "sweep", "product_frame", "parse_values", "read_table", "write_table",
            "OPS", "OUTPUTS", "ARGUMENTS", "BatchInputError"]
@@ -60,12 +62,12 @@ class BatchInputError(RooflineError, ValueError):
 ARGUMENTS = {a.casefold(): a for a in (
     "op", "chip", "B", "D", "F", "E", "k", "n_chips", "dtype", "weight_dtype", "shard", "tier",
     "flops", "bytes", "kind", "n_params", "layers", "kv_heads", "head_dim", "tokens", "batch",
-    "mfu", "T", "S", "G")}
+    "mfu", "T", "S", "G", "model", "context", "prompt", "kv_dtype", "mbu", "seq_len")}
 
 #: result columns in the order they are appended (those of the ops present, then ``error``)
 OUTPUTS = ("t_math", "t_hbm", "t_comms", "time", "upper", "bound", "intensity", "flops_per_s",
-           "crit_intensity", "crit_batch", "moe_min_batch", "net_critical_d", "kv_cache_bytes",
-           "usd_per_1e18_flop", "error")
+           "tokens_per_s", "crit_intensity", "crit_batch", "moe_min_batch", "net_critical_d",
+           "kv_cache_bytes", "usd_per_1e18_flop", "error")
 _TEXT_OUTPUTS = ("bound", "error")
 
 
@@ -168,7 +170,8 @@ class _Keywords:
 
 
 _RESOLVERS = {
-    "dtype": resolve_dtype, "weight_dtype": resolve_dtype, "tier": resolve_tier,
+    "dtype": resolve_dtype, "weight_dtype": resolve_dtype, "kv_dtype": resolve_dtype,
+    "tier": resolve_tier,
     "shard": api._lookup(api.SHARDS, "shard"), "kind": api._lookup(api.COLLECTIVES, "kind"),
     "chip": None,
 }
@@ -177,8 +180,9 @@ _RESOLVERS = {
 class _Table:
     """The recognised columns of a scenario table, parsed once for all op groups."""
 
-    def __init__(self, frame: pd.DataFrame, table: ChipTable):
+    def __init__(self, frame: pd.DataFrame, table: ChipTable, models: ModelTable | None = None):
         self.table = table
+        self.models = models
         self.n = len(frame)
         self.columns: dict[str, object] = {}
         seen: dict[str, object] = {}
@@ -474,6 +478,44 @@ def _attention(g: _Group):
     g.put(ck, intensity=api.attn_intensity(T, S, G, checks=ck))
 
 
+def _model_step(g: _Group, parts, fn, tokens_arg: str):
+    chip, model_name = g.kw("chip"), g.kw("model")
+    dt = g.kw("dtype", fn)
+    wdt = g.kw("weight_dtype", fallback=dt)
+    kdt = g.kw("kv_dtype", fallback=dt)
+    tokens, batch, n = g.num(tokens_arg), g.num("batch", fn), g.num("n_chips", fn)
+    mbu, mfu = g.num("mbu", fn), g.num("mfu", fn)
+    ck = g.checks()
+    _, v = parts(_Run(ck), chip, model_name, tokens, batch, n, dt, wdt, kdt, mbu, mfu, "bound",
+                 g.t.table, g.t.models)
+    with np.errstate(all="ignore"):
+        per_s = np.divide(v["flops"], v["time"])
+        made = batch if tokens_arg == "context" else np.multiply(batch, tokens)
+        tok_s = np.divide(made, v["time"])
+    g.put(ck, t_math=v["math"], t_hbm=v["hbm"], t_comms=v["comms"], time=v["time"],
+          upper=v["upper"], bound=v["bound"], intensity=np.divide(v["flops"], v["bytes"]),
+          flops_per_s=per_s, tokens_per_s=tok_s)
+
+
+def _decode(g: _Group):
+    _model_step(g, api._decode_parts, api.decode_time, "context")
+
+
+def _prefill(g: _Group):
+    _model_step(g, api._prefill_parts, api.prefill_time, "prompt")
+
+
+def _train(g: _Group):
+    fn = api.train_time
+    chip, model_name = g.kw("chip"), g.kw("model")
+    tokens, n = g.num("tokens"), g.num("n_chips")
+    mfu, dt, seq = g.num("mfu", fn), g.kw("dtype", fn), g.num("seq_len", fn)
+    ck = g.checks()
+    t = fn(chip, model_name, tokens, n, mfu, dt, seq, chips=g.t.table, models=g.t.models,
+           checks=ck)
+    g.put(ck, t_math=t, time=t, bound=np.where(np.isfinite(t), "compute", None))
+
+
 #: the values of the ``op`` column (aliases: the catalogue's function names)
 OPS: dict[str, Op] = {op.name: op for op in (
     Op("matmul", ("matmul_time",), "chip, B, D, F; dtype, weight_dtype, n_chips, shard, tier",
@@ -495,6 +537,16 @@ OPS: dict[str, Op] = {op.name: op for op in (
        ("kv_cache_bytes",), _kv_cache),
     Op("cost", ("cost_per_flop",), "chip; dtype, mfu", ("usd_per_1e18_flop",), _cost),
     Op("attention", ("attn_intensity",), "T, S, G", ("intensity",), _attention),
+    Op("decode", ("decode_time",), "chip, model, context; batch, n_chips, dtype, weight_dtype, "
+       "kv_dtype, mbu, mfu",
+       ("t_math", "t_hbm", "t_comms", "time", "upper", "bound", "intensity", "flops_per_s",
+        "tokens_per_s"), _decode),
+    Op("prefill", ("prefill_time",), "chip, model, prompt; batch, n_chips, dtype, "
+       "weight_dtype, kv_dtype, mbu, mfu",
+       ("t_math", "t_hbm", "t_comms", "time", "upper", "bound", "intensity", "flops_per_s",
+        "tokens_per_s"), _prefill),
+    Op("train", ("train_time",), "chip, model, tokens, n_chips; mfu, dtype, seq_len",
+       ("t_math", "time", "bound"), _train),
 )}
 _OP_KEYS = {normalize_keyword(k): op.name for op in OPS.values() for k in (op.name, *op.aliases)}
 
@@ -516,8 +568,9 @@ def _infer_ok(names) -> bool:
 
 
 # -------------------------------------------------------------------- evaluate
-def _evaluate_frame(frame: pd.DataFrame, table: ChipTable, ops) -> pd.DataFrame:
-    t = _Table(frame, table)
+def _evaluate_frame(frame: pd.DataFrame, table: ChipTable, ops,
+                    models: ModelTable | None = None) -> pd.DataFrame:
+    t = _Table(frame, table, models)
     n = len(frame)
     inferable = _infer_ok(t.names)
     if "op" not in t.names and not inferable:
@@ -602,7 +655,7 @@ def _is_dask(obj) -> bool:
     return type(obj).__module__.split(".")[0] in ("dask", "dask_expr")
 
 
-def evaluate(scenarios, chips=None, *, ops=None, chunk_rows: int | None = None,
+def evaluate(scenarios, chips=None, *, models=None, ops=None, chunk_rows: int | None = None,
              progress: bool = False):
     """Evaluate a table of scenarios: the input with result columns appended.
 
@@ -613,6 +666,9 @@ def evaluate(scenarios, chips=None, *, ops=None, chunk_rows: int | None = None,
         (case-insensitive), anything else passes through. See the module doc.
     chips : ChipTable, path, DataFrame or 2-D list, optional
         Chip table; default the packaged one.
+    models : ModelTable, path, DataFrame or 2-D list, optional
+        Model table of the ``decode``, ``prefill`` and ``train`` rows; default
+        the packaged one.
     ops : iterable of str, optional
         Result columns to produce: those of these ops (:data:`OPS`). Default:
         the ops present in the table. Give it to get the same columns from
@@ -660,15 +716,16 @@ def evaluate(scenarios, chips=None, *, ops=None, chunk_rows: int | None = None,
     "#N/A: unknown chip 'B300'"
     """
     table = load_chips(chips)
+    mtable = load_models(models)
     if _is_dask(scenarios):
         ops = _ops_present(scenarios) if ops is None else list(ops)
-        meta = _evaluate_frame(scenarios._meta, table, ops)
-        return scenarios.map_partitions(_evaluate_frame, table, ops, meta=meta)
+        meta = _evaluate_frame(scenarios._meta, table, ops, mtable)
+        return scenarios.map_partitions(_evaluate_frame, table, ops, mtable, meta=meta)
     if not isinstance(scenarios, pd.DataFrame):
         scenarios = pd.DataFrame(scenarios)
     n = len(scenarios)
     if not chunk_rows or n <= chunk_rows:
-        return _evaluate_frame(scenarios, table, ops)
+        return _evaluate_frame(scenarios, table, ops, mtable)
     ops = _ops_present(scenarios) if ops is None else list(ops)
     starts = range(0, n, chunk_rows)
     if progress:
@@ -676,11 +733,12 @@ def evaluate(scenarios, chips=None, *, ops=None, chunk_rows: int | None = None,
 
         starts = tqdm(starts, total=math.ceil(n / chunk_rows), unit="chunk",
                       desc=f"{n:,} scenarios")
-    parts = [_evaluate_frame(scenarios.iloc[s:s + chunk_rows], table, ops) for s in starts]
+    parts = [_evaluate_frame(scenarios.iloc[s:s + chunk_rows], table, ops, mtable)
+             for s in starts]
     return pd.concat(parts, axis=0)
 
 
-def sweep(chips=None, **lists):
+def sweep(chips=None, *, models=None, **lists):
     """Evaluate the cartesian product of parameter lists (first argument varies slowest).
 
     Parameters
@@ -703,7 +761,7 @@ def sweep(chips=None, **lists):
     [['H100', 128, 'memory'], ['H100', 512, 'compute'],
      ['TPU v5e', 128, 'memory'], ['TPU v5e', 512, 'compute']]
     """
-    return evaluate(product_frame(**lists), chips)
+    return evaluate(product_frame(**lists), chips, models=models)
 
 
 def product_frame(**lists) -> pd.DataFrame:

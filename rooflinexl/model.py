@@ -1124,10 +1124,12 @@ def model_params(params, vocab, d_model, tied=0.0, expert_params=0.0, E=1.0, k=1
     5.13
     """
     run = _Run(checks)
-    P, V, d, t, PE, E, k = np.broadcast_arrays(_f(params), _f(vocab), _f(d_model), _f(tied),
-                                               _f(expert_params), _f(E), _f(k))
+    P, V, d, t, PE, E, k, f = np.broadcast_arrays(
+        _f(params), _f(vocab), _f(d_model), _f(tied), _f(expert_params), _f(E), _f(k),
+        _f(np.nan if fraction is None else fraction))
     with np.errstate(all="ignore"):
-        f = k / E if fraction is None else np.broadcast_to(_f(fraction), P.shape)
+        if fraction is None:
+            f = k / E
         run.nonneg("params", P)
         run.nonneg("expert_params", PE)
         run.require(~((f >= 0) & (f <= 1)), "the expert fraction must be in [0, 1]")

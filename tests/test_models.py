@@ -370,3 +370,35 @@ def test_recalc_evaluates_the_model_functions_in_a_workbook(tmp_path):
     assert ev.value("Plan", "A4") == pytest.approx(
         6 * (6_738_415_616 - 131_072_000) * 2e12 / (1024 * 9.89e14 * 0.5))
     assert math.isclose(ev.value("Plan", "A5"), 12_746_060_544, rel_tol=1e-12)
+
+
+def test_a_range_of_batches_for_one_moe_model_broadcasts():
+    # one model, a row of batches: each element its own touched-expert fraction
+    got = api.decode_time("H100", "Mixtral 8x7B", 4096, [1, 64], 2, chips=CHIPS, result="bytes")
+    assert got[0] == pytest.approx(13_014_496_000, rel=1e-12)
+    full = 2 * (1_471_771_392 + 45_097_156_608 * (1 - 0.75 ** 64)) + 64 * 536_870_912
+    assert got[1] == pytest.approx(full / 2, rel=1e-12)
+
+
+def test_batch_tables_evaluate_the_model_ops():
+    import pandas as pd
+
+    from rooflinexl import batch
+
+    df = pd.DataFrame({
+        "op": ["decode", "decode", "prefill", "train", "decode"],
+        "chip": ["H100", "H100", "H100", "H100", "H100"],
+        "model": ["Llama 3.1 8B", "Mixtral 8x7B", "Llama 3.1 8B", "Llama 3.1 70B", "GPT-9"],
+        "context": [4096, 4096, None, None, 10], "prompt": [None, None, 8192, None, None],
+        "batch": [64, 64, None, None, 1], "n_chips": [None, 2, None, 4096, None],
+        "tokens": [None, None, None, 15e12, None], "mfu": [None, None, None, 0.45, None]})
+    out = batch.evaluate(df, CHIPS)
+    assert out.loc[0, "time"] == pytest.approx(49_369_065_216 / 3.35e12, rel=1e-9)
+    assert out.loc[0, "tokens_per_s"] == pytest.approx(64 / (49_369_065_216 / 3.35e12))
+    assert out.loc[1, "time"] * 1e3 == pytest.approx(19.104, abs=0.001)
+    assert out.loc[2, "time"] == pytest.approx(131_942_527_795_200 / 9.89e14, rel=1e-9)
+    assert out.loc[2, "bound"] == "compute"
+    assert out.loc[3, "time"] == pytest.approx(
+        6 * (70.6e9 - 128256 * 8192) * 15e12 / (4096 * 9.89e14 * 0.45), rel=1e-12)
+    assert out.loc[4, "error"].startswith("#N/A: unknown model 'GPT-9'")
+    assert out["error"][:4].isna().all()
