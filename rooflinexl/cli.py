@@ -323,6 +323,13 @@ def _chips_option(f):
                         help="Chip table CSV (default: the packaged one).")(f)
 
 
+def _models_option(f):
+    return click.option("--models", "models_path",
+                        type=click.Path(exists=True, dir_okay=False),
+                        help="Model table CSV for decode/prefill/train rows (default: the "
+                             "packaged one).")(f)
+
+
 def _report(result, output, strict):
     """Summary and the first errors on stderr; exit 1 under --strict when a row failed."""
     errors = result["error"].dropna()
@@ -344,7 +351,8 @@ def _report(result, output, strict):
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar (default: on above a million rows).")
 @_chips_option
-def batch(scenarios, output, sheet, strict, progress, chips_path):
+@_models_option
+def batch(scenarios, output, sheet, strict, progress, chips_path, models_path):
     """Evaluate a table of scenarios (CSV, xlsx or parquet), one per row.
 
     Columns named as the functions' arguments (chip, op, B, D, F, E, k,
@@ -363,8 +371,8 @@ def batch(scenarios, output, sheet, strict, progress, chips_path):
     try:
         frame = batch_mod.read_table(scenarios, sheet=sheet)
         show = len(frame) > _PROGRESS_ROWS if progress is None else progress
-        result = batch_mod.evaluate(frame, chips_path, chunk_rows=_CHUNK_ROWS if show else None,
-                                    progress=show)
+        result = batch_mod.evaluate(frame, chips_path, models=models_path,
+                                    chunk_rows=_CHUNK_ROWS if show else None, progress=show)
         batch_mod.write_table(result, output)
     except RooflineError as exc:
         raise click.ClickException(str(exc)) from None
@@ -382,7 +390,8 @@ def batch(scenarios, output, sheet, strict, progress, chips_path):
               help="Roof(s) to draw with --plot; repeat for several.")
 @click.option("--strict", is_flag=True, help="Exit 1 when any row has an error.")
 @_chips_option
-def sweep(params, output, plot_path, tiers, strict, chips_path):
+@_models_option
+def sweep(params, output, plot_path, tiers, strict, chips_path, models_path):
     """Evaluate every combination of parameter values (a cartesian product).
 
     Each NAME=VALUES gives one argument: comma-separated values,
@@ -393,6 +402,8 @@ def sweep(params, output, plot_path, tiers, strict, chips_path):
     rooflinexl sweep chip="H100,TPU v5e" B=16:4096:*4 D=8192 F=8192 \\
         -o sweep.csv --plot sweep.png
     rooflinexl sweep op=moe chip="TPU v5e" E=64,256 k=2,8 weight_dtype=int8
+    rooflinexl sweep op=decode chip=H200 model=DeepSeek-V3 context=4096 batch=1:512:*2 \\
+        n_chips=8 dtype=fp8 kv_dtype=bf16
     """
     from rooflinexl import batch as batch_mod
     from rooflinexl.errors import RooflineError
@@ -410,7 +421,7 @@ def sweep(params, output, plot_path, tiers, strict, chips_path):
         if not lists[name.strip()]:
             raise click.BadParameter(f"{item!r}: no values", param_hint="NAME=VALUES")
     try:
-        result = batch_mod.sweep(chips_path, **lists)
+        result = batch_mod.sweep(chips_path, models=models_path, **lists)
         batch_mod.write_table(result, output)
         if plot_path:
             _plot_results(result, plot_path, tiers, None, chips_path, None)
