@@ -21,7 +21,7 @@ from rooflinexl.dtypes import DTYPES, TIERS
 from rooflinexl.recalc import evaluate_workbook
 from rooflinexl.workbooks.build import BUILDERS
 from rooflinexl.workbooks.layout import INPUT_FILL, save_deterministic
-from rooflinexl.workbooks.templates import MODELS, SWEEP_AXES
+from rooflinexl.workbooks.templates import COST_COLUMNS, MODELS, SWEEP_AXES
 from rooflinexl.xlsxio import formula_cells
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -161,7 +161,9 @@ def test_capacity_plan_worked_example(built, evaluated):
     assert r["weights/chip"] == pytest.approx(70.6e9 * 2 / 4 / 1e9)  # 35.3 GB
     kv = 2 * 80 * 8 * 128 * 8192 * 64 * 2 / 4  # 42.9 GB per chip
     assert r["KV/chip"] == pytest.approx(kv / 1e9)
-    assert r["fits"] == "fits"  # 78.2 GB <= 0.9 x 141 GB
+    # H200 HBM: NVIDIA's "141GB" is binary, 141 GiB = 151.4e9 bytes (nvidia-smi: 143,771 MiB)
+    hbm = 141 * 2**30
+    assert r["fits"] == "fits"  # 78.2 GB <= 0.9 x 151.4 GB
     step = (70.6e9 * 2 / 4 + kv) / 4.8e12  # memory-bound: 16.30 ms
     assert 2 * 70.6e9 * 64 / 4 / 9.89e14 < step  # FLOPs term: 2.28 ms
     assert r["step"] == pytest.approx(step * 1e3)
@@ -169,7 +171,7 @@ def test_capacity_plan_worked_example(built, evaluated):
     assert r["tokens/s"] == pytest.approx(64 / step)  # 3,926 tokens/s per replica
     assert r["replicas"] == math.ceil(20000 / (64 / step)) == 6
     assert r["chips"] == 24
-    assert r["max batch"] == int((0.9 * 141e9 - 35.3e9) / (kv / 64))  # 136 sequences
+    assert r["max batch"] == int((0.9 * hbm - 35.3e9) / (kv / 64))  # 150 sequences
 
     # MoE: total parameters in memory, active parameters read per token (Mixtral, 2 x H100)
     r = row("Mixtral 8x7B", "H100", 2)
@@ -183,7 +185,7 @@ def test_capacity_plan_worked_example(built, evaluated):
     assert r["KV/chip"] == pytest.approx(61 * 576 * 2 * 4096 * 128 / 8 / 1e9)
     assert r["weights/chip"] == pytest.approx(671e9 / 8 / 1e9)  # fp8: 1 byte per parameter
 
-    # Llama 3.1 70B in bf16 does not fit one 80 GB H100: no replica count
+    # Llama 3.1 70B in bf16 (141.2 GB) does not fit one 80 GiB H100: no replica count
     r = row("Llama 3.1 70B", "H100", 1)
     assert (r["fits"], r["replicas"], r["chips"], r["max batch"]) == ("no", "—", "—", 0)
 
@@ -198,12 +200,22 @@ def test_cost_comparison_worked_example(built, evaluated):
     # the H200 example quote: 80 USD/h for an 8-GPU node = 10 USD per chip-hour
     assert (rows[chips.index("H200")]["quote [USD/hour]"],
             rows[chips.index("H200")]["quote per [chip or node]"]) == (80, "node")
-    assert ev.value("Cost", f"F{h200}") == pytest.approx(10.0)
+    L = {k: get_column_letter(j) for j, k in enumerate(COST_COLUMNS, start=1)}
+    assert ev.value("Cost", f"{L['price']}{h200}") == pytest.approx(10.0)
     # USD per 1e18 FLOP at peak = price / (3600 x peak) x 1e18
-    assert ev.value("Cost", f"G{h200}") == pytest.approx(10 / (3600 * 9.89e14) * 1e18)  # 2.81
-    assert ev.value("Cost", f"G{v5p}") == pytest.approx(4.2 / (3600 * 4.59e14) * 1e18)  # 2.54
-    assert ev.value("Cost", f"H{v5p}") == pytest.approx(4.2 / (3600 * 4.59e14 * 0.5) * 1e18)
-    assert ev.value("Cost", f"I{v5p}") == pytest.approx(3600 * 4.59e14 * 0.5 / 4.2)
+    assert ev.value("Cost", f"{L['peak']}{h200}") == pytest.approx(10 / (3600 * 9.89e14) * 1e18)
+    assert ev.value("Cost", f"{L['peak']}{v5p}") == pytest.approx(4.2 / (3600 * 4.59e14) * 1e18)
+    assert ev.value("Cost", f"{L['mfu']}{v5p}") == pytest.approx(
+        4.2 / (3600 * 4.59e14 * 0.5) * 1e18)
+    assert ev.value("Cost", f"{L['per_usd']}{v5p}") == pytest.approx(3600 * 4.59e14 * 0.5 / 4.2)
+    # the default rows are one provider (Google Cloud, Feb 2025 list prices of the book)
+    assert ev.value("Cost", f"{L['date']}{v5p}") == "2025-02"
+    # another provider's row: B200 at Spheron, 6.03 USD per GPU-hour on 17 Mar 2026
+    b200 = hdr + 1 + next(i for i, r in enumerate(rows) if r["chip"] == "B200")
+    assert rows[b200 - hdr - 1][COST_COLUMNS["provider"]] == "Spheron"
+    assert ev.value("Cost", f"{L['list']}{b200}") == pytest.approx(6.03)
+    assert ev.value("Cost", f"{L['peak']}{b200}") == pytest.approx(6.03 / (3600 * 2.25e15) * 1e18)
+    assert ev.value("Cost", f"{L['date']}{b200}") == "2026-03-17"
 
     # USD per million tokens, Llama 3.1 70B on 4 chips, batch 64, 8k context: roofline-bound
     kv = 2 * 80 * 8 * 128 * 8192 * 64 * 2 / 4
