@@ -34,13 +34,14 @@ from rooflinexl.dtypes import (
 from rooflinexl.errors import KeywordError, MissingSpecError, UnknownChipError, UnknownModelError
 from rooflinexl.model import Checks, _Run
 from rooflinexl.models import ModelTable, load_models
+from rooflinexl.prices import PRICING, load_prices, lookup
 
 __all__ = [
     "Chip", "Coded", "arith_intensity", "crit_intensity", "crit_batch", "matmul_time",
     "moe_min_batch", "COLLECTIVE_NAMES",
     "net_critical_d", "roofline_flops", "roofline_time", "attn_intensity", "collective_time",
-    "weight_load_time", "kv_cache_bytes", "cost_per_flop", "chip_spec",
-    "MATMUL_RESULTS", "ROOFLINE_RESULTS", "SHARDS", "COLLECTIVES",
+    "weight_load_time", "kv_cache_bytes", "cost_per_flop", "chip_price", "chip_spec",
+    "MATMUL_RESULTS", "ROOFLINE_RESULTS", "SHARDS", "COLLECTIVES", "PRICE_RESULTS",
     "model_spec", "decode_time", "prefill_time", "train_time", "max_batch", "MODEL_RESULTS",
     "MODEL_DERIVED",
 ]
@@ -935,8 +936,92 @@ def kv_cache_bytes(layers, kv_heads, head_dim, tokens, batch=1, dtype="bf16", *,
                                 checks=checks)
 
 
-def cost_per_flop(chip, dtype="bf16", mfu=1, *, chips=None, checks=None):
-    r"""USD per FLOP of a chip at its list price and an MFU.
+#: ``result`` values of :func:`chip_price`
+PRICE_RESULTS = ("price", "date", "source")
+
+
+def _list_price(run: _Run, ch: _Chips, provider, pricing, prices, result="price"):
+    """Price per chip-hour (or its date or source): the chip table's ``price_per_hour``
+    (provider None) or the price table's latest ``pricing`` row of ``provider``; a missing
+    price is a MissingSpecError."""
+    default = provider is None or (isinstance(provider, str) and not provider.strip())
+    if default:
+        price = ch.spec("price_per_hour")
+    else:
+        if not isinstance(provider, str):
+            raise KeywordError(f"provider must be text, one provider per call; got {provider!r}")
+        kind = "on-demand" if pricing is None else _lookup(
+            {normalize_keyword(k): k for k in PRICING}, "pricing")(pricing)
+        if not isinstance(kind, str):
+            raise KeywordError("pricing must be one value per call")
+        safe = np.where(ch.unknown, 0, ch.idx)
+        names = np.asarray(np.asarray(ch.table.names, dtype=object)[safe], dtype=object)
+        table = load_prices(prices)
+        price, why = lookup(table, names, provider.strip(), kind, ch.table)
+        run.checks.add(np.isnan(price) & ~ch.unknown, MissingSpecError, why)
+    if result == "price":
+        return price
+    safe = np.where(ch.unknown | np.isnan(price), 0, ch.idx)
+    if default:
+        col = {"date": "price_date", "source": "price_source"}[result]
+        return np.asarray(np.asarray(ch.table.text(col), dtype=object)[safe], dtype=object)
+    out = np.empty(np.shape(names), dtype=object)
+    for name in set(np.ravel(names).tolist()):
+        row = table.find(name, provider.strip(), kind, ch.table)
+        out[names == name] = "" if row is None else row[result]
+    return out
+
+
+def chip_price(chip, provider=None, pricing="on-demand", result="price", *, prices=None,
+               chips=None, checks=None):
+    r"""USD per chip-hour of a chip (or its date or source): the default price or a provider's.
+
+    Parameters
+    ----------
+    chip : str, Chip or array_like of str
+    provider : str, optional
+        A provider of the price table (``"Google Cloud"``, ``"AWS"``, ``"CoreWeave"``
+        ...; case ignored). None: the chip table's ``price_per_hour`` (the
+        default provider, named in its ``price_source``).
+    pricing : str
+        ``on-demand`` (default), ``spot``, ``capacity-block``, ``1-year``,
+        ``3-year``. The latest-dated row of that kind is used.
+    result : {"price", "date", "source"}
+        What to return: USD per chip-hour, the price's date (YYYY-MM text) or
+        its source.
+    prices : PriceTable, path, DataFrame or 2-D list, optional
+        Default: the packaged ``rooflinexl/data/prices.csv``.
+    chips : table, optional
+
+    Returns
+    -------
+    float, str or ndarray
+        USD per chip-hour (or text).
+
+    Raises
+    ------
+    UnknownChipError, KeywordError
+    MissingSpecError
+        No price for that chip (from that provider and pricing kind); the
+        message lists the prices the table has for the chip.
+
+    Examples
+    --------
+    >>> chip_price("TPU v6e", "Google Cloud", "3-year")
+    1.22
+    >>> chip_price("H100", "CoreWeave"), chip_price("H100", "CoreWeave", result="date")
+    (4.25, '2024-02-07')
+    """
+    run = _Run(checks)
+    ch = _Chips(chip, chips, run.checks)
+    res = _lookup({r: r for r in PRICE_RESULTS}, "result")("price" if result is None
+                                                            else result)
+    return _finish(run, _list_price(run, ch, provider, pricing, prices, res))
+
+
+def cost_per_flop(chip, dtype="bf16", mfu=1, price=None, *, provider=None, pricing=None,
+                  prices=None, chips=None, checks=None):
+    r"""USD per FLOP of a chip at a price per chip-hour and an MFU.
 
     Parameters
     ----------
@@ -945,6 +1030,13 @@ def cost_per_flop(chip, dtype="bf16", mfu=1, *, chips=None, checks=None):
         Dtype of the peak.
     mfu : array_like
         Fraction of peak achieved, (0, 1].
+    price : array_like, optional
+        A typed quote, USD per chip-hour; NaN or None elements (blank cells)
+        fall back to the list price. A quote prices a chip that has no list
+        price.
+    provider, pricing, prices
+        Which list price (see :func:`chip_price`); default the chip table's
+        ``price_per_hour``.
     chips : table, optional
 
     Returns
@@ -954,26 +1046,44 @@ def cost_per_flop(chip, dtype="bf16", mfu=1, *, chips=None, checks=None):
 
     Raises
     ------
-    UnknownChipError, MissingSpecError (no price), KeywordError, DomainError
+    UnknownChipError, KeywordError, DomainError
+    MissingSpecError
+        No quote and no list price.
 
     Notes
     -----
-    :func:`rooflinexl.model.cost_per_flop`: price_per_hour / (3600 · peak · mfu).
+    :func:`rooflinexl.model.cost_per_flop`: price / (3600 · peak · mfu).
 
     References
     ----------
-    Reference section 12; prices dated in the chip table.
+    Reference section 12; prices dated in the chip and price tables.
 
     Examples
     --------
-    H200 vs TPU v5p per 1e18 bf16 FLOP at peak:
+    H200 vs TPU v5p per 1e18 bf16 FLOP at peak (Google Cloud list prices):
 
     >>> [round(cost_per_flop(c) * 1e18, 2) for c in ("H200", "TPU v5p")]
     [2.81, 2.54]
+
+    A B200 quote of 6 USD per GPU-hour (no Google Cloud list price):
+
+    >>> round(cost_per_flop("B200", price=6.0) * 1e18, 3)
+    0.741
     """
     run = _Run(checks)
     ch = _Chips(chip, chips, run.checks)
-    return _finish(run, model.cost_per_flop(ch.spec("price_per_hour"), _peak(ch, _dtype(dtype)),
+    quote = np.asarray(np.nan if price is None else price, dtype=float)
+    need_list = np.isnan(quote)
+    if need_list.any():
+        sub = Checks()
+        listed = _list_price(_Run(sub), ch, provider, pricing, prices)
+        for mask, exc, reason in sub.items:
+            shape = np.broadcast_shapes(np.shape(mask), need_list.shape)
+            run.checks.add(np.broadcast_to(mask, shape) & np.broadcast_to(need_list, shape),
+                           exc, reason if not isinstance(reason, np.ndarray)
+                           else np.broadcast_to(reason, shape))
+        quote = np.where(need_list, listed, quote)
+    return _finish(run, model.cost_per_flop(quote, _peak(ch, _dtype(dtype)),
                                             1 if mfu is None else mfu, checks=run.checks))
 
 

@@ -49,6 +49,56 @@ UNITS = {c: SI_UNITS[d] for c, d in SCHEMA.items() if d not in TEXT_DIMENSIONS} 
     "price_per_hour": "USD/chip-hour", "scaleup_size": "chips"}
 #: values of ``scaleup_topology``: how the chips of one scale-up domain are linked
 TOPOLOGIES = ("switch", "torus")
+#: meaning of every column (docs/chips.md and the Chips sheet's header notes)
+COLUMN_DOCS: dict[str, str] = {
+    "chip": "Unique name as users write it (H100, TPU v5e ...).",
+    "aliases": "';'-separated other names; lookup ignores case and runs of spaces, hyphens, "
+               "underscores.",
+    "vendor": "NVIDIA, Google, AMD, Intel, AWS ...",
+    "kind": "gpu, tpu or asic (other accelerator).",
+    "bf16_flops": "Dense bf16 (= fp16) matrix peak per chip, FLOP/s. Never the 2:4-sparse "
+                  "datasheet figure (dense = sparse / 2).",
+    "fp8_flops": "Dense fp8 matrix peak per chip, FLOP/s; blank where the chip has no fp8 path.",
+    "int8_flops": "Dense int8 matrix peak per chip, OP/s.",
+    "int4_flops": "Dense int4 matrix peak per chip, OP/s.",
+    "fp4_flops": "Dense fp4 matrix peak per chip, FLOP/s.",
+    "vector_flops": "Vector-unit peak (CUDA cores / VPU) for plain fp32 elementwise work, "
+                    "FLOP/s, one op per ALU (no FMA doubling).",
+    "hbm_bytes": "HBM capacity in bytes as the memory really is: a vendor GiB figure converted "
+                 "as binary (80 GiB = 85,899,345,920), a GB figure as decimal; the marketing "
+                 "figure is in notes.",
+    "hbm_bw": "HBM bandwidth per chip, B/s.",
+    "vmem_bytes": "On-chip programmer-managed memory: TPU VMEM, GPU shared memory (SMEM) of all "
+                  "SMs together, bytes.",
+    "vmem_bw": "Bandwidth of vmem_bytes, B/s (tier vmem).",
+    "l2_bw": "GPU L2-cache bandwidth, B/s (tier l2); blank where no source gives it.",
+    "ici_bw": "Scale-up link, one direction, per chip: what a 1-D ring along one axis of the "
+              "scale-up domain gets. One ICI link on a TPU, the whole NVLink egress on a GPU. "
+              "Tier ici (aliases nvlink, scaleup).",
+    "ici_egress_bw": "All scale-up links of the chip together, one direction, B/s: the figure "
+                     "to compare across vendors (tier ici_egress). Equal to ici_bw on a "
+                     "switched GPU; links x per-link on a TPU torus.",
+    "scaleup_size": "Chips in one scale-up domain (HGX H100 8, GB200 NVL72 72, a TPU pod's "
+                    "maximum slice). Beyond it, collectives run two-level: the scale-out tier "
+                    "(dcn) carries the outer ring. Blank: no limit.",
+    "scaleup_topology": "switch (every chip reaches every other directly: NVSwitch, a full "
+                        "mesh) or torus (neighbour links: TPU ICI). Used by AllToAll.",
+    "ici_latency": "Seconds per collective step on the scale-up link (alpha of the alpha-beta "
+                   "model). Blank = 0: the bandwidth-only bound.",
+    "dcn_bw": "Scale-out network per chip, one direction, B/s: the GPU's NIC (400 Gb/s = "
+              "5e10), TPU DCN per chip. Tier dcn (aliases ib, nic, scaleout).",
+    "dcn_latency": "Seconds per collective step on the scale-out network. Blank = 0.",
+    "pcie_bw": "Host link per chip, one direction, B/s (tier pcie).",
+    "tdp_w": "Board / module power (TDP), W.",
+    "release": "Announcement (launch) month, YYYY-MM.",
+    "price_per_hour": "Default list price, USD per chip-hour: one provider for every row "
+                      "(Google Cloud on-demand); others in the price table (Prices).",
+    "price_date": "Date of price_per_hour, YYYY-MM (or YYYY-MM-DD).",
+    "price_source": "Where price_per_hour comes from.",
+    "source": "Where every number in the row comes from, with dates.",
+    "notes": "Disagreements between sources and which one the row follows, vendor marketing "
+             "figures, caveats.",
+}
 
 _SEP = re.compile(r"[\s_\-]+")
 

@@ -147,7 +147,7 @@ def _mixed():
     return pd.DataFrame({
         "scenario": ["good", "unknown chip", "k>E", "text B", "good moe", "bad dtype"],
         "op": ["matmul", "matmul", "moe", "matmul", "moe", "matmul"],
-        "chip": ["H100", "B300", "TPU v5e", "H100", "TPU v5e", "H100"],
+        "chip": ["H100", "B900", "TPU v5e", "H100", "TPU v5e", "H100"],
         "B": [256, 256, None, "abc", None, 256],
         "D": [8192] * 6, "F": [8192] * 6,
         "E": [None, None, 8, None, 256, None], "k": [None, None, 16, None, 8, None],
@@ -160,7 +160,7 @@ def test_bad_rows_get_reasons_and_others_compute():
     out = evaluate(_mixed())
     err = out["error"].tolist()
     assert err[0] is None and err[4] is None
-    assert err[1].startswith("#N/A: unknown chip 'B300' (known: ")
+    assert err[1].startswith("#N/A: unknown chip 'B900' (known: ")
     assert "H100" in err[1]
     assert err[2] == "#NUM!: k (experts per token) must not exceed E (experts)"
     assert err[3] == "#VALUE!: B: 'abc' is not a number"
@@ -321,7 +321,7 @@ def test_cli_batch_round_trip(tmp_path, scenarios, suffix):
     back = batch.read_table(dst)
     assert back["scenario"].tolist() == scenarios["scenario"].tolist()
     assert back["error"].isna().tolist() == [True, False, False, False, True, False]
-    assert back["error"][1].startswith("#N/A: unknown chip 'B300'")
+    assert back["error"][1].startswith("#N/A: unknown chip 'B900'")
     assert back["error"][3] == "#VALUE!: B: 'abc' is not a number"
     assert back["bound"][0] == "memory"
     assert round(back["moe_min_batch"][4], 1) == 3843.9

@@ -244,7 +244,7 @@ def _lookup_sheet(wb):
 
 
 def test_index_match_vlookup_hlookup_xlookup(tmp_path):
-    chips = ["B200", "h100", "TPU v5e", "B300", None]
+    chips = ["B200", "h100", "TPU v5e", "B900", None]
     p = book(tmp_path, {"A": chips}, {
         "B": "=INDEX($H$2:$J$4,MATCH(A{r},$H$2:$H$4,0),2)",
         "C": "=VLOOKUP(A{r},Specs,3,FALSE)",
@@ -290,7 +290,7 @@ def _chips(wb):
 
 
 def test_rooflinexl_functions_in_blocks_keep_reasons(tmp_path):
-    chips = ["H100", "H100", "TPU v5e", "B300", None, "H100", "H100"]
+    chips = ["H100", "H100", "TPU v5e", "B900", None, "H100", "H100"]
     d = [8192, 4096, 4096, 8192, 8192, "x", True]
     p = book(tmp_path, {"A": chips, "B": d}, {
         "C": "=CRIT_BATCH(Chips,A{r},B{r},B{r})",
@@ -308,7 +308,7 @@ def test_rooflinexl_functions_in_blocks_keep_reasons(tmp_path):
             key = ("S", f"{col}{r}")
             assert ev.cells[key].value == cells[key].value
             assert ev.cells[key].reason == cells[key].reason, key
-    assert "B300" in ev.cells[("S", "C5")].reason
+    assert "B900" in ev.cells[("S", "C5")].reason
     assert ev.cells[("S", "D2")].reason == "H100 has no fp4_flops"
     assert ev.cells[("S", "E5")].reason.startswith("propagated from S!C5: unknown chip")
 

@@ -42,7 +42,7 @@ def _data_value(rnd: random.Random, col: str):
             return rnd.choice(_NUMBERS)
         return None if k < 0.93 else rnd.choice([True, "3", "#DIV/0!"])
     if col == "E":
-        return rnd.choice(["TPU v5e", "H100", "B300", "B200", None])
+        return rnd.choice(["TPU v5e", "H100", "B900", "B200", None])
     if k < 0.4:
         return rnd.choice(_NUMBERS)
     if k < 0.55:

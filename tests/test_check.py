@@ -141,13 +141,13 @@ def test_stale_workbook_fails_listing_exactly_the_cells_that_depend_on_the_price
         assert math.isclose(c["new"], expected[c["address"]], rel_tol=1e-12), c
         # the cached value is what the old price gave: new/old = 9.2/10 (or its inverse)
         ratio = NEW_PRICE / OLD_PRICE
-        want = 1 / ratio - 1 if c["address"] == "Cost!G14" else ratio - 1
+        want = 1 / ratio - 1 if c["address"] == f"Cost!G{_H}" else ratio - 1
         assert math.isclose(c["rel_change"], want, rel_tol=1e-9), c
     labels = {c["address"]: c["label"] for c in book["cells"]}
-    assert labels["Cost!E14"] == "H200 / USD per 1e18 FLOP at peak"
+    assert labels[f"Cost!E{_H}"] == "H200 / USD per 1e18 FLOP at peak"
     assert labels[f"Cost!B{_H}"] == "H200 / price [USD/chip-hour]"
     assert labels[f"Cost!C{_HEAD}"] == "H200 / ratio"
-    assert book["cells"][1]["formula"] == "=COST_PER_FLOP(Chips,A14,$A$6)*1E+18"
+    assert book["cells"][1]["formula"] == f"=COST_PER_FLOP(Chips,A{_H},$A$6)*1E+18"
     assert book["sheets"] == [{
         "sheet": "Cost", "cells": 6, "inputs": 0, "stale": 6, "errors": 0,
         "median_rel_change": pytest.approx(-0.08),
@@ -170,7 +170,7 @@ def test_text_report_reads_well(stale, stale_reports):
     lines = text.splitlines()
     assert lines[0].startswith(f"{stale}: {N_FORMULAS} formulas, 6 stale, 0 errors: FAIL (")
     assert lines[1].strip() == "6 stale cells on Cost, median -8.0 %"
-    e14 = next(line for line in lines if "Cost!E14" in line)
+    e14 = next(line for line in lines if f"Cost!E{_H}" in line)
     assert "2.80867 -> 2.58398" in e14 and e14.rstrip().endswith("-8.0 %")
 
 
@@ -178,7 +178,7 @@ def test_markdown_report_is_a_pull_request_comment(stale_reports):
     md = stale_reports["markdown"]
     assert md.startswith("### rooflinexl check: 1 of 1 workbook failing")
     assert "| cell | label | cached | recalculated | change | note |" in md
-    assert "| `Cost!E14` | H200 / USD per 1e18 FLOP at peak | 2.80867 | 2.58398 | -8.0 % |" in md
+    assert f"| `Cost!E{_H}` | H200 / USD per 1e18 FLOP at peak | 2.80867 | 2.58398 | -8.0 % |" in md
 
 
 def test_json_report_validates_against_its_schema(stale_reports, tmp_path):
@@ -275,7 +275,7 @@ def test_diff_after_recalculation_shows_every_moved_cell(stale, recalculated):
                         cls=jsonschema.Draft202012Validator)
     md = run("diff", "--format", "markdown", BOOK, recalculated).stdout
     assert md.startswith("### rooflinexl diff: 7 cells differ")
-    assert "| `Cost!E14` | result | H200 / USD per 1e18 FLOP at peak | 2.80867 | 2.58398 |" in md
+    assert f"| `Cost!E{_H}` | result | H200 / USD per 1e18 FLOP at peak | 2.80867 | 2.58398 |" in md
     assert f"| `{PRICE_REF}` | input | H200 / price_per_hour [USD/chip-hour] | 10 | 9.2 |" in md
 
 

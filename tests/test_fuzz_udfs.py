@@ -64,7 +64,7 @@ KEYWORD_VALUES["weight_dtype"] = KEYWORD_VALUES["dtype"]
 KEYWORD_VALUES["kv_dtype"] = KEYWORD_VALUES["dtype"]
 KEYWORDS = sorted({v for vs in KEYWORD_VALUES.values() for v in vs})
 CHIP_SPELLINGS = NAMES + [f"  {n.upper().replace(' ', '-')} " for n in NAMES] + [
-    "h100 sxm", "H100_SXM5", "tpu  v5e", "B300", "", "H", "TPU"]
+    "h100 sxm", "H100_SXM5", "tpu  v5e", "B900", "", "H", "TPU"]
 
 special_numbers = st.sampled_from([
     0, 0.0, -0.0, 1, -1, 2, 0.5, 1e-300, -1e-300, 5e-324, 1e308, -1e308, 1.7976931348623157e308,

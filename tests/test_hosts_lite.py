@@ -141,7 +141,7 @@ results["crit_batch"] = await xlwings.server.custom_functions_call(
      "args": [chips, [["H100"]], [[8192]], [[8192]]], "version": "0", "runtime": "1.4"}, main)
 results["crit_intensity"] = await xlwings.server.custom_functions_call(
     {"client": "Office.js", "func_name": "crit_intensity",
-     "args": [chips, [["H100"], ["B300"]]], "version": "0", "runtime": "1.4"}, main)
+     "args": [chips, [["H100"], ["B900"]]], "version": "0", "runtime": "1.4"}, main)
 json.dumps({"platform": sys.platform, "names": sorted(f["name"] for f in meta["functions"]),
             "results": results})
 `);

@@ -31,15 +31,15 @@ def test_plot_roofline_svg_and_skips_missing_tier(tmp_path):
 
 def test_plot_roofline_bad_names(tmp_path):
     with pytest.raises(UnknownChipError):
-        plot_roofline(["B300"], ["hbm"], None, tmp_path / "x.png")
+        plot_roofline(["B900"], ["hbm"], None, tmp_path / "x.png")
     with pytest.raises(KeywordError):
         plot_roofline(["H100"], ["hbmx"], None, tmp_path / "x.png")
 
 
 def test_points_from_results_label_varying_arguments():
-    res = sweep(chip=["H100", "TPU v5e", "B300"], B=[64, 4096], D=8192, F=8192)
+    res = sweep(chip=["H100", "TPU v5e", "B900"], B=[64, 4096], D=8192, F=8192)
     pts = points_from_results(res)
-    assert len(pts) == 4  # the B300 rows have no result
+    assert len(pts) == 4  # the B900 rows have no result
     # chip is shown by colour; the label names what else varies
     assert pts["label"].tolist() == ["B=64", "B=4096", "B=64", "B=4096"]
     assert pts["chip"].tolist() == ["H100", "H100", "TPU v5e", "TPU v5e"]
@@ -59,7 +59,7 @@ def test_cli_plot_results_and_roofs_only(tmp_path):
                                     "dcn", "-o", str(tmp_path / "b.pdf")])
     assert res.exit_code == 0, res.output
     assert (tmp_path / "b.pdf").read_bytes()[:5] == b"%PDF-"
-    res = CliRunner().invoke(main, ["plot", "--chip", "B300", "-o", str(tmp_path / "c.png")])
-    assert res.exit_code == 1 and "unknown chip 'B300'" in res.output
+    res = CliRunner().invoke(main, ["plot", "--chip", "B900", "-o", str(tmp_path / "c.png")])
+    assert res.exit_code == 1 and "unknown chip 'B900'" in res.output
     res = CliRunner().invoke(main, ["plot", "-o", str(tmp_path / "d.png")])
     assert res.exit_code == 2 and "no chips to draw" in res.output

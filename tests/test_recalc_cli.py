@@ -127,7 +127,7 @@ def test_structured_references_and_addin_prefixes(tmp_path):
 def test_error_cells_exit_1_with_reasons(tmp_path):
     book = tmp_path / "bad.xlsx"
     _user_book(book, {
-        "A1": '=CRIT_BATCH(Chips[#All],"B300",8192,8192)',
+        "A1": '=CRIT_BATCH(Chips[#All],"B900",8192,8192)',
         "A2": '=MOE_MIN_BATCH(Chips[#All],"TPU v5e",8,9)',
         "A3": "=A1*2",
         "A4": '=CRIT_BATCH(Chips[#All],"H100",1024,1024)',
@@ -135,7 +135,7 @@ def test_error_cells_exit_1_with_reasons(tmp_path):
     out = tmp_path / "out.xlsx"
     res = run("recalc", book, "-o", out)
     assert res.exit_code == 1
-    assert "Calc!A1" in res.output and "unknown chip 'B300'" in res.output
+    assert "Calc!A1" in res.output and "unknown chip 'B900'" in res.output
     assert "Calc!A2" in res.output and "#NUM!" in res.output
     assert "Calc!A3" in res.output  # propagated
     ws = openpyxl.load_workbook(out, data_only=True)["Calc"]

@@ -152,7 +152,7 @@ def udf_book(tmp_path):
     c["B5"] = '=ROOFLINE.MY_UDF(Chips[#All],"B200")'
     c["B6"] = '=_xludf.ROOFLINE.MY_UDF(Chips[#All],"H100")'
     c["B7"] = "='C:\\addins\\rooflinexl.xlam'!MY_UDF(Chips[#All],\"H100\")"
-    c["B8"] = '=MY_UDF(Chips[#All],"B300")'
+    c["B8"] = '=MY_UDF(Chips[#All],"B900")'
     c["B9"] = "=B8*2"
     c["B10"] = "=IFERROR(B8,-1)"
     c["B11"] = "=Chips[[#Headers],[hbm_bw]]"
@@ -167,7 +167,7 @@ def udf_book(tmp_path):
     c["A20"], c["B20"] = 1, "two"
     c["B19"] = "=MAX(Chips[ridge])"
     c["D2"] = ArrayFormula("D2:E3", '=SPECS(Chips[#All],"H100","B200")')
-    c["G2"] = ArrayFormula("G2:H3", '=SPECS(Chips[#All],"H100","B300")')
+    c["G2"] = ArrayFormula("G2:H3", '=SPECS(Chips[#All],"H100","B900")')
     plan = wb.create_sheet("Bob's plan")
     plan["A1"] = "=Calc!B3*2"
     plan["A2"] = "='Bob''s plan'!A1+1"
@@ -259,10 +259,10 @@ def test_table_references_and_udfs(udf_book):
 def test_udf_error_reason_and_propagation(udf_book):
     ev = evaluate_workbook(udf_book, UDFS)
     b8 = ev.cells[("Calc", "B8")]
-    assert b8.value == "#N/A" and b8.reason == "unknown chip 'B300'"
+    assert b8.value == "#N/A" and b8.reason == "unknown chip 'B900'"
     b9 = ev.cells[("Calc", "B9")]
     assert b9.value == "#N/A"
-    assert b9.reason == "propagated from Calc!B8: unknown chip 'B300'"
+    assert b9.reason == "propagated from Calc!B8: unknown chip 'B900'"
 
 
 def test_exceptions_in_udfs_become_value_errors_with_message(udf_book):
@@ -287,7 +287,7 @@ def test_array_formula_gets_every_cell(udf_book):
     # an element error keeps its own reason, the other elements still compute
     assert ev.value("Calc", "G2") == pytest.approx(H100[0])
     g3 = ev.cells[("Calc", "G3")]
-    assert g3.value == "#N/A" and g3.reason == "unknown chip 'B300'"
+    assert g3.value == "#N/A" and g3.reason == "unknown chip 'B900'"
 
 
 def test_unknown_functions_are_reported_not_fatal(udf_book):

@@ -21,7 +21,7 @@ from rooflinexl.dtypes import DTYPES, TIERS
 from rooflinexl.recalc import evaluate_workbook
 from rooflinexl.workbooks.build import BUILDERS
 from rooflinexl.workbooks.layout import INPUT_FILL, save_deterministic
-from rooflinexl.workbooks.templates import SWEEP_AXES
+from rooflinexl.workbooks.templates import COST_COLUMNS, SWEEP_AXES
 from rooflinexl.xlsxio import formula_cells
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -220,7 +220,7 @@ def test_capacity_plan_worked_example(built, evaluated):
     assert r["bytes/step"] == pytest.approx(
         (16_164_550_144 + frac * 653_908_770_816 + 128 * 3584 * 61 * 576 * 2) / 8)
 
-    # Llama 3.1 70B in bf16 does not fit one 80 GB H100: no replica count
+    # Llama 3.1 70B in bf16 (141.2 GB) does not fit one 80 GiB H100: no replica count
     r = row("Llama 3.1 70B", "H100", 1)
     assert (r["fits"], r["replicas"], r["chips"], r["max batch"]) == ("no", "—", "—", 0)
 
@@ -245,12 +245,22 @@ def test_cost_comparison_worked_example(built, evaluated):
     # the H200 example quote: 80 USD/h for an 8-GPU node = 10 USD per chip-hour
     assert (rows[chips.index("H200")]["quote [USD/hour]"],
             rows[chips.index("H200")]["quote per [chip or node]"]) == (80, "node")
-    assert ev.value("Cost", f"F{h200}") == pytest.approx(10.0)
+    L = {k: get_column_letter(j) for j, k in enumerate(COST_COLUMNS, start=1)}
+    assert ev.value("Cost", f"{L['price']}{h200}") == pytest.approx(10.0)
     # USD per 1e18 FLOP at peak = price / (3600 x peak) x 1e18
-    assert ev.value("Cost", f"G{h200}") == pytest.approx(10 / (3600 * 9.89e14) * 1e18)  # 2.81
-    assert ev.value("Cost", f"G{v5p}") == pytest.approx(4.2 / (3600 * 4.59e14) * 1e18)  # 2.54
-    assert ev.value("Cost", f"H{v5p}") == pytest.approx(4.2 / (3600 * 4.59e14 * 0.5) * 1e18)
-    assert ev.value("Cost", f"I{v5p}") == pytest.approx(3600 * 4.59e14 * 0.5 / 4.2)
+    assert ev.value("Cost", f"{L['peak']}{h200}") == pytest.approx(10 / (3600 * 9.89e14) * 1e18)
+    assert ev.value("Cost", f"{L['peak']}{v5p}") == pytest.approx(4.2 / (3600 * 4.59e14) * 1e18)
+    assert ev.value("Cost", f"{L['mfu']}{v5p}") == pytest.approx(
+        4.2 / (3600 * 4.59e14 * 0.5) * 1e18)
+    assert ev.value("Cost", f"{L['per_usd']}{v5p}") == pytest.approx(3600 * 4.59e14 * 0.5 / 4.2)
+    # the default rows are one provider (Google Cloud, Feb 2025 list prices of the book)
+    assert ev.value("Cost", f"{L['date']}{v5p}") == "2025-02"
+    # another provider's row: B200 at Spheron, 6.03 USD per GPU-hour on 17 Mar 2026
+    b200 = hdr + 1 + next(i for i, r in enumerate(rows) if r["chip"] == "B200")
+    assert rows[b200 - hdr - 1][COST_COLUMNS["provider"]] == "Spheron"
+    assert ev.value("Cost", f"{L['list']}{b200}") == pytest.approx(6.03)
+    assert ev.value("Cost", f"{L['peak']}{b200}") == pytest.approx(6.03 / (3600 * 2.25e15) * 1e18)
+    assert ev.value("Cost", f"{L['date']}{b200}") == "2026-03-17"
 
     # USD per million tokens, Llama 3.1 70B on 4 chips, batch 64, 6k + 2k tokens
     steps = {}

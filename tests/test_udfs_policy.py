@@ -15,9 +15,9 @@ def test_scalar_call_returns_a_number():
 
 
 def test_unknown_chip_is_na_with_reason():
-    got = udfs.crit_batch(CHIPS, "B300", 8192, 8192)
+    got = udfs.crit_batch(CHIPS, "B900", 8192, 8192)
     assert got == "#N/A" and isinstance(got, ExcelError)
-    assert "unknown chip 'B300'" in got.reason
+    assert "unknown chip 'B900'" in got.reason
 
 
 def test_k_above_e_is_num_other_elements_compute():

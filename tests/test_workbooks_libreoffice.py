@@ -250,8 +250,8 @@ def twin_cases() -> list[tuple[str, tuple, str]]:
         cases.append(("CHIP_SPEC", (chip, field), spec(chip, field)))
     cases += _model_twins()
     # errors: an unknown chip (#N/A from MATCH) and a spec the chip lacks (#N/A)
-    cases.append(("CRIT_INTENSITY", ("B300", "hbm", "bf16"),
-                  f"{peak('B300', 'bf16')}/{bw('B300', 'hbm')}"))
+    cases.append(("CRIT_INTENSITY", ("B900", "hbm", "bf16"),
+                  f"{peak('B900', 'bf16')}/{bw('B900', 'hbm')}"))
     cases.append(("CRIT_INTENSITY", ("TPU v5e", "hbm", "fp4"),
                   f'IF({peak("TPU v5e", "fp4")}="",NA(),'
                   f'{peak("TPU v5e", "fp4")}/{bw("TPU v5e", "hbm")})'))

@@ -13,6 +13,8 @@ Importing this module needs only numpy and the standard library.
 """
 from __future__ import annotations
 
+import math
+
 from rooflinexl import api
 from rooflinexl._version import __version__
 from rooflinexl.udfs._adapt import (
@@ -22,6 +24,7 @@ from rooflinexl.udfs._adapt import (
     call,
     func,
     model_table,
+    price_table,
     table,
 )
 
@@ -35,6 +38,7 @@ __all__ = [
     "RooflineInputError",
     "arith_intensity",
     "attn_intensity",
+    "chip_price",
     "chip_spec",
     "collective_time",
     "cost_per_flop",
@@ -88,6 +92,14 @@ DOCS = {
     "tokens": "Cached tokens per sequence.",
     "batch": "Sequences; default 1.",
     "mfu": "Fraction of peak achieved, in (0, 1]; default 1.",
+    "price": "Your quote in USD per chip-hour; blank: the list price (CHIP_PRICE or the Chips "
+             "sheet's price_per_hour).",
+    "prices": "Price table range including its header row (the name Prices in the shipped "
+              "templates).",
+    "provider": "Provider of the price table, e.g. \"Google Cloud\", \"AWS\"; blank: the "
+                "Chips sheet's price_per_hour.",
+    "pricing": "on-demand (default), spot, capacity-block, 1-year or 3-year.",
+    "price_result": "price (default, USD per chip-hour), date or source.",
     "field": "Column of the chip table, e.g. hbm_bw, bf16_flops, price_per_hour, source.",
     "models": "Model table range including its header row (the name Models in the shipped "
               "workbooks).",
@@ -244,12 +256,28 @@ def kv_cache_bytes(layers, kv_heads, head_dim, tokens, batch=None, dtype=None):
 
 
 @func(category=CATEGORY)
-@_doc("chips", "chip", "dtype", "mfu")
-def cost_per_flop(chips, chip, dtype=None, mfu=None):
-    """USD per FLOP: price_per_hour / (3600 · peak · mfu)."""
+@_doc("chips", "chip", "dtype", "mfu", "price")
+def cost_per_flop(chips, chip, dtype=None, mfu=None, price=None):
+    """USD per FLOP: price / (3600 · peak · mfu); price = your quote, else the list price."""
     c = Call()
     return call(api.cost_per_flop, c, c.chip(chip), c.text("dtype", dtype),
-                c.number("mfu", mfu, 1.0, optional=True), chips=table(chips))
+                c.number("mfu", mfu, 1.0, optional=True),
+                c.number("price", price, math.nan, optional=True), chips=table(chips))
+
+
+@func(category=CATEGORY)
+@_doc("chips", "chip", "prices", "provider", "pricing", "result=price_result")
+def chip_price(chips, chip, prices, provider=None, pricing=None, result=None):
+    """USD per chip-hour: a provider's latest dated price, CHIP_PRICE(Chips,"H100",Prices,"AWS")."""
+    c = Call()
+    prov = c.text("provider", provider)
+    kind = c.text("pricing", pricing)
+    res = c.text("result", result)
+    for name, v in (("provider", prov), ("pricing", kind), ("result", res)):
+        if v is not None and not isinstance(v, str):
+            raise RooflineInputError(f"{name}: give one value (a cell), not a range")
+    return call(api.chip_price, c, c.chip(chip), prov, kind, res, prices=price_table(prices),
+                chips=table(chips))
 
 
 @func(category=CATEGORY)
@@ -333,8 +361,8 @@ def max_batch(chips, chip, models, model, context, n_chips=None, weight_dtype=No
 FUNCTIONS = {f.__name__.upper(): f for f in (
     version, arith_intensity, crit_intensity, crit_batch, matmul_time, moe_min_batch,
     net_critical_d, roofline_flops, roofline_time, attn_intensity, collective_time,
-    weight_load_time, kv_cache_bytes, cost_per_flop, chip_spec, model_spec, decode_time,
-    prefill_time, train_time, max_batch)}
+    weight_load_time, kv_cache_bytes, cost_per_flop, chip_price, chip_spec, model_spec,
+    decode_time, prefill_time, train_time, max_batch)}
 
 
 def __getattr__(name):

@@ -30,6 +30,7 @@ from rooflinexl.chips import ChipTable
 from rooflinexl.errors import EXCEL_ERRORS, ExcelError, RooflineError
 from rooflinexl.model import Checks
 from rooflinexl.models import ModelTable
+from rooflinexl.prices import PriceTable
 
 
 def _want_xlwings() -> bool:
@@ -239,6 +240,27 @@ def model_table(models) -> ModelTable:
             return ModelTable.from_rows(rows.tolist())
     except RooflineError as exc:
         raise RooflineInputError(f"models: {exc}") from None
+@functools.lru_cache(maxsize=8)
+def _prices_cached(key) -> PriceTable:
+    return PriceTable.from_rows([list(r) for r in key])
+
+
+def price_table(prices) -> PriceTable:
+    """PriceTable of the ``prices`` range (header row first), parsed once per distinct range."""
+    if prices is None:
+        raise RooflineInputError("prices: give the price table range with its header row "
+                                 "(in the shipped templates the name Prices)")
+    rows = as_array("prices", prices)
+    if rows.ndim != 2 or rows.shape[0] < 2:
+        raise RooflineInputError("prices: the price table must be a range of at least two rows, "
+                                 "the header (chip, provider, pricing, date, price_per_hour, "
+                                 "source) first")
+    key = tuple(tuple(None if isinstance(v, float) and math.isnan(v) else v for v in row)
+                for row in rows.tolist())
+    try:
+        return _prices_cached(key)
+    except RooflineError as exc:
+        raise RooflineInputError(f"prices: {exc}") from None
 
 
 # -------------------------------------------------------------------- outputs

@@ -13,6 +13,7 @@ import zipfile
 from dataclasses import dataclass
 
 from openpyxl import Workbook
+from openpyxl.comments import Comment
 from openpyxl.formatting.rule import CellIsRule
 from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
 from openpyxl.utils import get_column_letter
@@ -21,7 +22,7 @@ from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.properties import PageSetupProperties
 from openpyxl.worksheet.table import Table, TableStyleInfo
 
-from rooflinexl.chips import COLUMNS, UNITS, ChipTable
+from rooflinexl.chips import COLUMN_DOCS, COLUMNS, UNITS, ChipTable
 from rooflinexl.dtypes import DTYPES, TIERS
 from rooflinexl.models import COLUMNS as MODEL_COLUMNS
 from rooflinexl.models import UNITS as MODEL_UNITS
@@ -93,9 +94,11 @@ def add_chips_sheet(wb: Workbook, table: ChipTable, title: str = "Chips") -> str
                 cell.font = Font(color="1F4E79")
     ws.freeze_panes = "B2"
     # explicit header style: LibreOffice does not draw Excel table styles
-    for c in ws[1]:
+    for c, col in zip(ws[1], cols, strict=True):
         c.font, c.fill, c.border = HEADER_FONT, HEADER_FILL, BOX
         c.alignment = Alignment(wrap_text=True, vertical="center")
+        if col in COLUMN_DOCS:  # the column's meaning as the header's note
+            c.comment = Comment(COLUMN_DOCS[col], "rooflinexl", width=300, height=120)
     # print the numbers (up to the price date) one page wide; sources stay on the sheet
     print_setup(ws)
     if "price_date" in cols:
@@ -155,6 +158,34 @@ def add_models_sheet(wb: Workbook, table: ModelTable | None = None,
     wb.defined_names["Models"] = DefinedName("Models", attr_text=absolute)
     wb.defined_names["ModelNames"] = DefinedName(
         "ModelNames", attr_text=f"{_q(title)}!$A$2:$A${last_row}")
+    return absolute
+
+
+def add_prices_sheet(wb: Workbook, prices, title: str = "Prices") -> str:
+    """Write the price table as an Excel table; define ``Prices`` (header + rows).
+
+    Returns the sheet's range of the table.
+    """
+    ws = wb.create_sheet(title)
+    rows = prices.to_rows()
+    for r in rows:
+        ws.append(r)
+    last_col, last_row = get_column_letter(len(rows[0])), len(rows)
+    tab = Table(displayName="PriceList", ref=f"A1:{last_col}{last_row}")
+    tab.tableStyleInfo = TableStyleInfo(name="TableStyleMedium2", showRowStripes=True)
+    ws.add_table(tab)
+    for j, w in enumerate((12, 16, 14, 11, 14, 70, 40), start=1):
+        ws.column_dimensions[get_column_letter(j)].width = w
+    for i in range(2, last_row + 1):
+        cell = ws.cell(row=i, column=5)
+        cell.number_format, cell.fill, cell.font = "0.000", INPUT_FILL, Font(color="1F4E79")
+    for c in ws[1]:
+        c.font, c.fill, c.border = HEADER_FONT, HEADER_FILL, BOX
+    ws.freeze_panes = "A2"
+    absolute = f"{_q(title)}!$A$1:${last_col}${last_row}"
+    wb.defined_names["Prices"] = DefinedName("Prices", attr_text=absolute)
+    wb.defined_names["ProviderNames"] = DefinedName(
+        "ProviderNames", attr_text=f"{_q(title)}!$B$2:$B${last_row}")
     return absolute
 
 

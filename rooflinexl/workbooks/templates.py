@@ -15,6 +15,7 @@ from openpyxl.styles import Alignment
 from openpyxl.utils import get_column_letter
 
 from rooflinexl.chips import ChipTable
+from rooflinexl.prices import PRICING, load_prices
 from rooflinexl.workbooks.charts import Point, add_roofline_chart
 from rooflinexl.workbooks.layout import (
     Calc,
@@ -23,6 +24,7 @@ from rooflinexl.workbooks.layout import (
     add_chips_sheet,
     add_howto_sheet,
     add_models_sheet,
+    add_prices_sheet,
     add_xlwings_conf,
     keep_cached_values,
     name_cell,
@@ -455,10 +457,13 @@ COST_HOWTO = [
     "priced chip? Headline: H200 vs TPU v5p.",
     "1. Cost sheet, Inputs: the compute dtype and the MFU (share of peak your jobs reach) for "
     "the cost of a FLOP.",
-    "2. Cost sheet, Prices: list prices come from the Chips sheet (per chip-hour, with date "
-    "and source there). To use your own quote, type it in 'quote' and say whether it is per "
-    "chip or per node, and how many chips a node has; the price per chip-hour follows. A chip "
-    "without a list price: enter its price_per_hour on the Chips sheet first.",
+    "2. Cost sheet, Prices: each row's list price is the chosen provider's latest price of the "
+    "chosen pricing kind (on-demand, spot, capacity-block, 1-year, 3-year) from the Prices "
+    "sheet, with its date and source; provider blank = the Chips sheet's price_per_hour (one "
+    "provider for all chips: Google Cloud on-demand). To use your own quote, type it in "
+    "'quote' and say whether it is per chip or per node, and how many chips a node has; the "
+    "price per chip-hour follows. A quote also prices a chip with no list price (B200, "
+    "TPU7x on Google Cloud): type the chip in a spare row of the table and your quote.",
     "3. Tokens sheet: USD per million generated tokens for a model, chips, batch, prompt and "
     "output, from DECODE_TIME at the mbu/mfu inputs (weights incl. the MoE experts a batch "
     "touches + KV cache over HBM bandwidth vs FLOPs over peak, plus communication), next to "
@@ -481,8 +486,9 @@ TOKEN_ROWS = [
 ]
 
 
-def build_cost_comparison(table: ChipTable) -> Workbook:
-    """``templates/cost_comparison.xlsx`` (not yet recalculated)."""
+def build_cost_comparison(table: ChipTable, prices=None) -> Workbook:
+    """``templates/cost_comparison.xlsx`` (not yet recalculated); prices default: packaged."""
+    prices = load_prices(prices)
     wb = Workbook()
     wb.remove(wb.active)
     add_howto_sheet(wb, "cost_comparison.xlsx — how to use", COST_HOWTO)
@@ -490,43 +496,16 @@ def build_cost_comparison(table: ChipTable) -> Workbook:
     # Cost sheet: prices and cost per FLOP
     s = SheetWriter(wb, "Cost", "Cost of a FLOP per priced chip",
                     "USD per FLOP = price per chip-hour / (3600 · peak(dtype) · MFU) "
-                    "(COST_PER_FLOP; reference section 12). Prices: Chips sheet, or your quote.")
+                    "(COST_PER_FLOP; reference section 12). Price: your quote, else the list "
+                    "price of the chosen provider (CHIP_PRICE over the Prices sheet).")
     s.table(["dtype", "MFU [fraction of peak]"], [[Input("bf16"), Input(0.5, "0%")]],
             caption="Inputs")
     s.validate("dtype", "A6")
-    prices = table.numeric("price_per_hour")
-    priced = [n for n, p in zip(table.names, prices, strict=True) if p == p]
-    quotes = {"H200": (80, "node", 8)}  # example: an 8-GPU node quote (= 10 USD/chip-hour)
-    headers = ["chip", "list price [USD/chip-hour]", "quote [USD/hour]",
-               "quote per [chip or node]", "chips per node", "price [USD/chip-hour]",
-               "USD per 1e18 FLOP [at peak]", "USD per 1e18 FLOP [at MFU]",
-               "FLOPs per USD [at MFU]", "price date", "price source"]
-    body = []
-    for n in priced:
-        q, basis, per_node = quotes.get(n, (None, "chip", 8))
-        body.append([Input(n), None, Input(q, "0.00"), Input(basis), Input(per_node)]
-                    + [None] * 6)
-    first, last = s.table(headers, body, caption="Prices and cost per FLOP (quote blank: the "
-                          "list price is used)", freeze=True)
-    for r in range(first, last + 1):
-        s.put(r, 2, Calc(f'=CHIP_SPEC(Chips,A{r},"price_per_hour")', "0.00"))
-        s.put(r, 6, Calc(f'=IF(C{r}="",B{r},C{r}/IF(D{r}="node",E{r},1))', "0.00"))
-        # COST_PER_FLOP prices at the list price; scale by the price actually paid
-        s.put(r, 7, Calc(f"=COST_PER_FLOP(Chips,A{r},$A$6)*1E+18*F{r}/B{r}", "0.00"))
-        s.put(r, 8, Calc(f"=COST_PER_FLOP(Chips,A{r},$A$6,$B$6)*1E+18*F{r}/B{r}", "0.00"))
-        s.put(r, 9, Calc(f"=1E+18/H{r}", SCI))
-        s.put(r, 10, Calc(f'=CHIP_SPEC(Chips,A{r},"price_date")'))
-        s.put(r, 11, Calc(f'=CHIP_SPEC(Chips,A{r},"price_source")'))
-    s.validate("chip", f"A{first}:A{last}")
-    from openpyxl.worksheet.datavalidation import DataValidation
-
-    basis = DataValidation(type="list", formula1='"chip,node"', allow_blank=True)
-    s.ws.add_data_validation(basis)
-    basis.add(f"D{first}:D{last}")
-    for r in range(first, last + 1):
-        s.ws.cell(row=r, column=11).alignment = Alignment(wrap_text=True, vertical="top")
-    h200, v5p = first + priced.index("H200"), first + priced.index("TPU v5p")
-    price_rng = (f"Cost!$A${first}:$A${last}", f"Cost!$F${first}:$F${last}")
+    first, last, price_cols = _cost_rows(s, table, prices)
+    h200, v5p = first + price_cols["rows"].index("H200"), first + price_cols["rows"].index(
+        "TPU v5p")
+    P = price_cols
+    price_rng = (f"Cost!$A${first}:$A${last}", f"Cost!${P['price']}${first}:${P['price']}${last}")
 
     # Tokens sheet
     t = SheetWriter(wb, "Tokens", "USD per million generated tokens, from the whole-model "
@@ -545,8 +524,7 @@ def build_cost_comparison(table: ChipTable) -> Workbook:
               Calc(f"={c['price']}*{c['n_chips']}/({c['tokens/s']}*3600)*1E+6", "0.000"))
         t.put(r, _col(L["USD/1M tokens at peak"]),
               Calc(f'=2*MODEL_SPEC(Models,{c["model"]},"active_params")*1E+6*'
-                   f"COST_PER_FLOP(Chips,{c['chip']},{c['dtype']})*{c['price']}/"
-                   f'CHIP_SPEC(Chips,{c["chip"]},"price_per_hour")', "0.000"))
+                   f"COST_PER_FLOP(Chips,{c['chip']},{c['dtype']},1,{c['price']})", "0.000"))
         t.put(r, _col(L["decode / peak-only"]),
               Calc(f"={c['USD/1M tokens']}/{c['USD/1M tokens at peak']}", "0.0"))
     t.row = tl + 2
@@ -561,22 +539,26 @@ def build_cost_comparison(table: ChipTable) -> Workbook:
     s.row = last + 2
     hf, hl = s.table(
         ["H200 vs TPU v5p", "H200", "TPU v5p", "H200 / TPU v5p [×]"],
-        [["USD per 1e18 FLOP at MFU", Calc(f"=H{h200}", "0.00"), Calc(f"=H{v5p}", "0.00"),
-          None],
-         ["FLOPs per USD at MFU", Calc(f"=I{h200}", SCI), Calc(f"=I{v5p}", SCI), None],
+        [["USD per 1e18 FLOP at MFU", Calc(f"={P['mfu']}{h200}", "0.00"),
+          Calc(f"={P['mfu']}{v5p}", "0.00"), None],
+         ["FLOPs per USD at MFU", Calc(f"={P['per_usd']}{h200}", SCI),
+          Calc(f"={P['per_usd']}{v5p}", SCI), None],
          ["USD per 1M tokens (Tokens rows 1-2)",
           Calc(f"=Tokens!{usd}{tf}", "0.000"), Calc(f"=Tokens!{usd}{tf + 1}", "0.000"), None]],
         caption="Headline")
     for r in range(hf, hl + 1):
         s.put(r, 4, Calc(f"=B{r}/C{r}", "0.00"))
-    s.widths.update({1: 34, **{j: 13 for j in range(2, 10)}, 10: 10})
+    s.widths.update({1: 34, **{j: 13 for j in range(2, 13)}})
     s.note("Tokens rows 1-2: Llama 3.1 70B on 4 chips, batch 64, 6k prompt + 2k output, bf16.")
     s.note("Reference: H200 about 10 USD/h and TPU v5p about 4 USD/h on Google Cloud; an "
            "H200 has about 2x the FLOPs and 1.5x the HBM of a v5p.")
+    s.note("The headline compares one provider's prices (Google Cloud on-demand, the Chips "
+           "sheet's default). Rows with another provider compare prices from different "
+           "providers, markets and dates: read a ranking across them with that in mind.")
     s.finish()
-    s.ws.column_dimensions["K"].width = 50
-    name_cell(wb, "Cost_USDper1e18_H200_MFU", "Cost", f"H{h200}")
-    name_cell(wb, "Cost_USDper1e18_TPUv5p_MFU", "Cost", f"H{v5p}")
+    s.ws.column_dimensions[P["source"]].width = 50
+    name_cell(wb, "Cost_USDper1e18_H200_MFU", "Cost", f"{P['mfu']}{h200}")
+    name_cell(wb, "Cost_USDper1e18_TPUv5p_MFU", "Cost", f"{P['mfu']}{v5p}")
     name_cell(wb, "Cost_USDperMtok_Llama70B_H200", "Tokens", f"{usd}{tf}")
     name_cell(wb, "Cost_USDperMtok_Llama70B_TPUv5p", "Tokens", f"{usd}{tf + 1}")
     name_cell(wb, "Cost_USDperMtok_DeepSeekV3_H200x8", "Tokens", f"{usd}{tl}")
@@ -592,9 +574,82 @@ def build_cost_comparison(table: ChipTable) -> Workbook:
                        ["H200", "TPU v5p"], points, x_range=(1.0, 1.0e4))
     add_models_sheet(wb)
     add_chips_sheet(wb, table)
+    add_prices_sheet(wb, prices)
     add_xlwings_conf(wb)
     keep_cached_values(wb)
     return wb
+
+
+#: Cost-sheet rows beyond each priced chip's default row: (chip, provider, pricing) from
+#: the price table, so one sheet compares providers for the newest chips
+COST_EXTRA_ROWS = [
+    ("B200", "Spheron", "on-demand"), ("GB200", "Spheron", "on-demand"),
+    ("MI300X", "TensorWave", "on-demand"), ("MI300X", "Microsoft Azure", "on-demand"),
+    ("MI325X", "TensorWave", "on-demand"), ("H100", "AWS", "capacity-block"),
+    ("H100", "Lambda", "on-demand"), ("A100", "CoreWeave", "on-demand"),
+    ("TPU v6e", "Google Cloud", "3-year"),
+]
+#: Cost-sheet columns, in order: key -> header (the builder and its extensions use the keys)
+COST_COLUMNS = {
+    "chip": "chip", "provider": "provider [blank: Chips sheet default]",
+    "pricing": "pricing", "list": "list price [USD/chip-hour]", "date": "price date",
+    "quote": "quote [USD/hour]", "per": "quote per [chip or node]",
+    "per_node": "chips per node", "price": "price [USD/chip-hour]",
+    "peak": "USD per 1e18 FLOP [at peak]", "mfu": "USD per 1e18 FLOP [at MFU]",
+    "per_usd": "FLOPs per USD [at MFU]", "source": "price source",
+}
+
+
+def _cost_rows(s: SheetWriter, table: ChipTable, prices) -> tuple[int, int, dict]:
+    """Cost-sheet price table: one row per priced chip (default provider) + COST_EXTRA_ROWS.
+
+    Returns (first row, last row, {column key: letter, "rows": chip per row}). The price a
+    row uses is the quote where typed (per chip, or per node / chips per node), else the
+    list price of its provider (blank: the Chips sheet's price_per_hour).
+    """
+    from openpyxl.worksheet.datavalidation import DataValidation
+
+    L = {k: get_column_letter(j) for j, k in enumerate(COST_COLUMNS, start=1)}
+    default = [n for n, p in zip(table.names, table.numeric("price_per_hour"), strict=True)
+               if p == p]
+    quotes = {"H200": (80, "node", 8)}  # example: an 8-GPU node quote (= 10 USD/chip-hour)
+    rows = [(n, None, None) for n in default] + [
+        r for r in COST_EXTRA_ROWS if prices.find(r[0], r[1], r[2], table) is not None]
+    body = []
+    for n, prov, kind in rows:
+        q, basis, per_node = quotes.get(n, (None, "chip", 8)) if prov is None else (
+            None, "chip", 8)
+        body.append([Input(n), Input(prov), Input(kind), None, None, Input(q, "0.00"),
+                     Input(basis), Input(per_node)] + [None] * 5)
+    first, last = s.table(list(COST_COLUMNS.values()), body,
+                          caption="Prices and cost per FLOP (quote blank: the list price is "
+                                  "used; a quote also prices a chip with no list price)",
+                          freeze=True)
+    c = {k: f"{v}{{r}}" for k, v in L.items()}
+    for r in range(first, last + 1):
+        f = {k: v.format(r=r) for k, v in c.items()}
+        args = f"Chips,{f['chip']},Prices,{f['provider']},{f['pricing']}"
+        s.put(r, _col(L["list"]), Calc(f"=CHIP_PRICE({args})", "0.00"))
+        s.put(r, _col(L["date"]), Calc(f'=CHIP_PRICE({args},"date")'))
+        s.put(r, _col(L["price"]), Calc(
+            f'=IF({f["quote"]}="",{f["list"]},{f["quote"]}/IF({f["per"]}="node",'
+            f'{f["per_node"]},1))', "0.00"))
+        s.put(r, _col(L["peak"]), Calc(
+            f"=COST_PER_FLOP(Chips,{f['chip']},$A$6,1,{f['price']})*1E+18", "0.00"))
+        s.put(r, _col(L["mfu"]), Calc(
+            f"=COST_PER_FLOP(Chips,{f['chip']},$A$6,$B$6,{f['price']})*1E+18", "0.00"))
+        s.put(r, _col(L["per_usd"]), Calc(f"=1E+18/{f['mfu']}", SCI))
+        s.put(r, _col(L["source"]), Calc(
+            f'=IF({f["quote"]}="",CHIP_PRICE({args},"source"),"your quote")'))
+        s.ws.cell(row=r, column=_col(L["source"])).alignment = Alignment(
+            wrap_text=True, vertical="top")
+    s.validate("chip", f"A{first}:A{last}")
+    for col, formula in ((L["per"], '"chip,node"'), (L["provider"], "ProviderNames"),
+                         (L["pricing"], '"' + ",".join(PRICING) + '"')):
+        dv = DataValidation(type="list", formula1=formula, allow_blank=True)
+        s.ws.add_data_validation(dv)
+        dv.add(f"{col}{first}:{col}{last}")
+    return first, last, {**L, "rows": [n for n, _, _ in rows]}
 
 
 # ------------------------------------------------------------------- matmul sweep

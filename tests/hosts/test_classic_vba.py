@@ -181,7 +181,7 @@ def test_classic_values_floats_and_empty_cells():
 
 
 def test_classic_column_and_unknown_chip():
-    got = udfs.crit_intensity(com_table(), [["H100"], ["B300"]])
+    got = udfs.crit_intensity(com_table(), [["H100"], ["B900"]])
     assert got[0][0] == pytest.approx(295.2, abs=0.05)  # reference section 2
     assert got[1][0] == "#N/A"  # classic Excel shows it as the text #N/A
 

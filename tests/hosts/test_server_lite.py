@@ -53,6 +53,6 @@ def test_main_py_calls(main_module, func, args, expected, tol):
 
 
 def test_main_py_errors(main_module):
-    assert lite_call(main_module, chip_call("crit_batch", ["B300", 8192, 8192])) == [[NA]]
+    assert lite_call(main_module, chip_call("crit_batch", ["B900", 8192, 8192])) == [[NA]]
     out = lite_call(main_module, chip_call("crit_batch", ["H100", 8192, 8192, "bf17"]))
     assert "bf17" in out["error"] and "bf16" in out["error"]

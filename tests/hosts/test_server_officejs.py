@@ -168,12 +168,12 @@ def test_ten_thousand_rows(client):
 
 # -------------------------------------------------------------------- errors
 def test_unknown_chip_is_a_real_na(client):
-    assert result(client.post(CALL, json=chip_call("crit_batch", ["B300", 8192, 8192]))) \
+    assert result(client.post(CALL, json=chip_call("crit_batch", ["B900", 8192, 8192]))) \
         == [[NA]]
 
 
 def test_bad_elements_are_errors_and_the_rest_computes(client):
-    b = chip_call("crit_batch", [[["H100"], ["B300"], ["H100"]], [[8192], [8192], ["abc"]],
+    b = chip_call("crit_batch", [[["H100"], ["B900"], ["H100"]], [[8192], [8192], ["abc"]],
                                  8192])
     [[good], [na], [value]] = result(client.post(CALL, json=b))
     assert good == pytest.approx(CRIT_8192, abs=0.001)
@@ -279,7 +279,7 @@ def test_every_catalogue_function_has_a_parity_case():
 
 
 # ------------------------------------------------------- property-based sweep
-KEYWORDS = ["H100", "TPU v5e", " tpu-v5p ", "h100-sxm", "B300", "", " ", "bf16", "fp8", "int8",
+KEYWORDS = ["H100", "TPU v5e", " tpu-v5p ", "h100-sxm", "B900", "", " ", "bf16", "fp8", "int8",
             "int4", "fp4", "fp32", "bf17", "hbm", "vmem", "ici", "nvlink", "dcn", "ib", "pcie",
             "D", "F", "none", "time", "upper", "math", "comms", "bound", "intensity",
             "AllReduce", "all-gather", "ReduceScatter", "hbm_bw", "source", "price_per_hour",

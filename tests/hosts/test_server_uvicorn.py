@@ -112,7 +112,7 @@ def test_calls_over_https(server):
     assert r.status_code == 200
     [[value]] = strict_json(r.text)["result"]
     assert value == pytest.approx(318.155, abs=0.001)  # reference section 5
-    r = client.post(CALL, json=chip_call("crit_batch", ["B300", 8192, 8192]))
+    r = client.post(CALL, json=chip_call("crit_batch", ["B900", 8192, 8192]))
     assert strict_json(r.text)["result"] == [[NA]]
     r = client.post(CALL, json=chip_call("crit_batch", ["H100", 8192, 8192, "bf17"]))
     assert r.status_code == 400 and "bf17" in r.text and "bf16" in r.text
