@@ -1,4 +1,4 @@
-"""The ``rooflinexl`` command line: recalc (and --check), diff, build, chips, batch, sweep, plot.
+"""The ``rooflinexl`` command line: recalc (--check), diff, build, chips, models, batch, sweep, plot.
 
 Each subcommand is a thin adapter; the work lives in the library modules,
 imported only when the subcommand runs (start-up stays fast).
@@ -487,6 +487,32 @@ def plot(results, output, chip_names, tiers, dtype, title, chips_path):
         _plot_results(frame, output, tiers, list(chip_names), chips_path, dtype, title)
     except (RooflineError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
+
+
+@main.command()
+@click.option("--csv", "as_csv", is_flag=True, help="Print the table as CSV.")
+def models(as_csv):
+    """List the packaged model table (shapes from each model's published config.json)."""
+    import csv
+    import sys
+
+    from rooflinexl.api import model_spec
+    from rooflinexl.models import load_models
+
+    table = load_models()
+    if as_csv:
+        csv.writer(sys.stdout).writerows(table.to_rows())
+        return
+    cols = ["model", "params", "layers", "d_model", "kv_heads", "head_dim", "experts",
+            "active_experts", "expert_params"]
+    rows = table.to_rows(cols)
+    rows[0].append("active_params")
+    for r in rows[1:]:
+        r.append(model_spec(r[0], "active_params", models=table))
+    widths = [max(len(_fmt(r[i])) for r in rows) for i in range(len(rows[0]))]
+    for r in rows:
+        click.echo("  ".join(_fmt(v).rjust(w) if i else _fmt(v).ljust(w)
+                             for i, (v, w) in enumerate(zip(r, widths, strict=True))))
 
 
 if __name__ == "__main__":  # pragma: no cover

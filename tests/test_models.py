@@ -402,3 +402,15 @@ def test_batch_tables_evaluate_the_model_ops():
         6 * (70.6e9 - 128256 * 8192) * 15e12 / (4096 * 9.89e14 * 0.45), rel=1e-12)
     assert out.loc[4, "error"].startswith("#N/A: unknown model 'GPT-9'")
     assert out["error"][:4].isna().all()
+
+
+def test_cli_lists_the_model_table():
+    from click.testing import CliRunner
+
+    from rooflinexl.cli import main
+
+    out = CliRunner().invoke(main, ["models"])
+    assert out.exit_code == 0, out.output
+    assert "DeepSeek-V3" in out.output and "active_params" in out.output
+    rows = CliRunner().invoke(main, ["models", "--csv"]).output.strip().splitlines()
+    assert len(rows) == 1 + len(load_models())
