@@ -1,4 +1,5 @@
-"""The ``rooflinexl`` command line: recalc (--check), diff, build, chips, models, batch, sweep, plot.
+"""The ``rooflinexl`` command line: recalc (--check), diff, build, chips, models, batch, sweep,
+plot.
 
 Each subcommand is a thin adapter; the work lives in the library modules,
 imported only when the subcommand runs (start-up stays fast).
