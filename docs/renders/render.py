@@ -23,7 +23,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_BOOKS = ["workbooks/Roofline.xlsx", "templates/capacity_plan.xlsx",
-                 "templates/cost_comparison.xlsx", "templates/matmul_sweep.xlsx"]
+                 "templates/training_plan.xlsx", "templates/cost_comparison.xlsx",
+                 "templates/matmul_sweep.xlsx"]
 SHEET_RE = re.compile(rb"<sheet\b[^>]*/>")
 
 
