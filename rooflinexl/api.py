@@ -1514,10 +1514,11 @@ def max_batch(chip, model_name, context, n_chips=1, weight_dtype="bf16", kv_dtyp
 
     Examples
     --------
-    Llama 3.1 70B, bf16, 8192-token sequences on 4 H200 (4 x 141e9 bytes):
+    Llama 3.1 70B, bf16, 8192-token sequences on 4 H200 of 141 GiB:
+    floor((4 x 151,397,597,184 - 141.2e9) / 2,684,354,560) = floor(172.9989):
 
     >>> max_batch("H200", "Llama 3.1 70B", 8192, 4)
-    157.0
+    172.0
     """
     run = _Run(checks)
     ch, m, wdt, _, kdt = _model_setup(run, chip, model_name, chips, models, weight_dtype,
