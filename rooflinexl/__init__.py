@@ -19,6 +19,7 @@ from rooflinexl.api import (
     Chip,
     arith_intensity,
     attn_intensity,
+    chip_price,
     chip_spec,
     collective_time,
     cost_per_flop,
@@ -46,17 +47,20 @@ from rooflinexl.errors import (
     MissingSpecError,
     ModelTableError,
     RooflineError,
+    UnitError,
     UnknownChipError,
     UnknownModelError,
 )
 from rooflinexl.models import ModelTable, load_models
+from rooflinexl.prices import PriceTable, load_prices
 
 __all__ = [
     "__version__", "Chip", "ChipTable", "load_chips", "arith_intensity", "attn_intensity",
-    "chip_spec", "collective_time", "cost_per_flop", "crit_batch", "crit_intensity",
+    "chip_price", "chip_spec", "collective_time", "cost_per_flop", "crit_batch", "crit_intensity",
     "kv_cache_bytes", "matmul_time", "moe_min_batch", "net_critical_d", "roofline_flops",
     "roofline_time", "weight_load_time", "ChipTableError", "DomainError", "ExcelError",
-    "KeywordError", "MissingSpecError", "RooflineError", "UnknownChipError",
+    "KeywordError", "MissingSpecError", "RooflineError", "UnknownChipError", "UnitError",
+    "PriceTable", "load_prices",
     "ModelTable", "load_models", "model_spec", "decode_time", "prefill_time", "train_time",
     "max_batch", "ModelTableError", "UnknownModelError",
 ]

@@ -940,13 +940,13 @@ def kv_cache_bytes(layers, kv_heads, head_dim, tokens, batch=1, dtype="bf16", *,
 PRICE_RESULTS = ("price", "date", "source")
 
 
-def _list_price(run: _Run, ch: _Chips, provider, pricing, prices, result="price"):
+def _list_price(run: _Run, ch: _Chips, provider, pricing, prices, result="price", where=True):
     """Price per chip-hour (or its date or source): the chip table's ``price_per_hour``
     (provider None) or the price table's latest ``pricing`` row of ``provider``; a missing
-    price is a MissingSpecError."""
+    price is a MissingSpecError where ``where`` is true."""
     default = provider is None or (isinstance(provider, str) and not provider.strip())
     if default:
-        price = ch.spec("price_per_hour")
+        price = ch.spec("price_per_hour", where=where)
     else:
         if not isinstance(provider, str):
             raise KeywordError(f"provider must be text, one provider per call; got {provider!r}")
@@ -958,7 +958,7 @@ def _list_price(run: _Run, ch: _Chips, provider, pricing, prices, result="price"
         names = np.asarray(np.asarray(ch.table.names, dtype=object)[safe], dtype=object)
         table = load_prices(prices)
         price, why = lookup(table, names, provider.strip(), kind, ch.table)
-        run.checks.add(np.isnan(price) & ~ch.unknown, MissingSpecError, why)
+        run.checks.add(np.isnan(price) & ~ch.unknown & where, MissingSpecError, why)
     if result == "price":
         return price
     safe = np.where(ch.unknown | np.isnan(price), 0, ch.idx)
@@ -1075,13 +1075,7 @@ def cost_per_flop(chip, dtype="bf16", mfu=1, price=None, *, provider=None, prici
     quote = np.asarray(np.nan if price is None else price, dtype=float)
     need_list = np.isnan(quote)
     if need_list.any():
-        sub = Checks()
-        listed = _list_price(_Run(sub), ch, provider, pricing, prices)
-        for mask, exc, reason in sub.items:
-            shape = np.broadcast_shapes(np.shape(mask), need_list.shape)
-            run.checks.add(np.broadcast_to(mask, shape) & np.broadcast_to(need_list, shape),
-                           exc, reason if not isinstance(reason, np.ndarray)
-                           else np.broadcast_to(reason, shape))
+        listed = _list_price(run, ch, provider, pricing, prices, where=need_list)
         quote = np.where(need_list, listed, quote)
     return _finish(run, model.cost_per_flop(quote, _peak(ch, _dtype(dtype)),
                                             1 if mfu is None else mfu, checks=run.checks))

@@ -19,25 +19,61 @@ def main():
     """Roofline planning for spreadsheets: chip specs, Excel functions, headless recalculation."""
 
 
+#: columns ``rooflinexl chips`` shows by default (``--columns all`` for every one)
+CHIP_COLUMNS = ("chip", "bf16_flops", "fp8_flops", "hbm_bytes", "hbm_bw", "ici_bw",
+                "ici_egress_bw", "scaleup_size", "dcn_bw", "tdp_w", "release", "price_per_hour")
+
+
 @main.command()
-@click.option("--csv", "as_csv", is_flag=True, help="Print the table as CSV.")
-def chips(as_csv):
-    """List the packaged chip table (dense peaks, one-direction link bandwidths)."""
-    from rooflinexl.chips import load_chips
+@click.option("--columns", "columns", default=None, metavar="COL,COL,...",
+              help="Comma-separated columns to show (chip is always first), or 'all'. "
+                   "Default: " + ",".join(CHIP_COLUMNS) + ".")
+@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
+              show_default=True, help="table (aligned text), csv, or json (a list of objects).")
+@click.option("--csv", "as_csv", is_flag=True, help="Same as --format csv --columns all.")
+@click.option("--chips", "chips_path", type=click.Path(exists=True, dir_okay=False),
+              default=None, help="A chip table CSV instead of the packaged one.")
+def chips(columns, fmt, as_csv, chips_path):
+    """List the chip table: dense peaks, bytes, one-direction link bandwidths, SI units.
 
-    table = load_chips()
+    Headers carry the SI unit (hbm_bw [B/s]); csv and json print full-precision numbers,
+    blanks empty (csv) or null (json).
+    """
+    import csv
+    import json
+    import sys
+
+    from rooflinexl.chips import COLUMNS, UNITS, load_chips
+
+    table = load_chips(chips_path)
     if as_csv:
-        import csv
-        import sys
-
-        csv.writer(sys.stdout).writerows(table.to_rows())
-        return
-    cols = ["chip", "bf16_flops", "hbm_bw", "ici_bw", "dcn_bw", "price_per_hour"]
+        fmt, columns = "csv", columns or "all"
+    if columns is None:
+        cols = [c for c in CHIP_COLUMNS if table.has(c)]
+    elif columns.strip().casefold() == "all":
+        cols = [c for c in COLUMNS if table.has(c)]
+    else:
+        want = [c.strip().casefold() for c in columns.split(",") if c.strip()]
+        bad = [c for c in want if not table.has(c)]
+        if bad:
+            raise click.UsageError(f"--columns: {', '.join(map(repr, bad))} not a column of the "
+                                   f"chip table ({', '.join(table.columns)})")
+        cols = ["chip"] + [c for c in want if c != "chip"]
     rows = table.to_rows(cols)
-    widths = [max(len(_fmt(r[i])) for r in rows) for i in range(len(cols))]
-    for r in rows:
-        click.echo("  ".join(_fmt(v).rjust(w) if i else _fmt(v).ljust(w)
-                             for i, (v, w) in enumerate(zip(r, widths, strict=True))))
+    head = [f"{c} [{UNITS[c]}]" if c in UNITS else c for c in cols]
+    if fmt == "csv":
+        w = csv.writer(sys.stdout, lineterminator="\n")
+        w.writerow(head)
+        w.writerows(["" if v is None else v for v in r] for r in rows[1:])
+    elif fmt == "json":
+        click.echo(json.dumps([dict(zip(head, r, strict=True)) for r in rows[1:]], indent=1,
+                              ensure_ascii=False))
+    else:
+        rows = [head] + rows[1:]
+        widths = [max(len(_fmt(r[i])) for r in rows) for i in range(len(cols))]
+        for r in rows:
+            click.echo("  ".join(_fmt(v).rjust(w) if i else _fmt(v).ljust(w)
+                                 for i, (v, w) in enumerate(zip(r, widths, strict=True))))
 
 
 def _limits_options(f):

@@ -173,3 +173,51 @@ def test_encrypted_workbook_is_refused():
         pytest.skip("shared test data not present")
     res = run("recalc", enc, "-o", "/nonexistent/o.xlsx")
     assert res.exit_code == 2 and "encrypted" in res.output.lower()
+
+
+def _unit_book(path, headers: dict, scale: dict):
+    """Roofline.xlsx with some Chips headers given a unit and the column rescaled to it."""
+    wb = openpyxl.load_workbook(BOOK)
+    ws = wb["Chips"]
+    head = {str(c.value).split(" [")[0]: c.column for c in ws[1]}
+    for col, text in headers.items():
+        ws.cell(row=1, column=head[col]).value = text
+        for r in range(2, ws.max_row + 1):
+            cell = ws.cell(row=r, column=head[col])
+            if isinstance(cell.value, (int, float)):
+                cell.value = cell.value / scale.get(col, 1.0)
+    wb.save(path)
+
+
+def test_unit_headers_recalculate_like_si(tmp_path, recalculated):
+    # a user types hbm_bw in TB/s, bf16_flops in TFLOP/s and hbm_bytes in GiB: same results
+    book = tmp_path / "units.xlsx"
+    _unit_book(book, {"hbm_bw": "hbm_bw [TB/s]", "bf16_flops": "bf16_flops [TFLOP/s]",
+                      "hbm_bytes": "hbm_bytes [GiB]"},
+               {"hbm_bw": 1e12, "bf16_flops": 1e12, "hbm_bytes": 2**30})
+    out = tmp_path / "out.xlsx"
+    res = run("recalc", book, "-o", out)
+    assert res.exit_code == 0, res.output
+    want = openpyxl.load_workbook(recalculated[0], data_only=True)
+    got = openpyxl.load_workbook(out, data_only=True)
+    compared = 0
+    for name in got.defined_names:
+        dest = got.defined_names[name].attr_text
+        if name in EXPECTED:
+            sheet, ref = dest.split("!")
+            a = got[sheet.strip("'")][ref.replace("$", "")].value
+            b = want[sheet.strip("'")][ref.replace("$", "")].value
+            assert math.isclose(a, b, rel_tol=1e-9), name
+            compared += 1
+    assert compared == len(EXPECTED)
+    # H100 critical intensity 989e12 / 3.35e12 = 295.2, not 989e12 / 3.35 = 2.95e14
+    name = got.defined_names["CritIntensity_H100_HBM"].attr_text.split("!")
+    assert abs(got[name[0].strip("'")][name[1].replace("$", "")].value - 295.2) < 0.1
+
+
+def test_unknown_unit_header_is_an_error_and_exit_1(tmp_path):
+    book = tmp_path / "furlongs.xlsx"
+    _unit_book(book, {"hbm_bw": "hbm_bw [furlongs]"}, {})
+    res = run("recalc", book, "-o", tmp_path / "out.xlsx")
+    assert res.exit_code == 1
+    assert "column 'hbm_bw': unknown unit 'furlongs'" in res.output and "TB/s" in res.output

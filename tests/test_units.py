@@ -147,3 +147,18 @@ def test_matmul_comms_beyond_the_domain_is_two_level():
     alpha = 2 * (7 * 3.4e-6 + 1 * 9.6e-6)
     got = rl.matmul_time("H100", B, D, F, n_chips=16, shard="D", result="comms")
     assert math.isclose(got, 2 * out_bytes * per_byte + alpha, rel_tol=1e-12)
+
+
+def test_l2_and_egress_tiers():
+    # H100 L2 about 5.5 TB/s (book Part 12, chipsandcheese): ridge 9.89e14 / 5.5e12 = 179.8
+    assert math.isclose(rl.crit_intensity("H100", "l2"), 9.89e14 / 5.5e12)
+    # per-chip scale-up egress, comparable across vendors: TPU v5p 1,200 GB/s bidi (Google)
+    # = 6e11 one way vs one ICI link 9e10 (ici_bw); H100 NVLink 4.5e11 both ways of counting
+    assert math.isclose(rl.crit_intensity("TPU v5p", "ici_egress"), 4.59e14 / 6e11)
+    assert rl.crit_intensity("H100", "ici_egress") == rl.crit_intensity("H100", "ici")
+    # no NVLink on an L4: a collective over ici is a missing spec, not a made-up number
+    with pytest.raises(rl.MissingSpecError, match="L4 has no ici_bw"):
+        rl.collective_time("L4", "AllGather", 1e9, 2)
+    # tier dcn: one flat ring over the NICs, whatever the domain (16 H100, 50 GB/s, 9.6 us)
+    t = rl.collective_time("H100", "AllGather", 1e9, 16, "dcn")
+    assert math.isclose(t, 15 / 16 * 1e9 / 5e10 + 15 * 9.6e-6)

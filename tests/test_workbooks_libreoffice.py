@@ -169,7 +169,9 @@ def _matmul_twin(chip, B, D, F, dt, wdt, n, shard, result):
                 "F": f"({x}+({wt}+{o})/{n})"}[shard]
     math_t = f"(2*{B}*{D}*{F}/({n}*{peak(chip, dt)}))"
     hbm_t = f"({per_chip}/{spec(chip, 'hbm_bw')})"
-    comms_t = f"(2*({n}-1)/{n}*{o}/{bw(chip, 'ici')})" if shard == "D" else "0"
+    # ring AllReduce: 2(n-1)/n bytes / ici_bw + 2(n-1) steps of ici_latency (within a domain)
+    comms_t = (f"(2*({n}-1)/{n}*{o}/{bw(chip, 'ici')}+2*({n}-1)*{spec(chip, 'ici_latency')})"
+               if shard == "D" else "0")
     return {
         "time": f"MAX({math_t},{hbm_t},{comms_t})",
         "upper": f"{math_t}+{hbm_t}+{comms_t}",
@@ -237,9 +239,14 @@ def twin_cases() -> list[tuple[str, tuple, str]]:
         twin = (f'IF({t_math}>={t_bw},"compute","{label}")' if res == "bound"
                 else f"MAX({t_math},{t_bw})")
         cases.append(("ROOFLINE_TIME", (chip, fl, by, tier, dt, res), twin))
+    lat = spec("H100", "ici_latency")
     for kind, factor in [("AllReduce", 2), ("AllGather", 1), ("ReduceScatter", 1)]:
         cases.append(("COLLECTIVE_TIME", ("H100", kind, 2 * 8192 * 8192, 8, "ici"),
-                      f"{factor}*(8-1)/8*{2 * 8192 * 8192}/{bw('H100', 'ici')}"))
+                      f"{factor}*(8-1)/8*{2 * 8192 * 8192}/{bw('H100', 'ici')}"
+                      f"+{factor}*(8-1)*{lat}"))
+    # AllToAll on a switched node: (n-1)/n^2 bytes / bw + (n-1) steps (book Part 12)
+    cases.append(("COLLECTIVE_TIME", ("H100", "AllToAll", 2 * 8192 * 8192, 8, "ici"),
+                  f"(8-1)/8^2*{2 * 8192 * 8192}/{bw('H100', 'ici')}+(8-1)*{lat}"))
     cases.append(("WEIGHT_LOAD_TIME", ("TPU v4", 200e9, "bf16", 32),
                   f"{_num(200e9)}*{nbytes('bf16')}/(32*{spec('TPU v4', 'hbm_bw')})"))
     for chip, dt, mfu in [("H200", "bf16", None), ("TPU v5p", "bf16", 0.5), ("H100", "fp8", 0.4)]:
@@ -411,8 +418,9 @@ def test_twins_equal_rooflinexl_functions(lo):
         if not _close(lib, want):
             problems.append(f"row {k} {name}{args}: twin {lib!r} (={twin}), rooflinexl {want!r}")
     assert not problems, "\n".join(problems)
-    # every function of the catalogue has a twin (VERSION has no equation)
-    assert names == set(udfs.FUNCTIONS) - {"VERSION"}
+    # every function of the catalogue has a twin (VERSION has no equation; CHIP_PRICE is a
+    # lookup in a second range, Prices, checked against the price table in test_chip_data)
+    assert names == set(udfs.FUNCTIONS) - {"VERSION", "CHIP_PRICE"}
 
 
 def test_twin_book_recalc_matches_direct_calls(lo):

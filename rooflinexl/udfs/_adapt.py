@@ -247,6 +247,8 @@ def _prices_cached(key) -> PriceTable:
 
 def price_table(prices) -> PriceTable:
     """PriceTable of the ``prices`` range (header row first), parsed once per distinct range."""
+    if isinstance(prices, PriceTable):
+        return prices
     if prices is None:
         raise RooflineInputError("prices: give the price table range with its header row "
                                  "(in the shipped templates the name Prices)")

@@ -161,11 +161,13 @@ def _moe(wb):
 def _network(wb):
     s = SheetWriter(wb, "Network D", "Network critical D [elements]: a·(n−1)·peak / bw(tier)",
                     "A matmul sharded along D over a ring of n chips is compute-bound when D "
-                    "exceeds this. Reference section 7.")
+                    "exceeds this. Reference section 7. Beyond the chip's scale-up domain "
+                    "(Chips: scaleup_size) the AllReduce is two-level, the outer ring over dcn "
+                    "(How to Scale Your Model Part 12).")
     s.table(["dtype", "tier"], [[Input("bf16"), Input("ici")]], caption="Inputs")
     s.validate("dtype", "A6")
     s.validate("tier", "B6")
-    chips = ["TPU v5e", "TPU v5p", "H100"]
+    chips = ["TPU v5e", "TPU v5p", "H100", "B200", "GB200"]
     hdr = s.row + 1
     first, last = s.table(["n_chips"] + [Input(c).value for c in chips],
                           [[Input(n)] + [None] * len(chips) for n in (2, 4, 8, 16, 32, 64)],
@@ -176,10 +178,14 @@ def _network(wb):
         for j in range(len(chips)):
             col = chr(ord("B") + j)
             s.put(r, 2 + j, Calc(f"=NET_CRITICAL_D(Chips,{col}${hdr},$A{r},$A$6,$B$6)", "#,##0"))
-    s.validate("chip", f"B{hdr}:D{hdr}")
+    s.validate("chip", f"B{hdr}:{chr(ord('A') + len(chips))}{hdr}")
     s.ws.freeze_panes = f"B{first}"
     name_cell(wb, "NetCriticalD_v5e_n2", "Network D", f"B{first}")
     s.note("Reference: two TPU v5e at 4.5e10 B/s each way, 1.97e14 FLOP/s → D > 8,755.6 (bf16).")
+    s.note("H100 and B200 rows beyond 8 chips (an HGX node) and GB200 beyond 72 are two-level: "
+           "NVLink inside each domain, the 400 Gb/s NICs (dcn_bw) between domains, the slower "
+           "level bounding: D > a·n·peak·max((d−1)/(d·W_ici), (m−1)/(m·d·W_dcn)) for n = m·d. "
+           "At 64 B200 that is twice the NVLink-only figure; GB200 keeps 64 inside its NVL72.")
     s.finish()
 
 

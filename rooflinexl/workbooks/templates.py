@@ -596,7 +596,7 @@ COST_COLUMNS = {
     "quote": "quote [USD/hour]", "per": "quote per [chip or node]",
     "per_node": "chips per node", "price": "price [USD/chip-hour]",
     "peak": "USD per 1e18 FLOP [at peak]", "mfu": "USD per 1e18 FLOP [at MFU]",
-    "per_usd": "FLOPs per USD [at MFU]", "source": "price source",
+    "per_usd": "FLOPs per USD [at MFU]", "source": "list price source",
 }
 
 
@@ -639,8 +639,7 @@ def _cost_rows(s: SheetWriter, table: ChipTable, prices) -> tuple[int, int, dict
         s.put(r, _col(L["mfu"]), Calc(
             f"=COST_PER_FLOP(Chips,{f['chip']},$A$6,$B$6,{f['price']})*1E+18", "0.00"))
         s.put(r, _col(L["per_usd"]), Calc(f"=1E+18/{f['mfu']}", SCI))
-        s.put(r, _col(L["source"]), Calc(
-            f'=IF({f["quote"]}="",CHIP_PRICE({args},"source"),"your quote")'))
+        s.put(r, _col(L["source"]), Calc(f'=CHIP_PRICE({args},"source")'))
         s.ws.cell(row=r, column=_col(L["source"])).alignment = Alignment(
             wrap_text=True, vertical="top")
     s.validate("chip", f"A{first}:A{last}")

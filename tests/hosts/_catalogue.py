@@ -27,7 +27,8 @@ CATALOGUE = {
     "COLLECTIVE_TIME": "chips, chip, kind, bytes, n_chips, [tier]",
     "WEIGHT_LOAD_TIME": "chips, chip, n_params, [dtype], [n_chips]",
     "KV_CACHE_BYTES": "layers, kv_heads, head_dim, tokens, [batch], [dtype]",
-    "COST_PER_FLOP": "chips, chip, [dtype], [mfu]",
+    "COST_PER_FLOP": "chips, chip, [dtype], [mfu], [price]",
+    "CHIP_PRICE": "chips, chip, prices, [provider], [pricing], [result]",
     "CHIP_SPEC": "chips, chip, field",
     # issue 12: whole models
     "MODEL_SPEC": "models, model, field",

@@ -50,7 +50,8 @@ CRIT_BATCH_HELP = {
         "Output dimension (elements); omit to drop its term.",
         "Compute dtype: bf16 (default), fp16, fp8, int8, int4, fp4, fp32 (vector unit).",
         "Weight storage dtype (bytes only); default: dtype.",
-        "Bandwidth tier: hbm (default), vmem, ici (nvlink), dcn (ib, nic), pcie.",
+        "Bandwidth tier: hbm (default), vmem, l2, ici (nvlink), ici_egress (all links), "
+        "dcn (ib, nic), pcie.",
     ],
 }
 VBA_RESERVED = {"and", "as", "byref", "byval", "call", "case", "date", "dim", "do", "else",
