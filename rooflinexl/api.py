@@ -35,6 +35,7 @@ from rooflinexl.errors import KeywordError, MissingSpecError, UnknownChipError, 
 from rooflinexl.model import Checks, _Run
 from rooflinexl.models import ModelTable, load_models
 from rooflinexl.prices import PRICING, load_prices, lookup
+from rooflinexl.units import parse_header
 
 __all__ = [
     "Chip", "Coded", "arith_intensity", "crit_intensity", "crit_batch", "matmul_time",
@@ -1558,7 +1559,7 @@ def model_spec(model_name, field, *, models=None, checks=None):
     known = (*table.columns, *MODEL_DERIVED)
 
     def resolve(f):
-        key = normalize_keyword(f).replace("[", "") if isinstance(f, str) else None
+        key = normalize_keyword(parse_header(f)[0]) if isinstance(f, str) else None
         for k in known:
             if key is not None and normalize_keyword(k) == key:
                 return k
