@@ -1294,11 +1294,18 @@ def decode_time(chip, model_name, context, batch=1, n_chips=1, dtype="bf16", wei
 
     .. math:: T = \max\!\left(\frac{\mathrm{FLOPs}}{n\,\mathrm{peak}\,\mathrm{mfu}},
               \frac{\mathrm{bytes}}{n\,\mathrm{hbm\_bw}\,\mathrm{mbu}}\right)
-              + 2L\,T_\mathrm{AllReduce}(B\,d\,a, n)
+              + T_\mathrm{comms}
 
-    The tensor-parallel AllReduces (two per layer, over ``ici``) are not
-    overlapped: each sits between the matmul that produces its input and the
-    one that needs its result. ``upper`` adds all three terms.
+    The collectives are not overlapped: each sits between the matmul that
+    produces its input and the one that needs its result. Dense models: two
+    tensor-parallel AllReduces of batch x d_model x a bytes per layer; an MoE:
+    one AllReduce (attention) and two expert-parallel AllToAlls (dispatch,
+    combine) of batch x k x d_model x a bytes per layer; on ``ici`` with its
+    latency, two-level beyond ``scaleup_size``
+    (:func:`rooflinexl.model.collective_seconds`). ``upper`` adds all three
+    terms. Not modelled: ``sliding_window`` (every layer attends to the whole
+    context: an upper bound for sliding-window models), activations, and the
+    few dense layers of an MoE (counted as MoE for the communication).
 
     References
     ----------
