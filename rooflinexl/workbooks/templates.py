@@ -350,8 +350,9 @@ COST_HOWTO = [
     "sheet, with its date and source; provider blank = the Chips sheet's price_per_hour (one "
     "provider for all chips: Google Cloud on-demand). To use your own quote, type it in "
     "'quote' and say whether it is per chip or per node, and how many chips a node has; the "
-    "price per chip-hour follows. A quote also prices a chip with no list price (B200, "
-    "TPU7x on Google Cloud): type the chip in a spare row of the table and your quote.",
+    "price per chip-hour follows. A quote also prices a chip with no list price (TPU7x, or "
+    "B200 on Google Cloud): overwrite the chip of any row, clear its provider and type your "
+    "quote.",
     "3. Tokens sheet: USD per million generated tokens for a model, chips, batch and context, "
     "from the decode-step roofline bound (weights + KV cache over HBM bandwidth vs FLOPs over "
     "peak), next to the naive peak-FLOPs-only figure.",
