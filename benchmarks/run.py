@@ -130,7 +130,7 @@ def section_batch(quick: bool) -> list[str]:
     df = scenario_frame(n, seed=1)
     bad = scenario_frame(n, seed=1)
     rng = np.random.default_rng(2)
-    bad.loc[rng.random(n) < 0.01, "chip"] = "B300"
+    bad.loc[rng.random(n) < 0.01, "chip"] = "B900"
     bad.loc[rng.random(n) < 0.01, "B"] = -1
     out = evaluate(bad)
     n_bad = int(out["error"].notna().sum())

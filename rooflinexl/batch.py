@@ -23,7 +23,7 @@ group is one vectorised call per function; nothing loops over rows in Python.
 
 A bad row never stops or drops the others: its result cells are NaN (empty
 in CSV/xlsx) and the ``error`` column holds the Excel error value and the
-reason, e.g. ``#N/A: unknown chip 'B300' (known: ...)``, ``#NUM!: k (experts
+reason, e.g. ``#N/A: unknown chip 'B900' (known: ...)``, ``#NUM!: k (experts
 per token) must not exceed E (experts)``, ``#VALUE!: B: 'abc' is not a
 number``. An error of a secondary result (``crit_batch`` of a matmul row that
 no batch makes compute-bound) leaves the row's other results and names the
@@ -708,12 +708,12 @@ def evaluate(scenarios, chips=None, *, models=None, ops=None, chunk_rows: int | 
     Examples
     --------
     >>> import pandas as pd
-    >>> df = pd.DataFrame({"chip": ["H100", "B300"], "B": [256, 256], "D": 8192, "F": 8192})
+    >>> df = pd.DataFrame({"chip": ["H100", "B900"], "B": [256, 256], "D": 8192, "F": 8192})
     >>> out = evaluate(df)
     >>> out.loc[0, "bound"], round(float(out.loc[0, "crit_batch"]), 2)
     ('memory', 318.16)
     >>> out.loc[1, "error"].split(" (")[0]
-    "#N/A: unknown chip 'B300'"
+    "#N/A: unknown chip 'B900'"
     """
     table = load_chips(chips)
     mtable = load_models(models)

@@ -301,8 +301,10 @@ def _elementwise(wb):
 
 def _cost(wb, table):
     s = SheetWriter(wb, "Cost", "Cost per FLOP of the priced chips",
-                    "USD per FLOP = price_per_hour / (3600 · peak · MFU); prices are list prices "
-                    "with the date and source in the Chips sheet. Reference section 12.")
+                    "USD per FLOP = price_per_hour / (3600 · peak · MFU); prices are one "
+                    "provider's list prices (Google Cloud on-demand) with the date and source in "
+                    "the Chips sheet; other providers and quotes: templates/cost_comparison.xlsx. "
+                    "Reference section 12.")
     s.table(["dtype", "MFU"], [[Input("bf16"), Input(0.5, "0%")]], caption="Inputs")
     s.validate("dtype", "A6")
     prices = table.numeric("price_per_hour")

@@ -462,8 +462,9 @@ COST_HOWTO = [
     "sheet, with its date and source; provider blank = the Chips sheet's price_per_hour (one "
     "provider for all chips: Google Cloud on-demand). To use your own quote, type it in "
     "'quote' and say whether it is per chip or per node, and how many chips a node has; the "
-    "price per chip-hour follows. A quote also prices a chip with no list price (B200, "
-    "TPU7x on Google Cloud): type the chip in a spare row of the table and your quote.",
+    "price per chip-hour follows. A quote also prices a chip with no list price (TPU7x, or "
+    "B200 on Google Cloud): overwrite the chip of any row, clear its provider and type your "
+    "quote.",
     "3. Tokens sheet: USD per million generated tokens for a model, chips, batch, prompt and "
     "output, from DECODE_TIME at the mbu/mfu inputs (weights incl. the MoE experts a batch "
     "touches + KV cache over HBM bandwidth vs FLOPs over peak, plus communication), next to "
