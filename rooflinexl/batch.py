@@ -67,6 +67,9 @@ OUTPUTS = ("t_math", "t_hbm", "t_comms", "time", "upper", "bound", "intensity", 
            "crit_intensity", "crit_batch", "moe_min_batch", "net_critical_d", "kv_cache_bytes",
            "usd_per_1e18_flop", "error")
 _TEXT_OUTPUTS = ("bound", "error")
+#: dtype of the text results: pandas' nullable string (missing is ``pd.NA``), so a dask
+#: meta and a parquet schema know the column is text even when every row is missing
+TEXT_DTYPE = pd.StringDtype()
 
 
 @dataclass(frozen=True)
@@ -567,7 +570,8 @@ def _evaluate_frame(frame: pd.DataFrame, table: ChipTable, ops) -> pd.DataFrame:
                 continue
         OPS[name].run(_Group(t, rows, out, OPS[name]))
     result = frame.drop(columns=[c for c in frame.columns if c in out])
-    new = pd.DataFrame({c: pd.Series(out[c], index=frame.index, dtype=out[c].dtype, copy=False)
+    new = pd.DataFrame({c: pd.Series(out[c], index=frame.index, copy=False,
+                                     dtype=TEXT_DTYPE if c in _TEXT_OUTPUTS else out[c].dtype)
                         for c in columns}, index=frame.index, copy=False)
     return pd.concat([result, new], axis=1)
 

@@ -1,6 +1,6 @@
 """Workbooks saved by real applications go through ``rooflinexl recalc`` (issue #7, item 1).
 
-``<repo>/../shared/data/excel-saved/`` holds files saved by Excel (Windows, Mac,
+``tests/data/excel-saved/`` holds files saved by Excel (Windows, Mac,
 Online), LibreOffice and openpyxl (its README says what each exercises). Every
 ``.xlsx``/``.xlsm`` there is recalculated by the CLI and
 
@@ -48,16 +48,10 @@ from rooflinexl.errors import EXCEL_ERRORS
 from rooflinexl.xlsxio import formula_cells, read_cached_values
 
 ROOT = Path(__file__).resolve().parents[1]
-SAVED = ROOT.parent / "shared" / "data" / "excel-saved"
+SAVED = ROOT / "tests" / "data" / "excel-saved"
 BOOK = ROOT / "workbooks" / "Roofline.xlsx"
 
-pytestmark = pytest.mark.skipif(
-    not SAVED.is_dir(),
-    reason=f"real-application test files not found at {SAVED} (the shared/ folder beside "
-           "the repository checkout; CI has a copy)")
-
-FILES = sorted(p.name for p in SAVED.iterdir() if p.suffix.lower() != ".md") \
-    if SAVED.is_dir() else []
+FILES = sorted(p.name for p in SAVED.iterdir() if p.suffix.lower() != ".md")
 
 #: files item 2 refuses, with words the one-line message must contain
 REFUSED = {
@@ -236,8 +230,7 @@ def test_only_cached_values_change(recalculated, name):
 ])
 def test_named_parts_survive(recalculated, name, part):
     """The parts the folder's README names are present and unchanged after recalc."""
-    if name not in recalculated:
-        pytest.skip(f"{name} not in the folder")
+    assert name in recalculated, f"{name} is missing from tests/data/excel-saved"
     dst = recalculated[name][2]
     with zipfile.ZipFile(SAVED / name) as za, zipfile.ZipFile(dst) as zb:
         hits = [n for n in za.namelist() if n.startswith(part)]
@@ -250,8 +243,7 @@ def test_named_parts_survive(recalculated, name, part):
 def test_known_engine_bugs(recalculated, key):
     name, sheet, ref = key
     formula, excel_value, _today = ENGINE_BUGS[key]
-    if name not in recalculated:
-        pytest.skip(f"{name} not in the folder")
+    assert name in recalculated, f"{name} is missing from tests/data/excel-saved"
     assert formula_cells(SAVED / name)[sheet][ref] == formula
     assert read_cached_values(SAVED / name)[sheet][ref] == excel_value
     got = read_cached_values(recalculated[name][2])[sheet][ref]
