@@ -292,7 +292,10 @@ def diff(old, new, recompute, quiet, fmt, reports, rtol, **limits):
 @click.option("--no-recalc", is_flag=True, help="Skip stamping cached values.")
 @click.argument("only", nargs=-1)
 def build(root, no_recalc, only):
-    """Generate workbooks/Roofline.xlsx and templates/*.xlsx from code (ONLY: some of them)."""
+    """Generate workbooks/Roofline.xlsx and templates/*.xlsx from code (ONLY: some of them).
+
+    Each is also written to a lite/ folder beside it, spelt for xlwings Server and Lite.
+    """
     from rooflinexl.workbooks import build_all
 
     for rel, result in build_all(root, recalc=not no_recalc, only=list(only) or None).items():
@@ -302,6 +305,31 @@ def build(root, no_recalc, only):
         if result is not None and result.exit_code:
             click.echo(result.report(), err=True)
             raise SystemExit(1)
+
+
+@main.command()
+@click.argument("book", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--host", required=True, type=click.Choice(["classic", "server", "lite"]),
+              help="classic: CRIT_BATCH(…) for classic xlwings; server, lite: ROOFLINE.CRIT_BATCH"
+                   "(…) for xlwings Server and Lite.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+              help="Where to write (default: BOOK itself, atomically).")
+@_limits_options
+def convert(book, host, output, **limits):
+    """Respell BOOK's calls of rooflinexl functions for an Excel host (docs/excel.md).
+
+    Only the names of rooflinexl's functions change: strings, sheet names,
+    other functions and the cached values stay as they were.
+    """
+    from rooflinexl.errors import RooflineError
+    from rooflinexl.hosts import convert_workbook
+
+    dst = output or book
+    try:
+        n = convert_workbook(book, dst, host, limits=make_limits(**limits))
+    except (RooflineError, OSError) as exc:
+        fail(" ".join(str(exc).split()))
+    click.echo(f"{n} formulas respelt for {host} -> {dst}")
 
 
 def _fmt(v) -> str:
