@@ -181,6 +181,8 @@ def _set_engine(ctx, value):
               help="Write nothing: recalculate and compare with the values cached in each BOOK.")
 @click.option("--fail-on", type=click.Choice(["errors", "stale", "both"]), default="both",
               show_default=True, help="With --check: what fails, error cells, stale cells or both.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="With --check: check the books in N processes (the report keeps their order).")
 @_report_options
 @_limits_options
 @click.option("--engine", type=click.Choice(["auto", "blocks", "cells"]), default=None,
@@ -189,7 +191,8 @@ def _set_engine(ctx, value):
                    "(default); cells: everything per cell (formulas library, for debugging). "
                    "Also $ROOFLINEXL_RECALC_ENGINE.")
 @click.pass_context
-def recalc(ctx, books, output, in_place, quiet, check, fail_on, fmt, reports, rtol, **limits):
+def recalc(ctx, books, output, in_place, quiet, check, fail_on, jobs, fmt, reports, rtol,
+           **limits):
     """Recalculate each BOOK headless and store every formula's value as its cached value.
 
     BOOK may be a glob (quoted: expanded here). With --check nothing is
@@ -210,12 +213,14 @@ def recalc(ctx, books, output, in_place, quiet, check, fail_on, fmt, reports, rt
             fail("--check writes nothing: drop --output/--in-place")
         from rooflinexl.check import check_books
 
-        report = check_books(paths, rtol=rtol, fail_on=fail_on, limits=make_limits(**limits))
+        report = check_books(paths, rtol=rtol, fail_on=fail_on, limits=make_limits(**limits),
+                             jobs=jobs)
         _emit_report(report, fmt, reports, quiet)
         raise SystemExit(report.exit_code)
-    for name in ("fmt", "reports", "fail_on", "rtol"):
+    for name in ("fmt", "reports", "fail_on", "rtol", "jobs"):
         if ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE:
-            opt = {"fmt": "--format", "fail_on": "--fail-on"}.get(name, "--" + name.rstrip("s"))
+            opt = {"fmt": "--format", "fail_on": "--fail-on", "jobs": "--jobs",
+                   "reports": "--report"}.get(name, "--" + name)
             fail(f"{opt} needs --check")
     if in_place and output:
         fail("give either --output or --in-place, not both")

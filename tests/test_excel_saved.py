@@ -318,6 +318,7 @@ def _recalc_libreoffice_file(path: Path, tmp_path: Path):
     return after
 
 
+@pytest.mark.slow
 def test_libreoffice_resaved_workbook(libreoffice_saved, tmp_path):
     resaved, _ = libreoffice_saved
     after = _recalc_libreoffice_file(resaved, tmp_path)
@@ -329,6 +330,7 @@ def test_libreoffice_resaved_workbook(libreoffice_saved, tmp_path):
             assert same_value(v, after[sheet][ref]), (sheet, ref, v, after[sheet][ref])
 
 
+@pytest.mark.slow
 def test_libreoffice_user_edit(libreoffice_saved, tmp_path):
     _, edited = libreoffice_saved
     after = _recalc_libreoffice_file(edited, tmp_path)

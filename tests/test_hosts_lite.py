@@ -43,6 +43,7 @@ def wheel(tmp_path_factory) -> Path:
     return whl
 
 
+@pytest.mark.slow
 def test_wheel_is_pure_python_and_needs_numpy_alone(wheel):
     assert wheel.name == f"rooflinexl-{rooflinexl.__version__}-py3-none-any.whl"
     with zipfile.ZipFile(wheel) as zf:
@@ -76,6 +77,7 @@ print(json.dumps({"third_party": third,
 """
 
 
+@pytest.mark.slow
 def test_wheel_imports_in_a_clean_venv_with_numpy_alone(wheel, tmp_path):
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=False)
@@ -158,6 +160,7 @@ def _pyodide_dir() -> Path | None:
     return None
 
 
+@pytest.mark.slow
 def test_pyodide_smoke(wheel, tmp_path):
     """Lite's registration and two calls inside real Pyodide, offline.
 

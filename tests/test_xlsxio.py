@@ -794,6 +794,7 @@ def test_stamp_40k_formula_cells_is_fast(tmp_path):
 # --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_libreoffice_recalculates_a_stamped_file_to_the_same_values(calc_book, tmp_path):
     from libreoffice import recalc_with_libreoffice, require_soffice, values
 
