@@ -624,7 +624,7 @@ def evaluate(scenarios, chips=None, *, ops=None, chunk_rows: int | None = None,
     chunk_rows : int, optional
         Evaluate this many rows at a time (same result; bounds the temporaries).
     progress : bool
-        Show a tqdm progress bar over the chunks.
+        Show a tqdm progress bar over the rows (on stderr; with ``chunk_rows``).
 
     Returns
     -------
@@ -671,16 +671,23 @@ def evaluate(scenarios, chips=None, *, ops=None, chunk_rows: int | None = None,
     if not isinstance(scenarios, pd.DataFrame):
         scenarios = pd.DataFrame(scenarios)
     n = len(scenarios)
-    if not chunk_rows or n <= chunk_rows:
+    step = min(chunk_rows or n, n)
+    if not n or (step == n and not progress):
         return _evaluate_frame(scenarios, table, ops)
-    ops = _ops_present(scenarios) if ops is None else list(ops)
-    starts = range(0, n, chunk_rows)
+    if step < n and ops is None:  # every chunk gets the same result columns
+        ops = _ops_present(scenarios)
+    bar = None
     if progress:
         from tqdm import tqdm
 
-        starts = tqdm(starts, total=math.ceil(n / chunk_rows), unit="chunk",
-                      desc=f"{n:,} scenarios")
-    parts = [_evaluate_frame(scenarios.iloc[s:s + chunk_rows], table, ops) for s in starts]
+        bar = tqdm(total=n, unit="row", unit_scale=True, desc="scenarios")
+    parts = []
+    for s in range(0, n, step):
+        parts.append(_evaluate_frame(scenarios.iloc[s:s + step], table, ops))
+        if bar is not None:
+            bar.update(len(parts[-1]))
+    if bar is not None:
+        bar.close()
     return pd.concat(parts, axis=0)
 
 

@@ -82,6 +82,21 @@ def _mib_bytes(mb: float) -> int:
     return round(mb * 2**20) if mb < float("inf") else 2**63
 
 
+def progress_bar(quiet: bool, **kwargs):
+    """A tqdm bar on stderr when stderr is a terminal and not ``quiet``; else ``None``.
+
+    Progress goes to stderr only, so what a command prints on stdout or writes
+    (reports, tables) is the same with and without it.
+    """
+    import sys
+
+    if quiet or not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    return tqdm(file=sys.stderr, leave=False, **kwargs)
+
+
 def fail(message: str, code: int = 2):
     """One line on stderr, no traceback, then exit."""
     click.echo(f"rooflinexl: {message}", err=True)
@@ -176,7 +191,8 @@ def _set_engine(ctx, value):
                    "one BOOK only).")
 @click.option("--in-place", is_flag=True, help="Overwrite each BOOK (atomically).")
 @click.option("-q", "--quiet", is_flag=True,
-              help="Print errors only (with --check: nothing when every book passes).")
+              help="Print errors only (with --check: nothing when every book passes); no "
+                   "progress bar (shown on stderr when it is a terminal).")
 @click.option("--check", is_flag=True,
               help="Write nothing: recalculate and compare with the values cached in each BOOK.")
 @click.option("--fail-on", type=click.Choice(["errors", "stale", "both"]), default="both",
@@ -213,8 +229,14 @@ def recalc(ctx, books, output, in_place, quiet, check, fail_on, jobs, fmt, repor
             fail("--check writes nothing: drop --output/--in-place")
         from rooflinexl.check import check_books
 
-        report = check_books(paths, rtol=rtol, fail_on=fail_on, limits=make_limits(**limits),
-                             jobs=jobs)
+        bar = progress_bar(quiet, total=len(paths), unit="book", desc="checking")
+        try:
+            report = check_books(paths, rtol=rtol, fail_on=fail_on, jobs=jobs,
+                                 limits=make_limits(**limits),
+                                 progress=None if bar is None else lambda _book: bar.update(1))
+        finally:
+            if bar is not None:
+                bar.close()
         _emit_report(report, fmt, reports, quiet)
         raise SystemExit(report.exit_code)
     for name in ("fmt", "reports", "fail_on", "rtol", "jobs"):
@@ -239,8 +261,16 @@ def _recalc_one(book: Path, output, in_place, quiet, limits, *, many: bool) -> i
     from rooflinexl.recalc.book import recalc_book
 
     dst = book if in_place else (output or book.with_name(f"{book.stem}.recalc{book.suffix}"))
+    bar = progress_bar(quiet, total=3, desc=book.name, bar_format="{desc}: {n}/{total} phases "
+                       "|{bar}| {elapsed}")
+
+    def phase(name: str) -> None:
+        if bar is not None:
+            bar.n += name != "checking"  # checking 0/3, evaluating 1/3, writing 2/3
+            bar.set_description_str(f"{book.name}: {name}")  # redraws at once
+
     try:
-        result = recalc_book(book, dst, limits=limits)
+        result = recalc_book(book, dst, limits=limits, phase=phase)
     except RooflineError as exc:
         message = str(exc)
     except Exception as exc:  # never a traceback for a user's file
@@ -249,6 +279,8 @@ def _recalc_one(book: Path, output, in_place, quiet, limits, *, many: bool) -> i
                    "this line, see SECURITY.md)")
     else:
         message = None
+    if bar is not None:
+        bar.close()  # before anything is printed (leave=False: the bar line is cleared)
     if message is not None:
         message = " ".join(message.split())  # one line, whatever the exception said
         if not many:
@@ -346,9 +378,8 @@ def _fmt(v) -> str:
 
 
 # ------------------------------------------------------- batch, sweep, plot (issue #5)
-#: rows per chunk when evaluating a big table with a progress bar
+#: rows per chunk when evaluating a table with a progress bar
 _CHUNK_ROWS = 1 << 18
-_PROGRESS_ROWS = 1_000_000
 
 
 def _chips_option(f):
@@ -375,9 +406,10 @@ def _report(result, output, strict):
 @click.option("--sheet", default=None, help="Sheet of an xlsx input (default: the first).")
 @click.option("--strict", is_flag=True, help="Exit 1 when any row has an error.")
 @click.option("--progress/--no-progress", default=None,
-              help="Progress bar (default: on above a million rows).")
+              help="Progress bar over the rows on stderr (default: when stderr is a terminal).")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 @_chips_option
-def batch(scenarios, output, sheet, strict, progress, chips_path):
+def batch(scenarios, output, sheet, strict, progress, quiet, chips_path):
     """Evaluate a table of scenarios (CSV, xlsx or parquet), one per row.
 
     Columns named as the functions' arguments (chip, op, B, D, F, E, k,
@@ -395,7 +427,9 @@ def batch(scenarios, output, sheet, strict, progress, chips_path):
 
     try:
         frame = batch_mod.read_table(scenarios, sheet=sheet)
-        show = len(frame) > _PROGRESS_ROWS if progress is None else progress
+        import sys
+
+        show = (not quiet and sys.stderr.isatty()) if progress is None else progress
         result = batch_mod.evaluate(frame, chips_path, chunk_rows=_CHUNK_ROWS if show else None,
                                     progress=show)
         batch_mod.write_table(result, output)

@@ -279,10 +279,6 @@ def run_many(jobs: list[tuple[Path, str]], workers: int) -> list[Outcome]:
     return [by_name[p.name] for p, _ in jobs]
 
 
-def run_one(path: Path, how: str) -> Outcome:
-    return run_many([(path, how)], 1)[0]
-
-
 @pytest.mark.slow
 def test_byte_fuzz_recalc(tmp_path):
     rng = random.Random(SEED)
@@ -323,18 +319,27 @@ PATHOLOGICAL = {
 ENGINE_LIMITS: dict[str, str] = {}
 
 
+@pytest.fixture(scope="module")
+def pathological(tmp_path_factory) -> dict[str, Outcome]:
+    """Every PATHOLOGICAL formula in its own workbook, all recalculated by two workers."""
+    folder = tmp_path_factory.mktemp("pathological")
+    jobs = []
+    for k, (label, formula) in enumerate(sorted(PATHOLOGICAL.items())):
+        assert len(formula) <= 8192
+        wb = openpyxl.Workbook()
+        wb.active["A1"] = 2
+        wb.active["B1"] = formula
+        book = folder / f"p{k}.xlsx"
+        wb.save(book)
+        jobs.append((book, label))
+    return {o.how: o for o in run_many(jobs, 2)}
+
+
 @pytest.mark.parametrize("label", sorted(PATHOLOGICAL))
-def test_pathological_formulas(tmp_path, label):
+def test_pathological_formulas(pathological, label):
     """Formulas Excel accepts (8,192 characters, 64 nesting levels at most) that stress a
     parser: an answer in time, and a computed workbook (exit 0 or 1), not a refusal."""
-    formula = PATHOLOGICAL[label]
-    assert len(formula) <= 8192
-    wb = openpyxl.Workbook()
-    wb.active["A1"] = 2
-    wb.active["B1"] = formula
-    book = tmp_path / "p.xlsx"
-    wb.save(book)
-    outcome = run_one(book, label)
+    outcome = pathological[label]
     assert outcome.problem is None, outcome.problem
     if outcome.code == 2 and label in ENGINE_LIMITS:
         pytest.xfail(f"engine bug, routed: {ENGINE_LIMITS[label]}")

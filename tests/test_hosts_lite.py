@@ -100,11 +100,12 @@ def test_wheel_imports_in_a_clean_venv_with_numpy_alone(wheel, tmp_path):
         "numpy", "rooflinexl"]
 
 
-def test_lite_requirements_pin_this_release():
+def test_lite_requirements_name_this_release_s_wheel_by_url():
+    """Not on the package index: Lite installs the wheel `python -m build` writes, by URL."""
     lines = [ln.strip() for ln in (LITE / "requirements.txt").read_text().splitlines()
              if ln.strip() and not ln.startswith("#")]
-    assert f"rooflinexl=={rooflinexl.__version__}" in lines
-    assert not [ln for ln in lines if ln.startswith("numpy=")]  # Pyodide's numpy, unpinned
+    assert lines == [f"https://YOUR-SERVER/rooflinexl-{rooflinexl.__version__}-py3-none-any.whl"]
+    assert not [ln for ln in lines if ln.startswith("numpy")]  # Pyodide's numpy, unpinned
 
 
 def test_lite_main_py_only_reexports_the_udfs():
