@@ -338,7 +338,7 @@ def build(root, no_recalc, only):
     for rel, result in build_all(root, recalc=not no_recalc, only=list(only) or None).items():
         status = "" if result is None else f" ({len(result.evaluation.cells)} formulas, " \
             f"{len(result.errors)} errors)"
-        click.echo(f"built {root / rel}{status}")
+        click.echo(f"built {root / rel}{status} and its lite/ copy")
         if result is not None and result.exit_code:
             click.echo(result.report(), err=True)
             raise SystemExit(1)
