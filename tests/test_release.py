@@ -6,6 +6,7 @@ slow test runs the same two commands here on a copy of the sources.
 """
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -13,10 +14,12 @@ import tarfile
 import zipfile
 from pathlib import Path
 
+import openpyxl
 import pytest
 import yaml
 
 import rooflinexl
+from rooflinexl.workbooks import outputs
 
 REPO = Path(__file__).resolve().parents[1]
 WORKFLOW = REPO / ".github" / "workflows" / "release.yml"
@@ -67,3 +70,26 @@ def test_build_and_twine_check(tmp_path):
     with tarfile.open(sdist) as tf:
         names = tf.getnames()
     assert f"rooflinexl-{v}/LICENSE" in names and f"rooflinexl-{v}/README.md" in names
+
+
+#: install lines that assume rooflinexl is on the package index (a "rooflinexl @ URL"
+#: requirement is fine), or an unnamed owner
+INDEX_ONLY = re.compile(
+    r"""pip install\s+["']?rooflinexl\b(?![^"'\n]* @ )|^\s*rooflinexl\s*(==|>=|$)|<owner>|OWNER/""",
+    re.MULTILINE)
+
+
+def test_no_install_instruction_assumes_the_package_index():
+    """README, docs, the add-in projects, the hooks and every shipped workbook's How-to."""
+    texts = {str(p.relative_to(REPO)): p.read_text("utf-8") for p in [
+        REPO / "README.md", REPO / ".pre-commit-hooks.yaml", *REPO.glob("docs/*.md"),
+        *REPO.glob("addin/**/*.md"), *REPO.glob("addin/**/*.txt")]}
+    for rel in outputs():
+        wb = openpyxl.load_workbook(REPO / rel, read_only=True)
+        texts[rel] = "\n".join(str(v) for row in wb["How to use"].iter_rows(values_only=True)
+                               for v in row if v is not None)
+    bad = {k: m.group(0) for k, t in texts.items() if (m := INDEX_ONLY.search(t))}
+    assert not bad, bad
+    server = (REPO / "addin" / "server" / "requirements.txt").read_text().splitlines()
+    assert [ln for ln in server if ln and not ln.startswith("#")] == [
+        ".", "xlwings-server==1.20.0"]  # this checkout, from the repository root
