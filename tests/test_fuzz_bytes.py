@@ -221,7 +221,7 @@ def _judge(path: Path, how: str, res: dict) -> Outcome:
     out = path.with_name(path.stem + ".out" + path.suffix)
     code, err, stdout = res["code"], res["stderr"], res["stdout"]
     problem = None
-    if code is None:
+    if code is None or res["seconds"] > TIMEOUT:  # (a library may swallow the alarm)
         problem = f"no answer within {TIMEOUT:g} s"
     elif res["traceback"] or "Traceback" in err or "Traceback" in stdout:
         problem = "traceback: " + (res["traceback"] or err or stdout)[-600:]
