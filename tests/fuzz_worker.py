@@ -7,7 +7,8 @@ runs exactly as the console script does (click's standalone mode: its own usage 
 ``ClickException`` handling, ``SystemExit`` codes); an exception that escapes it is
 what the console script would print as a traceback. One process serves many books,
 so the fuzz test pays the interpreter and import start-up once per worker, not once
-per mutant.
+per mutant. The per-book limit is an alarm; a library that swallows the alarm's
+exception lets a book run on, so the caller also compares ``seconds`` with the limit.
 """
 from __future__ import annotations
 
