@@ -1,8 +1,8 @@
 """rooflinexl benchmarks: one command, ratios measured in the same run.
 
-    python benchmarks/run.py            # full: 1e4, 1e5, 1e6 rows (about a minute)
-    python benchmarks/run.py --quick    # 1e4, 1e5 rows, fewer repeats (about 15 s)
-    python benchmarks/run.py --only batch,import
+    python benchmarks/run.py            # full: 1e4, 1e5, 1e6 rows; dask on 1e7 (minutes)
+    python benchmarks/run.py --quick    # 1e4, 1e5 rows, fewer repeats; dask on 1e6
+    python benchmarks/run.py --only batch,import,dask
 
 Each section is an independent function ``section_<name>(quick) -> list[str]``
 (the lines it printed) registered in ``SECTIONS``; add a section by writing
@@ -187,7 +187,17 @@ def section_recalc(quick: bool) -> list[str]:
     return out.stdout.splitlines()
 
 
-SECTIONS = {"batch": section_batch, "import": section_import, "recalc": section_recalc}
+def section_dask(quick: bool) -> list[str]:
+    """docs/batch.md's dask recipe vs pandas: benchmarks/dask_bench.py (fresh processes)."""
+    cmd = [sys.executable, str(ROOT / "benchmarks" / "dask_bench.py")] + (
+        ["--quick"] if quick else [])
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True, cwd=ROOT)
+    print("\n" + out.stdout, end="", flush=True)
+    return out.stdout.splitlines()
+
+
+SECTIONS = {"batch": section_batch, "import": section_import, "recalc": section_recalc,
+            "dask": section_dask}
 
 
 def main(argv=None) -> int:

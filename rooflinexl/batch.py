@@ -69,6 +69,9 @@ OUTPUTS = ("t_math", "t_hbm", "t_comms", "time", "upper", "bound", "intensity", 
            "tokens_per_s", "crit_intensity", "crit_batch", "moe_min_batch", "net_critical_d",
            "kv_cache_bytes", "usd_per_1e18_flop", "error")
 _TEXT_OUTPUTS = ("bound", "error")
+#: dtype of the text results: pandas' nullable string (missing is ``pd.NA``), so a dask
+#: meta and a parquet schema know the column is text even when every row is missing
+TEXT_DTYPE = pd.StringDtype()
 
 
 @dataclass(frozen=True)
@@ -620,7 +623,8 @@ def _evaluate_frame(frame: pd.DataFrame, table: ChipTable, ops,
                 continue
         OPS[name].run(_Group(t, rows, out, OPS[name]))
     result = frame.drop(columns=[c for c in frame.columns if c in out])
-    new = pd.DataFrame({c: pd.Series(out[c], index=frame.index, dtype=out[c].dtype, copy=False)
+    new = pd.DataFrame({c: pd.Series(out[c], index=frame.index, copy=False,
+                                     dtype=TEXT_DTYPE if c in _TEXT_OUTPUTS else out[c].dtype)
                         for c in columns}, index=frame.index, copy=False)
     return pd.concat([result, new], axis=1)
 
@@ -676,7 +680,7 @@ def evaluate(scenarios, chips=None, *, models=None, ops=None, chunk_rows: int | 
     chunk_rows : int, optional
         Evaluate this many rows at a time (same result; bounds the temporaries).
     progress : bool
-        Show a tqdm progress bar over the chunks.
+        Show a tqdm progress bar over the rows (on stderr; with ``chunk_rows``).
 
     Returns
     -------
@@ -724,17 +728,23 @@ def evaluate(scenarios, chips=None, *, models=None, ops=None, chunk_rows: int | 
     if not isinstance(scenarios, pd.DataFrame):
         scenarios = pd.DataFrame(scenarios)
     n = len(scenarios)
-    if not chunk_rows or n <= chunk_rows:
+    step = min(chunk_rows or n, n)
+    if not n or (step == n and not progress):
         return _evaluate_frame(scenarios, table, ops, mtable)
-    ops = _ops_present(scenarios) if ops is None else list(ops)
-    starts = range(0, n, chunk_rows)
+    if step < n and ops is None:  # every chunk gets the same result columns
+        ops = _ops_present(scenarios)
+    bar = None
     if progress:
         from tqdm import tqdm
 
-        starts = tqdm(starts, total=math.ceil(n / chunk_rows), unit="chunk",
-                      desc=f"{n:,} scenarios")
-    parts = [_evaluate_frame(scenarios.iloc[s:s + chunk_rows], table, ops, mtable)
-             for s in starts]
+        bar = tqdm(total=n, unit="row", unit_scale=True, desc="scenarios")
+    parts = []
+    for s in range(0, n, step):
+        parts.append(_evaluate_frame(scenarios.iloc[s:s + step], table, ops, mtable))
+        if bar is not None:
+            bar.update(len(parts[-1]))
+    if bar is not None:
+        bar.close()
     return pd.concat(parts, axis=0)
 
 

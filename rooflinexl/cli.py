@@ -119,6 +119,21 @@ def _mib_bytes(mb: float) -> int:
     return round(mb * 2**20) if mb < float("inf") else 2**63
 
 
+def progress_bar(quiet: bool, **kwargs):
+    """A tqdm bar on stderr when stderr is a terminal and not ``quiet``; else ``None``.
+
+    Progress goes to stderr only, so what a command prints on stdout or writes
+    (reports, tables) is the same with and without it.
+    """
+    import sys
+
+    if quiet or not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    return tqdm(file=sys.stderr, leave=False, **kwargs)
+
+
 def fail(message: str, code: int = 2):
     """One line on stderr, no traceback, then exit."""
     click.echo(f"rooflinexl: {message}", err=True)
@@ -213,11 +228,14 @@ def _set_engine(ctx, value):
                    "one BOOK only).")
 @click.option("--in-place", is_flag=True, help="Overwrite each BOOK (atomically).")
 @click.option("-q", "--quiet", is_flag=True,
-              help="Print errors only (with --check: nothing when every book passes).")
+              help="Print errors only (with --check: nothing when every book passes); no "
+                   "progress bar (shown on stderr when it is a terminal).")
 @click.option("--check", is_flag=True,
               help="Write nothing: recalculate and compare with the values cached in each BOOK.")
 @click.option("--fail-on", type=click.Choice(["errors", "stale", "both"]), default="both",
               show_default=True, help="With --check: what fails, error cells, stale cells or both.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="With --check: check the books in N processes (the report keeps their order).")
 @_report_options
 @_limits_options
 @click.option("--engine", type=click.Choice(["auto", "blocks", "cells"]), default=None,
@@ -226,7 +244,8 @@ def _set_engine(ctx, value):
                    "(default); cells: everything per cell (formulas library, for debugging). "
                    "Also $ROOFLINEXL_RECALC_ENGINE.")
 @click.pass_context
-def recalc(ctx, books, output, in_place, quiet, check, fail_on, fmt, reports, rtol, **limits):
+def recalc(ctx, books, output, in_place, quiet, check, fail_on, jobs, fmt, reports, rtol,
+           **limits):
     """Recalculate each BOOK headless and store every formula's value as its cached value.
 
     BOOK may be a glob (quoted: expanded here). With --check nothing is
@@ -247,12 +266,20 @@ def recalc(ctx, books, output, in_place, quiet, check, fail_on, fmt, reports, rt
             fail("--check writes nothing: drop --output/--in-place")
         from rooflinexl.check import check_books
 
-        report = check_books(paths, rtol=rtol, fail_on=fail_on, limits=make_limits(**limits))
+        bar = progress_bar(quiet, total=len(paths), unit="book", desc="checking")
+        try:
+            report = check_books(paths, rtol=rtol, fail_on=fail_on, jobs=jobs,
+                                 limits=make_limits(**limits),
+                                 progress=None if bar is None else lambda _book: bar.update(1))
+        finally:
+            if bar is not None:
+                bar.close()
         _emit_report(report, fmt, reports, quiet)
         raise SystemExit(report.exit_code)
-    for name in ("fmt", "reports", "fail_on", "rtol"):
+    for name in ("fmt", "reports", "fail_on", "rtol", "jobs"):
         if ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE:
-            opt = {"fmt": "--format", "fail_on": "--fail-on"}.get(name, "--" + name.rstrip("s"))
+            opt = {"fmt": "--format", "fail_on": "--fail-on", "jobs": "--jobs",
+                   "reports": "--report"}.get(name, "--" + name)
             fail(f"{opt} needs --check")
     if in_place and output:
         fail("give either --output or --in-place, not both")
@@ -271,8 +298,16 @@ def _recalc_one(book: Path, output, in_place, quiet, limits, *, many: bool) -> i
     from rooflinexl.recalc.book import recalc_book
 
     dst = book if in_place else (output or book.with_name(f"{book.stem}.recalc{book.suffix}"))
+    bar = progress_bar(quiet, total=3, desc=book.name, bar_format="{desc}: {n}/{total} phases "
+                       "|{bar}| {elapsed}")
+
+    def phase(name: str) -> None:
+        if bar is not None:
+            bar.n += name != "checking"  # checking 0/3, evaluating 1/3, writing 2/3
+            bar.set_description_str(f"{book.name}: {name}")  # redraws at once
+
     try:
-        result = recalc_book(book, dst, limits=limits)
+        result = recalc_book(book, dst, limits=limits, phase=phase)
     except RooflineError as exc:
         message = str(exc)
     except Exception as exc:  # never a traceback for a user's file
@@ -281,6 +316,8 @@ def _recalc_one(book: Path, output, in_place, quiet, limits, *, many: bool) -> i
                    "this line, see SECURITY.md)")
     else:
         message = None
+    if bar is not None:
+        bar.close()  # before anything is printed (leave=False: the bar line is cleared)
     if message is not None:
         message = " ".join(message.split())  # one line, whatever the exception said
         if not many:
@@ -329,16 +366,44 @@ def diff(old, new, recompute, quiet, fmt, reports, rtol, **limits):
 @click.option("--no-recalc", is_flag=True, help="Skip stamping cached values.")
 @click.argument("only", nargs=-1)
 def build(root, no_recalc, only):
-    """Generate workbooks/Roofline.xlsx and templates/*.xlsx from code (ONLY: some of them)."""
+    """Generate workbooks/Roofline.xlsx and templates/*.xlsx from code (ONLY: some of them).
+
+    Each is also written to a lite/ folder beside it, spelt for xlwings Server and Lite.
+    """
     from rooflinexl.workbooks import build_all
 
     for rel, result in build_all(root, recalc=not no_recalc, only=list(only) or None).items():
         status = "" if result is None else f" ({len(result.evaluation.cells)} formulas, " \
             f"{len(result.errors)} errors)"
-        click.echo(f"built {root / rel}{status}")
+        click.echo(f"built {root / rel}{status} and its lite/ copy")
         if result is not None and result.exit_code:
             click.echo(result.report(), err=True)
             raise SystemExit(1)
+
+
+@main.command()
+@click.argument("book", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--host", required=True, type=click.Choice(["classic", "server", "lite"]),
+              help="classic: CRIT_BATCH(…) for classic xlwings; server, lite: ROOFLINE.CRIT_BATCH"
+                   "(…) for xlwings Server and Lite.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+              help="Where to write (default: BOOK itself, atomically).")
+@_limits_options
+def convert(book, host, output, **limits):
+    """Respell BOOK's calls of rooflinexl functions for an Excel host (docs/excel.md).
+
+    Only the names of rooflinexl's functions change: strings, sheet names,
+    other functions and the cached values stay as they were.
+    """
+    from rooflinexl.errors import RooflineError
+    from rooflinexl.hosts import convert_workbook
+
+    dst = output or book
+    try:
+        n = convert_workbook(book, dst, host, limits=make_limits(**limits))
+    except (RooflineError, OSError) as exc:
+        fail(" ".join(str(exc).split()))
+    click.echo(f"{n} formulas respelt for {host} -> {dst}")
 
 
 def _fmt(v) -> str:
@@ -350,9 +415,8 @@ def _fmt(v) -> str:
 
 
 # ------------------------------------------------------- batch, sweep, plot (issue #5)
-#: rows per chunk when evaluating a big table with a progress bar
+#: rows per chunk when evaluating a table with a progress bar
 _CHUNK_ROWS = 1 << 18
-_PROGRESS_ROWS = 1_000_000
 
 
 def _chips_option(f):
@@ -386,10 +450,11 @@ def _report(result, output, strict):
 @click.option("--sheet", default=None, help="Sheet of an xlsx input (default: the first).")
 @click.option("--strict", is_flag=True, help="Exit 1 when any row has an error.")
 @click.option("--progress/--no-progress", default=None,
-              help="Progress bar (default: on above a million rows).")
+              help="Progress bar over the rows on stderr (default: when stderr is a terminal).")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 @_chips_option
 @_models_option
-def batch(scenarios, output, sheet, strict, progress, chips_path, models_path):
+def batch(scenarios, output, sheet, strict, progress, quiet, chips_path, models_path):
     """Evaluate a table of scenarios (CSV, xlsx or parquet), one per row.
 
     Columns named as the functions' arguments (chip, op, B, D, F, E, k,
@@ -407,9 +472,11 @@ def batch(scenarios, output, sheet, strict, progress, chips_path, models_path):
 
     try:
         frame = batch_mod.read_table(scenarios, sheet=sheet)
-        show = len(frame) > _PROGRESS_ROWS if progress is None else progress
-        result = batch_mod.evaluate(frame, chips_path, models=models_path,
-                                    chunk_rows=_CHUNK_ROWS if show else None, progress=show)
+        import sys
+
+        show = (not quiet and sys.stderr.isatty()) if progress is None else progress
+        result = batch_mod.evaluate(frame, chips_path, models=models_path, chunk_rows=_CHUNK_ROWS if show else None,
+                                    progress=show)
         batch_mod.write_table(result, output)
     except RooflineError as exc:
         raise click.ClickException(str(exc)) from None

@@ -63,6 +63,7 @@ __all__ = [
     "check_package",
     "formula_cells",
     "read_cached_values",
+    "rewrite_formulas",
     "sheet_parts",
     "stamp_cached_values",
 ]
@@ -1305,29 +1306,125 @@ def stamp_cached_values(src, dst, values: dict[str, dict[str, object]], *,
                 data = zin.read(member)
             new_parts[member] = _stamp_sheet(data, member, sheet, targets)
 
-        def write(fh) -> None:
-            with zipfile.ZipFile(fh, "w", allowZip64=True) as zout:
-                zout.comment = zin.comment
-                for info in zin.infolist():
-                    zi = _copy_info(info)
-                    if info.is_dir():
-                        zout.writestr(zi, b"")
-                    elif info.filename in new_parts:
-                        data = new_parts[info.filename]
-                        zi.file_size = len(data)
-                        if zi.compress_type == zipfile.ZIP_DEFLATED:
-                            zi._compresslevel = _REWRITE_LEVEL
-                        with zout.open(zi, "w") as out:
-                            out.write(data)
-                    else:
-                        with zin.open(info) as inp, zout.open(zi, "w") as out:
-                            shutil.copyfileobj(inp, out, _CHUNK)
-                    # zipfile turns external_attr 0 into 0o600 << 16 while writing; the
-                    # central directory is written on close, from this object
-                    zi.external_attr = info.external_attr
-
-        tmp = _write_temp(dst, write)
+        tmp = _write_package(zin, new_parts, dst)
     _commit(tmp, dst)  # after closing src, so that in-place works on Windows too
+
+
+def _write_package(zin: zipfile.ZipFile, new_parts: dict[str, bytes], dst) -> str:
+    """A temp file beside ``dst``: ``zin`` with ``new_parts`` replaced, all else copied."""
+
+    def write(fh) -> None:
+        with zipfile.ZipFile(fh, "w", allowZip64=True) as zout:
+            zout.comment = zin.comment
+            for info in zin.infolist():
+                zi = _copy_info(info)
+                if info.is_dir():
+                    zout.writestr(zi, b"")
+                elif info.filename in new_parts:
+                    data = new_parts[info.filename]
+                    zi.file_size = len(data)
+                    if zi.compress_type == zipfile.ZIP_DEFLATED:
+                        zi._compresslevel = _REWRITE_LEVEL
+                    with zout.open(zi, "w") as out:
+                        out.write(data)
+                else:
+                    with zin.open(info) as inp, zout.open(zi, "w") as out:
+                        shutil.copyfileobj(inp, out, _CHUNK)
+                # zipfile turns external_attr 0 into 0o600 << 16 while writing; the
+                # central directory is written on close, from this object
+                zi.external_attr = info.external_attr
+
+    return _write_temp(dst, write)
+
+
+_DEFINED_NAME_RE = re.compile(rb"<(?P<p>" + _PFX + rb")definedName(?=[\s>])" + _ATTRS
+                              + rb">(?P<t>[^<]*)</(?P=p)definedName\s*>")
+
+
+def _escape_formula(s: str) -> bytes:
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").encode("utf-8")
+
+
+def _splice(data: bytes, edits: list[tuple[int, int, bytes]]) -> bytes:
+    out, at = [], 0
+    for start, end, new in edits:
+        out += [data[at:start], new]
+        at = end
+    out.append(data[at:])
+    return b"".join(out)
+
+
+def rewrite_formulas(src, dst, rewrite, *, limits: Limits = Limits()) -> int:
+    """Rewrite the text of every formula of ``src`` with ``rewrite`` and write ``dst``.
+
+    Parameters
+    ----------
+    src, dst : str or os.PathLike
+        The workbook (checked with :func:`check_package`) and where to write
+        (may equal ``src``); written atomically with ``dst``'s permissions.
+    rewrite : callable
+        ``str -> str`` on the formula text as stored (no leading ``=``,
+        XML-unescaped), of every cell formula (``<f>``, shared and array
+        masters included) and every workbook-level defined name.
+    limits : Limits, optional
+        Passed to :func:`check_package`.
+
+    Returns
+    -------
+    int
+        The number of formulas (cells and names) whose text changed.
+
+    Notes
+    -----
+    Only the text of the changed ``<f>``/``<definedName>`` elements changes:
+    cached values, every other byte of those parts and every other zip member
+    stay as they were (as :func:`stamp_cached_values`).
+
+    Examples
+    --------
+    >>> import openpyxl, tempfile, os
+    >>> wb = openpyxl.Workbook(); ws = wb.active; ws["A1"] = '=SUM(1,2)&"SUM("'
+    >>> p = os.path.join(tempfile.mkdtemp(), "b.xlsx"); wb.save(p)
+    >>> rewrite_formulas(p, p, lambda f: f.replace("SUM(1", "MAX(1"))
+    1
+    >>> formula_cells(p)
+    {'Sheet': {'A1': 'MAX(1,2)&"SUM("'}}
+    """
+    changed = 0
+
+    def edit(data: bytes, start: int, end: int, edits: list) -> None:
+        nonlocal changed
+        text = _unescape_xml(data[start:end].decode("utf-8"))
+        new = rewrite(text)
+        if new != text:
+            edits.append((start, end, _escape_formula(new)))
+            changed += 1
+
+    with _package(src, limits) as zin:
+        names = _names_map(zin)
+        new_parts: dict[str, bytes] = {}
+        for member in _sheet_parts_zf(zin, names).values():
+            data = zin.read(member)
+            lo, hi, _ = _sheet_data_span(data, member)
+            edits: list[tuple[int, int, bytes]] = []
+            for _ref, p, _ca, body, m in _iter_cells(data, lo, hi):
+                fm = _child_res(p)[0].search(body) if body else None
+                if fm is not None and fm.group("t"):
+                    at = m.start("body")
+                    edit(data, at + fm.start("t"), at + fm.end("t"), edits)
+            if edits:
+                new_parts[member] = _splice(data, edits)
+        book = _workbook_part(zin, names)
+        if book is not None:
+            data = zin.read(book)
+            edits = []
+            for m in _DEFINED_NAME_RE.finditer(data):
+                edit(data, m.start("t"), m.end("t"), edits)
+            if edits:
+                new_parts[book] = _splice(data, edits)
+        tmp = _write_package(zin, new_parts, dst)
+    _commit(tmp, dst)
+    return changed
 
 
 # --------------------------------------------------------------------------

@@ -88,6 +88,7 @@ def test_in_place_result_is_deterministic(books, tmp_path):
     assert temp_files(tmp_path, "again.xlsx") == []
 
 
+@pytest.mark.slow  # kills many recalc processes mid-write
 def test_sigkill_never_leaves_a_partial_workbook(books, tmp_path):
     original, done = books
     want = {hashlib.sha256(original).hexdigest(): "original",

@@ -159,7 +159,7 @@ def _mixed():
 def test_bad_rows_get_reasons_and_others_compute():
     out = evaluate(_mixed())
     err = out["error"].tolist()
-    assert err[0] is None and err[4] is None
+    assert pd.isna(err[0]) and pd.isna(err[4])
     assert err[1].startswith("#N/A: unknown chip 'B900' (known: ")
     assert "H100" in err[1]
     assert err[2] == "#NUM!: k (experts per token) must not exceed E (experts)"
@@ -168,7 +168,7 @@ def test_bad_rows_get_reasons_and_others_compute():
     # bad rows: every result empty; good rows computed
     for i in (1, 3, 5):
         assert out.loc[i, ["time", "t_math", "crit_batch"]].isna().all()
-        assert out.loc[i, "bound"] is None
+        assert pd.isna(out.loc[i, "bound"])
     assert math.isnan(out.loc[2, "moe_min_batch"])
     assert out.loc[0, "bound"] == "memory"
     assert round(out.loc[4, "moe_min_batch"], 1) == 3843.9
@@ -352,7 +352,7 @@ def test_cli_batch_progress_chunks(tmp_path, monkeypatch):
     res = CliRunner().invoke(main, ["batch", str(src), "-o", str(tmp_path / "o.csv"),
                                     "--progress"])
     assert res.exit_code == 0, res.output
-    assert "100 scenarios" in res.stderr and "7/7" in res.stderr  # tqdm over 7 chunks
+    assert "100 scenarios" in res.stderr and "100/100" in res.stderr  # tqdm over the rows
     out = pd.read_csv(tmp_path / "o.csv")
     assert len(out) == 100 and out["error"].isna().all()
     assert out["time"].tolist() == evaluate(pd.read_csv(src))["time"].tolist()
@@ -389,3 +389,56 @@ def test_dask_path_equals_pandas_path():
     results = [c for c in got.columns if c not in df.columns]
     pd.testing.assert_frame_equal(got[results], evaluate(df)[results])
     assert got["scenario"].tolist() == df["scenario"].tolist()
+
+
+def _recipe_table(n=400):
+    """Matmul and MoE rows over three chips (one unknown), numeric columns typed for parquet."""
+    i = np.arange(n)
+    moe = i % 5 == 4
+    return pd.DataFrame({
+        "scenario": [f"s{j}" for j in i],
+        "op": np.where(moe, "moe", "matmul"),
+        "chip": np.array(["H100", "TPU v5e", "B300", "H100"])[i % 4],
+        "B": np.where(moe, np.nan, 2.0 ** (i % 12)),
+        "D": 8192, "F": 8192,
+        "E": np.where(moe, 256.0, np.nan), "k": np.where(moe, 8.0, np.nan),
+    })
+
+
+def test_dask_recipe_of_the_docs_on_a_two_process_cluster(tmp_path):
+    """docs/batch.md as written: ``evaluate(dd.read_parquet(dir)).to_parquet(out)`` on a
+    LocalCluster of 2 worker processes, 4 partitions; equal to the pandas result."""
+    import dask.dataframe as dd
+    import distributed
+
+    df = _recipe_table()
+    dd.from_pandas(df, npartitions=4).to_parquet(tmp_path / "scenarios")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster):
+        results = evaluate(dd.read_parquet(tmp_path / "scenarios"))
+        assert results.npartitions == 4
+        assert str(results.dtypes["bound"]) == "string" == str(results.dtypes["error"])
+        results.to_parquet(tmp_path / "results")
+    got = pd.read_parquet(tmp_path / "results").reset_index(drop=True)
+    assert len(list((tmp_path / "results").glob("*.parquet"))) == 4
+    want = evaluate(df)
+    assert got["scenario"].tolist() == df["scenario"].tolist()
+    for col in [c for c in want.columns if c not in df.columns]:
+        if col in ("bound", "error"):
+            assert got[col].fillna("").tolist() == want[col].fillna("").tolist(), col
+        else:
+            np.testing.assert_array_equal(got[col].to_numpy(float), want[col].to_numpy(float))
+    # outside values: the reference's H100 critical batch (section 5)
+    h100 = got[(got["chip"] == "H100") & (got["op"] == "matmul")]
+    assert np.allclose(h100["crit_batch"], 318.16, atol=0.005)
+    assert got.loc[2, "error"].startswith("#N/A: unknown chip 'B300'")
+    assert got["error"].isna().sum() == 300
+
+
+def test_text_results_are_typed_even_when_all_missing():
+    """A partition whose rows are all good still has a string ``error`` column (pyarrow
+    cannot infer a type from an all-None object column)."""
+    out = evaluate(pd.DataFrame({"chip": ["H100"], "B": [256], "D": [8192], "F": [8192]}))
+    assert str(out["error"].dtype) == "string" and str(out["bound"].dtype) == "string"
+    assert pd.isna(out.loc[0, "error"]) and out.loc[0, "bound"] == "memory"

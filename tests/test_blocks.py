@@ -360,14 +360,12 @@ def test_table_row_references_become_row_vectors(tmp_path):
 def test_shared_formulas_from_excel_are_blocks(tmp_path):
     import test_blocks_differential as diff
 
-    src = Path("/work/shared/data/excel-saved/shared_formula_bench.xlsx")
-    if src.exists():
-        ev = run_blocks(src, 100)
-        assert ev.paths.blocks == 1
-        cells = evaluate_workbook(src, FUNCTIONS)
-        assert [c.formula for c in ev.cells.values()] == [
-            c.formula for c in cells.cells.values()]
-        assert [c.value for c in ev.cells.values()] == [c.value for c in cells.cells.values()]
+    src = Path(__file__).resolve().parent / "data" / "excel-saved" / "shared_formula_bench.xlsx"
+    ev = run_blocks(src, 100)
+    assert ev.paths.blocks == 1
+    cells = evaluate_workbook(src, FUNCTIONS)
+    assert [c.formula for c in ev.cells.values()] == [c.formula for c in cells.cells.values()]
+    assert [c.value for c in ev.cells.values()] == [c.value for c in cells.cells.values()]
     p = book(tmp_path, {"A": [1, 2, 3, 4]}, {"B": "=A{r}*2+$A$2", "C": "=B{r}-1"}, 4)
     diff._share(p, ["B", "C"], range(2, 6))
     ev = run_blocks(p, 8)

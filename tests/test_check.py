@@ -344,6 +344,32 @@ def test_many_books_and_globs(tmp_path):
     assert run("recalc", "--check", "-q", str(d / "*.xlsx")).output == ""
 
 
+def test_jobs_check_a_folder_in_processes_in_a_fixed_order(tmp_path, stale):
+    """``--jobs 2``: the same report as one process, books in argument (glob) order."""
+    d = tmp_path / "plans"
+    d.mkdir()
+    for name in ("c.xlsx", "a.xlsx"):
+        _small_book(d / name, {})
+    b = _small_book(d / "b.xlsx", {})
+    stamp_cached_values(b, b, {"Calc": {"C3": 7.0}})  # stale: B3*2 is 8
+    shutil.copyfile(stale, d / "d.xlsx")
+    reports = []
+    for jobs in ("1", "2"):
+        res = run("recalc", "--check", "--jobs", jobs, "--format", "json", str(d / "*.xlsx"))
+        assert res.exit_code == 1, res.output
+        report = json.loads(res.output)
+        for book in report["books"]:
+            book.pop("seconds")
+        reports.append(report)
+    assert reports[0] == reports[1]
+    books = reports[1]["books"]
+    assert [Path(b["path"]).name for b in books] == ["a.xlsx", "b.xlsx", "c.xlsx", "d.xlsx"]
+    assert [b["status"] for b in books] == ["ok", "fail", "ok", "fail"]
+    assert sorted(f"{c['sheet']}!{c['cell']}" for c in books[3]["cells"]) == sorted(MOVED)
+    res = run("recalc", "--jobs", "2", str(d / "a.xlsx"))
+    assert res.exit_code == 2 and "--jobs needs --check" in res.output
+
+
 def test_fail_on_and_rtol(tmp_path):
     err = _small_book(tmp_path / "err.xlsx", {"C2": "=1/B2"})  # #DIV/0!, cached fresh
     assert run("recalc", "--check", err).exit_code == 1
@@ -433,6 +459,7 @@ def _git(cwd, *args, check=True):
                           check=check)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 @pytest.mark.skipif(bool(os.environ.get("ROOFLINEXL_SKIP_PRE_COMMIT")),
                     reason="ROOFLINEXL_SKIP_PRE_COMMIT is set")

@@ -1,6 +1,6 @@
 """Workbooks saved by real applications go through ``rooflinexl recalc`` (issue #7, item 1).
 
-``<repo>/../shared/data/excel-saved/`` holds files saved by Excel (Windows, Mac,
+``tests/data/excel-saved/`` holds files saved by Excel (Windows, Mac,
 Online), LibreOffice and openpyxl (its README says what each exercises). Every
 ``.xlsx``/``.xlsm`` there is recalculated by the CLI and
 
@@ -48,16 +48,10 @@ from rooflinexl.errors import EXCEL_ERRORS
 from rooflinexl.xlsxio import formula_cells, read_cached_values
 
 ROOT = Path(__file__).resolve().parents[1]
-SAVED = ROOT.parent / "shared" / "data" / "excel-saved"
+SAVED = ROOT / "tests" / "data" / "excel-saved"
 BOOK = ROOT / "workbooks" / "Roofline.xlsx"
 
-pytestmark = pytest.mark.skipif(
-    not SAVED.is_dir(),
-    reason=f"real-application test files not found at {SAVED} (the shared/ folder beside "
-           "the repository checkout; CI has a copy)")
-
-FILES = sorted(p.name for p in SAVED.iterdir() if p.suffix.lower() != ".md") \
-    if SAVED.is_dir() else []
+FILES = sorted(p.name for p in SAVED.iterdir() if p.suffix.lower() != ".md")
 
 #: files item 2 refuses, with words the one-line message must contain
 REFUSED = {
@@ -150,16 +144,35 @@ def run_recalc(*args):
     return CliRunner().invoke(main, ["recalc", *map(str, args)])
 
 
+class _Recalculated(dict):
+    """name -> (exit code, output, output path, exception), each file recalculated once,
+    when a test first asks for it (so the fast suite skips the slow files' recalc)."""
+
+    def __init__(self, folder: Path):
+        super().__init__()
+        self.folder = folder
+
+    def __missing__(self, name):
+        dst = self.folder / name
+        res = run_recalc(SAVED / name, "-o", dst)
+        self[name] = value = (res.exit_code, res.output, dst, res.exception)
+        return value
+
+    def __contains__(self, name) -> bool:
+        return name in RECALCULATED
+
+
 @pytest.fixture(scope="module")
 def recalculated(tmp_path_factory):
-    """name -> (exit code, output, output path) for every file recalc is meant to process."""
-    out_dir = tmp_path_factory.mktemp("excel-saved-recalc")
-    done = {}
-    for name in RECALCULATED:
-        dst = out_dir / name
-        res = run_recalc(SAVED / name, "-o", dst)
-        done[name] = (res.exit_code, res.output, dst, res.exception)
-    return done
+    """The files recalc is meant to process, recalculated on demand."""
+    return _Recalculated(tmp_path_factory.mktemp("excel-saved-recalc"))
+
+
+#: files whose recalculation takes many seconds (whole-column ranges over a 1,048,576-row
+#: sheet): their cases are marked slow, so the fast suite leaves them to CI
+SLOW_FILES = {"column_row_ranges.xlsx", "string-ref.xlsx"}
+CASES = [pytest.param(n, marks=pytest.mark.slow) if n in SLOW_FILES else n
+         for n in RECALCULATED]
 
 
 # ------------------------------------------------------------------------------ item 1
@@ -172,7 +185,7 @@ def test_every_file_is_recalculated_or_refused():
     assert len(RECALCULATED) >= 20
 
 
-@pytest.mark.parametrize("name", RECALCULATED)
+@pytest.mark.parametrize("name", CASES)
 def test_recalc_exit_status_is_honest(recalculated, name):
     code, output, dst, exc = recalculated[name]
     assert (exc is None or isinstance(exc, SystemExit)) and code in (0, 1), output
@@ -189,7 +202,7 @@ def test_recalc_exit_status_is_honest(recalculated, name):
         assert errors and "circular" in output
 
 
-@pytest.mark.parametrize("name", RECALCULATED)
+@pytest.mark.parametrize("name", CASES)
 def test_values_agree_with_what_excel_cached(recalculated, name):
     code, output, dst, _ = recalculated[name]
     excel, ours = read_cached_values(SAVED / name), read_cached_values(dst)
@@ -215,7 +228,7 @@ def test_values_agree_with_what_excel_cached(recalculated, name):
         assert compared, "no cached value to compare with"
 
 
-@pytest.mark.parametrize("name", RECALCULATED)
+@pytest.mark.parametrize("name", CASES)
 def test_only_cached_values_change(recalculated, name):
     code, output, dst, _ = recalculated[name]
     whole = assert_only_cached_values_differ(SAVED / name, dst)
@@ -236,8 +249,7 @@ def test_only_cached_values_change(recalculated, name):
 ])
 def test_named_parts_survive(recalculated, name, part):
     """The parts the folder's README names are present and unchanged after recalc."""
-    if name not in recalculated:
-        pytest.skip(f"{name} not in the folder")
+    assert name in recalculated, f"{name} is missing from tests/data/excel-saved"
     dst = recalculated[name][2]
     with zipfile.ZipFile(SAVED / name) as za, zipfile.ZipFile(dst) as zb:
         hits = [n for n in za.namelist() if n.startswith(part)]
@@ -250,8 +262,7 @@ def test_named_parts_survive(recalculated, name, part):
 def test_known_engine_bugs(recalculated, key):
     name, sheet, ref = key
     formula, excel_value, _today = ENGINE_BUGS[key]
-    if name not in recalculated:
-        pytest.skip(f"{name} not in the folder")
+    assert name in recalculated, f"{name} is missing from tests/data/excel-saved"
     assert formula_cells(SAVED / name)[sheet][ref] == formula
     assert read_cached_values(SAVED / name)[sheet][ref] == excel_value
     got = read_cached_values(recalculated[name][2])[sheet][ref]
@@ -326,6 +337,7 @@ def _recalc_libreoffice_file(path: Path, tmp_path: Path):
     return after
 
 
+@pytest.mark.slow
 def test_libreoffice_resaved_workbook(libreoffice_saved, tmp_path):
     resaved, _ = libreoffice_saved
     after = _recalc_libreoffice_file(resaved, tmp_path)
@@ -337,6 +349,7 @@ def test_libreoffice_resaved_workbook(libreoffice_saved, tmp_path):
             assert same_value(v, after[sheet][ref]), (sheet, ref, v, after[sheet][ref])
 
 
+@pytest.mark.slow
 def test_libreoffice_user_edit(libreoffice_saved, tmp_path):
     _, edited = libreoffice_saved
     after = _recalc_libreoffice_file(edited, tmp_path)

@@ -1,8 +1,8 @@
 """Byte-level fuzzing of ``rooflinexl recalc`` with mutated real workbooks (issue #7, item 4).
 
 Seeds: the shipped ``workbooks/Roofline.xlsx``, a small workbook with built-in
-and rooflinexl formulas, and (when present) real Excel-saved files from
-``../shared/data/excel-saved``. Each mutant is one of
+and rooflinexl formulas, and real Excel-saved files from
+``tests/data/excel-saved``. Each mutant is one of
 
 * raw damage to the file: random bit flips, a truncation, a span overwritten
   with random bytes or zeros (mostly caught by the zip checks: bad CRC, bad
@@ -15,11 +15,12 @@ and rooflinexl formulas, and (when present) real Excel-saved files from
   junk arguments, huge ranges, deep nesting, errors, strings);
 * a member dropped, duplicated or renamed.
 
-Every mutant goes through ``python -m rooflinexl.cli recalc MUTANT -o OUT`` in
-a subprocess with a time limit. The property: the exit status is 0, 1 or 2;
-with 2, exactly one line on stderr and nothing written; with 0 or 1, a report
-on stdout and a readable zip written; never a traceback; always within the
-limit.
+Every mutant goes through ``rooflinexl recalc MUTANT -o OUT``: the CLI's main,
+in worker processes that each run many mutants in turn (``tests/fuzz_worker.py``:
+click's standalone handling, as the console script; a per-mutant time limit). The
+property: the exit status is 0, 1 or 2; with 2, exactly one line on stderr and
+nothing written; with 0 or 1, a report on stdout and a readable zip written; never
+a traceback; always within the limit.
 
 Size: ``ROOFLINEXL_FUZZ_FILES`` mutants (default 100), ``ROOFLINEXL_FUZZ_SEED``
 (default fixed, so CI is reproducible), ``ROOFLINEXL_FUZZ_TIMEOUT`` seconds per
@@ -28,6 +29,7 @@ in the failure with the mutation that made it.
 """
 from __future__ import annotations
 
+import json
 import os
 import random
 import re
@@ -43,11 +45,11 @@ import openpyxl
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SAVED = ROOT.parent / "shared" / "data" / "excel-saved"
+SAVED = ROOT / "tests" / "data" / "excel-saved"
 N_FILES = int(os.environ.get("ROOFLINEXL_FUZZ_FILES", "100"))
 SEED = int(os.environ.get("ROOFLINEXL_FUZZ_SEED", "7"))
 TIMEOUT = float(os.environ.get("ROOFLINEXL_FUZZ_TIMEOUT", "20"))
-#: real files used as seeds when the shared folder is there (small and quick to evaluate)
+#: real files used as seeds (small and quick to evaluate)
 SAVED_SEEDS = ["issue446.xlsx", "shared_formula_simple.xlsx", "errors.xlsx", "issue_553.xlsx",
                "non_monotonic_si.xlsx", "picture_richdata.xlsx", "vba.xlsm",
                "table-multiple.xlsx", "string-ref.xlsx"]
@@ -101,7 +103,7 @@ def small_book(path: Path) -> Path:
 
 def seeds(folder: Path) -> list[Path]:
     out = [ROOT / "workbooks" / "Roofline.xlsx", small_book(folder / "small.xlsx")]
-    out += [SAVED / n for n in SAVED_SEEDS if (SAVED / n).is_file()]
+    out += [SAVED / n for n in SAVED_SEEDS]
     return out
 
 
@@ -211,34 +213,31 @@ def mutate(seed: Path, dst: Path, rng: random.Random) -> str:
 
 
 # -------------------------------------------------------------------------------- run
-def run_one(path: Path, how: str) -> Outcome:
-    import time
+WORKER = Path(__file__).resolve().with_name("fuzz_worker.py")
 
+
+def _judge(path: Path, how: str, res: dict) -> Outcome:
+    """The property for one run of ``recalc MUTANT -o OUT`` (see the module doc)."""
     out = path.with_name(path.stem + ".out" + path.suffix)
-    t0 = time.monotonic()
-    try:
-        proc = subprocess.run([sys.executable, "-m", "rooflinexl.cli", "recalc", str(path), "-o",
-                               str(out)], capture_output=True, text=True, timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
-        return Outcome(path.name, how, None, TIMEOUT, f"no answer within {TIMEOUT:g} s")
-    dt = time.monotonic() - t0
+    code, err, stdout = res["code"], res["stderr"], res["stdout"]
     problem = None
-    err = proc.stderr
-    if "Traceback" in err or "Traceback" in proc.stdout:
-        problem = "traceback: " + (err or proc.stdout)[-600:]
-    elif proc.returncode not in (0, 1, 2):
-        problem = f"exit {proc.returncode}: {err[-300:]}"
-    elif proc.returncode == 2:
+    if code is None or res["seconds"] > TIMEOUT:  # (a library may swallow the alarm)
+        problem = f"no answer within {TIMEOUT:g} s"
+    elif res["traceback"] or "Traceback" in err or "Traceback" in stdout:
+        problem = "traceback: " + (res["traceback"] or err or stdout)[-600:]
+    elif code not in (0, 1, 2):
+        problem = f"exit {code}: {err[-300:]}"
+    elif code == 2:
         lines = err.strip().splitlines()
         if len(lines) != 1 or not lines[0].startswith("rooflinexl: "):
             problem = f"exit 2 without a one-line message: {err[-400:]!r}"
         elif out.exists():
             problem = "exit 2 but an output was written"
     else:
-        if not proc.stdout.strip():
-            problem = f"exit {proc.returncode} without a report"
+        if not stdout.strip():
+            problem = f"exit {code} without a report"
         elif not out.exists():
-            problem = f"exit {proc.returncode} but no output written"
+            problem = f"exit {code} but no output written"
         else:
             try:
                 with zipfile.ZipFile(out) as zf:
@@ -249,9 +248,38 @@ def run_one(path: Path, how: str) -> Outcome:
                 problem = f"output is not a zip: {exc}"
     if problem is None:
         out.unlink(missing_ok=True)
-    return Outcome(path.name, how, proc.returncode, dt, problem, err.strip()[:300])
+    return Outcome(path.name, how, code, res["seconds"], problem, err.strip()[:300])
 
 
+def _run_chunk(jobs: list[tuple[Path, str]]) -> list[Outcome]:
+    """One worker process runs the CLI in-process on each job, one after the other."""
+    spec = [[str(p), str(p.with_name(p.stem + ".out" + p.suffix)), TIMEOUT] for p, _ in jobs]
+    try:
+        proc = subprocess.run([sys.executable, str(WORKER)], input=json.dumps(spec),
+                              capture_output=True, text=True, timeout=TIMEOUT * len(jobs) + 60)
+        lines = proc.stdout.splitlines()
+        died = f"the worker died (exit {proc.returncode}): {proc.stderr[-600:]}"
+    except subprocess.TimeoutExpired as exc:
+        lines = (exc.stdout or b"").decode().splitlines() if isinstance(exc.stdout, bytes) \
+            else (exc.stdout or "").splitlines()
+        died = "the worker hung past every per-case limit"
+    outcomes = [_judge(p, how, json.loads(line))
+                for (p, how), line in zip(jobs, lines, strict=False)]  # fewer lines: it died
+    for p, how in jobs[len(outcomes):]:  # a crash (or hang) of the interpreter itself
+        outcomes.append(Outcome(p.name, how, None, 0.0, died))
+    return outcomes
+
+
+def run_many(jobs: list[tuple[Path, str]], workers: int) -> list[Outcome]:
+    """Spread the jobs round-robin over ``workers`` worker processes, run in parallel."""
+    chunks = [jobs[i::workers] for i in range(workers) if jobs[i::workers]]
+    with ThreadPoolExecutor(len(chunks)) as ex:
+        done = list(ex.map(_run_chunk, chunks))
+    by_name = {o.name: o for chunk in done for o in chunk}
+    return [by_name[p.name] for p, _ in jobs]
+
+
+@pytest.mark.slow
 def test_byte_fuzz_recalc(tmp_path):
     rng = random.Random(SEED)
     pool = seeds(tmp_path)
@@ -260,9 +288,7 @@ def test_byte_fuzz_recalc(tmp_path):
         seed = pool[k % len(pool)]
         dst = tmp_path / f"m{k:04d}-{seed.stem}{seed.suffix}"
         jobs.append((dst, f"{seed.name}: {mutate(seed, dst, rng)}"))
-    workers = max(2, min(4, os.cpu_count() or 2))
-    with ThreadPoolExecutor(workers) as ex:
-        outcomes = list(ex.map(lambda j: run_one(*j), jobs))
+    outcomes = run_many(jobs, max(2, min(4, os.cpu_count() or 2)))
     codes = {c: sum(o.code == c for o in outcomes) for c in (0, 1, 2, None)}
     slowest = max(outcomes, key=lambda o: o.seconds)
     print(f"\nbyte fuzz: {len(outcomes)} mutants from {len(pool)} seeds (seed {SEED}); "
@@ -293,18 +319,27 @@ PATHOLOGICAL = {
 ENGINE_LIMITS: dict[str, str] = {}
 
 
+@pytest.fixture(scope="module")
+def pathological(tmp_path_factory) -> dict[str, Outcome]:
+    """Every PATHOLOGICAL formula in its own workbook, all recalculated by two workers."""
+    folder = tmp_path_factory.mktemp("pathological")
+    jobs = []
+    for k, (label, formula) in enumerate(sorted(PATHOLOGICAL.items())):
+        assert len(formula) <= 8192
+        wb = openpyxl.Workbook()
+        wb.active["A1"] = 2
+        wb.active["B1"] = formula
+        book = folder / f"p{k}.xlsx"
+        wb.save(book)
+        jobs.append((book, label))
+    return {o.how: o for o in run_many(jobs, 2)}
+
+
 @pytest.mark.parametrize("label", sorted(PATHOLOGICAL))
-def test_pathological_formulas(tmp_path, label):
+def test_pathological_formulas(pathological, label):
     """Formulas Excel accepts (8,192 characters, 64 nesting levels at most) that stress a
     parser: an answer in time, and a computed workbook (exit 0 or 1), not a refusal."""
-    formula = PATHOLOGICAL[label]
-    assert len(formula) <= 8192
-    wb = openpyxl.Workbook()
-    wb.active["A1"] = 2
-    wb.active["B1"] = formula
-    book = tmp_path / "p.xlsx"
-    wb.save(book)
-    outcome = run_one(book, label)
+    outcome = pathological[label]
     assert outcome.problem is None, outcome.problem
     if outcome.code == 2 and label in ENGINE_LIMITS:
         pytest.xfail(f"engine bug, routed: {ENGINE_LIMITS[label]}")

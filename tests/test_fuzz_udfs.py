@@ -247,6 +247,7 @@ def check_result(name, result, args, kwargs) -> None:
 FUNCS = sorted(udfs.FUNCTIONS.items())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, fn", FUNCS, ids=[n for n, _ in FUNCS])
 def test_fuzz_excel_function(name, fn):
     @settings(max_examples=EXAMPLES, deadline=None, database=None,

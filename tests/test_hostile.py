@@ -31,7 +31,7 @@ import openpyxl
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SAVED = ROOT.parent / "shared" / "data" / "excel-saved"
+SAVED = ROOT / "tests" / "data" / "excel-saved"
 BOOK = ROOT / "workbooks" / "Roofline.xlsx"
 TIMEOUT = 60
 
@@ -145,8 +145,6 @@ def test_encrypted_workbook(tmp_path):
     assert_refused(book, "encrypted", "without a password")
 
 
-@pytest.mark.skipif(not (SAVED / "pass_protected.xlsx").is_file(),
-                    reason=f"{SAVED}/pass_protected.xlsx not found")
 def test_real_excel_encrypted_workbook(tmp_path):
     book = tmp_path / "pass_protected.xlsx"
     book.write_bytes((SAVED / "pass_protected.xlsx").read_bytes())
@@ -533,8 +531,6 @@ def test_macros_never_run_and_survive(tmp_path, source):
     if source == "synthetic":
         book = _xlsm(tmp_path)
     else:
-        if not (SAVED / source).is_file():
-            pytest.skip(f"{SAVED / source} not found")
         book = tmp_path / source
         book.write_bytes((SAVED / source).read_bytes())
     out = tmp_path / "out.xlsm"

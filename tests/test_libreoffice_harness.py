@@ -10,6 +10,8 @@ import openpyxl
 import pytest
 from libreoffice import recalc_with_libreoffice, render_pngs, require_soffice, values
 
+pytestmark = pytest.mark.slow  # a real LibreOffice
+
 
 @pytest.fixture(scope="module", autouse=True)
 def _soffice():

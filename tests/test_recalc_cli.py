@@ -168,9 +168,7 @@ def test_unusable_input_exits_2_with_one_line(tmp_path, make, words):
 
 
 def test_encrypted_workbook_is_refused():
-    enc = ROOT.parent / "shared" / "data" / "excel-saved" / "pass_protected.xlsx"
-    if not enc.exists():
-        pytest.skip("shared test data not present")
+    enc = ROOT / "tests" / "data" / "excel-saved" / "pass_protected.xlsx"
     res = run("recalc", enc, "-o", "/nonexistent/o.xlsx")
     assert res.exit_code == 2 and "encrypted" in res.output.lower()
 

@@ -380,6 +380,7 @@ def lo(tmp_path_factory):
 # ------------------------------------------------------------------------ tests
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rel", BOOKS)
 def test_native_cells_equal_our_recalc(lo, rel):
     shipped = ROOT / rel
@@ -403,6 +404,7 @@ def test_native_cells_equal_our_recalc(lo, rel):
     assert compared >= 5, f"only {compared} native cells compared in {rel}"
 
 
+@pytest.mark.slow
 def test_twins_equal_rooflinexl_functions(lo):
     src, out, cases = lo["twin"]
     got = values(out)["Twins"]
@@ -423,6 +425,7 @@ def test_twins_equal_rooflinexl_functions(lo):
     assert names == set(udfs.FUNCTIONS) - {"VERSION", "CHIP_PRICE"}
 
 
+@pytest.mark.slow
 def test_twin_book_recalc_matches_direct_calls(lo):
     """Our headless engine computes the rooflinexl column like a direct call."""
     from rooflinexl.recalc import evaluate_workbook
@@ -437,6 +440,7 @@ def test_twin_book_recalc_matches_direct_calls(lo):
             (k, name, args, got, want)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rel", BOOKS)
 def test_libreoffice_saved_copy_recalculates_to_shipped_values(lo, rel):
     """How-to step: edit in LibreOffice, save, 'rooflinexl recalc' -> the same numbers.

@@ -39,10 +39,7 @@ from rooflinexl.xlsxio import (
     stamp_cached_values,
 )
 
-SAVED = Path("/work/shared/data/excel-saved")
-if not SAVED.is_dir():  # the shared data folder lives beside the repository checkout
-    SAVED = Path(__file__).resolve().parents[2] / "shared" / "data" / "excel-saved"
-needs_saved = pytest.mark.skipif(not SAVED.is_dir(), reason="shared/data/excel-saved not found")
+SAVED = Path(__file__).resolve().parent / "data" / "excel-saved"
 
 
 # --------------------------------------------------------------------------
@@ -418,7 +415,6 @@ def test_cells_outside_an_array_range_are_refused(tmp_path):
 # --------------------------------------------------------------------------
 
 
-@needs_saved
 def test_excel_shared_formulas(tmp_path):
     src, out = SAVED / "shared_formula_simple.xlsx", tmp_path / "out.xlsx"
     assert formula_cells(src) == {"Sheet1": {"B1": "A1*2", "B2": "", "B3": ""}}
@@ -430,7 +426,6 @@ def test_excel_shared_formulas(tmp_path):
     assert pd.read_excel(out, header=None)[1].tolist() == [20, 40, 60.5]
 
 
-@needs_saved
 def test_excel_cached_errors_and_strings_are_replaced(tmp_path):
     src, out = SAVED / "errors.xlsx", tmp_path / "out.xlsx"  # t="e" cells, calcChain
     assert read_cached_values(src)["Feuil1"]["A1"] == ExcelError("#DIV/0!")
@@ -446,7 +441,6 @@ def test_excel_cached_errors_and_strings_are_replaced(tmp_path):
     assert_only_values_changed(src, out, {"xl/worksheets/sheet1.xml"})
 
 
-@needs_saved
 @pytest.mark.parametrize("name, sheet, cells", [
     ("picture.xlsx", None, {}),  # drawings, images
     ("picture_richdata.xlsx", None, {}),  # image in a cell: metadata.xml, richData
@@ -467,7 +461,6 @@ def test_excel_packages_survive_byte_for_byte(tmp_path, name, sheet, cells):
         assert members(out)["xl/vbaProject.bin"] == members(src)["xl/vbaProject.bin"]
 
 
-@needs_saved
 def test_every_saved_xlsx_reads_like_openpyxl():
     """Formula cells and cached values agree with openpyxl on every real workbook."""
     import warnings
@@ -634,7 +627,6 @@ def refused(path, *words, limits=None) -> str:
     return msg
 
 
-@needs_saved
 @pytest.mark.parametrize("name, words", [
     ("pass_protected.xlsx", ["encrypted (password-protected) workbook",
                              "save it without a password"]),
@@ -650,7 +642,6 @@ def test_other_formats_are_refused(name, words, tmp_path):
     assert not (tmp_path / "out.xlsx").exists()
 
 
-@needs_saved
 def test_truncated_and_corrupt_zips_are_refused(tmp_path):
     data = (SAVED / "shared_formula_simple.xlsx").read_bytes()
     cut = tmp_path / "cut.xlsx"
@@ -803,6 +794,7 @@ def test_stamp_40k_formula_cells_is_fast(tmp_path):
 # --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_libreoffice_recalculates_a_stamped_file_to_the_same_values(calc_book, tmp_path):
     from libreoffice import recalc_with_libreoffice, require_soffice, values
 

@@ -62,8 +62,8 @@ def main(argv=None) -> int:
         try:
             import rooflinexl.udfs  # noqa: F401
         except ImportError as exc:
-            print(f"serve.py: {exc}: pip install -r {HERE / 'requirements.txt'}",
-                  file=sys.stderr)
+            print(f"serve.py: {exc}: from the repository root, "
+                  "pip install -r addin/server/requirements.txt", file=sys.stderr)
         else:
             print(f"serve.py: xlwings-server loaded {router.custom_functions.__file__}, "
                   f"not {HERE / 'custom_functions'}", file=sys.stderr)

@@ -135,7 +135,7 @@ def default_engine() -> str:
 
 
 def recalc_book(src, dst=None, *, limits: Limits = Limits(), write: bool = True,
-                engine: str | None = None) -> RecalcResult:
+                engine: str | None = None, phase=None) -> RecalcResult:
     """Recalculate ``src`` and write it, with cached values, to ``dst`` (may be ``src``).
 
     Parameters
@@ -152,6 +152,9 @@ def recalc_book(src, dst=None, *, limits: Limits = Limits(), write: bool = True,
         ``auto``/``blocks``: filled-down formulas as numpy blocks, the rest per
         cell; ``cells``: everything per cell (the ``formulas`` library). Default
         :func:`default_engine`.
+    phase : callable, optional
+        Called with the name of each phase as it starts (``"checking"``,
+        ``"evaluating"``, ``"writing"``): a progress display (``rooflinexl recalc``).
 
     Raises
     ------
@@ -164,12 +167,16 @@ def recalc_book(src, dst=None, *, limits: Limits = Limits(), write: bool = True,
     if engine not in ENGINES:
         raise ValueError(f"engine {engine!r} is not one of {', '.join(ENGINES)}")
     src = Path(src)
+    phase = phase or (lambda _name: None)
     t0 = time.perf_counter()
+    phase("checking")
     check_package(src, limits)
+    phase("evaluating")
     ev = evaluate_blocks(src, excel_functions(), limits=limits, engine_mode=engine)
     t1 = time.perf_counter()
     out = None
     if write and dst is not None:
+        phase("writing")
         values: dict[str, dict[str, object]] = {}
         for (sheet, cell), res in ev.cells.items():
             values.setdefault(sheet, {})[cell] = _cached(res.value)

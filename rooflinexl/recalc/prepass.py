@@ -47,6 +47,7 @@ __all__ = [
     "prepare_workbook",
     "quote_sheet",
     "read_tables",
+    "rename_functions",
     "rewrite_formula",
 ]
 
@@ -414,6 +415,33 @@ def display_function_name(name: str) -> str:
         while up.startswith(p):
             up = up[len(p):]
     return up
+
+
+def rename_functions(formula: str, known: Iterable[str], spell) -> str:
+    """``formula`` with each call of a ``known`` function respelt as ``spell(name)``.
+
+    Every unqualified call whose name :func:`normalise_function_name` maps to a
+    name in ``known`` (``CRIT_BATCH(``, ``ROOFLINE.CRIT_BATCH(``,
+    ``_xldudf_ROOFLINE_CRIT_BATCH(`` ...) gets the name ``spell(canonical)``;
+    everything else (string literals, sheet names, other functions, calls
+    qualified by an add-in file such as ``[1]!F(``) is kept character for
+    character. Used by ``rooflinexl convert``.
+
+    >>> rename_functions('=F(1)+"F(2)"+G(F(3))', {"F"}, lambda n: "NS." + n)
+    '=NS.F(1)+"F(2)"+G(NS.F(3))'
+    """
+    known = set(known)
+    toks = _tokenize(formula)
+    out = []
+    for i, t in enumerate(toks):
+        text = t.text
+        if (t.kind == "word" and i + 1 < len(toks) and toks[i + 1].text == "("
+                and not (i and toks[i - 1].text == "!")):
+            target = normalise_function_name(text, known)
+            if target is not None:
+                text = spell(target)
+        out.append(text)
+    return "".join(out)
 
 
 # ------------------------------------------------------------------------ rewriting

@@ -1,4 +1,9 @@
-"""``rooflinexl build``: generate the shipped workbooks and stamp their cached values."""
+"""``rooflinexl build``: generate the shipped workbooks and stamp their cached values.
+
+Each workbook is written in the classic spelling (``CRIT_BATCH(…)``, classic
+xlwings) and, in a ``lite/`` folder beside it, in the spelling of xlwings Server
+and Lite (shown as ``ROOFLINE.CRIT_BATCH(…)``; :mod:`rooflinexl.hosts`).
+"""
 from __future__ import annotations
 
 import os
@@ -9,6 +14,7 @@ from pathlib import Path
 from openpyxl import Workbook
 
 from rooflinexl.chips import ChipTable, load_chips
+from rooflinexl.hosts import convert_workbook
 from rooflinexl.workbooks.layout import save_deterministic
 from rooflinexl.workbooks.roofline import build_roofline
 from rooflinexl.workbooks.templates import (
@@ -28,8 +34,23 @@ BUILDERS: dict[str, Callable[[ChipTable], Workbook]] = {
 }
 
 
+#: folder beside each classic workbook -> the host its copy there is spelt for
+VARIANTS = {"lite": "lite"}
+
+
+def variant_path(rel: str, folder: str) -> str:
+    """``workbooks/Roofline.xlsx`` -> ``workbooks/lite/Roofline.xlsx``."""
+    return (Path(rel).parent / folder / Path(rel).name).as_posix()
+
+
+def outputs() -> list[str]:
+    """Every file :func:`build_all` writes, relative to the root."""
+    return [p for rel in BUILDERS for p in [rel, *(variant_path(rel, f) for f in VARIANTS)]]
+
+
 def build_one(rel: str, root: Path, table: ChipTable | None = None, recalc: bool = True):
-    """Build one workbook to ``root / rel``; with ``recalc`` its cached values are stamped.
+    """Build one workbook to ``root / rel`` and its host variants; with ``recalc`` its
+    cached values are stamped (the variants keep them).
 
     Returns the recalculation result (or None without recalc).
     """
@@ -50,6 +71,10 @@ def build_one(rel: str, root: Path, table: ChipTable | None = None, recalc: bool
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)
+    for folder, host in VARIANTS.items():
+        variant = Path(root) / variant_path(rel, folder)
+        variant.parent.mkdir(parents=True, exist_ok=True)
+        convert_workbook(out, variant, host)
     return result
 
 

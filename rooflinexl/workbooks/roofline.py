@@ -36,9 +36,10 @@ HOWTO = [
     "2. The Chips sheet holds the chip specs (dense peaks, one-direction link bandwidths, "
     "sourced and dated in the source column). Edit a number there to plan for other hardware; "
     "every sheet follows. The defined name Chips covers its header and rows.",
-    "3. In Excel, install the xlwings add-in and click Import Functions (the hidden "
-    "xlwings.conf sheet points it at rooflinexl.udfs), or use xlwings Server/Lite "
-    "(docs/excel.md).",
+    "3. Pick the file for your Excel host (docs/excel.md): workbooks/Roofline.xlsx for classic "
+    "xlwings on Windows (install the xlwings add-in, click Import Functions; the hidden "
+    "xlwings.conf sheet points it at rooflinexl.udfs), workbooks/lite/Roofline.xlsx for "
+    "xlwings Server and xlwings Lite, where the functions are named ROOFLINE.CRIT_BATCH etc.",
     "4. Without Excel: 'rooflinexl recalc Roofline.xlsx -o out.xlsx' recalculates every formula "
     "headless and stores the values, so any reader sees numbers.",
     "Sheets: Intensity (critical intensity per chip and tier), Critical batch, MoE, Network D, "

@@ -41,11 +41,14 @@ COMMON_HOWTO = [
     "memory-bound amber, network-bound red.",
     "The numbers you see when the file opens were computed by 'rooflinexl recalc' and stored "
     "in the file, so any spreadsheet shows them, also without the add-in.",
-    "To recompute after a change: in Excel with the xlwings add-in (Import Functions; the "
-    "hidden xlwings.conf sheet points it at rooflinexl.udfs) every cell updates live. In "
-    "LibreOffice, or in Excel without the add-in, cells that call a rooflinexl function "
+    "To recompute after a change, every cell updates live in Excel with rooflinexl's functions "
+    "loaded (docs/excel.md): the templates/ files for classic xlwings (Import Functions; the "
+    "hidden xlwings.conf sheet points it at rooflinexl.udfs), the templates/lite/ files for "
+    "xlwings Server and xlwings Lite (functions named ROOFLINE.CRIT_BATCH etc.). In "
+    "LibreOffice, or in Excel without them, cells that call a rooflinexl function "
     "show #NAME? once they recompute: save the file and run "
-    "'rooflinexl recalc FILE.xlsx -o FILE.xlsx' (pip install rooflinexl[cli]), then reopen.",
+    "'rooflinexl recalc FILE.xlsx -o FILE.xlsx' (rooflinexl installed from its repository or "
+    "wheel with the cli extra, README), then reopen.",
     "The Chips sheet holds the chip specs (SI units, links one direction, sources and dates "
     "per row). Edit a number there to plan for other hardware or prices: every sheet follows. "
     "The defined name Chips covers its header and rows; ChipNames feeds the chip drop-downs.",
