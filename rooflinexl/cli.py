@@ -475,8 +475,8 @@ def batch(scenarios, output, sheet, strict, progress, quiet, chips_path, models_
         import sys
 
         show = (not quiet and sys.stderr.isatty()) if progress is None else progress
-        result = batch_mod.evaluate(frame, chips_path, models=models_path, chunk_rows=_CHUNK_ROWS if show else None,
-                                    progress=show)
+        result = batch_mod.evaluate(frame, chips_path, models=models_path,
+                                    chunk_rows=_CHUNK_ROWS if show else None, progress=show)
         batch_mod.write_table(result, output)
     except RooflineError as exc:
         raise click.ClickException(str(exc)) from None

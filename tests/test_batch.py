@@ -398,7 +398,7 @@ def _recipe_table(n=400):
     return pd.DataFrame({
         "scenario": [f"s{j}" for j in i],
         "op": np.where(moe, "moe", "matmul"),
-        "chip": np.array(["H100", "TPU v5e", "B300", "H100"])[i % 4],
+        "chip": np.array(["H100", "TPU v5e", "B900", "H100"])[i % 4],
         "B": np.where(moe, np.nan, 2.0 ** (i % 12)),
         "D": 8192, "F": 8192,
         "E": np.where(moe, 256.0, np.nan), "k": np.where(moe, 8.0, np.nan),
@@ -432,7 +432,7 @@ def test_dask_recipe_of_the_docs_on_a_two_process_cluster(tmp_path):
     # outside values: the reference's H100 critical batch (section 5)
     h100 = got[(got["chip"] == "H100") & (got["op"] == "matmul")]
     assert np.allclose(h100["crit_batch"], 318.16, atol=0.005)
-    assert got.loc[2, "error"].startswith("#N/A: unknown chip 'B300'")
+    assert got.loc[2, "error"].startswith("#N/A: unknown chip 'B900'")
     assert got["error"].isna().sum() == 300
 
 
