@@ -379,7 +379,7 @@ def test_shared_formulas_from_excel_are_blocks(tmp_path):
 # ------------------------------------------------------------- fallback
 
 
-def test_running_totals_and_unsupported_functions_go_per_cell(tmp_path):
+def test_running_totals_are_blocks_and_unsupported_functions_go_per_cell(tmp_path):
     def extra(wb):
         ws = wb["S"]
         ws["D2"] = "=A2"
@@ -395,11 +395,11 @@ def test_running_totals_and_unsupported_functions_go_per_cell(tmp_path):
     assert values(ev, "C", 5) == [13, 23, 33, 43, 53]
     assert values(ev, "D", 5) == [1, 3, 6, 10, 15]
     assert values(ev, "E", 5) == [14, 26, 39, 53, 68]
-    assert ev.paths.block_cells == 11  # B, D2, E
-    assert ev.paths.cell_cells == 9  # C, D3:D6
+    assert ev.paths.block_cells == 15  # B, D2, D3:D6 (row by row, top down), E
+    assert ev.paths.cell_cells == 5  # C
     whys = {why for _, _, why in ev.paths.fallbacks}
-    assert whys == {"function COUNTIF", "reads its own cells (e.g. a running total)"}
-    assert ev.paths.summary() == "block: 11 cells in 3 blocks; per-cell: 9"
+    assert whys == {"function COUNTIF"}
+    assert ev.paths.summary() == "block: 15 cells in 4 blocks; per-cell: 5"
 
 
 def test_cells_downstream_of_a_cycle_are_not_computed(tmp_path):

@@ -9,9 +9,16 @@ Planning sheets are tables: the same formula filled down thousands of rows.
 along the row axis (:mod:`rooflinexl.recalc.kernels`), blocks in dependency
 order.
 
+Ranges that reach the sheet's edge (``A:A``, ``1:1``, ``A1:XFD1048576``) are
+clipped to the workbook's used area, formula cells included, before anything
+else (:func:`rooflinexl.recalc.prepass.clip_ranges`), so their size is that of
+the data. A block that reads its own column only rows above each row (a
+running total, ``=A1+1`` filled down) is evaluated top down a few rows at a
+time; a growing range (``SUM($A$2:A2)``) is summed cumulatively.
+
 Fallback policy. A block the evaluator does not cover (a function outside the
-supported set, an array formula, a whole-column reference, a block that reads
-its own cells such as a running total, cells on a cycle ...) goes to the
+supported set, an array formula, a block that reads its own row, cells on a
+cycle ...) goes to the
 per-cell engine (:func:`rooflinexl.recalc.engine.evaluate_workbook`, the
 ``formulas`` library). It gets a copy of the workbook in which the
 per-cell cells keep their formulas, every formula cell they depend on holds
@@ -85,6 +92,7 @@ class Unit:
     compiled: Compiled | None = None
     why: str | None = None  # set: the per-cell path, and why
     region: tuple[int, int, int, int] | None = None  # output range of an array formula
+    lag: int = 0  # > 0: reads its own column that many rows up or more (a running total)
     reads: list | None = None  # [(sheet, r1, c1, r2, c2)]; None = could read anything
     texts: list | None = None  # original text per row (None: a shared formula's child)
 
@@ -193,7 +201,9 @@ def _reads_per_cell(u: Unit, ctx: Context) -> list | None:
     for row, text in rows:
         try:
             rw = rewrite_formula(text, tables=ctx.book.tables, function_names=ctx.registered,
-                                 sheet=u.sheet, row=row, col=u.col)
+                                 sheet=u.sheet, row=row, col=u.col, clip=ctx.clip)
+            if rw.too_deep:
+                continue  # the cell is an error value, reading nothing
             _, tree = _parser().ast(rw.text.replace("\n", ""))
         except Exception:  # noqa: BLE001 - cannot tell: assume it reads anything
             return None
@@ -233,6 +243,22 @@ def _reads_per_cell(u: Unit, ctx: Context) -> list | None:
         out = [(s, min(a for a, _ in v), c1, max(b for _, b in v), c2)
                for (s, c1, c2), v in spans.items()]
     return out
+
+
+def _lag(u: Unit) -> int:
+    """How many rows up, at least, a block reads its own column (0: its own row or below,
+    so it is a circular reference)."""
+    lag = None
+    for ref in u.compiled.refs:
+        if ref.sheet != u.sheet or not ref.c1 <= u.col <= ref.c2:
+            continue
+        if ref.r2_rel:
+            if ref.r2 >= 0:
+                return 0
+            lag = -ref.r2 if lag is None else min(lag, -ref.r2)
+        elif ref.r2 >= u.r0 and (ref.r1_rel or ref.r1 <= u.r1):
+            return 0
+    return lag or 0
 
 
 class _Index:
@@ -446,6 +472,9 @@ class _Run:
         self.forced: dict[tuple[str, str], str] = {}  # (sheet, cell) -> own reason
 
     def block(self, u: Unit) -> None:
+        if u.lag:
+            self._sequential(u)
+            return
         ev = BlockEval(self.store, u.sheet, u.r0, u.r1, self.functions, self.state,
                        (engine._CURRENT, engine._STATE), u.col)
         with np.errstate(all="ignore"):
@@ -456,6 +485,44 @@ class _Run:
         self.values[u.id] = v
         self.records[u.id] = (ev.records, ev.records_all)
         self.store.column(u.sheet, u.col).add_segment(u.r0, u.r1, v)
+
+    def _sequential(self, u: Unit) -> None:
+        """A block reading its own column ``u.lag`` or more rows up (``=A1+1`` filled
+        down): evaluated ``u.lag`` rows at a time, top down, each chunk reading the
+        ones before it from the store."""
+        n = u.r1 - u.r0 + 1
+        acc = Vec.empty(n)
+        self.store.column(u.sheet, u.col).add_segment(u.r0, u.r1, acc)
+        records: dict[int, list] = {}
+        for s0 in range(u.r0, u.r1 + 1, u.lag):
+            s1 = min(s0 + u.lag - 1, u.r1)
+            ev = BlockEval(self.store, u.sheet, s0, s1, self.functions, self.state,
+                           (engine._CURRENT, engine._STATE), u.col)
+            with np.errstate(all="ignore"):
+                v = ev.value(u.compiled.tree)
+            v = v.blank_as_zero().broadcast(s1 - s0 + 1)
+            a, b = s0 - u.r0, s1 - u.r0 + 1
+            acc.kind[a:b] = v.kind
+            acc.num[a:b] = v.num
+            if v.obj is not None:
+                if acc.obj is None:
+                    acc.obj = np.empty(n, dtype=object)
+                acc.obj[a:b] = v.obj
+            if v.npy is not None:
+                if acc.npy is None:
+                    acc.npy = np.zeros(n, bool)
+                acc.npy[a:b] = v.npy
+            for i, recs in ev.records.items():
+                records.setdefault(a + i, []).extend(recs)
+            if ev.records_all:
+                for i in range(a, b):
+                    records.setdefault(i, []).extend(ev.records_all)
+        if self.poison:
+            acc = self._poisoned(u, acc)
+            col = self.store.column(u.sheet, u.col)
+            col.segments[-1] = (u.r0, u.r1, acc)
+        self.values[u.id] = acc
+        self.records[u.id] = (records, [])
 
 
     def _poisoned(self, u: Unit, v: Vec) -> Vec:
@@ -533,11 +600,22 @@ def evaluate_blocks(path, functions: Mapping[str, Callable] | None = None, *,
         u.reads = _reads_of_compiled(u) if u.compiled is not None else _reads_per_cell(u, ctx)
     index = _Index(units)
     edges = _graph(units, index)
-    for uid in _cyclic(edges):
-        u = units[uid]
-        if u.why is None:
-            u.why = ("reads its own cells (e.g. a running total)" if uid in edges[uid]
-                     else "on a cycle of blocks")
+    cyclic = _cyclic(edges)
+    if cyclic:
+        own = {uid for uid in cyclic if uid in edges[uid]}
+        for uid in own:
+            edges[uid].discard(uid)
+        on_cycle = _cyclic(edges)  # without the self-loops: cycles through other units
+        for uid in own:
+            if uid not in on_cycle and units[uid].compiled is not None:
+                units[uid].lag = _lag(units[uid])
+            if not units[uid].lag:
+                edges[uid].add(uid)
+        for uid in cyclic:
+            u = units[uid]
+            if u.why is None and not u.lag:
+                u.why = ("reads its own cells (e.g. a running total)" if uid in edges[uid]
+                         else "on a cycle of blocks")
     t_plan = time.perf_counter()
     while True:
         if engine_mode == "blocks":
@@ -794,7 +872,8 @@ def _name_rewrites(ctx: Context) -> dict:
 
     out = {}
     for key, text in ctx.names.items():
-        rw = rewrite_formula("=" + text, tables=ctx.book.tables, function_names=ctx.registered)
+        rw = rewrite_formula("=" + text, tables=ctx.book.tables, function_names=ctx.registered,
+                             clip=ctx.clip)
         if rw.changed:
             out[("", f"name:{ctx.book.name_case.get(key, key)}")] = (text, rw.text[1:])
     return out

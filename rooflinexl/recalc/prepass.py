@@ -39,6 +39,7 @@ from pathlib import Path
 from openpyxl.utils.cell import get_column_letter, range_boundaries
 
 __all__ = [
+    "MAX_NESTING",
     "OMITTED",
     "FormulaCell",
     "PrepassResult",
@@ -47,8 +48,17 @@ __all__ = [
     "prepare_workbook",
     "quote_sheet",
     "read_tables",
+    "SHEET_COLS",
+    "SHEET_ROWS",
+    "Token",
+    "clip_ranges",
     "rewrite_formula",
+    "tokenize",
+    "used_area",
 ]
+
+#: Excel's limit on nested function calls in one formula ("Excel specifications and limits")
+MAX_NESTING = 64
 
 #: Stands for an omitted argument of a registered function in the working copy.
 OMITTED = "__ROOFLINEXL_OMITTED_ARGUMENT__"
@@ -57,10 +67,14 @@ OMITTED = "__ROOFLINEXL_OMITTED_ARGUMENT__"
 
 
 @dataclass(frozen=True)
-class _Tok:
+class Token:
+    """One lexical token of a formula (:func:`tokenize`)."""
+
     kind: str  # str | quoted | bracket | number | word | ws | op
     text: str
 
+
+_Tok = Token
 
 _NUMBER_RE = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?(?![\w.\\$?])")
 _WORD_RE = re.compile(r"[\w.\\$?]+")
@@ -101,6 +115,23 @@ def _scan_bracket(text: str, i: int) -> int:
                 return j + 1
         j += 1
     return n
+
+
+def tokenize(text: str) -> list[Token]:
+    """Excel's lexical scan of a formula body (without ``=``): the engine's one scanner.
+
+    Each :class:`Token` has a ``kind`` -- ``str`` (a string literal, quotes
+    included), ``quoted`` (a quoted sheet name), ``bracket`` (a bracketed table
+    specifier or book index), ``number``, ``word`` (a function or defined name,
+    a cell or column reference, ``TRUE``, an error code's letters), ``ws`` or
+    ``op`` (one character) -- and its ``text``; the texts joined give back the
+    formula exactly, so a rewrite that changes only some tokens leaves
+    everything else, string literals included, untouched.
+
+    >>> [(t.kind, t.text) for t in tokenize('SUM(A1,"a,b")')]
+    [('word', 'SUM'), ('op', '('), ('word', 'A1'), ('op', ','), ('str', '"a,b"'), ('op', ')')]
+    """
+    return _tokenize(text)
 
 
 def _tokenize(text: str) -> list[_Tok]:
@@ -428,6 +459,15 @@ class Rewrite:
     # omitted, sheet
     functions: list[str] = field(default_factory=list)  # call names, add-in qualifier removed
     notes: list[str] = field(default_factory=list)  # problems (unknown table column ...)
+    depth: int = 0  # deepest nesting of function calls
+
+    @property
+    def too_deep(self) -> str | None:
+        """Why the formula is beyond Excel's nesting limit (None when it is not)."""
+        if self.depth <= MAX_NESTING:
+            return None
+        return (f"the formula nests functions {self.depth} levels deep; "
+                f"Excel allows {MAX_NESTING}")
 
     @property
     def changed(self) -> bool:
@@ -450,12 +490,16 @@ def rewrite_formula(
     row: int | None = None,
     col: int | None = None,
     sheet_renames: Mapping[str, str] | None = None,
+    clip: tuple[int, int] | None = None,
 ) -> Rewrite:
     """Rewrite one formula (text starting with ``=``) for ``formulas``.
 
     ``tables`` maps upper-case table names to :class:`TableInfo`; ``row``/``col``
     locate the formula (needed for ``@``/``#This Row`` and for the table-less
     form ``[@col]`` inside a table); ``sheet_renames`` maps old to new sheet names.
+    ``clip`` = (last row, last column) of the workbook's used area (formula cells
+    included, :func:`used_area`): every range that reaches the sheet's edge
+    (``A:A``, ``1:1``, ``A1:XFD1048576``) ends there instead (:func:`clip_ranges`).
 
     >>> rewrite_formula('=2*1E15+"1E15"').text
     '=2*1E+15+"1E15"'
@@ -541,6 +585,7 @@ def rewrite_formula(
                 out.append(t)
             out.append(nxt)
             stack.append("udf" if target is not None else "func")
+            res.depth = max(res.depth, sum(k in ("udf", "func") for k in stack))
             i += 2
             continue
         # --- A0, $B$00: no such cell, so Excel reads an (undefined) name: #NAME?
@@ -595,9 +640,100 @@ def rewrite_formula(
                     stack.pop()
         out.append(t)
         i += 1
+    if clip is not None and clip_ranges(out, clip):
+        res.kinds.add("range")
     if res.kinds:
         res.text = prefix + "".join(t.text for t in out)
     return res
+
+
+#: the sheet's last row and column (Excel 2007 and later)
+SHEET_ROWS, SHEET_COLS = 1_048_576, 16_384
+_COL_ONLY = re.compile(r"^(\$?)([A-Za-z]{1,3})$")
+_ROW_ONLY = re.compile(r"^(\$?)([0-9]{1,7})$")
+_CELL = re.compile(r"^(\$?)([A-Za-z]{1,3})(\$?)([0-9]{1,7})$")
+
+
+def _col_number(letters: str) -> int:
+    n = 0
+    for ch in letters.upper():
+        n = n * 26 + ord(ch) - 64
+    return n
+
+
+def clip_ranges(toks: list, clip: tuple[int, int]) -> bool:
+    """Make every range in ``toks`` that reaches the sheet's edge end at ``clip`` (in place).
+
+    A whole column ``B:B`` becomes ``B$1:B$<last row>``, a whole row ``3:3``
+    becomes ``$A3:$<last column>3``, and a rectangle whose far corner is on the
+    last row or column (``A1:XFD1048576``) ends at the last used row or column
+    instead (never before its own first row or column). The cells cut off are
+    empty, so every value the range holds, formula cells included, is still in
+    it, and two edge-reaching ranges that start alike keep the same shape.
+    ``clip`` is the workbook's used area (:func:`used_area`). Returns whether
+    anything changed.
+
+    >>> toks = _tokenize("SUM(B:B)+COUNTA(S!1:2)+SUM(A2:XFD1048576)+SUM(A:XFD)")
+    >>> clip_ranges(toks, (300, 11)), "".join(t.text for t in toks)
+    (True, 'SUM(B$1:B$300)+COUNTA(S!$A1:$K2)+SUM(A2:K300)+SUM(A$1:K$300)')
+    """
+    last_row, last_col = max(1, clip[0]), max(1, clip[1])
+    changed = False
+    for j in range(1, len(toks) - 1):
+        if toks[j].text != ":" or toks[j].kind != "op":
+            continue
+        left, right = toks[j - 1], toks[j + 1]
+        if left.kind not in ("word", "number") or right.kind not in ("word", "number"):
+            continue
+        if (j >= 2 and toks[j - 2].text == ":") or (j + 2 < len(toks) and toks[j + 2].text
+                                                      in (":", "!", "(")):
+            continue  # a chain A1:B2:C3, or not a reference at all
+        a, b = left.text, right.text
+        ca, cb = _COL_ONLY.match(a), _COL_ONLY.match(b)
+        if ca and cb:
+            c1, c2 = _col_number(ca.group(2)), _col_number(cb.group(2))
+            if c1 <= c2 <= SHEET_COLS:
+                if c2 == SHEET_COLS:
+                    b = cb.group(1) + get_column_letter(max(last_col, c1))
+                toks[j - 1] = _Tok("word", f"{a}$1")
+                toks[j + 1] = _Tok("word", f"{b}${last_row}")
+                changed = True
+            continue
+        ra, rb = _ROW_ONLY.match(a), _ROW_ONLY.match(b)
+        if ra and rb:
+            r1, r2 = int(ra.group(2)), int(rb.group(2))
+            if 1 <= r1 <= r2 <= SHEET_ROWS:
+                if r2 == SHEET_ROWS:
+                    b = rb.group(1) + str(max(last_row, r1))
+                toks[j - 1] = _Tok("word", f"$A{a}")
+                toks[j + 1] = _Tok("word", f"${get_column_letter(last_col)}{b}")
+                changed = True
+            continue
+        ma, mb = _CELL.match(a), _CELL.match(b)
+        if not (ma and mb):
+            continue
+        r1, r2 = int(ma.group(4)), int(mb.group(4))
+        c1, c2 = _col_number(ma.group(2)), _col_number(mb.group(2))
+        if r2 != SHEET_ROWS and c2 != SHEET_COLS or r1 > r2 or c1 > c2 or c2 > SHEET_COLS:
+            continue
+        if r2 == SHEET_ROWS:
+            r2 = max(last_row, r1)
+        if c2 == SHEET_COLS:
+            c2 = max(last_col, c1)
+        text = f"{mb.group(1)}{get_column_letter(c2)}{mb.group(3)}{r2}"
+        if text != b:
+            toks[j + 1] = _Tok("word", text)
+            changed = True
+    return changed
+
+
+def used_area(sheets) -> tuple[int, int]:
+    """(last row, last column) over ``sheets``: pairs (max row, max column) of each sheet's
+    cells, formula cells included. Ranges reaching the sheet's edge are clipped to it."""
+    rows = cols = 1
+    for r, c in sheets:
+        rows, cols = max(rows, r or 1), max(cols, c or 1)
+    return rows, cols
 
 
 def _is_book_index(bracket: str) -> bool:
@@ -706,6 +842,7 @@ def prepare_workbook(
             ws.title = renames[ws.title]
     back = {ws.title: orig for ws, orig in zip(wb.worksheets, titles, strict=True)}
     tables = read_tables(wb)
+    clip = used_area((ws.max_row, ws.max_column) for ws in wb.worksheets)
     rewrites: dict[tuple[str, str], tuple[str, str]] = {}
     cells: list[FormulaCell] = []
     replaced: dict[tuple[str, str], tuple[str, str]] = {}
@@ -726,7 +863,7 @@ def prepare_workbook(
         if not value:
             continue
         rw = rewrite_formula(
-            "=" + value, tables=tables, function_names=known, sheet_renames=renames
+            "=" + value, tables=tables, function_names=known, sheet_renames=renames, clip=clip
         )
         if rw.changed:
             dn.attr_text = rw.text[1:]
@@ -755,9 +892,11 @@ def prepare_workbook(
                 key = (orig_sheet, c.coordinate)
                 rw = rewrite_formula(
                     text, tables=tables, function_names=known, sheet=ws.title,
-                    row=c.row, col=c.column, sheet_renames=renames,
+                    row=c.row, col=c.column, sheet_renames=renames, clip=clip,
                 )
                 new = rw.text
+                if rw.too_deep:
+                    replace.setdefault(key, ("#NUM!", rw.too_deep))
                 if key in replace:
                     code, reason = replace[key]
                     new = "=" + code
