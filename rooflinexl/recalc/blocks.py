@@ -46,7 +46,15 @@ import numpy as np
 
 from rooflinexl.errors import ExcelError
 from rooflinexl.recalc import engine
-from rooflinexl.recalc.compile import Compiled, Context, Rng, Unsupported, compile_block
+from rooflinexl.recalc.compile import (
+    OPERATORS,
+    Call,
+    Compiled,
+    Context,
+    Rng,
+    Unsupported,
+    compile_block,
+)
 from rooflinexl.recalc.engine import CellResult, Evaluation
 from rooflinexl.recalc.kernels import BlockEval, dispatch_order
 from rooflinexl.recalc.loader import Book, col_letters, malformed_xml, read_book
@@ -93,6 +101,7 @@ class Unit:
     why: str | None = None  # set: the per-cell path, and why
     region: tuple[int, int, int, int] | None = None  # output range of an array formula
     lag: int = 0  # > 0: reads its own column that many rows up or more (a running total)
+    array_ref: str | None = None  # 'A1:C7': a column of this array formula's range
     reads: list | None = None  # [(sheet, r1, c1, r2, c2)]; None = could read anything
     texts: list | None = None  # original text per row (None: a shared formula's child)
 
@@ -139,6 +148,11 @@ def _units(book: Book, ctx: Context) -> list[Unit]:
                 tpls.append(tpl)
             else:
                 r0, c0, r1, c1 = fc.array_ref or (fc.row, fc.col, fc.row, fc.col)
+                if fc.kind == "array" and fc.array_ref:
+                    cols_of = _array_units(ctx, sheet.name, fc.text, fc.array_ref, len(units))
+                    if cols_of is not None:
+                        units.extend(cols_of)
+                        continue
                 why = ("array formula" if fc.kind == "array" else "what-if data table")
                 units.append(Unit(len(units), sheet.name, fc.col, fc.row, fc.row, -1, fc.text,
                                   why=why, region=(r0, c0, r1, c1) if fc.array_ref else None))
@@ -162,6 +176,84 @@ def _units(book: Book, ctx: Context) -> list[Unit]:
                 u.template = tpl
                 u.texts = texts[a:b]
                 units.append(u)
+    return units
+
+
+#: functions applied element by element to an array (an array formula's ranges)
+_ELEMENTWISE = frozenset({"IF", "IFERROR", "IFNA", "NOT", "ROUND", "ROUNDUP", "ROUNDDOWN",
+                          "ABS", "SQRT", "LN", "LOG10", "EXP", "INT", "MOD", "TRUNC", "SIGN",
+                          "LEN", "LOWER", "UPPER", "POWER"}) | OPERATORS
+
+
+def _array_units(ctx: Context, sheet: str, text: str, region, first_id: int) -> list | None:
+    """An array formula computed element by element (``{=First!A1:C7+Second!A1:C7}``,
+    ``{=First!1:1}``) as one block per column of its range; None when it is not one.
+
+    Each range in an element-wise position must have the region's height (or one
+    row) and width (or one column); cell (r, c) of the region then reads the
+    range's cell at the same offset, as Excel does. Anything else (a range inside
+    SUM, a smaller or larger range) stays on the per-cell path.
+    """
+    r0, c0, r1, c1 = region
+    try:
+        comp = compile_block(ctx, sheet, r0, c0, text)
+    except Unsupported:
+        return None
+    if r1 - r0 + 1 > MAX_ROW or c1 - c0 + 1 > 16384:
+        return None
+
+    def absolute(ref: Rng) -> tuple[int, int]:
+        return (ref.r1 + r0 if ref.r1_rel else ref.r1), (ref.r2 + r0 if ref.r2_rel else ref.r2)
+
+    def check(node, inside_reduction: bool) -> bool:
+        if isinstance(node, Rng):
+            if node.is_cell or inside_reduction:
+                return True
+            a, b = absolute(node)
+            h, w = b - a + 1, node.c2 - node.c1 + 1
+            return h in (1, r1 - r0 + 1) and w in (1, c1 - c0 + 1)
+        if isinstance(node, Call):
+            red = inside_reduction or node.name not in _ELEMENTWISE
+            return all(check(a, red) for a in node.args)
+        return True
+
+    if not check(comp.tree, False):
+        return None
+
+    def at(node, c: int, inside_reduction: bool):
+        if isinstance(node, Rng):
+            if inside_reduction or node.is_cell:
+                if node.is_cell or node.fixed:
+                    return node
+                a, b = absolute(node)
+                return Rng(node.sheet, a, node.c1, b, node.c2, False, False, node.name)
+            a, b = absolute(node)
+            cc = node.c1 if node.c1 == node.c2 else node.c1 + (c - c0)
+            if a == b:
+                return Rng(node.sheet, a, cc, a, cc, False, False)
+            return Rng(node.sheet, a - r0, cc, a - r0, cc, True, True)
+        if isinstance(node, Call):
+            red = inside_reduction or node.name not in _ELEMENTWISE
+            return Call(node.name, [at(x, c, red) for x in node.args], node.written)
+        return node
+
+    units = []
+    ref = f"{col_letters(c0)}{r0}:{col_letters(c1)}{r1}"
+    for k, c in enumerate(range(c0, c1 + 1)):
+        refs: list[Rng] = []
+        tree = at(comp.tree, c, False)
+        stack = [tree]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, Rng):
+                refs.append(node)
+            elif isinstance(node, Call):
+                stack.extend(node.args)
+        u = Unit(first_id + k, sheet, c, r0, r1, -1, text)
+        u.compiled = Compiled(tree, comp.text, False, refs)
+        u.texts = [text] * (r1 - r0 + 1)
+        u.array_ref = ref
+        units.append(u)
     return units
 
 
@@ -581,7 +673,7 @@ def evaluate_blocks(path, functions: Mapping[str, Callable] | None = None, *,
     units = _units(book, ctx)
     compiled: dict[tuple, Compiled | Unsupported] = {}
     for u in units:
-        if u.why is not None:
+        if u.why is not None or u.compiled is not None:
             continue
         cache_key = (u.sheet, u.col, u.key) if "[" not in u.text else None
         hit = compiled.get(cache_key) if cache_key else None
@@ -823,7 +915,8 @@ def _collect(run: _Run, units: list[Unit], book: Book, ctx: Context) -> Evaluati
         if u.compiled.rewritten:
             new = render_rows(u.compiled.rw_template, u.r0, u.r1, u.col)
             rewrites.update(zip(ukeys, zip(texts, new, strict=True), strict=True))
-        res = [CellResult(sheet, a, t, v) for a, t, v in zip(addrs, texts, vals, strict=True)]
+        res = [CellResult(sheet, a, t, v, "", u.array_ref)
+               for a, t, v in zip(addrs, texts, vals, strict=True)]
         for i, v in enumerate(vals):
             if not isinstance(v, ExcelError):
                 continue
