@@ -661,7 +661,7 @@ def evaluate_blocks(path, functions: Mapping[str, Callable] | None = None, *,
     ``paths`` says how many cells took each path.
     """
     t0 = time.perf_counter()
-    functions = {**engine._REGISTRY, **{k.upper(): v for k, v in (functions or {}).items()}}
+    functions = engine.all_functions(functions)
     path = Path(path)
     if engine_mode == "cells":
         return _all_per_cell(path, functions, "--engine cells", t0)

@@ -332,6 +332,11 @@ def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, expr, offset, refs
             name = token.name
             if name not in OPERATORS:
                 raise Unsupported(f"operator {name!r}")
+            signs = token.attr.get("sum_minus", "")
+            if name == "u+" and "-" in signs:
+                # formulas folds "--x" into "u+", which keeps TRUE as TRUE; Excel negates
+                # twice, so the value becomes a number (--TRUE is 1)
+                return Call("u-", [Call("u-", kids, "U-")], "U-")
             return Call(name, kids, name.upper())
         if isinstance(token, Function):
             if type(token) is not Function:

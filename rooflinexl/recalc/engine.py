@@ -125,6 +125,15 @@ def unregister_function(name: str) -> None:
     _REGISTRY.pop(name.upper(), None)
 
 
+def all_functions(functions: Mapping[str, Callable] | None = None) -> dict[str, Callable]:
+    """The engine's function table for one evaluation: Excel built-ins it implements itself
+    (:data:`rooflinexl.recalc.functions.BUILTINS`), then the registry, then ``functions``
+    (upper-case names; a later one wins)."""
+    from rooflinexl.recalc.functions import BUILTINS
+
+    return {**BUILTINS, **_REGISTRY, **{k.upper(): v for k, v in (functions or {}).items()}}
+
+
 def registered_functions() -> dict[str, Callable]:
     """A copy of the registry: upper-case name -> callable."""
     return dict(_REGISTRY)
@@ -517,7 +526,7 @@ def _evaluate(
     (as ``formulas`` holds it) that replaces the cell's value before
     calculating, so that a number keeps every bit (a number read from the
     file is rounded to 15 decimals)."""
-    functions = {**_REGISTRY, **{k.upper(): v for k, v in (functions or {}).items()}}
+    functions = all_functions(functions)
     registered = set(functions)
     path = os.fspath(path)
     if not os.path.exists(path):

@@ -1,0 +1,151 @@
+"""Excel built-in functions the headless engine implements itself, to Excel's documented rules.
+
+These are the first entries of the engine's own function table: where the
+``formulas`` library's implementation differs from Excel, the function is
+written here from Microsoft's reference and checked against workbooks saved
+by Excel (``tests/data/excel-oracle-dev``). They take and return values as
+spreadsheet hosts pass them (:mod:`rooflinexl.recalc.engine`): ``None`` for an
+empty cell, ``bool``, numbers, ``str``, :class:`~rooflinexl.errors.ExcelError`;
+a multi-cell range as a list of row lists. Both evaluation paths call them
+through the same adapter as rooflinexl's own functions.
+
+Base conversions (``DEC2BIN`` ... ``HEX2OCT``; Microsoft, "DEC2BIN function"
+and its siblings, read 2026-12-01): ten-character two's complement for
+negative numbers (``places`` then ignored), ``places`` from 1 to 10 (else
+``#NUM!``), a result longer than ``places`` is ``#NUM!``, a number outside the
+base's range is ``#NUM!``, text that is not a number in the base is ``#NUM!``.
+
+>>> f = BUILTINS
+>>> f["DEC2BIN"](10, 6), f["DEC2HEX"](-1), f["BIN2HEX"]("110", "5"), f["HEX2DEC"]("FFFFFFFFFF")
+('001010', 'FFFFFFFFFF', '00006', -1.0)
+>>> str(f["DEC2BIN"](10, 3)), str(f["DEC2BIN"]("x")), str(f["BIN2DEC"]("12"))
+('#NUM!', '#VALUE!', '#NUM!')
+"""
+from __future__ import annotations
+
+import math
+
+from rooflinexl.errors import ExcelError
+
+__all__ = ["BUILTINS"]
+
+_BASES = {"BIN": 2, "OCT": 8, "DEC": 10, "HEX": 16}
+_DIGITS = "0123456789ABCDEF"
+
+
+class _Err(Exception):
+    def __init__(self, code: str, reason: str):
+        super().__init__(reason)
+        self.error = ExcelError(code, reason)
+
+
+def _scalar(x, what: str):
+    """One value from a host argument: a 1x1 range is its cell; a larger one is #VALUE!."""
+    if isinstance(x, list):
+        if len(x) == 1 and isinstance(x[0], list) and len(x[0]) == 1:
+            x = x[0][0]
+        else:
+            raise _Err("#VALUE!", f"{what}: a range where one value belongs")
+    elif hasattr(x, "shape"):  # a whole column from the block path: go row by row
+        raise TypeError("scalar function")
+    if isinstance(x, ExcelError):
+        raise _Err(str(x), getattr(x, "reason", "") or f"{what} is an error value")
+    return x
+
+
+def _number(x, what: str) -> float:
+    """Excel's coercion of an argument to a number: empty is 0, numeric text its number."""
+    if x is None:
+        return 0.0
+    if isinstance(x, bool):
+        raise _Err("#VALUE!", f"{what} is a boolean, not a number")
+    if isinstance(x, (int, float)):
+        return float(x)
+    try:
+        v = float(str(x).strip())
+    except ValueError:
+        raise _Err("#VALUE!", f"{what} {x!r} is not a number") from None
+    if not math.isfinite(v):
+        raise _Err("#VALUE!", f"{what} {x!r} is not a number")
+    return v
+
+
+def _places(p) -> int | None:
+    if p is None:
+        return None
+    n = math.trunc(_number(_scalar(p, "places"), "places"))
+    if not 1 <= n <= 10:
+        raise _Err("#NUM!", f"places must be from 1 to 10, not {n}")
+    return n
+
+
+def _parse(x, base: int) -> int:
+    """A number written in ``base`` (at most 10 digits, two's complement) as an integer."""
+    x = _scalar(x, "number")
+    if isinstance(x, bool):
+        raise _Err("#VALUE!", "number is a boolean")
+    if x is None:
+        text = "0"
+    elif isinstance(x, (int, float)):
+        if x != int(x) or x < 0:
+            raise _Err("#NUM!", f"{x!r} is not a base-{base} number")
+        text = str(int(x))
+    else:
+        text = str(x).strip().upper() or "0"
+    if len(text) > 10 or any(ch not in _DIGITS[:base] for ch in text):
+        raise _Err("#NUM!", f"{x!r} is not a base-{base} number of at most 10 digits")
+    v = int(text, base)
+    if len(text) == 10 and v >= base ** 10 // 2:
+        v -= base ** 10
+    return v
+
+
+def _format(v: int, base: int, places: int | None) -> str:
+    half = base ** 10 // 2
+    if not -half <= v < half:
+        raise _Err("#NUM!", f"{v} is outside the base-{base} range [{-half}, {half - 1}]")
+    if v < 0:
+        v += base ** 10
+        places = None
+    text = ""
+    while True:
+        text = _DIGITS[v % base] + text
+        v //= base
+        if v == 0:
+            break
+    if places is not None:
+        if len(text) > places:
+            raise _Err("#NUM!", f"{text} needs more than {places} places")
+        text = text.rjust(places, "0")
+    return text
+
+
+def _converter(src: str, dst: str):
+    b_src, b_dst = _BASES[src], _BASES[dst]
+
+    def convert(number, places=None):
+        try:
+            digits = None if b_dst == 10 else _places(places)  # checked first, as Excel does
+            if b_src == 10:
+                x = _scalar(number, "number")
+                if x == "":
+                    raise _Err("#VALUE!", "number is empty text")
+                v = math.trunc(_number(x, "number"))
+            else:
+                v = _parse(number, b_src)
+            if b_dst == 10:
+                if places is not None:
+                    raise _Err("#VALUE!", f"{src}2DEC takes one argument")
+                return float(v)
+            return _format(v, b_dst, digits)
+        except _Err as ex:
+            return ex.error
+
+    convert.__name__ = convert.__qualname__ = f"{src}2{dst}"
+    convert.__doc__ = f"Excel's {src}2{dst}(number, [places])."
+    return convert
+
+
+#: Excel name -> function (host conventions), for both evaluation paths
+BUILTINS = {f"{a}2{b}": _converter(a, b) for a in _BASES for b in _BASES if a != b}
+
