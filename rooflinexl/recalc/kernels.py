@@ -111,7 +111,15 @@ class RangeArg:
     npy: np.ndarray | None
     per_row: bool
     rng: Rng
-    objects: np.ndarray | None = None  # fixed: the 2-D object array formulas would get
+    store: object = None  # fixed: where ``objects`` comes from, when it is asked for
+
+    @property
+    def objects(self) -> np.ndarray | None:
+        """Fixed: the 2-D object array formulas would get (built on first use only)."""
+        if self.per_row or self.store is None:
+            return None
+        r = self.rng
+        return self.store.objects(r.sheet, r.r1, r.c1, r.r2, r.c2)
 
     def row_objects(self, i: int) -> np.ndarray:
         if not self.per_row:
@@ -180,8 +188,7 @@ class BlockEval:
         if node.fixed:
             kind, num, obj, npy = self.store.block(node.sheet, node.r1, node.c1, node.r2,
                                                    node.c2)
-            objs = self.store.objects(node.sheet, node.r1, node.c1, node.r2, node.c2)
-            return RangeArg(kind, num, obj, npy, False, node, objs)
+            return RangeArg(kind, num, obj, npy, False, node, self.store)
         if not (node.r1_rel and node.r2_rel):
             raise Unsupported("a range with one end fixed and one relative")
         h, w = node.r2 - node.r1 + 1, node.c2 - node.c1 + 1
