@@ -33,11 +33,15 @@ def compare_formualizer(path: Path) -> BookMatch:
 
     from rooflinexl.check import values_equal
     from rooflinexl.errors import EXCEL_ERRORS, ExcelError
-    from rooflinexl.xlsxio import read_cached_values
+    from rooflinexl.xlsxio import UnusableWorkbookError, read_cached_values
 
     out = BookMatch(path)
     t0 = time.perf_counter()
-    cached = read_cached_values(path)
+    try:
+        cached = read_cached_values(path)
+    except UnusableWorkbookError as ex:  # not a workbook we read (encrypted, .xls ...)
+        out.failure = f"refused: {ex}"
+        return out
     try:
         wb = formualizer.load_workbook(str(path))
         wb.evaluate_all()

@@ -133,12 +133,13 @@ def test_comparisons_order_numbers_text_booleans(tmp_path):
     assert values(ev, "E", 7) == [False, False, True, True, True, True, True]
 
 
-def test_concatenation_spells_values_like_the_per_cell_engine(tmp_path):
-    a = [1, 2.5, True, None, "x", 1e20]
-    p = book(tmp_path, {"A": a}, {"B": '=A{r}&"|"', "C": '=(A{r}>0)&""'}, 6)
+def test_concatenation_spells_values_as_excel(tmp_path):
+    a = [1, 2.5, True, None, "x", 1e20, 1 / 3]
+    p = book(tmp_path, {"A": a}, {"B": '=A{r}&"|"', "C": '=(A{r}>0)&""'}, 7)
     ev = run_blocks(p)
-    assert values(ev, "B", 6) == ["1|", "2.5|", "TRUE|", "|", "x|",
-                                  "100000000000000000000|"]
+    # Excel: 15 significant digits, scientific from 1E+15 on, TRUE in capitals
+    assert values(ev, "B", 7) == ["1|", "2.5|", "TRUE|", "|", "x|", "1E+20|",
+                                  "0.333333333333333|"]
     assert values(ev, "C", 6)[:3] == ["TRUE", "TRUE", "TRUE"]
 
 

@@ -714,7 +714,8 @@ def evaluate_blocks(path, functions: Mapping[str, Callable] | None = None, *,
             _refuse_per_cell(units)
         run = _Run(book, ctx, units, functions)
         try:
-            _evaluate(run, units, edges, path, functions)
+            with engine.excel_text():
+                _evaluate(run, units, edges, path, functions)
         except _Retry:
             continue
         break

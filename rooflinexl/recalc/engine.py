@@ -333,6 +333,26 @@ def _registered(functions: Mapping[str, Callable]):
 
 
 @contextlib.contextmanager
+def excel_text():
+    """While active, ``formulas`` turns numbers and booleans into text as Excel does
+    (:func:`rooflinexl.recalc.functions.value_text`: 15 significant digits, ``TRUE``)
+    in ``&``, ``LEN``, ``LEFT``, ``CONCAT`` ... -- its own ``_str`` prints 17 digits and
+    a numpy boolean as ``True``. Both evaluation paths run inside it."""
+    import formulas.functions.operators as fo
+    import formulas.functions.text as ft
+
+    from rooflinexl.recalc.functions import value_text
+
+    with _LOCK:
+        saved = ft._str, fo._str
+        ft._str = fo._str = value_text
+        try:
+            yield
+        finally:
+            ft._str, fo._str = saved
+
+
+@contextlib.contextmanager
 def _quiet_progress():
     """formulas draws a tqdm progress bar while loading; switch it off."""
     import formulas.excel as fx
@@ -531,7 +551,7 @@ def _evaluate(
     path = os.fspath(path)
     if not os.path.exists(path):
         raise EngineError(f"no such workbook: {path}")
-    with _LOCK, _registered(functions) as table:
+    with _LOCK, _registered(functions) as table, excel_text():
         F = _formulas()
         work = prepare_workbook(path, function_names=registered)
         state = _State()

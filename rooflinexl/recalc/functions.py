@@ -25,9 +25,36 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from rooflinexl.errors import ExcelError
 
-__all__ = ["BUILTINS"]
+__all__ = ["BUILTINS", "value_text"]
+
+def value_text(x) -> str:
+    """A value as Excel turns it into text (``&``, ``LEN``, ``LEFT`` ...).
+
+    Numbers keep at most 15 significant digits, in plain notation for decimal
+    exponents -5 to 14 and as ``1.15292150460685E+18`` outside it (two-digit
+    signed exponent); booleans are ``TRUE``/``FALSE``, whatever their type.
+
+    >>> [value_text(v) for v in (1 / 3, 0.1 + 0.2, 2.0**60, 1e-20, 3.0, -0.0, True)]
+    ['0.333333333333333', '0.3', '1.15292150460685E+18', '1E-20', '3', '0', 'TRUE']
+    """
+    if isinstance(x, (bool, np.bool_)):
+        return "TRUE" if x else "FALSE"
+    if isinstance(x, (int, float, np.integer, np.floating)):
+        x = float(x)
+        if x == 0 or not math.isfinite(x):
+            return "0" if x == 0 else str(x)
+        s = f"{x:.15g}"
+        if "e" in s:
+            mant, exp = s.split("e")
+            e = int(exp)
+            return f"{mant}E{'+' if e >= 0 else '-'}{abs(e):02d}"
+        return s
+    return str(x)
+
 
 _BASES = {"BIN": 2, "OCT": 8, "DEC": 10, "HEX": 16}
 _DIGITS = "0123456789ABCDEF"
