@@ -189,3 +189,29 @@ def test_clipping_leaves_text_and_ordinary_ranges_alone():
     assert rewrite_formula("=SUM($B:$D)", clip=(7, 2)).text == "=SUM($B$1:$D$7)"
     toks = tokenize("SUM(A1:B2)")
     assert not clip_ranges(toks, (5, 5))
+
+
+@pytest.mark.parametrize("iterate", [True, False])
+def test_cycles_iterate_only_when_the_workbook_enables_it(tmp_path, iterate):
+    wb = openpyxl.Workbook()
+    s = wb.active
+    s["A1"], s["B1"] = "=B1/2+1", "=A1"  # x = x/2 + 1: the fixed point is 2
+    s["C1"] = "=C1"  # reads itself: Excel iterates it to 0 from blank
+    s["D1"] = "=A1*10"  # downstream of the cycle
+    wb.calculation.iterate = iterate
+    wb.calculation.iterateCount = 100
+    wb.calculation.iterateDelta = 0.001
+    r = recalc_book(_save(wb, tmp_path), write=False)
+    ev = r.evaluation
+    if iterate:
+        # every round halves the distance to 2; rounds stop once a value moves < 0.001
+        assert abs(ev.value("Sheet", "A1") - 2) < 0.002
+        assert abs(ev.value("Sheet", "B1") - 2) < 0.002
+        assert ev.value("Sheet", "C1") == 0
+        assert ev.value("Sheet", "D1") == pytest.approx(10 * ev.value("Sheet", "A1"))
+        assert r.exit_code == 0
+    else:
+        for cell in ("A1", "B1", "C1", "D1"):
+            assert isinstance(ev.value("Sheet", cell), ExcelError)
+            assert "circular" in ev.cells[("Sheet", cell)].reason
+        assert r.exit_code == 1

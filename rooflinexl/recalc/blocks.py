@@ -102,6 +102,7 @@ class Unit:
     region: tuple[int, int, int, int] | None = None  # output range of an array formula
     lag: int = 0  # > 0: reads its own column that many rows up or more (a running total)
     array_ref: str | None = None  # 'A1:C7': a column of this array formula's range
+    cycle: int | None = None  # id of the cycle it is on, when the workbook iterates
     reads: list | None = None  # [(sheet, r1, c1, r2, c2)]; None = could read anything
     texts: list | None = None  # original text per row (None: a shared formula's child)
 
@@ -411,12 +412,17 @@ def _graph(units: list[Unit], index: _Index) -> list[set[int]]:
 
 def _cyclic(edges: list[set[int]]) -> set[int]:
     """Units on a cycle (a self-loop, or a strongly connected component of two or more)."""
+    return set().union(*_components(edges))
+
+
+def _components(edges: list[set[int]]) -> list[set[int]]:
+    """The cycles: strongly connected components of two or more units, or a self-loop."""
     n = len(edges)
     index = [-1] * n
     low = [0] * n
     on = [False] * n
     stack: list[int] = []
-    out: set[int] = set()
+    out: list[set[int]] = []
     counter = 0
     for root in range(n):
         if index[root] >= 0:
@@ -454,7 +460,7 @@ def _cyclic(edges: list[set[int]]) -> set[int]:
                     if w == v:
                         break
                 if len(comp) > 1 or v in edges[v]:
-                    out.update(comp)
+                    out.append(set(comp))
     return out
 
 
@@ -470,25 +476,31 @@ def _closure(start: set[int], edges: list[set[int]]) -> set[int]:
     return seen
 
 
-def _topo(ids: set[int], edges: list[set[int]]) -> list[int]:
-    """Units ``ids`` in an order where every unit comes after those it reads."""
-    indeg = {u: 0 for u in ids}
-    users: dict[int, list[int]] = {u: [] for u in ids}
+def _topo(ids: set[int], edges: list[set[int]], group: dict[int, int]) -> list[list[int]]:
+    """Units ``ids`` in an order where every unit comes after those it reads; the units of
+    one cycle (``group``: unit -> its cycle's id) come together, as one list."""
+    members: dict[int, list[int]] = {}
+    for u in sorted(ids):
+        members.setdefault(group.get(u, -1 - u), []).append(u)
+    indeg = {g: 0 for g in members}
+    users: dict[int, set[int]] = {g: set() for g in members}
     for u in ids:
+        gu = group.get(u, -1 - u)
         for w in edges[u]:
-            if w in ids and w != u:
-                indeg[u] += 1
-                users[w].append(u)
-    ready = sorted(u for u, d in indeg.items() if d == 0)
+            gw = group.get(w, -1 - w)
+            if w in ids and gw != gu and gu not in users[gw]:
+                indeg[gu] += 1
+                users[gw].add(gu)
+    ready = sorted((g for g, d in indeg.items() if d == 0), reverse=True)
     out = []
     while ready:
-        u = ready.pop()
-        out.append(u)
-        for v in users[u]:
+        g = ready.pop()
+        out.append(members[g])
+        for v in sorted(users[g]):
             indeg[v] -= 1
             if indeg[v] == 0:
                 ready.append(v)
-    if len(out) != len(ids):  # pragma: no cover - cycles were removed before
+    if len(out) != len(members):  # pragma: no cover - cycles were removed before
         raise RuntimeError("dependency cycle among blocks")
     return out
 
@@ -562,6 +574,8 @@ class _Run:
         #: cells formulas leaves uncomputed (on or after a cycle): sheet -> {(row, col)}
         self.poison: dict[str, set[tuple[int, int]]] = {}
         self.forced: dict[tuple[str, str], str] = {}  # (sheet, cell) -> own reason
+        #: unit -> id of its cycle, for cycles evaluated by iteration (calcPr iterate)
+        self.cycle_of: dict[int, int] = {u.id: u.cycle for u in units if u.cycle is not None}
 
     def block(self, u: Unit) -> None:
         if u.lag:
@@ -577,6 +591,25 @@ class _Run:
         self.values[u.id] = v
         self.records[u.id] = (ev.records, ev.records_all)
         self.store.column(u.sheet, u.col).add_segment(u.r0, u.r1, v)
+
+    def iterate(self, members: list[Unit]) -> None:
+        """The blocks of one cycle, recomputed in turn until no value moves by
+        ``iterateDelta`` or ``iterateCount`` rounds are done (the workbook's ``calcPr``
+        enables iterative calculation, as Excel does; every value starts blank)."""
+        count, delta = self.book.iterate
+        for _ in range(max(count, 1)):
+            change = 0.0
+            for u in members:
+                self.store.forget_ranges()
+                old = self.values.get(u.id)
+                if old is not None:
+                    col = self.store.column(u.sheet, u.col)
+                    col.segments = [sg for sg in col.segments if sg[2] is not old]
+                self.block(u)
+                change = max(change, _change(old, self.values[u.id]))
+            if change < delta:
+                break
+        self.store.forget_ranges()
 
     def _sequential(self, u: Unit) -> None:
         """A block reading its own column ``u.lag`` or more rows up (``=A1+1`` filled
@@ -649,6 +682,16 @@ class _Run:
 _NOT_COMPUTED = "not computed: a circular reference, or depends on one"
 
 
+def _change(old: Vec | None, new: Vec) -> float:
+    """Largest change of a value between two rounds of an iteration (inf: not comparable)."""
+    if old is None or len(old) != len(new) or (old.kind != new.kind).any():
+        return np.inf
+    num = new.kind == NUM
+    if num.any():
+        return float(np.max(np.abs(new.num[num] - old.num[num])))
+    return 0.0 if old.obj is None or (old.objects() == new.objects()).all() else np.inf
+
+
 def evaluate_blocks(path, functions: Mapping[str, Callable] | None = None, *,
                     limits: Limits = Limits(), engine_mode: str = "auto") -> Evaluation:
     """Compute every formula of the workbook at ``path`` (only read).
@@ -703,11 +746,16 @@ def evaluate_blocks(path, functions: Mapping[str, Callable] | None = None, *,
                 units[uid].lag = _lag(units[uid])
             if not units[uid].lag:
                 edges[uid].add(uid)
-        for uid in cyclic:
-            u = units[uid]
-            if u.why is None and not u.lag:
-                u.why = ("reads its own cells (e.g. a running total)" if uid in edges[uid]
-                         else "on a cycle of blocks")
+        for k, comp in enumerate(_components(edges)):
+            if book.iterate and all(units[uid].compiled is not None for uid in comp):
+                for uid in comp:
+                    units[uid].cycle = k  # computed by iteration, as Excel does
+                continue
+            for uid in comp:
+                u = units[uid]
+                if u.why is None:
+                    u.why = ("reads its own cells (e.g. a running total)" if uid in edges[uid]
+                             else "on a cycle of blocks")
     t_plan = time.perf_counter()
     while True:
         if engine_mode == "blocks":
@@ -765,12 +813,15 @@ def _evaluate(run: _Run, units: list[Unit], edges, path: Path, functions) -> Non
             if ids:
                 _per_cell(run, units, ids, anc, path, functions)
             continue
-        for uid in _topo(ids, edges):
-            u = units[uid]
+        for grp in _topo(ids, edges, run.cycle_of):
             try:
-                run.block(u)
+                if grp[0] in run.cycle_of:
+                    run.iterate([units[uid] for uid in grp])
+                else:
+                    run.block(units[grp[0]])
             except Unsupported as ex:
-                u.why = str(ex)
+                for uid in grp:
+                    units[uid].why = str(ex)
                 raise _Retry from None
 
 

@@ -88,6 +88,8 @@ class Book:
     local_names: dict[tuple[str, str], str]  # (sheet, NAME) -> text
     tables: dict[str, TableInfo]
     name_case: dict[str, str] = field(default_factory=dict)  # NAME -> name as written
+    #: (iterateCount, iterateDelta) when the workbook's calcPr enables iterative calculation
+    iterate: tuple[int, float] | None = None
 
     def sheet(self, name: str) -> Sheet | None:
         for s in self.sheets:
@@ -346,7 +348,11 @@ def _defined_names(zf, names_map):
     names: dict[str, str] = {}
     local: dict[tuple[str, str], str] = {}
     case: dict[str, str] = {}
+    iterate = None
     for el in root.iter():
+        if xlsxio._local(el.tag) == "calcPr" and el.get("iterate") in ("1", "true"):
+            iterate = (_attr_number(el.get("iterateCount"), 100, int),
+                       _attr_number(el.get("iterateDelta"), 0.001, float))
         if xlsxio._local(el.tag) != "definedName":
             continue
         name, text = el.get("name"), el.text or ""
@@ -361,7 +367,16 @@ def _defined_names(zf, names_map):
             local[(order[int(lsid)], name.upper())] = text
         except (ValueError, IndexError):
             pass
-    return names, local, case
+    return names, local, case, iterate
+
+
+def _attr_number(text, default, kind):
+    """An attribute's number (ECMA-376 defaults when absent or not a number)."""
+    try:
+        v = kind(text) if text is not None else default
+    except ValueError:
+        return default
+    return v if v >= 0 else default
 
 
 def _tables(zf, names_map, sheet: Sheet, member: str) -> list[TableInfo]:
@@ -473,6 +488,6 @@ def read_book(path, limits: Limits = Limits()) -> Book:
                 for key in {tname, dname}:
                     if key:
                         tables[key.upper()] = info
-        names, local, case = _defined_names(zf, names_map)
-    return Book(path, sheets, names, local, tables, case)
+        names, local, case, iterate = _defined_names(zf, names_map)
+    return Book(path, sheets, names, local, tables, case, iterate)
 
