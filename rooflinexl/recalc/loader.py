@@ -27,6 +27,8 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from rooflinexl import xlsxio
 from rooflinexl.recalc.prepass import TableInfo
 from rooflinexl.xlsxio import Limits
@@ -275,7 +277,29 @@ def _read_sheet(sheet: Sheet, data: bytes, member: str, strings: list[str]) -> N
     f_rows, f_cols, f_texts = sheet.f_rows, sheet.f_cols, sheet.f_texts
     c_rows, c_cols, c_vals = sheet.const_rows, sheet.const_cols, sheet.const_vals
     number = _number
-    for i, fel in enumerate(fels):
+    # the bulk of a sheet: plain numbers (no formula, no type attribute), parsed at once
+    is_plain = [not fel and bool(v) and "t=" not in ca
+                for fel, v, ca in zip(fels, vs, cas, strict=True)]
+    others = range(len(fels))
+    if any(is_plain):
+        plain = [i for i, k in enumerate(is_plain) if k]
+        texts = [vs[i] for i in plain]
+        try:
+            values = np.array(texts, dtype=float).tolist()
+        except ValueError:  # not all numbers: cell by cell below
+            pass
+        else:
+            joined = "".join(texts)
+            if "." in joined or "e" in joined or "E" in joined:
+                for k, v in enumerate(texts):
+                    if "." in v or "e" in v or "E" in v:
+                        values[k] = round(values[k], 15)
+            c_rows.extend([rows[i] for i in plain])
+            c_cols.extend([cols[i] for i in plain])
+            c_vals.extend(values)
+            others = [i for i, k in enumerate(is_plain) if not k]
+    for i in others:
+        fel = fels[i]
         if fel:
             if fas[i]:
                 _formula(sheet, rows[i], cols[i], fas[i], fts[i], arrays)
