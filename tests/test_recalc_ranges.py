@@ -111,6 +111,7 @@ def _running_book(tmp_path, rows=1000, with_error=False):
         s[f"B{r}"] = r % 10
         s[f"C{r}"] = f"=SUM($B$2:B{r})"  # a growing range
         s[f"D{r}"] = f"=MAX($B$2:B{r})-MIN($B$2:B{r})+AVERAGE($B$2:B{r})"
+        s[f"E{r}"] = f"=E{r - 1}+B{r}"  # the row above plus this row's input
     if with_error:
         s["B6"] = "=1/0"
     return _save(wb, tmp_path)
@@ -126,6 +127,7 @@ def test_running_totals_are_computed_on_the_block_path(tmp_path):
         running += r % 10
         assert ev.value("S", f"A{r}") == r  # 1 + (r - 1)
         assert ev.value("S", f"C{r}") == running
+        assert ev.value("S", f"E{r}") == running
         want = max(b) - min(b) + sum(b) / len(b)
         assert ev.value("S", f"D{r}") == pytest.approx(want, rel=1e-12)
 
@@ -135,9 +137,11 @@ def test_an_error_in_a_growing_range_reaches_the_rows_below_it_only(tmp_path, en
     ev = recalc_book(_running_book(tmp_path, 20, with_error=True), write=False,
                      engine=engine).evaluation
     assert ev.value("S", "C5") == 2 + 3 + 4 + 5
+    assert ev.value("S", "E5") == 2 + 3 + 4 + 5
     for r in (6, 7, 21):
         assert str(ev.value("S", f"C{r}")) == "#DIV/0!"
         assert str(ev.value("S", f"D{r}")) == "#DIV/0!"
+        assert str(ev.value("S", f"E{r}")) == "#DIV/0!"
     assert ev.value("S", "A21") == 21
 
 
