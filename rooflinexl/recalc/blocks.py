@@ -801,7 +801,7 @@ def evaluate_blocks(path, functions: Mapping[str, Callable] | None = None, *,
             _refuse_per_cell(units)
         run = _Run(book, ctx, units, functions)
         try:
-            with engine.excel_text():
+            with engine.excel_semantics():
                 _evaluate(run, units, edges, path, functions)
         except _Retry:
             continue

@@ -333,23 +333,31 @@ def _registered(functions: Mapping[str, Callable]):
 
 
 @contextlib.contextmanager
-def excel_text():
-    """While active, ``formulas`` turns numbers and booleans into text as Excel does
-    (:func:`rooflinexl.recalc.functions.value_text`: 15 significant digits, ``TRUE``)
-    in ``&``, ``LEN``, ``LEFT``, ``CONCAT`` ... -- its own ``_str`` prints 17 digits and
-    a numpy boolean as ``True``. Both evaluation paths run inside it."""
+def excel_semantics():
+    """While active, ``formulas`` follows Excel where it did not: numbers and booleans
+    become text as Excel writes them (:func:`rooflinexl.recalc.functions.value_text`: 15
+    significant digits, ``TRUE``) in ``&``, ``LEN``, ``LEFT``, ``CONCAT`` ... (its own
+    ``_str`` prints 17 digits and a numpy boolean as ``True``), and ``^`` is Excel's
+    (:func:`rooflinexl.recalc.functions.power`: ``0^-1`` is ``#DIV/0!``). Both evaluation
+    paths run inside it."""
     import formulas.functions.operators as fo
     import formulas.functions.text as ft
+    from formulas.tokens.operand import Error
 
-    from rooflinexl.recalc.functions import value_text
+    from rooflinexl.recalc.functions import power, value_text
+
+    def excel_power(x, y):
+        r = power(x, y)
+        return Error.errors[str(r)] if isinstance(r, ExcelError) else r
 
     with _LOCK:
-        saved = ft._str, fo._str
+        saved = ft._str, fo._str, fo.OPERATORS["^"]
         ft._str = fo._str = value_text
+        fo.OPERATORS["^"] = fo.numeric_wrap(excel_power)
         try:
             yield
         finally:
-            ft._str, fo._str = saved
+            ft._str, fo._str, fo.OPERATORS["^"] = saved
 
 
 @contextlib.contextmanager
@@ -551,7 +559,7 @@ def _evaluate(
     path = os.fspath(path)
     if not os.path.exists(path):
         raise EngineError(f"no such workbook: {path}")
-    with _LOCK, _registered(functions) as table, excel_text():
+    with _LOCK, _registered(functions) as table, excel_semantics():
         F = _formulas()
         work = prepare_workbook(path, function_names=registered)
         state = _State()

@@ -29,7 +29,7 @@ import numpy as np
 
 from rooflinexl.errors import ExcelError
 
-__all__ = ["BUILTINS", "value_text"]
+__all__ = ["BUILTINS", "power", "value_text"]
 
 def value_text(x) -> str:
     """A value as Excel turns it into text (``&``, ``LEN``, ``LEFT`` ...).
@@ -54,6 +54,27 @@ def value_text(x) -> str:
             return f"{mant}E{'+' if e >= 0 else '-'}{abs(e):02d}"
         return s
     return str(x)
+
+
+def power(x: float, y: float):
+    """Excel's ``x^y`` of two numbers: ``0^0`` is ``#NUM!``, ``0^-1`` is ``#DIV/0!``, a
+    negative base with a fractional exponent or an overflow is ``#NUM!``.
+
+    >>> power(2.0, 10.0), str(power(0.0, -1.0)), str(power(0.0, 0.0)), str(power(-8.0, 0.5))
+    (1024.0, '#DIV/0!', '#NUM!', '#NUM!')
+    """
+    if x == 0:
+        if y == 0:
+            return ExcelError("#NUM!", "0^0 is undefined")
+        if y < 0:
+            return ExcelError("#DIV/0!", "0 raised to a negative power")
+    try:
+        r = float(x) ** float(y)
+    except OverflowError:
+        return ExcelError("#NUM!", "the result is too large")
+    if isinstance(r, complex) or not math.isfinite(r):
+        return ExcelError("#NUM!", "no real result")
+    return r
 
 
 _BASES = {"BIN": 2, "OCT": 8, "DEC": 10, "HEX": 16}

@@ -328,7 +328,7 @@ class BlockEval:
     def f_pow(self, node):
         def fast(x, y):
             x, y = np.broadcast_arrays(x, y)
-            ok = (x > 0) | ((x == 0) & (y >= 0)) | ((x < 0) & (y == np.floor(y)))
+            ok = (x > 0) | ((x == 0) & (y > 0)) | ((x < 0) & (y == np.floor(y)))
             r = np.full(len(x), np.nan)
             if ok.any():
                 try:  # Python's float power: numpy's differs in the last bit
