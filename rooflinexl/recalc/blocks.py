@@ -294,7 +294,8 @@ def _reads_per_cell(u: Unit, ctx: Context) -> list | None:
     for row, text in rows:
         try:
             rw = rewrite_formula(text, tables=ctx.book.tables, function_names=ctx.registered,
-                                 sheet=u.sheet, row=row, col=u.col, clip=ctx.clip)
+                                 sheet=u.sheet, row=row, col=u.col, clip=ctx.clip,
+                                 defined=ctx.defined)
             if rw.too_deep:
                 continue  # the cell is an error value, reading nothing
             _, tree = _parser().ast(rw.text.replace("\n", ""))
@@ -1057,7 +1058,7 @@ def _name_rewrites(ctx: Context) -> dict:
     out = {}
     for key, text in ctx.names.items():
         rw = rewrite_formula("=" + text, tables=ctx.book.tables, function_names=ctx.registered,
-                             clip=ctx.clip)
+                             clip=ctx.clip, defined=ctx.defined)
         if rw.changed:
             out[("", f"name:{ctx.book.name_case.get(key, key)}")] = (text, rw.text[1:])
     return out

@@ -207,6 +207,8 @@ class Context:
         self._name_cache: dict[str, Rng] = {}
         #: the used area ranges reaching the sheet's edge are clipped to
         self.clip = used_area((s.max_row, s.max_col) for s in book.sheets)
+        #: every defined name (any scope): other names are #NAME?
+        self.defined = set(book.names) | {n for (_s, n) in book.local_names}
 
     def sheet(self, name: str) -> str:
         hit = self.sheet_names.get(name.casefold())
@@ -223,7 +225,7 @@ class Context:
         if text is None:
             raise Unsupported(f"unknown name {name}")
         rw = rewrite_formula("=" + text, tables=self.book.tables,
-                             function_names=self.registered, clip=self.clip)
+                             function_names=self.registered, clip=self.clip, defined=self.defined)
         if rw.notes:
             raise Unsupported(f"name {name}: {'; '.join(rw.notes)}")
         ref = parse_a1(rw.text[1:], "")
@@ -256,7 +258,7 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
     row1 = row0 if row1 is None else row1
     tables = ctx.book.tables
     rw = rewrite_formula(text, tables=tables, function_names=ctx.registered, sheet=sheet,
-                         row=row0, col=col, clip=ctx.clip)
+                         row=row0, col=col, clip=ctx.clip, defined=ctx.defined)
     if rw.too_deep:
         raise Unsupported(rw.too_deep)
     if rw.notes:
@@ -266,9 +268,9 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
     sticky: set[tuple[int, int]] = set()  # (ref, corner) of table-row references
     if row1 > row0 and "[" in text:
         nxt = rewrite_formula(text, tables=tables, function_names=ctx.registered, sheet=sheet,
-                              row=row0 + 1, col=col, clip=ctx.clip)
+                              row=row0 + 1, col=col, clip=ctx.clip, defined=ctx.defined)
         last = rewrite_formula(text, tables=tables, function_names=ctx.registered, sheet=sheet,
-                               row=row1, col=col, clip=ctx.clip)
+                               row=row1, col=col, clip=ctx.clip, defined=ctx.defined)
         if nxt.notes or last.notes:
             raise Unsupported("table reference outside the table's rows")
         if nxt.text != rw.text:

@@ -338,11 +338,12 @@ def excel_semantics():
     become text as Excel writes them (:func:`rooflinexl.recalc.functions.value_text`: 15
     significant digits, ``TRUE``) in ``&``, ``LEN``, ``LEFT``, ``CONCAT`` ... (its own
     ``_str`` prints 17 digits and a numpy boolean as ``True``), and ``^`` is Excel's
-    (:func:`rooflinexl.recalc.functions.power`: ``0^-1`` is ``#DIV/0!``). Both evaluation
-    paths run inside it."""
+    (:func:`rooflinexl.recalc.functions.power`: ``0^-1`` is ``#DIV/0!``), and ``--x`` is
+    a number (``formulas`` reads it as ``+x``). Both evaluation paths run inside it."""
     import formulas.functions.operators as fo
     import formulas.functions.text as ft
     from formulas.tokens.operand import Error
+    from formulas.tokens.operator import Operator
 
     from rooflinexl.recalc.functions import power, value_text
 
@@ -350,14 +351,25 @@ def excel_semantics():
         r = power(x, y)
         return Error.errors[str(r)] if isinstance(r, ExcelError) else r
 
+    plain_compile = Operator.compile
+
+    def compile_operator(self):
+        # formulas folds "--x" into a unary plus, which keeps TRUE as TRUE; Excel negates
+        # twice, so the value becomes a number
+        if self.name == "u+" and "-" in self.attr.get("sum_minus", ""):
+            neg = fo.OPERATORS["U-"]
+            return lambda x: neg(neg(x))
+        return plain_compile(self)
+
     with _LOCK:
-        saved = ft._str, fo._str, fo.OPERATORS["^"]
+        saved = ft._str, fo._str, fo.OPERATORS["^"], Operator.compile
         ft._str = fo._str = value_text
         fo.OPERATORS["^"] = fo.numeric_wrap(excel_power)
+        Operator.compile = compile_operator
         try:
             yield
         finally:
-            ft._str, fo._str, fo.OPERATORS["^"] = saved
+            ft._str, fo._str, fo.OPERATORS["^"], Operator.compile = saved
 
 
 @contextlib.contextmanager

@@ -491,12 +491,15 @@ def rewrite_formula(
     col: int | None = None,
     sheet_renames: Mapping[str, str] | None = None,
     clip: tuple[int, int] | None = None,
+    defined: Iterable[str] | None = None,
 ) -> Rewrite:
     """Rewrite one formula (text starting with ``=``) for ``formulas``.
 
     ``tables`` maps upper-case table names to :class:`TableInfo`; ``row``/``col``
     locate the formula (needed for ``@``/``#This Row`` and for the table-less
     form ``[@col]`` inside a table); ``sheet_renames`` maps old to new sheet names.
+    ``defined`` (upper-case defined names and table names), when given, makes every other
+    name ``#NAME?``, as Excel does (``formulas`` would give ``#REF!``).
     ``clip`` = (last row, last column) of the workbook's used area (formula cells
     included, :func:`used_area`): every range that reaches the sheet's edge
     (``A:A``, ``1:1``, ``A1:XFD1048576``) ends there instead (:func:`clip_ranges`).
@@ -529,9 +532,27 @@ def rewrite_formula(
                 return t
         return None
 
+    known_names = None if defined is None else {d.upper() for d in defined} | set(tables)
     while i < n:
         t = toks[i]
         nxt = toks[i + 1] if i + 1 < n else None
+        # --- an error literal (#N/A, #REF! ...) is copied as it is
+        if t.kind == "op" and t.text == "#":
+            k = _error_literal(toks, i)
+            if k:
+                out.extend(toks[i:i + k])
+                i += k
+                continue
+        # --- a name that is not defined: #NAME? in Excel
+        if (known_names is not None and t.kind == "word"
+                and not (nxt is not None and nxt.text in ("(", "!", ":", "["))
+                and _is_undefined(t.text, known_names)):
+            prev = _prev_sig(out)
+            if prev is None or prev.text not in (":", "!"):
+                out.append(_Tok("word", "#NAME?"))
+                res.kinds.add("name")
+                i += 1
+                continue
         # --- quoted sheet names that were renamed
         if t.kind == "quoted" and nxt is not None and nxt.text == "!":
             name = _unquote(t.text)
@@ -736,6 +757,34 @@ def used_area(sheets) -> tuple[int, int]:
     return rows, cols
 
 
+_ERROR_LITERALS = ("#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A",
+                   "#GETTING_DATA", "#SPILL!", "#CALC!")
+
+
+def _error_literal(toks: list, i: int) -> int:
+    """How many tokens from ``toks[i]`` (a ``#``) spell an error literal (0: none)."""
+    text = ""
+    for k in range(i, min(i + 5, len(toks))):
+        text += toks[k].text
+        if text.upper() in _ERROR_LITERALS:
+            return k - i + 1
+    return 0
+
+
+_A1_CELL = re.compile(r"^\$?([A-Za-z]{1,3})\$?([0-9]{1,7})$")
+
+
+def _is_undefined(word: str, known: set[str]) -> bool:
+    """Whether a word in a formula is a name that is not defined (not a cell, not TRUE)."""
+    up = word.upper()
+    if up in known or up in ("TRUE", "FALSE") or up.startswith("_XLPM."):
+        return False
+    m = _A1_CELL.match(word)
+    if m and _col_number(m.group(1)) <= SHEET_COLS and 1 <= int(m.group(2)) <= SHEET_ROWS:
+        return False
+    return not word.startswith("$") and (word[0].isalpha() or word[0] in "_\\")
+
+
 def _is_book_index(bracket: str) -> bool:
     """``[1]`` (external book index) or ``[Book.xlam]`` -- not a table specifier."""
     inner = bracket[1:-1]
@@ -843,6 +892,7 @@ def prepare_workbook(
     back = {ws.title: orig for ws, orig in zip(wb.worksheets, titles, strict=True)}
     tables = read_tables(wb)
     clip = used_area((ws.max_row, ws.max_column) for ws in wb.worksheets)
+    defined = set(wb.defined_names) | {n for ws in wb.worksheets for n in ws.defined_names}
     rewrites: dict[tuple[str, str], tuple[str, str]] = {}
     cells: list[FormulaCell] = []
     replaced: dict[tuple[str, str], tuple[str, str]] = {}
@@ -863,7 +913,8 @@ def prepare_workbook(
         if not value:
             continue
         rw = rewrite_formula(
-            "=" + value, tables=tables, function_names=known, sheet_renames=renames, clip=clip
+            "=" + value, tables=tables, function_names=known, sheet_renames=renames, clip=clip,
+            defined=defined,
         )
         if rw.changed:
             dn.attr_text = rw.text[1:]
@@ -893,6 +944,7 @@ def prepare_workbook(
                 rw = rewrite_formula(
                     text, tables=tables, function_names=known, sheet=ws.title,
                     row=c.row, col=c.column, sheet_renames=renames, clip=clip,
+                    defined=defined,
                 )
                 new = rw.text
                 if rw.too_deep:
