@@ -219,3 +219,24 @@ def test_cycles_iterate_only_when_the_workbook_enables_it(tmp_path, iterate):
             assert isinstance(ev.value("Sheet", cell), ExcelError)
             assert "circular" in ev.cells[("Sheet", cell)].reason
         assert r.exit_code == 1
+
+
+def test_element_wise_array_formulas_are_blocks_with_excels_offsets(tmp_path):
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    wb = openpyxl.Workbook()
+    a = wb.active
+    a.title = "A"
+    for r in range(1, 4):
+        a[f"A{r}"], a[f"B{r}"] = r, 10 * r
+    a["A5"] = "h"
+    b = wb.create_sheet("B")
+    b["A1"] = ArrayFormula("A1:B3", "=A!A1:B3*2+1")  # cell by cell
+    b["D1"] = ArrayFormula("D1:D3", "=A!A1:A3+A!B1")  # a column plus one cell
+    b["F1"] = ArrayFormula("F1:H1", "=A!5:5")  # a whole row: text, then blanks as 0
+    r = recalc_book(_save(wb, tmp_path), write=False, engine="blocks")
+    ev = r.evaluation
+    assert [ev.value("B", c) for c in ("A1", "B1", "A3", "B3")] == [3, 21, 7, 61]
+    assert [ev.value("B", f"D{r}") for r in (1, 2, 3)] == [11, 12, 13]
+    assert [ev.value("B", c) for c in ("F1", "G1", "H1")] == ["h", 0, 0]
+    assert ev.cells[("B", "B2")].array_ref == "A1:B3"

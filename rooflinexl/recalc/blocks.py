@@ -190,10 +190,10 @@ def _array_units(ctx: Context, sheet: str, text: str, region, first_id: int) -> 
     """An array formula computed element by element (``{=First!A1:C7+Second!A1:C7}``,
     ``{=First!1:1}``) as one block per column of its range; None when it is not one.
 
-    Each range in an element-wise position must have the region's height (or one
-    row) and width (or one column); cell (r, c) of the region then reads the
+    Each range in an element-wise position must be at least the region's height (or
+    one row) and width (or one column); cell (r, c) of the region then reads the
     range's cell at the same offset, as Excel does. Anything else (a range inside
-    SUM, a smaller or larger range) stays on the per-cell path.
+    SUM, a range smaller than the region) stays on the per-cell path.
     """
     r0, c0, r1, c1 = region
     try:
@@ -211,8 +211,8 @@ def _array_units(ctx: Context, sheet: str, text: str, region, first_id: int) -> 
             if node.is_cell or inside_reduction:
                 return True
             a, b = absolute(node)
-            h, w = b - a + 1, node.c2 - node.c1 + 1
-            return h in (1, r1 - r0 + 1) and w in (1, c1 - c0 + 1)
+            h, w = b - a + 1, node.c2 - node.c1 + 1  # larger than the region: its top left
+            return (h == 1 or h >= r1 - r0 + 1) and (w == 1 or w >= c1 - c0 + 1)
         if isinstance(node, Call):
             red = inside_reduction or node.name not in _ELEMENTWISE
             return all(check(a, red) for a in node.args)
@@ -223,8 +223,8 @@ def _array_units(ctx: Context, sheet: str, text: str, region, first_id: int) -> 
 
     def at(node, c: int, inside_reduction: bool):
         if isinstance(node, Rng):
-            if inside_reduction or node.is_cell:
-                if node.is_cell or node.fixed:
+            if inside_reduction or node.is_cell:  # the same cells for every cell of the array
+                if node.fixed:
                     return node
                 a, b = absolute(node)
                 return Rng(node.sheet, a, node.c1, b, node.c2, False, False, node.name)
@@ -862,6 +862,10 @@ def _evaluate(run: _Run, units: list[Unit], edges, path: Path, functions) -> Non
             except Unsupported as ex:
                 for uid in grp:
                     units[uid].why = str(ex)
+                    if units[uid].array_ref:  # an array formula goes per cell as a whole
+                        for w in units:
+                            if w.array_ref == units[uid].array_ref and w.sheet == units[uid].sheet:
+                                w.why = w.why or str(ex)
                 raise _Retry from None
 
 

@@ -332,6 +332,8 @@ def _read_sheet(sheet: Sheet, data: bytes, member: str, strings: list[str]) -> N
         c_rows.append(rows[i])
         c_cols.append(cols[i])
         c_vals.append(value)
+    for _r0, _c0, r1, c1 in arrays:  # an array formula's range is used, cached or not
+        sheet.max_row, sheet.max_col = max(sheet.max_row, r1), max(sheet.max_col, c1)
     if arrays:  # cached results inside an array formula's range are not inputs
         keep = [not any(r0 <= r <= r1 and c0 <= c <= c1 for r0, c0, r1, c1 in arrays)
                 for r, c in zip(c_rows, c_cols, strict=True)]

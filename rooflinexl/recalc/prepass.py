@@ -891,7 +891,9 @@ def prepare_workbook(
             ws.title = renames[ws.title]
     back = {ws.title: orig for ws, orig in zip(wb.worksheets, titles, strict=True)}
     tables = read_tables(wb)
-    clip = used_area((ws.max_row, ws.max_column) for ws in wb.worksheets)
+    clip = used_area([(ws.max_row, ws.max_column) for ws in wb.worksheets]
+                     + [range_boundaries(ref)[3:1:-1] for ws in wb.worksheets
+                        for ref in ws.array_formulae.values()])
     defined = set(wb.defined_names) | {n for ws in wb.worksheets for n in ws.defined_names}
     rewrites: dict[tuple[str, str], tuple[str, str]] = {}
     cells: list[FormulaCell] = []
