@@ -27,6 +27,10 @@ CASES = {
     '=123456789012345&""': "123456789012345",
     '=(1>0)&"x"': "TRUEx",
     "=LEN(1/3)": 17,
+    # complex numbers as text: 15 significant digits per part
+    "=COMPLEX(1/3,1)": "0.333333333333333+i",
+    '=IMDIV("1","3")': "0.333333333333333",
+    '=IMSUM("1+2i","0.1+0.2i")': "1.1+2.2i",
     # ^: 0 to a negative power is a division by zero, 0^0 has no value
     "=0^-1": "#DIV/0!",
     "=0^0": "#NUM!",

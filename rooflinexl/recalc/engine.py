@@ -339,13 +339,16 @@ def excel_semantics():
     significant digits, ``TRUE``) in ``&``, ``LEN``, ``LEFT``, ``CONCAT`` ... (its own
     ``_str`` prints 17 digits and a numpy boolean as ``True``), and ``^`` is Excel's
     (:func:`rooflinexl.recalc.functions.power`: ``0^-1`` is ``#DIV/0!``), and ``--x`` is
-    a number (``formulas`` reads it as ``+x``). Both evaluation paths run inside it."""
+    a number (``formulas`` reads it as ``+x``); complex numbers as text have 15
+    significant digits per part. Both evaluation paths run inside it."""
+    import formulas.functions.eng as fe
     import formulas.functions.operators as fo
     import formulas.functions.text as ft
+    import numpy as np
     from formulas.tokens.operand import Error
     from formulas.tokens.operator import Operator
 
-    from rooflinexl.recalc.functions import power, value_text
+    from rooflinexl.recalc.functions import complex_text, power, value_text
 
     def excel_power(x, y):
         r = power(x, y)
@@ -361,15 +364,24 @@ def excel_semantics():
             return lambda x: neg(neg(x))
         return plain_compile(self)
 
+    plain_complex = fe._fmt_complex
+
+    def fmt_complex(r, i, suffix="j"):
+        if not (np.isfinite(r) and np.isfinite(i)):
+            return plain_complex(r, i, suffix)  # formulas' #NUM!
+        return complex_text(float(r), float(i), suffix)
+
     with _LOCK:
-        saved = ft._str, fo._str, fo.OPERATORS["^"], Operator.compile
+        saved = ft._str, fo._str, fo.OPERATORS["^"], Operator.compile, fe._fmt_complex
         ft._str = fo._str = value_text
         fo.OPERATORS["^"] = fo.numeric_wrap(excel_power)
         Operator.compile = compile_operator
+        fe._fmt_complex = fmt_complex
         try:
             yield
         finally:
-            ft._str, fo._str, fo.OPERATORS["^"], Operator.compile = saved
+            (ft._str, fo._str, fo.OPERATORS["^"], Operator.compile,
+             fe._fmt_complex) = saved
 
 
 @contextlib.contextmanager

@@ -29,7 +29,7 @@ import numpy as np
 
 from rooflinexl.errors import ExcelError
 
-__all__ = ["BUILTINS", "power", "value_text"]
+__all__ = ["BUILTINS", "complex_text", "power", "value_text"]
 
 def value_text(x) -> str:
     """A value as Excel turns it into text (``&``, ``LEN``, ``LEFT`` ...).
@@ -54,6 +54,24 @@ def value_text(x) -> str:
             return f"{mant}E{'+' if e >= 0 else '-'}{abs(e):02d}"
         return s
     return str(x)
+
+
+def complex_text(re: float, im: float, suffix: str = "i") -> str:
+    """A complex number as Excel's COMPLEX and IM... functions write it: each part with
+    15 significant digits (:func:`value_text`), a unit imaginary part as the bare suffix.
+
+    >>> complex_text(1 / 3, 1.0), complex_text(0.0, -1.0), complex_text(2.5, 0.0)
+    ('0.333333333333333+i', '-i', '2.5')
+    >>> complex_text(-1.0, -0.5, "j"), complex_text(0.0, 0.0)
+    ('-1-0.5j', '0')
+    """
+    if im == 0:
+        return value_text(re)
+    part = "" if abs(im) == 1 else value_text(abs(im))
+    sign = "-" if im < 0 else "+"
+    if re == 0:
+        return ("-" if im < 0 else "") + part + suffix
+    return value_text(re) + sign + part + suffix
 
 
 def power(x: float, y: float):
