@@ -340,7 +340,9 @@ def excel_semantics():
     ``_str`` prints 17 digits and a numpy boolean as ``True``), and ``^`` is Excel's
     (:func:`rooflinexl.recalc.functions.power`: ``0^-1`` is ``#DIV/0!``), and ``--x`` is
     a number (``formulas`` reads it as ``+x``); complex numbers as text have 15
-    significant digits per part. Both evaluation paths run inside it."""
+    significant digits per part; date text outside years 1900-9999 is no date.
+    Both evaluation paths run inside it."""
+    import formulas.functions.date as fd
     import formulas.functions.eng as fe
     import formulas.functions.operators as fo
     import formulas.functions.text as ft
@@ -365,6 +367,13 @@ def excel_semantics():
         return plain_compile(self)
 
     plain_complex = fe._fmt_complex
+    plain_text2date = fd._text2datetime
+
+    def text2date(text):
+        date = plain_text2date(text)
+        if not 1900 <= date[0] <= 9999:  # Excel reads no date text outside its calendar
+            raise ValueError(f"{text!r} is not a date Excel knows")
+        return date
 
     def fmt_complex(r, i, suffix="j"):
         if not (np.isfinite(r) and np.isfinite(i)):
@@ -372,16 +381,18 @@ def excel_semantics():
         return complex_text(float(r), float(i), suffix)
 
     with _LOCK:
-        saved = ft._str, fo._str, fo.OPERATORS["^"], Operator.compile, fe._fmt_complex
+        saved = (ft._str, fo._str, fo.OPERATORS["^"], Operator.compile, fe._fmt_complex,
+                 fd._text2datetime)
         ft._str = fo._str = value_text
         fo.OPERATORS["^"] = fo.numeric_wrap(excel_power)
         Operator.compile = compile_operator
         fe._fmt_complex = fmt_complex
+        fd._text2datetime = text2date
         try:
             yield
         finally:
-            (ft._str, fo._str, fo.OPERATORS["^"], Operator.compile,
-             fe._fmt_complex) = saved
+            (ft._str, fo._str, fo.OPERATORS["^"], Operator.compile, fe._fmt_complex,
+             fd._text2datetime) = saved
 
 
 @contextlib.contextmanager
