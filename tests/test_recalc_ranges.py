@@ -45,6 +45,9 @@ def _issue_book(tmp_path):
     o["A6"] = "=SUM(S!1:1)"
     o["A7"] = "=SUMPRODUCT(S!A:A,S!A:A)"  # two whole columns keep the same shape
     o["A8"] = "=INDEX(S!B:B,2)"  # positions from the top are kept
+    o["A9"] = "=ROWS(S!A:A)*COLUMNS(S!1:1)"  # the size is the sheet's, not the data's
+    o["A10"] = "=COUNTBLANK(S!B:B)"  # every blank cell of the column
+    o["A11"] = "=ROWS(S!A3:B1048576)"
     return _save(wb, tmp_path)
 
 
@@ -62,6 +65,9 @@ def test_whole_sheet_row_and_column_ranges_include_formula_cells(tmp_path, engin
     assert ev.value("O", "A6") == 63  # row 1: 21 + 42
     assert ev.value("O", "A7") == 441  # 21 * 21
     assert ev.value("O", "A8") == 21
+    assert ev.value("O", "A9") == 1048576 * 16384
+    assert ev.value("O", "A10") == 1048576 - 2
+    assert ev.value("O", "A11") == 1048576 - 2
 
 
 @pytest.mark.parametrize("engine", ENGINES)

@@ -691,15 +691,20 @@ def clip_ranges(toks: list, clip: tuple[int, int]) -> bool:
     instead (never before its own first row or column). The cells cut off are
     empty, so every value the range holds, formula cells included, is still in
     it, and two edge-reaching ranges that start alike keep the same shape.
-    ``clip`` is the workbook's used area (:func:`used_area`). Returns whether
+    Where the size itself is the answer, it stays Excel's: ``ROWS(A:A)`` and
+    ``COLUMNS(1:1)`` become the number, ``COUNTBLANK(A:A)`` adds the blank cells cut
+    off. ``clip`` is the workbook's used area (:func:`used_area`). Returns whether
     anything changed.
 
     >>> toks = _tokenize("SUM(B:B)+COUNTA(S!1:2)+SUM(A2:XFD1048576)+SUM(A:XFD)")
     >>> clip_ranges(toks, (300, 11)), "".join(t.text for t in toks)
     (True, 'SUM(B$1:B$300)+COUNTA(S!$A1:$K2)+SUM(A2:K300)+SUM(A$1:K$300)')
+    >>> toks = _tokenize("ROWS(A:A)+COLUMNS(S!2:2)+COUNTBLANK(B2:B1048576)")
+    >>> clip_ranges(toks, (300, 11)), "".join(t.text for t in toks)
+    (True, '1048576+16384+(COUNTBLANK(B2:B300)+1048276)')
     """
     last_row, last_col = max(1, clip[0]), max(1, clip[1])
-    changed = False
+    edits: list[tuple[int, int, list]] = []  # (first token, past last, new tokens)
     for j in range(1, len(toks) - 1):
         if toks[j].text != ":" or toks[j].kind != "op":
             continue
@@ -711,41 +716,53 @@ def clip_ranges(toks: list, clip: tuple[int, int]) -> bool:
             continue  # a chain A1:B2:C3, or not a reference at all
         a, b = left.text, right.text
         ca, cb = _COL_ONLY.match(a), _COL_ONLY.match(b)
-        if ca and cb:
-            c1, c2 = _col_number(ca.group(2)), _col_number(cb.group(2))
-            if c1 <= c2 <= SHEET_COLS:
-                if c2 == SHEET_COLS:
-                    b = cb.group(1) + get_column_letter(max(last_col, c1))
-                toks[j - 1] = _Tok("word", f"{a}$1")
-                toks[j + 1] = _Tok("word", f"{b}${last_row}")
-                changed = True
-            continue
         ra, rb = _ROW_ONLY.match(a), _ROW_ONLY.match(b)
-        if ra and rb:
-            r1, r2 = int(ra.group(2)), int(rb.group(2))
-            if 1 <= r1 <= r2 <= SHEET_ROWS:
-                if r2 == SHEET_ROWS:
-                    b = rb.group(1) + str(max(last_row, r1))
-                toks[j - 1] = _Tok("word", f"$A{a}")
-                toks[j + 1] = _Tok("word", f"${get_column_letter(last_col)}{b}")
-                changed = True
-            continue
         ma, mb = _CELL.match(a), _CELL.match(b)
-        if not (ma and mb):
+        if ca and cb:  # whole columns
+            r1, c1, r2, c2 = 1, _col_number(ca.group(2)), SHEET_ROWS, _col_number(cb.group(2))
+            if not c1 <= c2 <= SHEET_COLS:
+                continue
+            n2, m2 = last_row, (max(last_col, c1) if c2 == SHEET_COLS else c2)
+            new_a, new_b = f"{a}$1", f"{cb.group(1)}{get_column_letter(m2)}${n2}"
+        elif ra and rb:  # whole rows
+            r1, c1, r2, c2 = int(ra.group(2)), 1, int(rb.group(2)), SHEET_COLS
+            if not 1 <= r1 <= r2 <= SHEET_ROWS:
+                continue
+            n2, m2 = (max(last_row, r1) if r2 == SHEET_ROWS else r2), last_col
+            new_a, new_b = f"$A{a}", f"${get_column_letter(m2)}{rb.group(1)}{n2}"
+        elif ma and mb:
+            r1, r2 = int(ma.group(4)), int(mb.group(4))
+            c1, c2 = _col_number(ma.group(2)), _col_number(mb.group(2))
+            if r2 != SHEET_ROWS and c2 != SHEET_COLS or r1 > r2 or c1 > c2 or c2 > SHEET_COLS:
+                continue
+            n2 = max(last_row, r1) if r2 == SHEET_ROWS else r2
+            m2 = max(last_col, c1) if c2 == SHEET_COLS else c2
+            new_a, new_b = a, f"{mb.group(1)}{get_column_letter(m2)}{mb.group(3)}{n2}"
+        else:
             continue
-        r1, r2 = int(ma.group(4)), int(mb.group(4))
-        c1, c2 = _col_number(ma.group(2)), _col_number(mb.group(2))
-        if r2 != SHEET_ROWS and c2 != SHEET_COLS or r1 > r2 or c1 > c2 or c2 > SHEET_COLS:
-            continue
-        if r2 == SHEET_ROWS:
-            r2 = max(last_row, r1)
-        if c2 == SHEET_COLS:
-            c2 = max(last_col, c1)
-        text = f"{mb.group(1)}{get_column_letter(c2)}{mb.group(3)}{r2}"
-        if text != b:
-            toks[j + 1] = _Tok("word", text)
-            changed = True
-    return changed
+        ref = [_Tok("word", new_a), toks[j], _Tok("word", new_b)]
+        first, past = j - 1, j + 2
+        # a sheet prefix (S!, 'My sheet'!) belongs to the reference
+        if first >= 2 and toks[first - 1].text == "!" and toks[first - 2].kind in (
+                "word", "quoted"):
+            ref = toks[first - 2:first] + ref
+            first -= 2
+        call = (toks[first - 2].text.upper() if first >= 2 and toks[first - 1].text == "("
+                and toks[first - 2].kind == "word" else None)
+        closes = past < len(toks) and toks[past].text == ")"
+        size = {"ROWS": r2 - r1 + 1, "COLUMNS": c2 - c1 + 1}
+        if call in size and closes:  # the size is the answer: Excel's, not the clipped one
+            edits.append((first - 2, past + 1, [_Tok("number", str(size[call]))]))
+        elif call == "COUNTBLANK" and closes:
+            cut = (r2 - r1 + 1) * (c2 - c1 + 1) - (n2 - r1 + 1) * (m2 - c1 + 1)
+            edits.append((first - 2, past + 1, [_Tok("op", "("), *toks[first - 2:first], *ref,
+                                                _Tok("op", ")"), _Tok("op", "+"),
+                                                _Tok("number", str(cut)), _Tok("op", ")")]))
+        elif (new_a, new_b) != (a, b):
+            edits.append((first, past, ref))
+    for first, past, new in reversed(edits):
+        toks[first:past] = new
+    return bool(edits)
 
 
 def used_area(sheets) -> tuple[int, int]:
