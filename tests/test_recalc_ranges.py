@@ -48,6 +48,8 @@ def _issue_book(tmp_path):
     o["A9"] = "=ROWS(S!A:A)*COLUMNS(S!1:1)"  # the size is the sheet's, not the data's
     o["A10"] = "=COUNTBLANK(S!B:B)"  # every blank cell of the column
     o["A11"] = "=ROWS(S!A3:B1048576)"
+    o["A12"] = '=COUNTIF(S!B:B,"")'  # blank cells match ""
+    o["A13"] = '=COUNTIF(S!A:A,">0")'  # but not a number criterion
     return _save(wb, tmp_path)
 
 
@@ -68,6 +70,8 @@ def test_whole_sheet_row_and_column_ranges_include_formula_cells(tmp_path, engin
     assert ev.value("O", "A9") == 1048576 * 16384
     assert ev.value("O", "A10") == 1048576 - 2
     assert ev.value("O", "A11") == 1048576 - 2
+    assert ev.value("O", "A12") == 1048576 - 2
+    assert ev.value("O", "A13") == 1
 
 
 @pytest.mark.parametrize("engine", ENGINES)

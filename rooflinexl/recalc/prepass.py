@@ -692,8 +692,9 @@ def clip_ranges(toks: list, clip: tuple[int, int]) -> bool:
     empty, so every value the range holds, formula cells included, is still in
     it, and two edge-reaching ranges that start alike keep the same shape.
     Where the size itself is the answer, it stays Excel's: ``ROWS(A:A)`` and
-    ``COLUMNS(1:1)`` become the number, ``COUNTBLANK(A:A)`` adds the blank cells cut
-    off. ``clip`` is the workbook's used area (:func:`used_area`). Returns whether
+    ``COLUMNS(1:1)`` become the number, ``COUNTBLANK(A:A)`` and ``COUNTIF(A:A, "")``
+    add the blank cells cut off (``COUNTIF`` when its criterion matches a blank
+    cell). ``clip`` is the workbook's used area (:func:`used_area`). Returns whether
     anything changed.
 
     >>> toks = _tokenize("SUM(B:B)+COUNTA(S!1:2)+SUM(A2:XFD1048576)+SUM(A:XFD)")
@@ -702,6 +703,9 @@ def clip_ranges(toks: list, clip: tuple[int, int]) -> bool:
     >>> toks = _tokenize("ROWS(A:A)+COLUMNS(S!2:2)+COUNTBLANK(B2:B1048576)")
     >>> clip_ranges(toks, (300, 11)), "".join(t.text for t in toks)
     (True, '1048576+16384+(COUNTBLANK(B2:B300)+1048276)')
+    >>> toks = _tokenize('COUNTIF(S!A:A,"<>x")')
+    >>> clip_ranges(toks, (300, 11)), "".join(t.text for t in toks)
+    (True, '(COUNTIF(S!A$1:A$300,"<>x")+1048276*COUNTIF(S!$A$301,"<>x"))')
     """
     last_row, last_col = max(1, clip[0]), max(1, clip[1])
     edits: list[tuple[int, int, list]] = []  # (first token, past last, new tokens)
@@ -758,11 +762,42 @@ def clip_ranges(toks: list, clip: tuple[int, int]) -> bool:
             edits.append((first - 2, past + 1, [_Tok("op", "("), *toks[first - 2:first], *ref,
                                                 _Tok("op", ")"), _Tok("op", "+"),
                                                 _Tok("number", str(cut)), _Tok("op", ")")]))
+        elif call == "COUNTIF" and past < len(toks) and toks[past].text == "," and (
+                last_row < SHEET_ROWS):
+            # the blank cells cut off count when the criterion matches a blank cell: one
+            # below the used area stands for them all
+            end = _closing(toks, first - 1)
+            cut = (r2 - r1 + 1) * (c2 - c1 + 1) - (n2 - r1 + 1) * (m2 - c1 + 1)
+            if end is None or cut <= 0:
+                edits.append((first, past, ref))
+                continue
+            blank = [*ref[:-3], _Tok("word", f"$A${last_row + 1}")]
+            crit = toks[past + 1:end]
+            edits.append((first - 2, end + 1, [
+                _Tok("op", "("), *toks[first - 2:first], *ref, _Tok("op", ","), *crit,
+                _Tok("op", ")"), _Tok("op", "+"), _Tok("number", str(cut)), _Tok("op", "*"),
+                _Tok("word", "COUNTIF"), _Tok("op", "("), *blank, _Tok("op", ","), *crit,
+                _Tok("op", ")"), _Tok("op", ")")]))
         elif (new_a, new_b) != (a, b):
             edits.append((first, past, ref))
     for first, past, new in reversed(edits):
         toks[first:past] = new
     return bool(edits)
+
+
+def _closing(toks: list, i: int) -> int | None:
+    """Index of the ``)`` that closes the ``(`` at ``toks[i]`` (None when there is none)."""
+    depth = 0
+    for k in range(i, len(toks)):
+        if toks[k].kind != "op":
+            continue
+        if toks[k].text in "({":
+            depth += 1
+        elif toks[k].text in ")}":
+            depth -= 1
+            if depth == 0:
+                return k
+    return None
 
 
 def used_area(sheets) -> tuple[int, int]:
