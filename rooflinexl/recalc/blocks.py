@@ -58,7 +58,15 @@ from rooflinexl.recalc.compile import (
 from rooflinexl.recalc.engine import CellResult, Evaluation
 from rooflinexl.recalc.kernels import BlockEval, dispatch_order
 from rooflinexl.recalc.loader import Book, col_letters, malformed_xml, read_book
-from rooflinexl.recalc.refs import MAX_ROW, group_keys, r1c1_key, render, render_rows, template
+from rooflinexl.recalc.refs import (
+    MAX_COL,
+    MAX_ROW,
+    group_keys,
+    r1c1_key,
+    render,
+    render_rows,
+    template,
+)
 from rooflinexl.recalc.values import BOOL, EMPTY, ERR, NUM, STR, SheetStore, Vec
 from rooflinexl.xlsxio import Limits
 
@@ -200,7 +208,7 @@ def _array_units(ctx: Context, sheet: str, text: str, region, first_id: int) -> 
         comp = compile_block(ctx, sheet, r0, c0, text)
     except Unsupported:
         return None
-    if r1 - r0 + 1 > MAX_ROW or c1 - c0 + 1 > 16384:
+    if r1 - r0 + 1 > MAX_ROW or c1 - c0 + 1 > MAX_COL:
         return None
 
     def absolute(ref: Rng) -> tuple[int, int]:
