@@ -122,6 +122,7 @@ def _running_book(tmp_path, rows=1000, with_error=False):
         s[f"C{r}"] = f"=SUM($B$2:B{r})"  # a growing range
         s[f"D{r}"] = f"=MAX($B$2:B{r})-MIN($B$2:B{r})+AVERAGE($B$2:B{r})"
         s[f"E{r}"] = f"=E{r - 1}+B{r}"  # the row above plus this row's input
+        s[f"F{r}"] = f"=SUM($B$1:B{r - 1})"  # everything above this row
     if with_error:
         s["B6"] = "=1/0"
     return _save(wb, tmp_path)
@@ -138,6 +139,7 @@ def test_running_totals_are_computed_on_the_block_path(tmp_path):
         assert ev.value("S", f"A{r}") == r  # 1 + (r - 1)
         assert ev.value("S", f"C{r}") == running
         assert ev.value("S", f"E{r}") == running
+        assert ev.value("S", f"F{r}") == running - r % 10
         want = max(b) - min(b) + sum(b) / len(b)
         assert ev.value("S", f"D{r}") == pytest.approx(want, rel=1e-12)
 

@@ -401,7 +401,7 @@ def _range(token, ctx: Context, sheet, row0, col, tpl, sticky, expr, offset) -> 
     if len(slots) == 1:
         rows = rows * 2
     (ra, rel1), (rb, rel2) = rows[0], rows[-1]
-    if rel1 != rel2 and (ra, c1) != (rb, c2) and (rel1 or rb < row0):
+    if rel1 != rel2 and (ra, c1) != (rb, c2) and rel1:
         # a growing range ($A$2:A2, a running total) is kept: SUM & co. evaluate it
         # cumulatively (kernels.BlockEval.running); the other way round is not
         raise Unsupported(f"range {span} with one end fixed and one relative")
