@@ -107,15 +107,16 @@ def test_arithmetic_coerces_blanks_booleans_and_numeric_text(tmp_path):
 
 
 @pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
-def test_power_and_overflow_match_python_floats(tmp_path):
+def test_power_and_overflow_follow_excel(tmp_path):
     a = [0.1, -8, 0, 10, 2]
     b = [2, 1 / 3, -1, 400, 0.5]
     p = book(tmp_path, {"A": a, "B": b}, {"C": "=A{r}^B{r}", "D": "=POWER(A{r},B{r})"}, 5)
     ev = run_blocks(p)
     c = values(ev, "C", 5)
     assert c[0] == 0.1 ** 2 and c[4] == 2 ** 0.5
-    assert codes(c[1:4]) == ["#NUM!", "#VALUE!", "#VALUE!"]  # complex, 0^-1, overflow
-    assert ev.cells[("S", "C3")].reason == "the result is a complex number"
+    # Excel: no real result, 0 to a negative power, overflow (as its POWER)
+    assert codes(c[1:4]) == ["#NUM!", "#DIV/0!", "#NUM!"]
+    assert ev.cells[("S", "C4")].reason == "division by zero in this formula"
     d = values(ev, "D", 5)
     assert d[0] == float(np.power(0.1, 2.0))
     assert codes(d[1:4]) == ["#NUM!", "#DIV/0!", "#NUM!"]
@@ -133,12 +134,13 @@ def test_comparisons_order_numbers_text_booleans(tmp_path):
     assert values(ev, "E", 7) == [False, False, True, True, True, True, True]
 
 
-def test_concatenation_spells_values_like_the_per_cell_engine(tmp_path):
-    a = [1, 2.5, True, None, "x", 1e20]
-    p = book(tmp_path, {"A": a}, {"B": '=A{r}&"|"', "C": '=(A{r}>0)&""'}, 6)
+def test_concatenation_spells_values_as_excel(tmp_path):
+    a = [1, 2.5, True, None, "x", 1e20, 1 / 3]
+    p = book(tmp_path, {"A": a}, {"B": '=A{r}&"|"', "C": '=(A{r}>0)&""'}, 7)
     ev = run_blocks(p)
-    assert values(ev, "B", 6) == ["1|", "2.5|", "TRUE|", "|", "x|",
-                                  "100000000000000000000|"]
+    # Excel: 15 significant digits, scientific from 1E+15 on, TRUE in capitals
+    assert values(ev, "B", 7) == ["1|", "2.5|", "TRUE|", "|", "x|", "1E+20|",
+                                  "0.333333333333333|"]
     assert values(ev, "C", 6)[:3] == ["TRUE", "TRUE", "TRUE"]
 
 
@@ -377,7 +379,7 @@ def test_shared_formulas_from_excel_are_blocks(tmp_path):
 # ------------------------------------------------------------- fallback
 
 
-def test_running_totals_and_unsupported_functions_go_per_cell(tmp_path):
+def test_running_totals_are_blocks_and_unsupported_functions_go_per_cell(tmp_path):
     def extra(wb):
         ws = wb["S"]
         ws["D2"] = "=A2"
@@ -393,11 +395,11 @@ def test_running_totals_and_unsupported_functions_go_per_cell(tmp_path):
     assert values(ev, "C", 5) == [13, 23, 33, 43, 53]
     assert values(ev, "D", 5) == [1, 3, 6, 10, 15]
     assert values(ev, "E", 5) == [14, 26, 39, 53, 68]
-    assert ev.paths.block_cells == 11  # B, D2, E
-    assert ev.paths.cell_cells == 9  # C, D3:D6
+    assert ev.paths.block_cells == 15  # B, D2, D3:D6 (row by row, top down), E
+    assert ev.paths.cell_cells == 5  # C
     whys = {why for _, _, why in ev.paths.fallbacks}
-    assert whys == {"function COUNTIF", "reads its own cells (e.g. a running total)"}
-    assert ev.paths.summary() == "block: 11 cells in 3 blocks; per-cell: 9"
+    assert whys == {"function COUNTIF"}
+    assert ev.paths.summary() == "block: 15 cells in 4 blocks; per-cell: 5"
 
 
 def test_cells_downstream_of_a_cycle_are_not_computed(tmp_path):

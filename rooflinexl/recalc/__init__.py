@@ -1,4 +1,5 @@
-"""Headless workbook evaluation: a pre-pass on a working copy, then ``formulas``.
+"""Headless workbook evaluation (docs/architecture.md): blocks of filled-down formulas
+in numpy, the rest per cell; :func:`tokenize` is the engine's lexical scanner.
 
 >>> from rooflinexl.recalc import evaluate_workbook  # doctest: +SKIP
 >>> ev = evaluate_workbook("book.xlsx", {"CRIT_BATCH": crit_batch})  # doctest: +SKIP
@@ -8,8 +9,10 @@ from rooflinexl.recalc.prepass import (
     OMITTED,
     PrepassResult,
     TableInfo,
+    Token,
     prepare_workbook,
     rewrite_formula,
+    tokenize,
 )
 
 __all__ = [
@@ -19,7 +22,9 @@ __all__ = [
     "Evaluation",
     "PrepassResult",
     "TableInfo",
+    "Token",
     "evaluate_workbook",
     "prepare_workbook",
     "rewrite_formula",
+    "tokenize",
 ]

@@ -9,9 +9,16 @@ Planning sheets are tables: the same formula filled down thousands of rows.
 along the row axis (:mod:`rooflinexl.recalc.kernels`), blocks in dependency
 order.
 
+Ranges that reach the sheet's edge (``A:A``, ``1:1``, ``A1:XFD1048576``) are
+clipped to the workbook's used area, formula cells included, before anything
+else (:func:`rooflinexl.recalc.prepass.clip_ranges`), so their size is that of
+the data. A block that reads its own column only rows above each row (a
+running total, ``=A1+1`` filled down) is evaluated top down a few rows at a
+time; a growing range (``SUM($A$2:A2)``) is summed cumulatively.
+
 Fallback policy. A block the evaluator does not cover (a function outside the
-supported set, an array formula, a whole-column reference, a block that reads
-its own cells such as a running total, cells on a cycle ...) goes to the
+supported set, an array formula, a block that reads its own row, cells on a
+cycle ...) goes to the
 per-cell engine (:func:`rooflinexl.recalc.engine.evaluate_workbook`, the
 ``formulas`` library). It gets a copy of the workbook in which the
 per-cell cells keep their formulas, every formula cell they depend on holds
@@ -39,11 +46,27 @@ import numpy as np
 
 from rooflinexl.errors import ExcelError
 from rooflinexl.recalc import engine
-from rooflinexl.recalc.compile import Compiled, Context, Rng, Unsupported, compile_block
+from rooflinexl.recalc.compile import (
+    OPERATORS,
+    Call,
+    Compiled,
+    Context,
+    Rng,
+    Unsupported,
+    compile_block,
+)
 from rooflinexl.recalc.engine import CellResult, Evaluation
 from rooflinexl.recalc.kernels import BlockEval, dispatch_order
 from rooflinexl.recalc.loader import Book, col_letters, malformed_xml, read_book
-from rooflinexl.recalc.refs import MAX_ROW, group_keys, r1c1_key, render, render_rows, template
+from rooflinexl.recalc.refs import (
+    MAX_COL,
+    MAX_ROW,
+    group_keys,
+    r1c1_key,
+    render,
+    render_rows,
+    template,
+)
 from rooflinexl.recalc.values import BOOL, EMPTY, ERR, NUM, STR, SheetStore, Vec
 from rooflinexl.xlsxio import Limits
 
@@ -85,6 +108,9 @@ class Unit:
     compiled: Compiled | None = None
     why: str | None = None  # set: the per-cell path, and why
     region: tuple[int, int, int, int] | None = None  # output range of an array formula
+    lag: int = 0  # > 0: reads its own column that many rows up or more (a running total)
+    array_ref: str | None = None  # 'A1:C7': a column of this array formula's range
+    cycle: int | None = None  # id of the cycle it is on, when the workbook iterates
     reads: list | None = None  # [(sheet, r1, c1, r2, c2)]; None = could read anything
     texts: list | None = None  # original text per row (None: a shared formula's child)
 
@@ -131,6 +157,11 @@ def _units(book: Book, ctx: Context) -> list[Unit]:
                 tpls.append(tpl)
             else:
                 r0, c0, r1, c1 = fc.array_ref or (fc.row, fc.col, fc.row, fc.col)
+                if fc.kind == "array" and fc.array_ref:
+                    cols_of = _array_units(ctx, sheet.name, fc.text, fc.array_ref, len(units))
+                    if cols_of is not None:
+                        units.extend(cols_of)
+                        continue
                 why = ("array formula" if fc.kind == "array" else "what-if data table")
                 units.append(Unit(len(units), sheet.name, fc.col, fc.row, fc.row, -1, fc.text,
                                   why=why, region=(r0, c0, r1, c1) if fc.array_ref else None))
@@ -154,6 +185,84 @@ def _units(book: Book, ctx: Context) -> list[Unit]:
                 u.template = tpl
                 u.texts = texts[a:b]
                 units.append(u)
+    return units
+
+
+#: functions applied element by element to an array (an array formula's ranges)
+_ELEMENTWISE = frozenset({"IF", "IFERROR", "IFNA", "NOT", "ROUND", "ROUNDUP", "ROUNDDOWN",
+                          "ABS", "SQRT", "LN", "LOG10", "EXP", "INT", "MOD", "TRUNC", "SIGN",
+                          "LEN", "LOWER", "UPPER", "POWER"}) | OPERATORS
+
+
+def _array_units(ctx: Context, sheet: str, text: str, region, first_id: int) -> list | None:
+    """An array formula computed element by element (``{=First!A1:C7+Second!A1:C7}``,
+    ``{=First!1:1}``) as one block per column of its range; None when it is not one.
+
+    Each range in an element-wise position must be at least the region's height (or
+    one row) and width (or one column); cell (r, c) of the region then reads the
+    range's cell at the same offset, as Excel does. Anything else (a range inside
+    SUM, a range smaller than the region) stays on the per-cell path.
+    """
+    r0, c0, r1, c1 = region
+    try:
+        comp = compile_block(ctx, sheet, r0, c0, text)
+    except Unsupported:
+        return None
+    if r1 - r0 + 1 > MAX_ROW or c1 - c0 + 1 > MAX_COL:
+        return None
+
+    def absolute(ref: Rng) -> tuple[int, int]:
+        return (ref.r1 + r0 if ref.r1_rel else ref.r1), (ref.r2 + r0 if ref.r2_rel else ref.r2)
+
+    def check(node, inside_reduction: bool) -> bool:
+        if isinstance(node, Rng):
+            if node.is_cell or inside_reduction:
+                return True
+            a, b = absolute(node)
+            h, w = b - a + 1, node.c2 - node.c1 + 1  # larger than the region: its top left
+            return (h == 1 or h >= r1 - r0 + 1) and (w == 1 or w >= c1 - c0 + 1)
+        if isinstance(node, Call):
+            red = inside_reduction or node.name not in _ELEMENTWISE
+            return all(check(a, red) for a in node.args)
+        return True
+
+    if not check(comp.tree, False):
+        return None
+
+    def at(node, c: int, inside_reduction: bool):
+        if isinstance(node, Rng):
+            if inside_reduction or node.is_cell:  # the same cells for every cell of the array
+                if node.fixed:
+                    return node
+                a, b = absolute(node)
+                return Rng(node.sheet, a, node.c1, b, node.c2, False, False, node.name)
+            a, b = absolute(node)
+            cc = node.c1 if node.c1 == node.c2 else node.c1 + (c - c0)
+            if a == b:
+                return Rng(node.sheet, a, cc, a, cc, False, False)
+            return Rng(node.sheet, a - r0, cc, a - r0, cc, True, True)
+        if isinstance(node, Call):
+            red = inside_reduction or node.name not in _ELEMENTWISE
+            return Call(node.name, [at(x, c, red) for x in node.args], node.written)
+        return node
+
+    units = []
+    ref = f"{col_letters(c0)}{r0}:{col_letters(c1)}{r1}"
+    for k, c in enumerate(range(c0, c1 + 1)):
+        refs: list[Rng] = []
+        tree = at(comp.tree, c, False)
+        stack = [tree]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, Rng):
+                refs.append(node)
+            elif isinstance(node, Call):
+                stack.extend(node.args)
+        u = Unit(first_id + k, sheet, c, r0, r1, -1, text)
+        u.compiled = Compiled(tree, comp.text, False, refs)
+        u.texts = [text] * (r1 - r0 + 1)
+        u.array_ref = ref
+        units.append(u)
     return units
 
 
@@ -193,7 +302,10 @@ def _reads_per_cell(u: Unit, ctx: Context) -> list | None:
     for row, text in rows:
         try:
             rw = rewrite_formula(text, tables=ctx.book.tables, function_names=ctx.registered,
-                                 sheet=u.sheet, row=row, col=u.col)
+                                 sheet=u.sheet, row=row, col=u.col, clip=ctx.clip,
+                                 defined=ctx.defined)
+            if rw.too_deep:
+                continue  # the cell is an error value, reading nothing
             _, tree = _parser().ast(rw.text.replace("\n", ""))
         except Exception:  # noqa: BLE001 - cannot tell: assume it reads anything
             return None
@@ -233,6 +345,22 @@ def _reads_per_cell(u: Unit, ctx: Context) -> list | None:
         out = [(s, min(a for a, _ in v), c1, max(b for _, b in v), c2)
                for (s, c1, c2), v in spans.items()]
     return out
+
+
+def _lag(u: Unit) -> int:
+    """How many rows up, at least, a block reads its own column (0: its own row or below,
+    so it is a circular reference)."""
+    lag = None
+    for ref in u.compiled.refs:
+        if ref.sheet != u.sheet or not ref.c1 <= u.col <= ref.c2:
+            continue
+        if ref.r2_rel:
+            if ref.r2 >= 0:
+                return 0
+            lag = -ref.r2 if lag is None else min(lag, -ref.r2)
+        elif ref.r2 >= u.r0 and (ref.r1_rel or ref.r1 <= u.r1):
+            return 0
+    return lag or 0
 
 
 class _Index:
@@ -293,12 +421,17 @@ def _graph(units: list[Unit], index: _Index) -> list[set[int]]:
 
 def _cyclic(edges: list[set[int]]) -> set[int]:
     """Units on a cycle (a self-loop, or a strongly connected component of two or more)."""
+    return set().union(*_components(edges))
+
+
+def _components(edges: list[set[int]]) -> list[set[int]]:
+    """The cycles: strongly connected components of two or more units, or a self-loop."""
     n = len(edges)
     index = [-1] * n
     low = [0] * n
     on = [False] * n
     stack: list[int] = []
-    out: set[int] = set()
+    out: list[set[int]] = []
     counter = 0
     for root in range(n):
         if index[root] >= 0:
@@ -336,7 +469,7 @@ def _cyclic(edges: list[set[int]]) -> set[int]:
                     if w == v:
                         break
                 if len(comp) > 1 or v in edges[v]:
-                    out.update(comp)
+                    out.append(set(comp))
     return out
 
 
@@ -352,25 +485,31 @@ def _closure(start: set[int], edges: list[set[int]]) -> set[int]:
     return seen
 
 
-def _topo(ids: set[int], edges: list[set[int]]) -> list[int]:
-    """Units ``ids`` in an order where every unit comes after those it reads."""
-    indeg = {u: 0 for u in ids}
-    users: dict[int, list[int]] = {u: [] for u in ids}
+def _topo(ids: set[int], edges: list[set[int]], group: dict[int, int]) -> list[list[int]]:
+    """Units ``ids`` in an order where every unit comes after those it reads; the units of
+    one cycle (``group``: unit -> its cycle's id) come together, as one list."""
+    members: dict[int, list[int]] = {}
+    for u in sorted(ids):
+        members.setdefault(group.get(u, -1 - u), []).append(u)
+    indeg = {g: 0 for g in members}
+    users: dict[int, set[int]] = {g: set() for g in members}
     for u in ids:
+        gu = group.get(u, -1 - u)
         for w in edges[u]:
-            if w in ids and w != u:
-                indeg[u] += 1
-                users[w].append(u)
-    ready = sorted(u for u, d in indeg.items() if d == 0)
+            gw = group.get(w, -1 - w)
+            if w in ids and gw != gu and gu not in users[gw]:
+                indeg[gu] += 1
+                users[gw].add(gu)
+    ready = sorted((g for g, d in indeg.items() if d == 0), reverse=True)
     out = []
     while ready:
-        u = ready.pop()
-        out.append(u)
-        for v in users[u]:
+        g = ready.pop()
+        out.append(members[g])
+        for v in sorted(users[g]):
             indeg[v] -= 1
             if indeg[v] == 0:
                 ready.append(v)
-    if len(out) != len(ids):  # pragma: no cover - cycles were removed before
+    if len(out) != len(members):  # pragma: no cover - cycles were removed before
         raise RuntimeError("dependency cycle among blocks")
     return out
 
@@ -444,8 +583,13 @@ class _Run:
         #: cells formulas leaves uncomputed (on or after a cycle): sheet -> {(row, col)}
         self.poison: dict[str, set[tuple[int, int]]] = {}
         self.forced: dict[tuple[str, str], str] = {}  # (sheet, cell) -> own reason
+        #: unit -> id of its cycle, for cycles evaluated by iteration (calcPr iterate)
+        self.cycle_of: dict[int, int] = {u.id: u.cycle for u in units if u.cycle is not None}
 
     def block(self, u: Unit) -> None:
+        if u.lag:
+            self._sequential(u)
+            return
         ev = BlockEval(self.store, u.sheet, u.r0, u.r1, self.functions, self.state,
                        (engine._CURRENT, engine._STATE), u.col)
         with np.errstate(all="ignore"):
@@ -456,6 +600,102 @@ class _Run:
         self.values[u.id] = v
         self.records[u.id] = (ev.records, ev.records_all)
         self.store.column(u.sheet, u.col).add_segment(u.r0, u.r1, v)
+
+    def iterate(self, members: list[Unit]) -> None:
+        """The blocks of one cycle, recomputed in turn until no value moves by
+        ``iterateDelta`` or ``iterateCount`` rounds are done (the workbook's ``calcPr``
+        enables iterative calculation, as Excel does; every value starts blank)."""
+        count, delta = self.book.iterate
+        for _ in range(max(count, 1)):
+            change = 0.0
+            for u in members:
+                self.store.forget_ranges()
+                old = self.values.get(u.id)
+                if old is not None:
+                    col = self.store.column(u.sheet, u.col)
+                    col.segments = [sg for sg in col.segments if sg[2] is not old]
+                self.block(u)
+                change = max(change, _change(old, self.values[u.id]))
+            if change < delta:
+                break
+        self.store.forget_ranges()
+
+    def _running_sum(self, u: Unit) -> Vec | None:
+        """``=A1+X`` filled down (the row above plus something that does not read this
+        column), all numbers: the sequential sums at once, bit for bit what adding row by
+        row gives (``np.cumsum`` adds in order). None when the block is not that."""
+        tree = u.compiled.tree
+        if not isinstance(tree, Call) or tree.name != "+" or len(tree.args) != 2:
+            return None
+
+        def is_prev(node) -> bool:
+            return (isinstance(node, Rng) and node.is_cell and node.r1_rel and node.r1 == -1
+                    and node.sheet == u.sheet and node.c1 == u.col)
+
+        a, b = tree.args
+        other = b if is_prev(a) else a if is_prev(b) else None
+        if other is None or any(r.sheet == u.sheet and r.c1 <= u.col <= r.c2
+                                for r in u.compiled.refs if not is_prev(r)):
+            return None
+        if self.poison:
+            return None
+        ev = BlockEval(self.store, u.sheet, u.r0, u.r1, self.functions, self.state,
+                       (engine._CURRENT, engine._STATE), u.col)
+        n = u.r1 - u.r0 + 1
+        with np.errstate(all="ignore"):
+            x = ev.value(other).blank_as_zero().broadcast(n)
+        seed = self.store.get(u.sheet, u.col, u.r0 - 1, u.r0 - 1).blank_as_zero()
+        if ev.records or ev.records_all or not (x.kind == NUM).all() or seed.kind[0] != NUM:
+            return None
+        with np.errstate(all="ignore"):
+            out = np.cumsum(np.concatenate([seed.num, x.num]))[1:]
+        if not np.isfinite(out).all():
+            return None
+        return Vec(np.full(n, NUM, np.uint8), out)
+
+    def _sequential(self, u: Unit) -> None:
+        """A block reading its own column ``u.lag`` or more rows up (``=A1+1`` filled
+        down): evaluated ``u.lag`` rows at a time, top down, each chunk reading the
+        ones before it from the store."""
+        n = u.r1 - u.r0 + 1
+        fast = self._running_sum(u) if u.lag == 1 else None
+        if fast is not None:
+            self.values[u.id] = fast
+            self.records[u.id] = ({}, [])
+            self.store.column(u.sheet, u.col).add_segment(u.r0, u.r1, fast)
+            return
+        acc = Vec.empty(n)
+        self.store.column(u.sheet, u.col).add_segment(u.r0, u.r1, acc)
+        records: dict[int, list] = {}
+        for s0 in range(u.r0, u.r1 + 1, u.lag):
+            s1 = min(s0 + u.lag - 1, u.r1)
+            ev = BlockEval(self.store, u.sheet, s0, s1, self.functions, self.state,
+                           (engine._CURRENT, engine._STATE), u.col)
+            with np.errstate(all="ignore"):
+                v = ev.value(u.compiled.tree)
+            v = v.blank_as_zero().broadcast(s1 - s0 + 1)
+            a, b = s0 - u.r0, s1 - u.r0 + 1
+            acc.kind[a:b] = v.kind
+            acc.num[a:b] = v.num
+            if v.obj is not None:
+                if acc.obj is None:
+                    acc.obj = np.empty(n, dtype=object)
+                acc.obj[a:b] = v.obj
+            if v.npy is not None:
+                if acc.npy is None:
+                    acc.npy = np.zeros(n, bool)
+                acc.npy[a:b] = v.npy
+            for i, recs in ev.records.items():
+                records.setdefault(a + i, []).extend(recs)
+            if ev.records_all:
+                for i in range(a, b):
+                    records.setdefault(i, []).extend(ev.records_all)
+        if self.poison:
+            acc = self._poisoned(u, acc)
+            col = self.store.column(u.sheet, u.col)
+            col.segments[-1] = (u.r0, u.r1, acc)
+        self.values[u.id] = acc
+        self.records[u.id] = (records, [])
 
 
     def _poisoned(self, u: Unit, v: Vec) -> Vec:
@@ -490,6 +730,16 @@ class _Run:
 _NOT_COMPUTED = "not computed: a circular reference, or depends on one"
 
 
+def _change(old: Vec | None, new: Vec) -> float:
+    """Largest change of a value between two rounds of an iteration (inf: not comparable)."""
+    if old is None or len(old) != len(new) or (old.kind != new.kind).any():
+        return np.inf
+    num = new.kind == NUM
+    if num.any():
+        return float(np.max(np.abs(new.num[num] - old.num[num])))
+    return 0.0 if old.obj is None or (old.objects() == new.objects()).all() else np.inf
+
+
 def evaluate_blocks(path, functions: Mapping[str, Callable] | None = None, *,
                     limits: Limits = Limits(), engine_mode: str = "auto") -> Evaluation:
     """Compute every formula of the workbook at ``path`` (only read).
@@ -502,7 +752,7 @@ def evaluate_blocks(path, functions: Mapping[str, Callable] | None = None, *,
     ``paths`` says how many cells took each path.
     """
     t0 = time.perf_counter()
-    functions = {**engine._REGISTRY, **{k.upper(): v for k, v in (functions or {}).items()}}
+    functions = engine.all_functions(functions)
     path = Path(path)
     if engine_mode == "cells":
         return _all_per_cell(path, functions, "--engine cells", t0)
@@ -514,7 +764,7 @@ def evaluate_blocks(path, functions: Mapping[str, Callable] | None = None, *,
     units = _units(book, ctx)
     compiled: dict[tuple, Compiled | Unsupported] = {}
     for u in units:
-        if u.why is not None:
+        if u.why is not None or u.compiled is not None:
             continue
         cache_key = (u.sheet, u.col, u.key) if "[" not in u.text else None
         hit = compiled.get(cache_key) if cache_key else None
@@ -533,18 +783,35 @@ def evaluate_blocks(path, functions: Mapping[str, Callable] | None = None, *,
         u.reads = _reads_of_compiled(u) if u.compiled is not None else _reads_per_cell(u, ctx)
     index = _Index(units)
     edges = _graph(units, index)
-    for uid in _cyclic(edges):
-        u = units[uid]
-        if u.why is None:
-            u.why = ("reads its own cells (e.g. a running total)" if uid in edges[uid]
-                     else "on a cycle of blocks")
+    cyclic = _cyclic(edges)
+    if cyclic:
+        own = {uid for uid in cyclic if uid in edges[uid]}
+        for uid in own:
+            edges[uid].discard(uid)
+        on_cycle = _cyclic(edges)  # without the self-loops: cycles through other units
+        for uid in own:
+            if uid not in on_cycle and units[uid].compiled is not None:
+                units[uid].lag = _lag(units[uid])
+            if not units[uid].lag:
+                edges[uid].add(uid)
+        for k, comp in enumerate(_components(edges)):
+            if book.iterate and all(units[uid].compiled is not None for uid in comp):
+                for uid in comp:
+                    units[uid].cycle = k  # computed by iteration, as Excel does
+                continue
+            for uid in comp:
+                u = units[uid]
+                if u.why is None:
+                    u.why = ("reads its own cells (e.g. a running total)" if uid in edges[uid]
+                             else "on a cycle of blocks")
     t_plan = time.perf_counter()
     while True:
         if engine_mode == "blocks":
             _refuse_per_cell(units)
         run = _Run(book, ctx, units, functions)
         try:
-            _evaluate(run, units, edges, path, functions)
+            with engine.excel_semantics():
+                _evaluate(run, units, edges, path, functions)
         except _Retry:
             continue
         break
@@ -594,12 +861,19 @@ def _evaluate(run: _Run, units: list[Unit], edges, path: Path, functions) -> Non
             if ids:
                 _per_cell(run, units, ids, anc, path, functions)
             continue
-        for uid in _topo(ids, edges):
-            u = units[uid]
+        for grp in _topo(ids, edges, run.cycle_of):
             try:
-                run.block(u)
+                if grp[0] in run.cycle_of:
+                    run.iterate([units[uid] for uid in grp])
+                else:
+                    run.block(units[grp[0]])
             except Unsupported as ex:
-                u.why = str(ex)
+                for uid in grp:
+                    units[uid].why = str(ex)
+                    if units[uid].array_ref:  # an array formula goes per cell as a whole
+                        for w in units:
+                            if w.array_ref == units[uid].array_ref and w.sheet == units[uid].sheet:
+                                w.why = w.why or str(ex)
                 raise _Retry from None
 
 
@@ -745,7 +1019,8 @@ def _collect(run: _Run, units: list[Unit], book: Book, ctx: Context) -> Evaluati
         if u.compiled.rewritten:
             new = render_rows(u.compiled.rw_template, u.r0, u.r1, u.col)
             rewrites.update(zip(ukeys, zip(texts, new, strict=True), strict=True))
-        res = [CellResult(sheet, a, t, v) for a, t, v in zip(addrs, texts, vals, strict=True)]
+        res = [CellResult(sheet, a, t, v, "", u.array_ref)
+               for a, t, v in zip(addrs, texts, vals, strict=True)]
         for i, v in enumerate(vals):
             if not isinstance(v, ExcelError):
                 continue
@@ -794,7 +1069,8 @@ def _name_rewrites(ctx: Context) -> dict:
 
     out = {}
     for key, text in ctx.names.items():
-        rw = rewrite_formula("=" + text, tables=ctx.book.tables, function_names=ctx.registered)
+        rw = rewrite_formula("=" + text, tables=ctx.book.tables, function_names=ctx.registered,
+                             clip=ctx.clip, defined=ctx.defined)
         if rw.changed:
             out[("", f"name:{ctx.book.name_case.get(key, key)}")] = (text, rw.text[1:])
     return out

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from rooflinexl.recalc.prepass import rewrite_formula
+from rooflinexl.recalc.prepass import rewrite_formula, used_area
 from rooflinexl.recalc.refs import MAX_COL, MAX_ROW, template
 
 __all__ = ["Call", "Lit", "Node", "Rng", "Unsupported", "compile_block", "Compiled"]
@@ -205,6 +205,10 @@ class Context:
             names[name] = text
         self.names = names
         self._name_cache: dict[str, Rng] = {}
+        #: the used area ranges reaching the sheet's edge are clipped to
+        self.clip = used_area((s.max_row, s.max_col) for s in book.sheets)
+        #: every defined name (any scope): other names are #NAME?
+        self.defined = set(book.names) | {n for (_s, n) in book.local_names}
 
     def sheet(self, name: str) -> str:
         hit = self.sheet_names.get(name.casefold())
@@ -221,7 +225,7 @@ class Context:
         if text is None:
             raise Unsupported(f"unknown name {name}")
         rw = rewrite_formula("=" + text, tables=self.book.tables,
-                             function_names=self.registered)
+                             function_names=self.registered, clip=self.clip, defined=self.defined)
         if rw.notes:
             raise Unsupported(f"name {name}: {'; '.join(rw.notes)}")
         ref = parse_a1(rw.text[1:], "")
@@ -254,7 +258,9 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
     row1 = row0 if row1 is None else row1
     tables = ctx.book.tables
     rw = rewrite_formula(text, tables=tables, function_names=ctx.registered, sheet=sheet,
-                         row=row0, col=col)
+                         row=row0, col=col, clip=ctx.clip, defined=ctx.defined)
+    if rw.too_deep:
+        raise Unsupported(rw.too_deep)
     if rw.notes:
         raise Unsupported("; ".join(rw.notes))
     body = rw.text.replace("\n", "")
@@ -262,9 +268,9 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
     sticky: set[tuple[int, int]] = set()  # (ref, corner) of table-row references
     if row1 > row0 and "[" in text:
         nxt = rewrite_formula(text, tables=tables, function_names=ctx.registered, sheet=sheet,
-                              row=row0 + 1, col=col)
+                              row=row0 + 1, col=col, clip=ctx.clip, defined=ctx.defined)
         last = rewrite_formula(text, tables=tables, function_names=ctx.registered, sheet=sheet,
-                               row=row1, col=col)
+                               row=row1, col=col, clip=ctx.clip, defined=ctx.defined)
         if nxt.notes or last.notes:
             raise Unsupported("table reference outside the table's rows")
         if nxt.text != rw.text:
@@ -328,6 +334,11 @@ def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, expr, offset, refs
             name = token.name
             if name not in OPERATORS:
                 raise Unsupported(f"operator {name!r}")
+            signs = token.attr.get("sum_minus", "")
+            if name == "u+" and "-" in signs:
+                # formulas folds "--x" into "u+", which keeps TRUE as TRUE; Excel negates
+                # twice, so the value becomes a number (--TRUE is 1)
+                return Call("u-", [Call("u-", kids, "U-")], "U-")
             return Call(name, kids, name.upper())
         if isinstance(token, Function):
             if type(token) is not Function:
@@ -390,7 +401,9 @@ def _range(token, ctx: Context, sheet, row0, col, tpl, sticky, expr, offset) -> 
     if len(slots) == 1:
         rows = rows * 2
     (ra, rel1), (rb, rel2) = rows[0], rows[-1]
-    if rel1 != rel2 and (ra, c1) != (rb, c2):
+    if rel1 != rel2 and (ra, c1) != (rb, c2) and rel1:
+        # a growing range ($A$2:A2, a running total) is kept: SUM & co. evaluate it
+        # cumulatively (kernels.BlockEval.running); the other way round is not
         raise Unsupported(f"range {span} with one end fixed and one relative")
     if not (1 <= r1 <= MAX_ROW and 1 <= r2 <= MAX_ROW and 1 <= c1 <= MAX_COL
             and 1 <= c2 <= MAX_COL):

@@ -125,6 +125,15 @@ def unregister_function(name: str) -> None:
     _REGISTRY.pop(name.upper(), None)
 
 
+def all_functions(functions: Mapping[str, Callable] | None = None) -> dict[str, Callable]:
+    """The engine's function table for one evaluation: Excel built-ins it implements itself
+    (:data:`rooflinexl.recalc.functions.BUILTINS`), then the registry, then ``functions``
+    (upper-case names; a later one wins)."""
+    from rooflinexl.recalc.functions import BUILTINS
+
+    return {**BUILTINS, **_REGISTRY, **{k.upper(): v for k, v in (functions or {}).items()}}
+
+
 def registered_functions() -> dict[str, Callable]:
     """A copy of the registry: upper-case name -> callable."""
     return dict(_REGISTRY)
@@ -324,6 +333,69 @@ def _registered(functions: Mapping[str, Callable]):
 
 
 @contextlib.contextmanager
+def excel_semantics():
+    """While active, ``formulas`` follows Excel where it did not: numbers and booleans
+    become text as Excel writes them (:func:`rooflinexl.recalc.functions.value_text`: 15
+    significant digits, ``TRUE``) in ``&``, ``LEN``, ``LEFT``, ``CONCAT`` ... (its own
+    ``_str`` prints 17 digits and a numpy boolean as ``True``), and ``^`` is Excel's
+    (:func:`rooflinexl.recalc.functions.power`: ``0^-1`` is ``#DIV/0!``), and ``--x`` is
+    a number (``formulas`` reads it as ``+x``); complex numbers as text have 15
+    significant digits per part; date text outside years 1900-9999 is no date.
+    Both evaluation paths run inside it."""
+    import formulas.functions.date as fd
+    import formulas.functions.eng as fe
+    import formulas.functions.operators as fo
+    import formulas.functions.text as ft
+    import numpy as np
+    from formulas.tokens.operand import Error
+    from formulas.tokens.operator import Operator
+
+    from rooflinexl.recalc.functions import complex_text, power, value_text
+
+    def excel_power(x, y):
+        r = power(x, y)
+        return Error.errors[str(r)] if isinstance(r, ExcelError) else r
+
+    plain_compile = Operator.compile
+
+    def compile_operator(self):
+        # formulas folds "--x" into a unary plus, which keeps TRUE as TRUE; Excel negates
+        # twice, so the value becomes a number
+        if self.name == "u+" and "-" in self.attr.get("sum_minus", ""):
+            neg = fo.OPERATORS["U-"]
+            return lambda x: neg(neg(x))
+        return plain_compile(self)
+
+    plain_complex = fe._fmt_complex
+    plain_text2date = fd._text2datetime
+
+    def text2date(text):
+        date = plain_text2date(text)
+        if not 1900 <= date[0] <= 9999:  # Excel reads no date text outside its calendar
+            raise ValueError(f"{text!r} is not a date Excel knows")
+        return date
+
+    def fmt_complex(r, i, suffix="j"):
+        if not (np.isfinite(r) and np.isfinite(i)):
+            return plain_complex(r, i, suffix)  # formulas' #NUM!
+        return complex_text(float(r), float(i), suffix)
+
+    with _LOCK:
+        saved = (ft._str, fo._str, fo.OPERATORS["^"], Operator.compile, fe._fmt_complex,
+                 fd._text2datetime)
+        ft._str = fo._str = value_text
+        fo.OPERATORS["^"] = fo.numeric_wrap(excel_power)
+        Operator.compile = compile_operator
+        fe._fmt_complex = fmt_complex
+        fd._text2datetime = text2date
+        try:
+            yield
+        finally:
+            (ft._str, fo._str, fo.OPERATORS["^"], Operator.compile, fe._fmt_complex,
+             fd._text2datetime) = saved
+
+
+@contextlib.contextmanager
 def _quiet_progress():
     """formulas draws a tqdm progress bar while loading; switch it off."""
     import formulas.excel as fx
@@ -517,12 +589,12 @@ def _evaluate(
     (as ``formulas`` holds it) that replaces the cell's value before
     calculating, so that a number keeps every bit (a number read from the
     file is rounded to 15 decimals)."""
-    functions = {**_REGISTRY, **{k.upper(): v for k, v in (functions or {}).items()}}
+    functions = all_functions(functions)
     registered = set(functions)
     path = os.fspath(path)
     if not os.path.exists(path):
         raise EngineError(f"no such workbook: {path}")
-    with _LOCK, _registered(functions) as table:
+    with _LOCK, _registered(functions) as table, excel_semantics():
         F = _formulas()
         work = prepare_workbook(path, function_names=registered)
         state = _State()

@@ -59,6 +59,18 @@ _NUMERIC = (NUM, BOOL, EMPTY)
 _MAX_RANGE_CELLS = 20_000_000
 
 
+_LUTS: dict[tuple, np.ndarray] = {}
+
+
+def _kinds_mask(kind: np.ndarray, kinds: tuple) -> np.ndarray:
+    """``np.isin(kind, kinds)`` by a lookup table (kind codes are small; isin is slow)."""
+    lut = _LUTS.get(kinds)
+    if lut is None:
+        lut = _LUTS[kinds] = np.zeros(8, bool)
+        lut[list(kinds)] = True
+    return lut[kind]
+
+
 def _err(code: str, n: int) -> Vec:
     obj = np.empty(n, dtype=object)
     obj[:] = _ERRORS[code]
@@ -99,7 +111,15 @@ class RangeArg:
     npy: np.ndarray | None
     per_row: bool
     rng: Rng
-    objects: np.ndarray | None = None  # fixed: the 2-D object array formulas would get
+    store: object = None  # fixed: where ``objects`` comes from, when it is asked for
+
+    @property
+    def objects(self) -> np.ndarray | None:
+        """Fixed: the 2-D object array formulas would get (built on first use only)."""
+        if self.per_row or self.store is None:
+            return None
+        r = self.rng
+        return self.store.objects(r.sheet, r.r1, r.c1, r.r2, r.c2)
 
     def row_objects(self, i: int) -> np.ndarray:
         if not self.per_row:
@@ -168,8 +188,7 @@ class BlockEval:
         if node.fixed:
             kind, num, obj, npy = self.store.block(node.sheet, node.r1, node.c1, node.r2,
                                                    node.c2)
-            objs = self.store.objects(node.sheet, node.r1, node.c1, node.r2, node.c2)
-            return RangeArg(kind, num, obj, npy, False, node, objs)
+            return RangeArg(kind, num, obj, npy, False, node, self.store)
         if not (node.r1_rel and node.r2_rel):
             raise Unsupported("a range with one end fixed and one relative")
         h, w = node.r2 - node.r1 + 1, node.c2 - node.c1 + 1
@@ -253,7 +272,7 @@ class BlockEval:
         n = max(len(a) for a in args)
         ok = np.ones(n, bool)
         for a in args:
-            good = np.isin(a.kind, kinds) if len(kinds) > 1 else a.kind == kinds[0]
+            good = _kinds_mask(a.kind, kinds)
             ok &= good if len(a) == n else np.broadcast_to(good, n)
         return ok
 
@@ -309,7 +328,7 @@ class BlockEval:
     def f_pow(self, node):
         def fast(x, y):
             x, y = np.broadcast_arrays(x, y)
-            ok = (x > 0) | ((x == 0) & (y >= 0)) | ((x < 0) & (y == np.floor(y)))
+            ok = (x > 0) | ((x == 0) & (y > 0)) | ((x < 0) & (y == np.floor(y)))
             r = np.full(len(x), np.nan)
             if ok.any():
                 try:  # Python's float power: numpy's differs in the last bit
@@ -499,17 +518,17 @@ class BlockEval:
                 cols.append(np.full((n, 1), float(p)))
                 npys.append(np.zeros((n, 1), bool))
             elif kind in ("vec", "bare"):
-                good = np.isin(p.kind, kinds)
+                good = _kinds_mask(p.kind, kinds)
                 ok &= np.broadcast_to(good, n)
                 cols.append(np.broadcast_to(p.num.reshape(-1, 1), (n, 1)))
                 npys.append(np.broadcast_to(p.numpy_mask().reshape(-1, 1), (n, 1)))
             else:
                 if p.per_row:
-                    ok &= np.isin(p.kind, kinds).reshape(n, -1).all(axis=1)
+                    ok &= _kinds_mask(p.kind, kinds).reshape(n, -1).all(axis=1)
                     cols.append(p.num.reshape(n, -1))
                     npys.append(p.numpy_mask().reshape(n, -1))
                 else:
-                    ok &= bool(np.isin(p.kind, kinds).all())
+                    ok &= bool(_kinds_mask(p.kind, kinds).all())
                     cols.append(np.broadcast_to(p.num.reshape(1, -1), (n, p.num.size)))
                     npys.append(np.broadcast_to(p.numpy_mask().reshape(1, -1),
                                                 (n, p.num.size)))
@@ -576,7 +595,58 @@ class BlockEval:
     def _number_lit(x) -> bool:
         return isinstance(x, (int, float)) and not isinstance(x, bool)
 
+    def running(self, node: Call) -> Vec | None:
+        """SUM, AVERAGE, MIN or MAX of one growing range (``SUM($A$2:A2)`` filled
+        down) for every row at once, cumulatively; None when ``node`` is not that."""
+        if len(node.args) != 1:
+            return None
+        rng = node.args[0]
+        if not isinstance(rng, Rng) or rng.r1_rel or not rng.r2_rel:
+            return None
+        top, last = rng.r1, self.r1 + rng.r2
+        first_end = self.r0 + rng.r2
+        if first_end < top:
+            raise Unsupported("a growing range that starts above its fixed end")
+        m = last - top + 1
+        if m * (rng.c2 - rng.c1 + 1) > _MAX_RANGE_CELLS:
+            raise Unsupported("a range too large to hold as an array")
+        cols = [self.store.get(rng.sheet, c, top, last) for c in range(rng.c1, rng.c2 + 1)]
+        kind = np.stack([v.kind for v in cols], axis=1)
+        nums = np.stack([v.num for v in cols], axis=1)
+        is_num = kind == NUM
+        end = np.arange(first_end, last + 1) - top  # last row index of each block row
+        name = node.name
+        if name in ("SUM", "AVERAGE"):
+            total = np.cumsum(np.where(is_num, nums, 0.0).sum(axis=1))[end]
+        count = np.cumsum(is_num.sum(axis=1))[end]
+        if name == "SUM":
+            out = _npnumbers(total)
+        elif name == "AVERAGE":
+            with np.errstate(all="ignore"):
+                out = _npnumbers(total / np.where(count == 0, 1, count))
+            if (count == 0).any():
+                out = Vec.assemble(len(end), [(count != 0, out.take(count != 0)),
+                                              (count == 0, _err("#DIV/0!", 1))])
+        else:
+            pick = np.maximum if name == "MAX" else np.minimum
+            fill = -np.inf if name == "MAX" else np.inf
+            best = pick.accumulate(np.where(is_num, nums, fill).max(axis=1) if name == "MAX"
+                                   else np.where(is_num, nums, fill).min(axis=1))[end]
+            out = _npnumbers(np.where(np.isfinite(best), best, 0.0))
+        errs = (kind == ERR).any(axis=1)
+        if errs.any():
+            first = int(np.argmax(errs))
+            j = int(np.argmax(kind[first] == ERR))
+            obj = cols[j].obj[first]
+            hit = end >= first
+            out = Vec.assemble(len(end), [(~hit, out.take(~hit)),
+                                          (hit, Vec.from_objects([obj]))])
+        return out
+
     def f_SUM(self, node):
+        hit = self.running(node)
+        if hit is not None:
+            return hit
         return self._reduce(node, lambda m, _: _npnumbers(np.sum(m, axis=1)), self._number_lit)
 
     def f_PRODUCT(self, node):
@@ -592,14 +662,23 @@ class BlockEval:
                    npy[rows, first] if npy.any() else None)
 
     def f_MIN(self, node):
+        hit = self.running(node)
+        if hit is not None:
+            return hit
         return self._reduce(node, lambda m, p: self._pick(m, p, m.min(axis=1)),
                             self._number_lit)
 
     def f_MAX(self, node):
+        hit = self.running(node)
+        if hit is not None:
+            return hit
         return self._reduce(node, lambda m, p: self._pick(m, p, m.max(axis=1)),
                             self._number_lit)
 
     def f_AVERAGE(self, node):
+        hit = self.running(node)
+        if hit is not None:
+            return hit
         return self._reduce(node, lambda m, _: _npnumbers(np.mean(m, axis=1)),
                             self._number_lit)
 

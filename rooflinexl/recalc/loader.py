@@ -27,6 +27,8 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from rooflinexl import xlsxio
 from rooflinexl.recalc.prepass import TableInfo
 from rooflinexl.xlsxio import Limits
@@ -88,6 +90,8 @@ class Book:
     local_names: dict[tuple[str, str], str]  # (sheet, NAME) -> text
     tables: dict[str, TableInfo]
     name_case: dict[str, str] = field(default_factory=dict)  # NAME -> name as written
+    #: (iterateCount, iterateDelta) when the workbook's calcPr enables iterative calculation
+    iterate: tuple[int, float] | None = None
 
     def sheet(self, name: str) -> Sheet | None:
         for s in self.sheets:
@@ -273,7 +277,29 @@ def _read_sheet(sheet: Sheet, data: bytes, member: str, strings: list[str]) -> N
     f_rows, f_cols, f_texts = sheet.f_rows, sheet.f_cols, sheet.f_texts
     c_rows, c_cols, c_vals = sheet.const_rows, sheet.const_cols, sheet.const_vals
     number = _number
-    for i, fel in enumerate(fels):
+    # the bulk of a sheet: plain numbers (no formula, no type attribute), parsed at once
+    is_plain = [not fel and bool(v) and "t=" not in ca
+                for fel, v, ca in zip(fels, vs, cas, strict=True)]
+    others = range(len(fels))
+    if any(is_plain):
+        plain = [i for i, k in enumerate(is_plain) if k]
+        texts = [vs[i] for i in plain]
+        try:
+            values = np.array(texts, dtype=float).tolist()
+        except ValueError:  # not all numbers: cell by cell below
+            pass
+        else:
+            joined = "".join(texts)
+            if "." in joined or "e" in joined or "E" in joined:
+                for k, v in enumerate(texts):
+                    if "." in v or "e" in v or "E" in v:
+                        values[k] = round(values[k], 15)
+            c_rows.extend([rows[i] for i in plain])
+            c_cols.extend([cols[i] for i in plain])
+            c_vals.extend(values)
+            others = [i for i, k in enumerate(is_plain) if not k]
+    for i in others:
+        fel = fels[i]
         if fel:
             if fas[i]:
                 _formula(sheet, rows[i], cols[i], fas[i], fts[i], arrays)
@@ -306,6 +332,8 @@ def _read_sheet(sheet: Sheet, data: bytes, member: str, strings: list[str]) -> N
         c_rows.append(rows[i])
         c_cols.append(cols[i])
         c_vals.append(value)
+    for _r0, _c0, r1, c1 in arrays:  # an array formula's range is used, cached or not
+        sheet.max_row, sheet.max_col = max(sheet.max_row, r1), max(sheet.max_col, c1)
     if arrays:  # cached results inside an array formula's range are not inputs
         keep = [not any(r0 <= r <= r1 and c0 <= c <= c1 for r0, c0, r1, c1 in arrays)
                 for r, c in zip(c_rows, c_cols, strict=True)]
@@ -346,7 +374,11 @@ def _defined_names(zf, names_map):
     names: dict[str, str] = {}
     local: dict[tuple[str, str], str] = {}
     case: dict[str, str] = {}
+    iterate = None
     for el in root.iter():
+        if xlsxio._local(el.tag) == "calcPr" and el.get("iterate") in ("1", "true"):
+            iterate = (_attr_number(el.get("iterateCount"), 100, int),
+                       _attr_number(el.get("iterateDelta"), 0.001, float))
         if xlsxio._local(el.tag) != "definedName":
             continue
         name, text = el.get("name"), el.text or ""
@@ -361,7 +393,16 @@ def _defined_names(zf, names_map):
             local[(order[int(lsid)], name.upper())] = text
         except (ValueError, IndexError):
             pass
-    return names, local, case
+    return names, local, case, iterate
+
+
+def _attr_number(text, default, kind):
+    """An attribute's number (ECMA-376 defaults when absent or not a number)."""
+    try:
+        v = kind(text) if text is not None else default
+    except ValueError:
+        return default
+    return v if v >= 0 else default
 
 
 def _tables(zf, names_map, sheet: Sheet, member: str) -> list[TableInfo]:
@@ -473,6 +514,6 @@ def read_book(path, limits: Limits = Limits()) -> Book:
                 for key in {tname, dname}:
                     if key:
                         tables[key.upper()] = info
-        names, local, case = _defined_names(zf, names_map)
-    return Book(path, sheets, names, local, tables, case)
+        names, local, case, iterate = _defined_names(zf, names_map)
+    return Book(path, sheets, names, local, tables, case, iterate)
 

@@ -39,6 +39,7 @@ from pathlib import Path
 from openpyxl.utils.cell import get_column_letter, range_boundaries
 
 __all__ = [
+    "MAX_NESTING",
     "OMITTED",
     "FormulaCell",
     "PrepassResult",
@@ -48,8 +49,17 @@ __all__ = [
     "quote_sheet",
     "read_tables",
     "rename_functions",
+    "SHEET_COLS",
+    "SHEET_ROWS",
+    "Token",
+    "clip_ranges",
     "rewrite_formula",
+    "tokenize",
+    "used_area",
 ]
+
+#: Excel's limit on nested function calls in one formula ("Excel specifications and limits")
+MAX_NESTING = 64
 
 #: Stands for an omitted argument of a registered function in the working copy.
 OMITTED = "__ROOFLINEXL_OMITTED_ARGUMENT__"
@@ -58,10 +68,14 @@ OMITTED = "__ROOFLINEXL_OMITTED_ARGUMENT__"
 
 
 @dataclass(frozen=True)
-class _Tok:
+class Token:
+    """One lexical token of a formula (:func:`tokenize`)."""
+
     kind: str  # str | quoted | bracket | number | word | ws | op
     text: str
 
+
+_Tok = Token
 
 _NUMBER_RE = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?(?![\w.\\$?])")
 _WORD_RE = re.compile(r"[\w.\\$?]+")
@@ -102,6 +116,23 @@ def _scan_bracket(text: str, i: int) -> int:
                 return j + 1
         j += 1
     return n
+
+
+def tokenize(text: str) -> list[Token]:
+    """Excel's lexical scan of a formula body (without ``=``): the engine's one scanner.
+
+    Each :class:`Token` has a ``kind`` -- ``str`` (a string literal, quotes
+    included), ``quoted`` (a quoted sheet name), ``bracket`` (a bracketed table
+    specifier or book index), ``number``, ``word`` (a function or defined name,
+    a cell or column reference, ``TRUE``, an error code's letters), ``ws`` or
+    ``op`` (one character) -- and its ``text``; the texts joined give back the
+    formula exactly, so a rewrite that changes only some tokens leaves
+    everything else, string literals included, untouched.
+
+    >>> [(t.kind, t.text) for t in tokenize('SUM(A1,"a,b")')]
+    [('word', 'SUM'), ('op', '('), ('word', 'A1'), ('op', ','), ('str', '"a,b"'), ('op', ')')]
+    """
+    return _tokenize(text)
 
 
 def _tokenize(text: str) -> list[_Tok]:
@@ -456,6 +487,15 @@ class Rewrite:
     # omitted, sheet
     functions: list[str] = field(default_factory=list)  # call names, add-in qualifier removed
     notes: list[str] = field(default_factory=list)  # problems (unknown table column ...)
+    depth: int = 0  # deepest nesting of function calls
+
+    @property
+    def too_deep(self) -> str | None:
+        """Why the formula is beyond Excel's nesting limit (None when it is not)."""
+        if self.depth <= MAX_NESTING:
+            return None
+        return (f"the formula nests functions {self.depth} levels deep; "
+                f"Excel allows {MAX_NESTING}")
 
     @property
     def changed(self) -> bool:
@@ -478,12 +518,19 @@ def rewrite_formula(
     row: int | None = None,
     col: int | None = None,
     sheet_renames: Mapping[str, str] | None = None,
+    clip: tuple[int, int] | None = None,
+    defined: Iterable[str] | None = None,
 ) -> Rewrite:
     """Rewrite one formula (text starting with ``=``) for ``formulas``.
 
     ``tables`` maps upper-case table names to :class:`TableInfo`; ``row``/``col``
     locate the formula (needed for ``@``/``#This Row`` and for the table-less
     form ``[@col]`` inside a table); ``sheet_renames`` maps old to new sheet names.
+    ``defined`` (upper-case defined names and table names), when given, makes every other
+    name ``#NAME?``, as Excel does (``formulas`` would give ``#REF!``).
+    ``clip`` = (last row, last column) of the workbook's used area (formula cells
+    included, :func:`used_area`): every range that reaches the sheet's edge
+    (``A:A``, ``1:1``, ``A1:XFD1048576``) ends there instead (:func:`clip_ranges`).
 
     >>> rewrite_formula('=2*1E15+"1E15"').text
     '=2*1E+15+"1E15"'
@@ -513,9 +560,27 @@ def rewrite_formula(
                 return t
         return None
 
+    known_names = None if defined is None else {d.upper() for d in defined} | set(tables)
     while i < n:
         t = toks[i]
         nxt = toks[i + 1] if i + 1 < n else None
+        # --- an error literal (#N/A, #REF! ...) is copied as it is
+        if t.kind == "op" and t.text == "#":
+            k = _error_literal(toks, i)
+            if k:
+                out.extend(toks[i:i + k])
+                i += k
+                continue
+        # --- a name that is not defined: #NAME? in Excel
+        if (known_names is not None and t.kind == "word"
+                and not (nxt is not None and nxt.text in ("(", "!", ":", "["))
+                and _is_undefined(t.text, known_names)):
+            prev = _prev_sig(out)
+            if prev is None or prev.text not in (":", "!"):
+                out.append(_Tok("word", "#NAME?"))
+                res.kinds.add("name")
+                i += 1
+                continue
         # --- quoted sheet names that were renamed
         if t.kind == "quoted" and nxt is not None and nxt.text == "!":
             name = _unquote(t.text)
@@ -569,6 +634,7 @@ def rewrite_formula(
                 out.append(t)
             out.append(nxt)
             stack.append("udf" if target is not None else "func")
+            res.depth = max(res.depth, sum(k in ("udf", "func") for k in stack))
             i += 2
             continue
         # --- A0, $B$00: no such cell, so Excel reads an (undefined) name: #NAME?
@@ -623,9 +689,180 @@ def rewrite_formula(
                     stack.pop()
         out.append(t)
         i += 1
+    if clip is not None and clip_ranges(out, clip):
+        res.kinds.add("range")
     if res.kinds:
         res.text = prefix + "".join(t.text for t in out)
     return res
+
+
+#: the sheet's last row and column (Excel 2007 and later)
+SHEET_ROWS, SHEET_COLS = 1_048_576, 16_384
+_COL_ONLY = re.compile(r"^(\$?)([A-Za-z]{1,3})$")
+_ROW_ONLY = re.compile(r"^(\$?)([0-9]{1,7})$")
+_CELL = re.compile(r"^(\$?)([A-Za-z]{1,3})(\$?)([0-9]{1,7})$")
+
+
+def _col_number(letters: str) -> int:
+    n = 0
+    for ch in letters.upper():
+        n = n * 26 + ord(ch) - 64
+    return n
+
+
+def clip_ranges(toks: list, clip: tuple[int, int]) -> bool:
+    """Make every range in ``toks`` that reaches the sheet's edge end at ``clip`` (in place).
+
+    A whole column ``B:B`` becomes ``B$1:B$<last row>``, a whole row ``3:3``
+    becomes ``$A3:$<last column>3``, and a rectangle whose far corner is on the
+    last row or column (``A1:XFD1048576``) ends at the last used row or column
+    instead (never before its own first row or column). The cells cut off are
+    empty, so every value the range holds, formula cells included, is still in
+    it, and two edge-reaching ranges that start alike keep the same shape.
+    Where the size itself is the answer, it stays Excel's: ``ROWS(A:A)`` and
+    ``COLUMNS(1:1)`` become the number, ``COUNTBLANK(A:A)`` and ``COUNTIF(A:A, "")``
+    add the blank cells cut off (``COUNTIF`` when its criterion matches a blank
+    cell). ``clip`` is the workbook's used area (:func:`used_area`). Returns whether
+    anything changed.
+
+    >>> toks = _tokenize("SUM(B:B)+COUNTA(S!1:2)+SUM(A2:XFD1048576)+SUM(A:XFD)")
+    >>> clip_ranges(toks, (300, 11)), "".join(t.text for t in toks)
+    (True, 'SUM(B$1:B$300)+COUNTA(S!$A1:$K2)+SUM(A2:K300)+SUM(A$1:K$300)')
+    >>> toks = _tokenize("ROWS(A:A)+COLUMNS(S!2:2)+COUNTBLANK(B2:B1048576)")
+    >>> clip_ranges(toks, (300, 11)), "".join(t.text for t in toks)
+    (True, '1048576+16384+(COUNTBLANK(B2:B300)+1048276)')
+    >>> toks = _tokenize('COUNTIF(S!A:A,"<>x")')
+    >>> clip_ranges(toks, (300, 11)), "".join(t.text for t in toks)
+    (True, '(COUNTIF(S!A$1:A$300,"<>x")+1048276*COUNTIF(S!$A$301,"<>x"))')
+    """
+    last_row, last_col = max(1, clip[0]), max(1, clip[1])
+    edits: list[tuple[int, int, list]] = []  # (first token, past last, new tokens)
+    for j in range(1, len(toks) - 1):
+        if toks[j].text != ":" or toks[j].kind != "op":
+            continue
+        left, right = toks[j - 1], toks[j + 1]
+        if left.kind not in ("word", "number") or right.kind not in ("word", "number"):
+            continue
+        if (j >= 2 and toks[j - 2].text == ":") or (j + 2 < len(toks) and toks[j + 2].text
+                                                      in (":", "!", "(")):
+            continue  # a chain A1:B2:C3, or not a reference at all
+        a, b = left.text, right.text
+        ca, cb = _COL_ONLY.match(a), _COL_ONLY.match(b)
+        ra, rb = _ROW_ONLY.match(a), _ROW_ONLY.match(b)
+        ma, mb = _CELL.match(a), _CELL.match(b)
+        if ca and cb:  # whole columns
+            r1, c1, r2, c2 = 1, _col_number(ca.group(2)), SHEET_ROWS, _col_number(cb.group(2))
+            if not c1 <= c2 <= SHEET_COLS:
+                continue
+            n2, m2 = last_row, (max(last_col, c1) if c2 == SHEET_COLS else c2)
+            new_a, new_b = f"{a}$1", f"{cb.group(1)}{get_column_letter(m2)}${n2}"
+        elif ra and rb:  # whole rows
+            r1, c1, r2, c2 = int(ra.group(2)), 1, int(rb.group(2)), SHEET_COLS
+            if not 1 <= r1 <= r2 <= SHEET_ROWS:
+                continue
+            n2, m2 = (max(last_row, r1) if r2 == SHEET_ROWS else r2), last_col
+            new_a, new_b = f"$A{a}", f"${get_column_letter(m2)}{rb.group(1)}{n2}"
+        elif ma and mb:
+            r1, r2 = int(ma.group(4)), int(mb.group(4))
+            c1, c2 = _col_number(ma.group(2)), _col_number(mb.group(2))
+            if r2 != SHEET_ROWS and c2 != SHEET_COLS or r1 > r2 or c1 > c2 or c2 > SHEET_COLS:
+                continue
+            n2 = max(last_row, r1) if r2 == SHEET_ROWS else r2
+            m2 = max(last_col, c1) if c2 == SHEET_COLS else c2
+            new_a, new_b = a, f"{mb.group(1)}{get_column_letter(m2)}{mb.group(3)}{n2}"
+        else:
+            continue
+        ref = [_Tok("word", new_a), toks[j], _Tok("word", new_b)]
+        first, past = j - 1, j + 2
+        # a sheet prefix (S!, 'My sheet'!) belongs to the reference
+        if first >= 2 and toks[first - 1].text == "!" and toks[first - 2].kind in (
+                "word", "quoted"):
+            ref = toks[first - 2:first] + ref
+            first -= 2
+        call = (toks[first - 2].text.upper() if first >= 2 and toks[first - 1].text == "("
+                and toks[first - 2].kind == "word" else None)
+        closes = past < len(toks) and toks[past].text == ")"
+        size = {"ROWS": r2 - r1 + 1, "COLUMNS": c2 - c1 + 1}
+        if call in size and closes:  # the size is the answer: Excel's, not the clipped one
+            edits.append((first - 2, past + 1, [_Tok("number", str(size[call]))]))
+        elif call == "COUNTBLANK" and closes:
+            cut = (r2 - r1 + 1) * (c2 - c1 + 1) - (n2 - r1 + 1) * (m2 - c1 + 1)
+            edits.append((first - 2, past + 1, [_Tok("op", "("), *toks[first - 2:first], *ref,
+                                                _Tok("op", ")"), _Tok("op", "+"),
+                                                _Tok("number", str(cut)), _Tok("op", ")")]))
+        elif call == "COUNTIF" and past < len(toks) and toks[past].text == "," and (
+                last_row < SHEET_ROWS):
+            # the blank cells cut off count when the criterion matches a blank cell: one
+            # below the used area stands for them all
+            end = _closing(toks, first - 1)
+            cut = (r2 - r1 + 1) * (c2 - c1 + 1) - (n2 - r1 + 1) * (m2 - c1 + 1)
+            if end is None or cut <= 0:
+                edits.append((first, past, ref))
+                continue
+            blank = [*ref[:-3], _Tok("word", f"$A${last_row + 1}")]
+            crit = toks[past + 1:end]
+            edits.append((first - 2, end + 1, [
+                _Tok("op", "("), *toks[first - 2:first], *ref, _Tok("op", ","), *crit,
+                _Tok("op", ")"), _Tok("op", "+"), _Tok("number", str(cut)), _Tok("op", "*"),
+                _Tok("word", "COUNTIF"), _Tok("op", "("), *blank, _Tok("op", ","), *crit,
+                _Tok("op", ")"), _Tok("op", ")")]))
+        elif (new_a, new_b) != (a, b):
+            edits.append((first, past, ref))
+    for first, past, new in reversed(edits):
+        toks[first:past] = new
+    return bool(edits)
+
+
+def _closing(toks: list, i: int) -> int | None:
+    """Index of the ``)`` that closes the ``(`` at ``toks[i]`` (None when there is none)."""
+    depth = 0
+    for k in range(i, len(toks)):
+        if toks[k].kind != "op":
+            continue
+        if toks[k].text in "({":
+            depth += 1
+        elif toks[k].text in ")}":
+            depth -= 1
+            if depth == 0:
+                return k
+    return None
+
+
+def used_area(sheets) -> tuple[int, int]:
+    """(last row, last column) over ``sheets``: pairs (max row, max column) of each sheet's
+    cells, formula cells included. Ranges reaching the sheet's edge are clipped to it."""
+    rows = cols = 1
+    for r, c in sheets:
+        rows, cols = max(rows, r or 1), max(cols, c or 1)
+    return rows, cols
+
+
+_ERROR_LITERALS = ("#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A",
+                   "#GETTING_DATA", "#SPILL!", "#CALC!")
+
+
+def _error_literal(toks: list, i: int) -> int:
+    """How many tokens from ``toks[i]`` (a ``#``) spell an error literal (0: none)."""
+    text = ""
+    for k in range(i, min(i + 5, len(toks))):
+        text += toks[k].text
+        if text.upper() in _ERROR_LITERALS:
+            return k - i + 1
+    return 0
+
+
+_A1_CELL = re.compile(r"^\$?([A-Za-z]{1,3})\$?([0-9]{1,7})$")
+
+
+def _is_undefined(word: str, known: set[str]) -> bool:
+    """Whether a word in a formula is a name that is not defined (not a cell, not TRUE)."""
+    up = word.upper()
+    if up in known or up in ("TRUE", "FALSE") or up.startswith("_XLPM."):
+        return False
+    m = _A1_CELL.match(word)
+    if m and _col_number(m.group(1)) <= SHEET_COLS and 1 <= int(m.group(2)) <= SHEET_ROWS:
+        return False
+    return not word.startswith("$") and (word[0].isalpha() or word[0] in "_\\")
 
 
 def _is_book_index(bracket: str) -> bool:
@@ -734,6 +971,10 @@ def prepare_workbook(
             ws.title = renames[ws.title]
     back = {ws.title: orig for ws, orig in zip(wb.worksheets, titles, strict=True)}
     tables = read_tables(wb)
+    clip = used_area([(ws.max_row, ws.max_column) for ws in wb.worksheets]
+                     + [range_boundaries(ref)[3:1:-1] for ws in wb.worksheets
+                        for ref in ws.array_formulae.values()])
+    defined = set(wb.defined_names) | {n for ws in wb.worksheets for n in ws.defined_names}
     rewrites: dict[tuple[str, str], tuple[str, str]] = {}
     cells: list[FormulaCell] = []
     replaced: dict[tuple[str, str], tuple[str, str]] = {}
@@ -754,7 +995,8 @@ def prepare_workbook(
         if not value:
             continue
         rw = rewrite_formula(
-            "=" + value, tables=tables, function_names=known, sheet_renames=renames
+            "=" + value, tables=tables, function_names=known, sheet_renames=renames, clip=clip,
+            defined=defined,
         )
         if rw.changed:
             dn.attr_text = rw.text[1:]
@@ -783,9 +1025,12 @@ def prepare_workbook(
                 key = (orig_sheet, c.coordinate)
                 rw = rewrite_formula(
                     text, tables=tables, function_names=known, sheet=ws.title,
-                    row=c.row, col=c.column, sheet_renames=renames,
+                    row=c.row, col=c.column, sheet_renames=renames, clip=clip,
+                    defined=defined,
                 )
                 new = rw.text
+                if rw.too_deep:
+                    replace.setdefault(key, ("#NUM!", rw.too_deep))
                 if key in replace:
                     code, reason = replace[key]
                     new = "=" + code

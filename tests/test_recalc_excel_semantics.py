@@ -1,0 +1,76 @@
+"""Excel's rules where the per-cell library (``formulas`` 1.3.4) differs (issue 13, item 2).
+
+Every expected value is Excel's documented behaviour, written in the test, and both
+evaluation paths (``auto``: blocks where possible; ``cells``: everything per cell)
+must give it.
+"""
+from __future__ import annotations
+
+import openpyxl
+import pytest
+
+from rooflinexl.errors import ExcelError
+from rooflinexl.recalc.book import recalc_book
+
+ENGINES = ("auto", "cells")
+
+CASES = {
+    # a name nobody defined: #NAME? (formulas: #REF!)
+    "=undefined_name": "#NAME?",
+    "=undefined_name+1": "#NAME?",
+    "=IFERROR(nope,7)": 7,
+    "=Rate*2": 0.1,  # a defined name still reads its cell
+    # text of numbers: 15 significant digits, E+nn beyond 1E+15; booleans in capitals
+    '=1/3&""': "0.333333333333333",
+    '=(0.1+0.2)&""': "0.3",
+    '=2^60&""': "1.15292150460685E+18",
+    '=123456789012345&""': "123456789012345",
+    '=(1>0)&"x"': "TRUEx",
+    "=LEN(1/3)": 17,
+    # complex numbers as text: 15 significant digits per part
+    "=COMPLEX(1/3,1)": "0.333333333333333+i",
+    '=IMDIV("1","3")': "0.333333333333333",
+    '=IMSUM("1+2i","0.1+0.2i")': "1.1+2.2i",
+    # ^: 0 to a negative power is a division by zero, 0^0 has no value
+    "=0^-1": "#DIV/0!",
+    "=0^0": "#NUM!",
+    "=(-8)^(1/3)": "#NUM!",
+    # a double minus turns a boolean into a number
+    '=--("A"="B")': 0,
+    "=--TRUE": 1,
+    # error literals stay themselves
+    "=#N/A": "#N/A",
+    "=IFERROR(#DIV/0!,#REF!)": "#REF!",
+}
+
+
+@pytest.fixture(scope="module")
+def evaluations(tmp_path_factory):
+    from openpyxl.workbook.defined_name import DefinedName
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    ws["Z1"] = 0.05
+    wb.defined_names["Rate"] = DefinedName("Rate", attr_text="S!$Z$1")
+    cells = {}
+    for i, formula in enumerate(CASES, start=1):
+        ws[f"A{i}"] = formula
+        cells[formula] = f"A{i}"
+    p = tmp_path_factory.mktemp("sem") / "s.xlsx"
+    wb.save(p)
+    return cells, {e: recalc_book(p, write=False, engine=e).evaluation for e in ENGINES}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("formula", list(CASES))
+def test_excel_answer(evaluations, engine, formula):
+    cells, evs = evaluations
+    got = evs[engine].value("S", cells[formula])
+    want = CASES[formula]
+    if isinstance(want, str) and want.startswith("#"):
+        assert isinstance(got, ExcelError) and str(got) == want, got
+    elif isinstance(want, float):
+        assert got == pytest.approx(want, rel=1e-15)
+    else:
+        assert got == want and type(got) is not bool
