@@ -16,6 +16,7 @@ from __future__ import annotations
 from rooflinexl import api
 from rooflinexl._version import __version__
 from rooflinexl.udfs._adapt import Call, RooflineInputError, arg, call, func, table
+from rooflinexl.udfs._adapt import arg_docs as arg_docs  # for the LibreOffice add-in
 
 __xlwings_func_namespace__ = "ROOFLINE"
 #: Function-wizard category in classic Excel (xlwings Server and Lite ignore it).
