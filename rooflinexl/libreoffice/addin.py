@@ -56,6 +56,7 @@ __all__ = [
     "idl_text",
     "install",
     "registration_args",
+    "same_types",
     "stage",
     "uninstall",
     "unoidl_tool",
@@ -187,16 +188,22 @@ def _types_rdb() -> Path:
     return program_dir() / "types.rdb"
 
 
-def _dump(rdb: Path) -> str | None:
-    """``unoidl-read`` of a type library (its meaning, without the writer's version)."""
-    tool = unoidl_tool("unoidl-read")
-    if tool is None:
-        return None
+def _dump(rdb: Path, tool: Path) -> str:
     proc = subprocess.run([str(tool), str(_types_rdb()), str(rdb)], capture_output=True,
                           text=True, timeout=120)
     if proc.returncode:
         raise AddinSetupError(f"unoidl-read failed on {rdb}: {proc.stderr.strip()}")
     return proc.stdout
+
+
+def same_types(a: Path, b: Path) -> bool:
+    """Whether two type libraries declare the same types (``unoidl-read``; False without it).
+
+    The files themselves differ between LibreOffice versions (the writer
+    records its version).
+    """
+    tool = unoidl_tool("unoidl-read")
+    return tool is not None and _dump(a, tool) == _dump(b, tool)
 
 
 def build_rdb(dst: Path = RDB) -> str:
@@ -220,8 +227,7 @@ def build_rdb(dst: Path = RDB) -> str:
                               capture_output=True, text=True, timeout=120)
         if proc.returncode or not new.is_file():
             raise AddinSetupError(f"unoidl-write failed: {proc.stderr.strip() or proc.stdout}")
-        if dst.is_file() and (dst.read_bytes() == new.read_bytes()
-                              or _dump(dst) == _dump(new) is not None):
+        if dst.is_file() and (dst.read_bytes() == new.read_bytes() or same_types(dst, new)):
             return "unchanged"
         tmp_dst = dst.with_name(dst.name + ".tmp")
         shutil.copyfile(new, tmp_dst)
@@ -389,7 +395,7 @@ def _unopkg() -> str:
     return exe
 
 
-def _run_unopkg(args: list[str], shared: bool, profile: Path | None) -> str:
+def _run_unopkg(args: list[str], shared: bool, unopkg_args) -> str:
     if not shared and hasattr(os, "geteuid") and os.geteuid() == 0:
         raise AddinSetupError(
             "unopkg refuses to install for the root user; run `rooflinexl libreoffice "
@@ -398,8 +404,7 @@ def _run_unopkg(args: list[str], shared: bool, profile: Path | None) -> str:
     cmd = [_unopkg(), *args]
     if shared:
         cmd.append("--shared")
-    if profile is not None:
-        cmd.append(f"-env:UserInstallation={Path(profile).resolve().as_uri()}")
+    cmd.extend(unopkg_args)
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
                           stdin=subprocess.DEVNULL)
     if proc.returncode:
@@ -408,26 +413,31 @@ def _run_unopkg(args: list[str], shared: bool, profile: Path | None) -> str:
     return proc.stdout
 
 
-def install(*, shared: bool = False, profile: Path | None = None,
-            keep: Path | None = None) -> Path:
+def install(*, shared: bool = False, keep: Path | None = None, unopkg_args=()) -> Path:
     """Install the add-in into LibreOffice for this user (``unopkg add``); the .oxt's path.
 
     Checks first that LibreOffice's Python matches this one
     (:func:`check_python`). The extension records this environment's
     site-packages, so reinstall after moving or recreating the environment.
     LibreOffice must be closed. ``shared`` installs it for every user (root
-    only); ``profile`` a LibreOffice user profile other than the default;
-    ``keep`` where to leave the .oxt (default: a temporary file, removed).
+    only); ``keep`` is where to leave the .oxt (default: a temporary file,
+    removed); ``unopkg_args`` go to ``unopkg`` (``-env:`` settings).
+
+    Raises
+    ------
+    AddinSetupError
+        No LibreOffice or python3-uno, another Python minor version, a
+        per-user install as root, or ``unopkg`` failed.
     """
     if soffice_path() is None:
         raise AddinSetupError("LibreOffice (soffice) is not installed")
     check_python()
     with tempfile.TemporaryDirectory(prefix="rooflinexl-oxt-") as tmp:
         oxt = build_oxt(Path(keep) if keep else Path(tmp) / "rooflinexl.oxt")
-        _run_unopkg(["add", "--force", str(oxt)], shared, profile)
+        _run_unopkg(["add", "--force", str(oxt)], shared, unopkg_args)
     return oxt
 
 
-def uninstall(*, shared: bool = False, profile: Path | None = None) -> None:
+def uninstall(*, shared: bool = False, unopkg_args=()) -> None:
     """Remove the add-in installed by :func:`install` (``unopkg remove``)."""
-    _run_unopkg(["remove", IDENTIFIER], shared, profile)
+    _run_unopkg(["remove", IDENTIFIER], shared, unopkg_args)
