@@ -245,3 +245,14 @@ def test_another_python_in_libreoffice_is_a_clear_error(component, tmp_path):
     [[v]] = component.call("VERSION", ())
     assert _error_code(v) == 519
     assert "rooflinexl was installed from Python 2.7" in component.log_file.read_text()
+
+
+def test_an_unusable_chip_table_is_a_bad_call_and_a_good_one_is_parsed_once(component):
+    bad = (("chip", "bf16_flops"), ("X1", 1e15))  # no hbm_bw column
+    [[v]] = component.call("CRIT_BATCH", (bad, (("X1",),), None, None, None, None, None))
+    assert _error_code(v) == 519
+    assert "CRIT_BATCH: #VALUE! chips:" in component.log_file.read_text()
+    component.call("CRIT_BATCH", (CHIPS, (("X1",),), None, None, None, None, None))
+    parsed = component._STATE["tables"][CHIPS]
+    component.call("CRIT_INTENSITY", (CHIPS, (("X1",),), None, None))
+    assert component._STATE["tables"][CHIPS] is parsed
