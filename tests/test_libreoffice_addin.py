@@ -228,7 +228,7 @@ def test_function_wizard_texts_come_from_udfs(component):
     assert impl.getProgrammaticFuntionName("crit_batch") == "CRIT_BATCH"
     assert impl.getFunctionDescription("CRIT_BATCH").startswith("Critical token batch")
     assert impl.getDisplayArgumentName("CRIT_BATCH", 2) == "D"
-    assert impl.getArgumentDescription("CRIT_BATCH", 2) == udfs.DOCS["D"] + " (optional)"
+    assert impl.getArgumentDescription("CRIT_BATCH", 2) == udfs.DOCS["D"]
     assert impl.getArgumentDescription("CRIT_BATCH", 0) == udfs.DOCS["chips"]
     [name] = impl.getCompatibilityNames("CRIT_BATCH")
     assert name.Name == "CRIT_BATCH" and name.Locale.a == ("en", "US", "")

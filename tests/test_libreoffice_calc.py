@@ -137,6 +137,12 @@ def _probe_book(path: Path) -> Path:
     }
     for k, v in cells.items():
         ws[k] = v
+    # a chip table of one's own: I = 1e15 / 2e12 = 500; B*(D=F=2000) = 1/(1/500 - 2/2000) = 1000
+    for col, header, value in zip("LMN", ("chip", "bf16_flops", "hbm_bw [B/s]"),
+                                  ("MyChip", 1e15, 2e12), strict=True):
+        ws[f"{col}17"], ws[f"{col}18"] = header, value
+    ws["A16"] = '=CRIT_INTENSITY(L17:N18,"MyChip")'
+    ws["A17"] = '=CRIT_BATCH(L17:N18,"MyChip",2000,2000)'
     ws["E1"], ws["E2"], ws["E3"] = "H100", "H999", "TPU v5e"
     ws["D1"] = ArrayFormula("D1:D3", "=CRIT_BATCH(Chips,E1:E3,8192,8192)")
     ws["G2"] = 8192  # G1 empty
@@ -165,6 +171,12 @@ def test_values_in_calc(probe):
     assert v["A11"] == "NVIDIA"
     assert v["A13"] == __version__
     assert v["A15"] == pytest.approx(2 * _crit(I_H100, 8192, 8192), rel=1e-12)
+
+
+def test_a_chip_table_of_ones_own_in_calc(probe):
+    v, _, _ = probe
+    assert v["A16"] == pytest.approx(500, rel=1e-12)
+    assert v["A17"] == pytest.approx(1000, rel=1e-12)
 
 
 def test_blank_optional_arguments_are_the_default_in_calc(probe):
@@ -239,3 +251,100 @@ def test_extension_installs_works_and_uninstalls(tmp_path):
     [out] = soffice.convert([book], tmp_path / "out", "xlsx", ".xlsx", extra_args=env)
     assert read_cached_values(out)["Sheet"]["A1"] == "#NAME?"
     shutil.rmtree(tmp_path / "shared", ignore_errors=True)
+
+
+#: a value for each argument name of the catalogue (an argument without one: function skipped)
+SAMPLES = {"chips": "Chips", "chip": '"H100"', "D": 8192, "F": 4096, "B": 64, "E": 256, "k": 8,
+           "n_chips": 4, "flops": 1e12, "bytes": 1e9, "intensity": 100, "T": 4096, "S": 4096,
+           "G": 8, "kind": '"AllReduce"', "n_params": 7e9, "layers": 32, "kv_heads": 8,
+           "head_dim": 128, "tokens": 4096, "batch": 4, "mfu": 0.5, "field": '"hbm_bw"',
+           "dtype": '"bf16"', "weight_dtype": '"int8"', "tier": '"hbm"', "shard": '"D"',
+           "result": '"time"'}
+
+
+def test_every_function_of_the_catalogue_in_calc_equals_our_engine(tmp_path):
+    """Each function of udfs.FUNCTIONS with its required arguments, then with all of them."""
+    import inspect
+
+    from rooflinexl import udfs
+
+    wb = openpyxl.load_workbook(ROOT / "workbooks/Roofline.xlsx")  # for its Chips sheet
+    ws = wb.create_sheet("Catalogue")
+    skipped = []
+    for name, fn in udfs.FUNCTIONS.items():
+        params = list(inspect.signature(fn).parameters.values())
+        required = [p.name for p in params if p.default is inspect.Parameter.empty]
+        if any(p not in SAMPLES for p in required):
+            skipped.append(name)
+            continue
+        known = [p.name for p in params if p.name in SAMPLES]
+        for args in (required, known):
+            ws.append([f"={name}({','.join(str(SAMPLES[a]) for a in args)})"])
+    book = tmp_path / "catalogue.xlsx"
+    wb.save(book)
+    ours = recalc_book(book, None, write=False).evaluation
+    lo = recalc_book(book, None, write=False, engine="libreoffice").evaluation
+    mine = {k: c for k, c in lo.cells.items() if k[0] == "Catalogue"}
+    assert len(mine) == 2 * (len(udfs.FUNCTIONS) - len(skipped)) >= 28
+    differ = [(c.formula, ours.cells[k].value, c.value) for k, c in mine.items()
+              if not _equal(ours.cells[k].value, c.value)]
+    assert not differ, differ
+    assert not [c for c in mine.values() if c.is_error]
+
+
+_WIZARD = """
+import json, os, subprocess, sys, time
+import uno
+soffice, profile, reg = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+p = subprocess.Popen([soffice, "--headless", "--norestore", "--nologo",
+                      "-env:UserInstallation=" + profile, *reg,
+                      "--accept=pipe,name=rooflinexlwizard;urp;"],
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+try:
+    local = uno.getComponentContext()
+    resolver = local.ServiceManager.createInstanceWithContext(
+        "com.sun.star.bridge.UnoUrlResolver", local)
+    for _ in range(120):
+        try:
+            ctx = resolver.resolve(
+                "uno:pipe,name=rooflinexlwizard;urp;StarOffice.ComponentContext")
+            break
+        except Exception:
+            time.sleep(0.5)
+    fd = ctx.ServiceManager.createInstanceWithContext(
+        "com.sun.star.sheet.FunctionDescriptions", ctx)
+    out = {}
+    for i in range(fd.getCount()):
+        props = {pv.Name: pv.Value for pv in fd.getByIndex(i)}
+        out[props["Name"]] = [props["Description"],
+                              [[a.Name, a.IsOptional, a.Description]
+                               for a in props["Arguments"] or ()]]
+    print(json.dumps(out))
+finally:
+    os.killpg(p.pid, 9)
+"""
+
+
+def test_function_wizard_shows_names_arguments_and_docs_from_udfs(tmp_path):
+    """LibreOffice's own function list (what Insert > Function shows), read over UNO."""
+    import json
+
+    from rooflinexl import udfs
+
+    python = next((p for p in ("/usr/bin/python3", str(soffice.program_dir() / "python"))
+                   if Path(p).is_file() and subprocess.run(
+                       [p, "-c", "import uno"], capture_output=True).returncode == 0), None)
+    if python is None:
+        pytest.skip("no Python with the uno module to talk to LibreOffice")
+    folder = addin.stage(tmp_path / "addin", log=tmp_path / "addin.log")
+    run = subprocess.run([python, "-c", _WIZARD, soffice.soffice_path(),
+                          (tmp_path / "profile").as_uri(),
+                          json.dumps(addin.registration_args(folder))],
+                         capture_output=True, text=True, timeout=180)
+    assert run.returncode == 0, run.stderr
+    listed = json.loads(run.stdout.strip().splitlines()[-1])
+    for f in addin.catalogue():
+        description, args = listed[f.name]
+        assert description == f.description
+        assert args == [[a.name, a.optional, a.doc] for a in f.arguments]
+    assert listed["CRIT_BATCH"][1][2] == ["D", True, udfs.DOCS["D"]]

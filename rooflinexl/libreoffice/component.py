@@ -249,8 +249,7 @@ class RooflineAddIn(unohelper.Base, XRooflineFunctions, XAddIn, XCompatibilityNa
         param, fn = self._argument(name, index)
         if param is None:
             return ""
-        doc = _STATE["udfs"].arg_docs(fn).get(param.name, "")
-        return doc + (" (optional)" if param.default is not param.empty else "")
+        return _STATE["udfs"].arg_docs(fn).get(param.name, "")
 
     def getProgrammaticCategoryName(self, name):
         return CATEGORY
