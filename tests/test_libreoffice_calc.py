@@ -210,6 +210,16 @@ def test_arrays_in_calc(probe):
         assert v[cell] == pytest.approx(_crit(I_H100, 8192, f), rel=1e-12)
 
 
+def test_engine_stamps_every_cell_of_an_array_formula(tmp_path):
+    book = _probe_book(tmp_path / "probe.xlsx")  # openpyxl writes only each array's anchor
+    ours = recalc_book(book, None, write=False).evaluation
+    recalc_book(book, tmp_path / "out.xlsx", engine="libreoffice")
+    got = read_cached_values(tmp_path / "out.xlsx")["T"]
+    assert {c for s, c in ours.cells if s == "T"} == set(got)
+    assert got["D3"] == pytest.approx(_crit(I_V5E, 8192, 8192), rel=1e-12)
+    assert got["J1"] == pytest.approx(_crit(I_H100, 8192, 8192), rel=1e-12)
+
+
 def test_calc_writes_the_excel_names_into_xlsx(probe):
     _, f, _ = probe
     assert f["A1"] == 'CRIT_BATCH(Chips,"H100",8192,8192)'

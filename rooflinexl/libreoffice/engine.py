@@ -127,6 +127,8 @@ def evaluate_libreoffice(src, *, limits: Limits = Limits(), timeout: float = DEF
         got = read_cached_values(out, limits=limits)
         lo_formulas = formula_cells(out, limits=limits)
         messages = _messages(tmp / "addin.log")
+    for sheet, refs in targets.items():  # cells of array ranges the file left out
+        refs.update({ref: None for ref in got.get(sheet, {}) if ref not in refs})
     ours = set(FUNCTIONS)
     unknown: set[str] = set()
     cells = {}
