@@ -256,3 +256,33 @@ def test_an_unusable_chip_table_is_a_bad_call_and_a_good_one_is_parsed_once(comp
     parsed = component._STATE["tables"][CHIPS]
     component.call("CRIT_INTENSITY", (CHIPS, (("X1",),), None, None))
     assert component._STATE["tables"][CHIPS] is parsed
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid"), reason="POSIX users")
+def test_cli_install_as_root_fails_with_one_line(monkeypatch):
+    from click.testing import CliRunner
+
+    from rooflinexl.cli import main
+
+    monkeypatch.setattr(addin, "soffice_path", lambda: "/usr/bin/soffice")
+    monkeypatch.setattr(addin, "check_python", lambda: sys.version_info[:2])
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    result = CliRunner().invoke(main, ["libreoffice", "install"])
+    assert result.exit_code == 2
+    assert "pass --shared" in result.output and "Traceback" not in result.output
+
+
+def test_cli_build_keeps_the_committed_type_library_without_the_sdk(monkeypatch, tmp_path):
+    from click.testing import CliRunner
+
+    from rooflinexl.cli import main
+
+    monkeypatch.setattr(addin, "unoidl_tool", lambda name="unoidl-write": None)
+    lib = tmp_path / "rooflinexl" / "libreoffice" / "rooflinexl.rdb"
+    lib.parent.mkdir(parents=True)
+    lib.write_bytes(b"committed")
+    result = CliRunner().invoke(main, ["build", "--root", str(tmp_path), "--no-recalc",
+                                       "rooflinexl.rdb"])
+    assert result.exit_code == 0, result.output
+    assert "kept the committed file: no unoidl-write" in result.output
+    assert lib.read_bytes() == b"committed"
