@@ -16,7 +16,6 @@ bandwidth, i.e. B* = 1 / (1/I - 1/D - 1/F) (reference section 5).
 """
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 import zipfile
@@ -243,24 +242,34 @@ def test_functions_libreoffice_does_not_know_are_reported(tmp_path):
 
 
 def test_extension_installs_works_and_uninstalls(tmp_path):
-    """unopkg add/remove of the .oxt, in a throw-away extension location."""
-    cache = (tmp_path / "shared").as_uri()
-    env = [f"-env:UNO_SHARED_PACKAGES_CACHE={cache}"]
-    unopkg = [*env, f"-env:UserInstallation={(tmp_path / 'unopkg').as_uri()}"]
+    """unopkg add/remove of the .oxt into a throw-away profile (root: a throw-away shared place).
+
+    As a user this is what ``rooflinexl libreoffice install`` does, into that user's profile;
+    unopkg refuses a per-user install as root, so root installs ``--shared``.
+    """
+    import os
+
+    profile = soffice.write_profile(tmp_path / "profile")
+    shared = os.geteuid() == 0
+    env = [f"-env:UNO_SHARED_PACKAGES_CACHE={(tmp_path / 'shared').as_uri()}"] if shared else []
+    unopkg = [*env, f"-env:UserInstallation={profile.resolve().as_uri()}"]
     book = tmp_path / "b.xlsx"
     wb = openpyxl.Workbook()
     wb.active["A1"] = "=ATTN_INTENSITY(4096,4096,8)"
     wb.save(book)
-    addin.install(shared=True, unopkg_args=unopkg)
+
+    def calc(outdir):
+        soffice.run_soffice([*env, "--convert-to", "xlsx", "--outdir", str(outdir), str(book)],
+                            profile)
+        return read_cached_values(outdir / "b.xlsx")["Sheet"]["A1"]
+
+    addin.install(shared=shared, unopkg_args=unopkg)
     try:
-        [out] = soffice.convert([book], tmp_path / "in", "xlsx", ".xlsx", extra_args=env)
-        assert read_cached_values(out)["Sheet"]["A1"] == pytest.approx(
-            4096 * 4096 * 8 / (4096 * 8 + 4096), rel=1e-12)
+        assert calc(tmp_path / "in") == pytest.approx(4096 * 4096 * 8 / (4096 * 8 + 4096),
+                                                      rel=1e-12)
     finally:
-        addin.uninstall(shared=True, unopkg_args=unopkg)
-    [out] = soffice.convert([book], tmp_path / "out", "xlsx", ".xlsx", extra_args=env)
-    assert read_cached_values(out)["Sheet"]["A1"] == "#NAME?"
-    shutil.rmtree(tmp_path / "shared", ignore_errors=True)
+        addin.uninstall(shared=shared, unopkg_args=unopkg)
+    assert calc(tmp_path / "out") == "#NAME?"
 
 
 #: a value for each argument name of the catalogue (an argument without one: function skipped)

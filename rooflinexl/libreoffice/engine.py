@@ -76,9 +76,10 @@ def _reason(value: str, formula: str, ours: set[str], messages, unknown: set[str
             return ("LibreOffice does not know " + ", ".join(missing)
                     + " (an Excel function it lacks, or a misspelt name)")
     found = [f"{n}: {r}" for n in names if n in ours for r in messages.get((n, value), [])]
-    if found:
-        more = f" (and {len(found) - 3} more)" if len(found) > 3 else ""
-        return "LibreOffice: " + "; ".join(found[:3]) + more
+    if found:  # what the add-in said about this error value in this workbook's functions
+        more = f"; and {len(found) - 3} more" if len(found) > 3 else ""
+        return (f"LibreOffice computed {value} (the add-in's {value} messages: "
+                + "; ".join(found[:3]) + more + ")")
     return f"LibreOffice computed {value}"
 
 
