@@ -70,6 +70,9 @@ def test_committed_type_library_matches_the_idl_generated_from_udfs(tmp_path):
     assert addin.build_rdb(fresh) == "written"
     assert addin.same_types(addin.RDB, fresh), (
         f"{addin.RDB.name} differs from the IDL of rooflinexl.udfs: run `rooflinexl build`")
+    assert addin.build_rdb(fresh) == "unchanged"
+    fresh.write_bytes(b"damaged")
+    assert addin.build_rdb(fresh) == "written" and addin.same_types(addin.RDB, fresh)
 
 
 def test_build_keeps_the_committed_library_without_the_sdk(monkeypatch, tmp_path):

@@ -178,10 +178,8 @@ def unoidl_tool(name: str = "unoidl-write") -> Path | None:
         base = program_dir().parent
     except LibreOfficeError:
         return None
-    for cand in (base / "sdk" / "bin" / name, Path("/usr/lib/libreoffice/sdk/bin") / name):
-        if cand.is_file():
-            return cand
-    return None
+    cand = base / "sdk" / "bin" / name
+    return cand if cand.is_file() else None
 
 
 def _types_rdb() -> Path:
@@ -203,7 +201,12 @@ def same_types(a: Path, b: Path) -> bool:
     records its version).
     """
     tool = unoidl_tool("unoidl-read")
-    return tool is not None and _dump(a, tool) == _dump(b, tool)
+    if tool is None:
+        return False
+    try:
+        return _dump(a, tool) == _dump(b, tool)
+    except AddinSetupError:  # not a type library (damaged): not the same
+        return False
 
 
 def build_rdb(dst: Path = RDB) -> str:
