@@ -34,10 +34,20 @@ __all__ = [
     "write_profile",
     "require_soffice",
     "require_addin",
+    "SAMPLES",
     "recalc_with_libreoffice",
     "render_pngs",
     "values",
 ]
+
+
+#: a value (as written in a formula) for each argument name of the function catalogue
+SAMPLES = {"chips": "Chips", "chip": '"H100"', "D": 8192, "F": 4096, "B": 64, "E": 256, "k": 8,
+           "n_chips": 4, "flops": 1e12, "bytes": 1e9, "intensity": 100, "T": 4096, "S": 4096,
+           "G": 8, "kind": '"AllReduce"', "n_params": 7e9, "layers": 32, "kv_heads": 8,
+           "head_dim": 128, "tokens": 4096, "batch": 4, "mfu": 0.5, "field": '"hbm_bw"',
+           "dtype": '"bf16"', "weight_dtype": '"int8"', "tier": '"hbm"', "shard": '"D"',
+           "result": '"time"'}
 
 
 def _ci() -> bool:

@@ -289,3 +289,47 @@ def test_cli_build_keeps_the_committed_type_library_without_the_sdk(monkeypatch,
     assert result.exit_code == 0, result.output
     assert "kept the committed file: no unoidl-write" in result.output
     assert lib.read_bytes() == b"committed"
+
+
+#: optional arguments where 0 is a valid value, so that in LibreOffice a typed 0 (read as
+#: blank) gives the default instead: listed in docs/excel.md, "LibreOffice Calc"
+ZERO_IS_VALID = {("KV_CACHE_BYTES", "batch")}
+
+
+def test_zero_in_an_optional_argument_is_outside_its_domain_except_where_documented():
+    """The add-in reads a single 0 in an optional argument as blank (Calc's empty cell).
+
+    That changes no valid input wherever 0 is outside the argument's domain: there
+    rooflinexl gives an error for 0 (or a bad call). Each exception is in the docs.
+    """
+    from libreoffice import SAMPLES
+
+    from rooflinexl.chips import load_chips
+
+    def value(name, text):
+        if name == "chips":
+            return load_chips().to_rows()
+        if isinstance(text, str) and text.startswith('"'):
+            return text.strip('"')
+        return float(text)
+
+    valid_zero, checked = set(), 0
+    for name, fn in udfs.FUNCTIONS.items():
+        params = list(inspect.signature(fn).parameters.values())
+        if any(p.name not in SAMPLES for p in params):
+            continue
+        base = {p.name: value(p.name, SAMPLES[p.name]) for p in params}
+        for p in params:
+            if p.default is inspect.Parameter.empty:
+                continue
+            checked += 1
+            try:
+                out = fn(**dict(base, **{p.name: 0.0}))
+            except udfs.RooflineInputError:
+                continue
+            if not (isinstance(out, str) and out.startswith("#")):
+                valid_zero.add((name, p.name))
+    assert checked >= 25
+    assert valid_zero == ZERO_IS_VALID, (
+        "0 is a valid value of these optional arguments, which LibreOffice reads as blank: "
+        "say so in docs/excel.md (LibreOffice Calc, Blank arguments) and in ZERO_IS_VALID")

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import openpyxl
 import pytest
-from libreoffice import require_addin
+from libreoffice import SAMPLES, require_addin
 from openpyxl.utils import get_column_letter
 from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.formula import ArrayFormula
@@ -270,15 +270,6 @@ def test_extension_installs_works_and_uninstalls(tmp_path):
     finally:
         addin.uninstall(shared=shared, unopkg_args=unopkg)
     assert calc(tmp_path / "out") == "#NAME?"
-
-
-#: a value for each argument name of the catalogue (an argument without one: function skipped)
-SAMPLES = {"chips": "Chips", "chip": '"H100"', "D": 8192, "F": 4096, "B": 64, "E": 256, "k": 8,
-           "n_chips": 4, "flops": 1e12, "bytes": 1e9, "intensity": 100, "T": 4096, "S": 4096,
-           "G": 8, "kind": '"AllReduce"', "n_params": 7e9, "layers": 32, "kv_heads": 8,
-           "head_dim": 128, "tokens": 4096, "batch": 4, "mfu": 0.5, "field": '"hbm_bw"',
-           "dtype": '"bf16"', "weight_dtype": '"int8"', "tier": '"hbm"', "shard": '"D"',
-           "result": '"time"'}
 
 
 def test_every_function_of_the_catalogue_in_calc_equals_our_engine(tmp_path):
