@@ -133,6 +133,8 @@ def _probe_book(path: Path) -> Path:
         "A13": "=VERSION()",
         "A14": '=_xlfn.IFNA(CRIT_BATCH(Chips,"H999"),"none")',  # IFNA is _xlfn. in xlsx
         "A15": '=CRIT_BATCH(Chips,"H100",8192,8192)*2',
+        "A19": "=KV_CACHE_BYTES(32,8,128,1000,0)",  # a typed 0 reads as blank too
+        "A20": '=MATMUL_TIME(Chips,"H100",B20,8192,8192)',  # B20 empty: required B is 0
     }
     for k, v in cells.items():
         ws[k] = v
@@ -186,6 +188,10 @@ def test_blank_optional_arguments_are_the_default_in_calc(probe):
     assert v["A9"] == pytest.approx(1.979e15 / 3.35e12 / 2, rel=1e-12)
     assert v["A10"] == v["A1"]  # blank dtype, weight_dtype, tier: bf16, bf16, hbm
     assert v["F1"] == pytest.approx(_crit(I_H100, f=8192), rel=1e-12)  # blank cell of a range
+    # the documented differences from Excel (docs/excel.md, "Blank arguments"): Excel gives
+    # 0 bytes for batch 0, and #VALUE! ("B is blank") for an empty required cell
+    assert v["A19"] == v["A8"]
+    assert isinstance(v["A20"], ExcelError) and v["A20"] == "#NUM!"
     assert v["F2"] == pytest.approx(_crit(I_H100, 8192, 8192), rel=1e-12)
 
 
