@@ -333,3 +333,12 @@ def test_zero_in_an_optional_argument_is_outside_its_domain_except_where_documen
     assert valid_zero == ZERO_IS_VALID, (
         "0 is a valid value of these optional arguments, which LibreOffice reads as blank: "
         "say so in docs/excel.md (LibreOffice Calc, Blank arguments) and in ZERO_IS_VALID")
+
+
+def test_a_function_calc_cannot_call_is_refused_at_build(monkeypatch):
+    def varargs(chips, *rest):
+        """Not for Calc."""
+
+    monkeypatch.setitem(udfs.FUNCTIONS, "VARARGS", varargs)
+    with pytest.raises(AddinSetupError, match="VARARGS: .*not rest"):
+        addin.catalogue()

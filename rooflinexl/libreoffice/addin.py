@@ -116,6 +116,9 @@ class Function:
 def catalogue() -> list[Function]:
     """Every function of :data:`rooflinexl.udfs.FUNCTIONS`, in its order, with its docs.
 
+    Raises AddinSetupError for a function Calc cannot call as it is (``*args``,
+    keyword-only arguments, a name that is not upper case).
+
     Examples
     --------
     >>> f = {f.name: f for f in catalogue()}["CRIT_BATCH"]
@@ -125,11 +128,17 @@ def catalogue() -> list[Function]:
     from rooflinexl.udfs import FUNCTIONS, arg_docs
 
     out = []
+    plain = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
     for name, fn in FUNCTIONS.items():
         docs = arg_docs(fn)
+        params = list(inspect.signature(fn).parameters.values())
+        odd = [p.name for p in params if p.kind not in plain]
+        if odd or not re.fullmatch(r"[A-Z][A-Z0-9_]*", name):
+            raise AddinSetupError(f"{name}: a Calc add-in function needs an upper-case name and "
+                                  f"positional arguments only (not {', '.join(odd) or name})")
         args = tuple(
             Argument(p.name, p.default is not inspect.Parameter.empty, docs.get(p.name, ""))
-            for p in inspect.signature(fn).parameters.values())
+            for p in params)
         summary = (inspect.getdoc(fn) or name).split("\n\n")[0].replace("\n", " ").strip()
         out.append(Function(name, summary, args))
     return out
