@@ -11,8 +11,9 @@ into the original file with its own byte-preserving writer and
 itself is thrown away.
 
 Where LibreOffice lacks an Excel function the cell is ``#NAME?`` and its
-reason says which function; the function is listed as unknown, which fails
-the run like an unknown function of our own engine.
+reason says which function (LibreOffice saves the names it did not resolve
+in lower case); the function is listed as unknown, which fails the run like
+an unknown function of our own engine.
 """
 from __future__ import annotations
 
@@ -67,10 +68,21 @@ def _messages(log: Path) -> dict[tuple[str, str], list[str]]:
     return out
 
 
-def _reason(value: str, formula: str, ours: set[str], messages, unknown: set[str]) -> str:
-    names = function_names(formula)
+def _unknown_to_libreoffice(saved: str) -> list[str]:
+    """Functions LibreOffice did not resolve: it saves their names in lower case.
+
+    >>> _unknown_to_libreoffice('SUM(nosuchfn(1),roofline.crit_batch(Chips,"H100"))')
+    ['NOSUCHFN', 'ROOFLINE.CRIT_BATCH']
+    """
+    return [m.group(1).upper() for m in _CALL.finditer(_STRING.sub('""', saved))
+            if m.group(1) != m.group(1).upper()]
+
+
+def _reason(value: str, formula: str, saved: str, ours: set[str], messages,
+            unknown: set[str]) -> str:
+    names = function_names(formula or saved)
     if value == "#NAME?":
-        missing = [n for n in names if n not in ours]
+        missing = _unknown_to_libreoffice(saved)
         if missing:
             unknown.update(missing)
             return ("LibreOffice does not know " + ", ".join(missing)
@@ -135,14 +147,14 @@ def evaluate_libreoffice(src, *, limits: Limits = Limits(), timeout: float = DEF
     cells = {}
     for sheet, refs in targets.items():
         for ref in refs:
-            formula = (formulas.get(sheet, {}).get(ref)
-                       or lo_formulas.get(sheet, {}).get(ref) or "")
+            saved = lo_formulas.get(sheet, {}).get(ref) or ""
+            formula = formulas.get(sheet, {}).get(ref) or saved
             value = got.get(sheet, {}).get(ref)
             reason = ""
             if value is None:
                 value = ExcelError("#VALUE!", "LibreOffice wrote no value for this cell")
             if isinstance(value, ExcelError):
-                reason = _reason(str(value), formula, ours, messages, unknown)
+                reason = _reason(str(value), formula, saved, ours, messages, unknown)
                 value = ExcelError(str(value), reason)
             cells[(sheet, ref)] = CellResult(sheet, ref, formula, value, reason)
     return Evaluation(cells=cells, unknown_functions=unknown, sheets=list(formulas))
