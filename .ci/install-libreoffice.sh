@@ -1,16 +1,31 @@
 #!/usr/bin/env bash
 # Install LibreOffice Calc 25.x (headless) from bookworm-backports, plus pdftoppm and fonts,
-# for the LibreOffice cross-check tests (tests/libreoffice.py).  Debian 12 (bookworm), run as root.
-# Idempotent: exits at once when `soffice --version` already reports 25.x.
+# for the LibreOffice cross-check tests (tests/libreoffice.py), and python3-uno of exactly the
+# installed LibreOffice's version for the rooflinexl Calc add-in (rooflinexl/libreoffice/).
+# Debian 12 (bookworm), run as root.
+# Idempotent: installs only what is missing; exits at once when LibreOffice 25.x and a matching
+# python3-uno are already installed.
 # The backports suite is enabled by adding it to the Suites line of the machine's existing
 # apt source entry (no new repository URL is written anywhere).
+# --no-install-recommends everywhere: otherwise apt pulls ~230 packages (the desktop suite) and
+# removes libreoffice-core-nogui. The add-in's type library is committed (built by
+# `rooflinexl build`), so the SDK (libreoffice-dev, unoidl-write) is never needed here.
 set -euo pipefail
 
 SOURCES=/etc/apt/sources.list.d/debian.sources
 PACKAGES=(libreoffice-calc-nogui poppler-utils fonts-dejavu-core fonts-liberation2)
 
-if command -v soffice >/dev/null 2>&1 && soffice --version 2>/dev/null | grep -q 'LibreOffice 25\.'; then
-    echo "install-libreoffice: $(soffice --version 2>/dev/null | head -n1) already installed"
+lo_version() { dpkg-query -W -f='${Version}' libreoffice-core-nogui 2>/dev/null || true; }
+have_lo() { command -v soffice >/dev/null 2>&1 && soffice --version 2>/dev/null | grep -q 'LibreOffice 25\.'; }
+have_uno() {
+    local v
+    v="$(lo_version)"
+    [ -n "$v" ] && [ "$(dpkg-query -W -f='${Version}' python3-uno 2>/dev/null || true)" = "$v" ]
+}
+
+if have_lo && have_uno; then
+    echo "install-libreoffice: $(soffice --version 2>/dev/null | head -n1) and python3-uno" \
+         "$(lo_version) already installed"
     exit 0
 fi
 
@@ -29,8 +44,10 @@ if ! grep -Eq '^Suites:.*[[:space:]]bookworm-backports([[:space:]]|$)' "$SOURCES
 fi
 
 $SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq -t bookworm-backports \
-    --no-install-recommends "${PACKAGES[@]}" >/dev/null
+if ! have_lo; then
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq -t bookworm-backports \
+        --no-install-recommends "${PACKAGES[@]}" >/dev/null
+fi
 
 version="$(soffice --version 2>/dev/null | head -n1)"
 echo "install-libreoffice: $version"
@@ -38,3 +55,10 @@ case "$version" in
     *"LibreOffice 25."*) ;;
     *) echo "install-libreoffice: expected LibreOffice 25.x, got: $version" >&2; exit 1 ;;
 esac
+
+# the Python bridge of exactly the installed LibreOffice (a different version does not load)
+if ! have_uno; then
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq -t bookworm-backports \
+        --no-install-recommends "python3-uno=$(lo_version)" >/dev/null
+fi
+echo "install-libreoffice: python3-uno $(dpkg-query -W -f='${Version}' python3-uno)"

@@ -37,8 +37,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
-sys.path.insert(0, str(ROOT / "tests"))
-from libreoffice import soffice_path, write_profile  # noqa: E402  (the tests' LibreOffice setup)
+from rooflinexl.libreoffice.soffice import soffice_path, write_profile  # noqa: E402
 
 _RECALC = """
 import json, sys, time

@@ -238,11 +238,12 @@ def _set_engine(ctx, value):
               help="With --check: check the books in N processes (the report keeps their order).")
 @_report_options
 @_limits_options
-@click.option("--engine", type=click.Choice(["auto", "blocks", "cells"]), default=None,
-              expose_value=False, callback=lambda ctx, _p, v: _set_engine(ctx, v),
+@click.option("--engine", type=click.Choice(["auto", "blocks", "cells", "libreoffice"]),
+              default=None, expose_value=False, callback=lambda ctx, _p, v: _set_engine(ctx, v),
               help="auto/blocks: filled-down formulas as numpy blocks, the rest per cell "
-                   "(default); cells: everything per cell (formulas library, for debugging). "
-                   "Also $ROOFLINEXL_RECALC_ENGINE.")
+                   "(default); cells: everything per cell (formulas library, for debugging); "
+                   "libreoffice: headless LibreOffice with the rooflinexl add-in (a second, "
+                   "independent engine). Also $ROOFLINEXL_RECALC_ENGINE.")
 @click.pass_context
 def recalc(ctx, books, output, in_place, quiet, check, fail_on, jobs, fmt, reports, rtol,
            **limits):
@@ -366,9 +367,10 @@ def diff(old, new, recompute, quiet, fmt, reports, rtol, **limits):
 @click.option("--no-recalc", is_flag=True, help="Skip stamping cached values.")
 @click.argument("only", nargs=-1)
 def build(root, no_recalc, only):
-    """Generate workbooks/Roofline.xlsx and templates/*.xlsx from code (ONLY: some of them).
+    """Generate workbooks/Roofline.xlsx, templates/*.xlsx and the LibreOffice add-in's type
+    library rooflinexl/libreoffice/rooflinexl.rdb from code (ONLY: some of them).
 
-    Each is also written to a lite/ folder beside it, spelt for xlwings Server and Lite.
+    Each workbook is also written to a lite/ folder beside it, spelt for xlwings Server and Lite.
     """
     from rooflinexl.workbooks import build_all
 
@@ -379,6 +381,63 @@ def build(root, no_recalc, only):
         if result is not None and result.exit_code:
             click.echo(result.report(), err=True)
             raise SystemExit(1)
+    rdb = root / "rooflinexl" / "libreoffice" / "rooflinexl.rdb"
+    if (not only or rdb.name in only) and rdb.parent.is_dir():
+        from rooflinexl.libreoffice import build_rdb
+
+        how = build_rdb(rdb)
+        click.echo(f"built {rdb} (" + {
+            "written": "regenerated", "unchanged": "unchanged",
+            "kept": "kept the committed file: no unoidl-write (LibreOffice SDK, "
+                    "libreoffice-dev) here"}[how] + ")")
+
+
+@main.group("libreoffice")
+def libreoffice_group():
+    """The rooflinexl functions in LibreOffice Calc: install or remove the add-in.
+
+    The add-in runs in LibreOffice's own Python (python3-uno), which must be the
+    Python minor version of this environment; it imports rooflinexl and numpy
+    from here, so reinstall it after moving or recreating the environment.
+    Close LibreOffice first. See docs/excel.md, "LibreOffice Calc".
+    """
+
+
+def _shared_option(f):
+    return click.option("--shared", is_flag=True,
+                        help="For every user of this machine (needs root; unopkg refuses a "
+                             "per-user install as root).")(f)
+
+
+@libreoffice_group.command("install")
+@_shared_option
+@click.option("--oxt", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also keep the extension file here.")
+def libreoffice_install(shared, oxt):
+    """Install the Calc add-in for this user (unopkg add)."""
+    from rooflinexl.errors import RooflineError
+    from rooflinexl.libreoffice import install
+
+    try:
+        install(shared=shared, keep=oxt)
+    except RooflineError as exc:
+        fail(str(exc))
+    click.echo("rooflinexl add-in installed: restart LibreOffice, then "
+               '=CRIT_BATCH(Chips;"H100";8192;8192) gives 318.16')
+
+
+@libreoffice_group.command("uninstall")
+@_shared_option
+def libreoffice_uninstall(shared):
+    """Remove the Calc add-in (unopkg remove)."""
+    from rooflinexl.errors import RooflineError
+    from rooflinexl.libreoffice import uninstall
+
+    try:
+        uninstall(shared=shared)
+    except RooflineError as exc:
+        fail(str(exc))
+    click.echo("rooflinexl add-in removed")
 
 
 @main.command()

@@ -4,65 +4,54 @@ LibreOffice Calc opens the workbooks we generate, recalculates every formula
 and saves them again, so a test can read back what a real spreadsheet
 application computes (``values``) or look at how a sheet prints
 (``render_pngs``).  See ``shared/reference/research-recalc.md`` section 3.
+The soffice process, the profile that forces recalculation on load and the
+conversion live in the package (:mod:`rooflinexl.libreoffice.soffice`); the
+rooflinexl add-in is :mod:`rooflinexl.libreoffice`.
 
 Install LibreOffice 25.x with ``.ci/install-libreoffice.sh`` (Debian 12,
 bookworm-backports).  Without ``soffice`` the tests skip; under CI (the
 ``CI`` environment variable set) they fail instead, because CI installs it.
-
-Every call uses its own throw-away LibreOffice profile whose
-``registrymodifications.xcu`` sets ``OOXMLRecalcMode`` and ``ODFRecalcMode``
-to 0 ("always recalculate on load"); the shipped default (1, "never") keeps
-any cached value another tool stamped into the file.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-import signal
 import subprocess
-import tempfile
 from pathlib import Path
+
+from rooflinexl.libreoffice.soffice import (
+    DEFAULT_TIMEOUT,
+    LibreOfficeError,
+    convert,
+    soffice_path,
+    write_profile,
+)
 
 __all__ = [
     "LibreOfficeError",
     "soffice_path",
     "write_profile",
     "require_soffice",
+    "require_addin",
+    "SAMPLES",
     "recalc_with_libreoffice",
     "render_pngs",
     "values",
 ]
 
-#: seconds one soffice invocation may take before it is killed
-DEFAULT_TIMEOUT = 180.0
 
-_RECALC_ALWAYS_XCU = """\
-<?xml version="1.0" encoding="UTF-8"?>
-<oor:items xmlns:oor="http://openoffice.org/2001/registry" \
-xmlns:xs="http://www.w3.org/2001/XMLSchema" \
-xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
-<item oor:path="/org.openoffice.Office.Calc/Formula/Load">\
-<prop oor:name="OOXMLRecalcMode" oor:op="fuse"><value>0</value></prop></item>
-<item oor:path="/org.openoffice.Office.Calc/Formula/Load">\
-<prop oor:name="ODFRecalcMode" oor:op="fuse"><value>0</value></prop></item>
-</oor:items>
-"""
+#: a value (as written in a formula) for each argument name of the function catalogue
+SAMPLES = {"chips": "Chips", "chip": '"H100"', "D": 8192, "F": 4096, "B": 64, "E": 256, "k": 8,
+           "n_chips": 4, "flops": 1e12, "bytes": 1e9, "intensity": 100, "T": 4096, "S": 4096,
+           "G": 8, "kind": '"AllReduce"', "n_params": 7e9, "layers": 32, "kv_heads": 8,
+           "head_dim": 128, "tokens": 4096, "batch": 4, "mfu": 0.5, "field": '"hbm_bw"',
+           "dtype": '"bf16"', "weight_dtype": '"int8"', "tier": '"hbm"', "shard": '"D"',
+           "result": '"time"'}
 
 
-class LibreOfficeError(RuntimeError):
-    """soffice failed, timed out or did not write an expected output file."""
-
-
-def soffice_path() -> str | None:
-    """Path of the ``soffice`` executable, or None when LibreOffice is not installed.
-
-    ``$ROOFLINEXL_SOFFICE`` overrides the search on ``PATH``.
-    """
-    override = os.environ.get("ROOFLINEXL_SOFFICE")
-    if override:
-        return override if Path(override).is_file() else shutil.which(override)
-    return shutil.which("soffice") or shutil.which("libreoffice")
+def _ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 
 
 def require_soffice() -> str:
@@ -75,100 +64,30 @@ def require_soffice() -> str:
             "LibreOffice (soffice) is not installed; "
             "run .ci/install-libreoffice.sh to enable the LibreOffice cross-checks"
         )
-        if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
+        if _ci():
             pytest.fail(f"{reason} (CI is set, so this is an error, not a skip)")
         pytest.skip(reason)
     return path
 
 
-def write_profile(root: Path) -> Path:
-    """Create a LibreOffice user profile under *root* that recalculates on load."""
-    user = root / "user"
-    user.mkdir(parents=True, exist_ok=True)
-    (user / "registrymodifications.xcu").write_text(_RECALC_ALWAYS_XCU, encoding="utf-8")
-    return root
+def require_addin() -> str:
+    """``require_soffice()``, and skip (fail under CI) unless the add-in can run here.
 
+    The add-in needs python3-uno of the Python minor version of this
+    environment (:func:`rooflinexl.libreoffice.check_python`).
+    """
+    import pytest
 
-def _run_soffice(args: list[str], profile: Path, timeout: float) -> subprocess.CompletedProcess:
-    exe = soffice_path()
-    if exe is None:
-        raise LibreOfficeError(
-            "soffice not found; run .ci/install-libreoffice.sh (or set $ROOFLINEXL_SOFFICE)"
-        )
-    cmd = [
-        exe,
-        "--headless",
-        "--norestore",
-        "--nologo",
-        "--nolockcheck",
-        f"-env:UserInstallation={profile.resolve().as_uri()}",
-        *args,
-    ]
-    env = dict(os.environ, LC_ALL="C.UTF-8", LANG="C.UTF-8")
-    env.pop("LANGUAGE", None)
-    # own process group, so a timeout also kills soffice.bin started by the wrapper
-    proc = subprocess.Popen(
-        cmd,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        stdin=subprocess.DEVNULL,
-        text=True,
-        env=env,
-        start_new_session=True,
-    )
+    from rooflinexl.libreoffice import AddinSetupError, check_python
+
+    path = require_soffice()
     try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
-        raise LibreOfficeError(
-            f"soffice timed out after {timeout:g} s: {' '.join(cmd)}\n"
-            f"stdout: {out[-2000:]}\nstderr: {err[-2000:]}"
-        ) from None
-    result = subprocess.CompletedProcess(cmd, proc.returncode, out, err)
-    if result.returncode != 0:
-        raise LibreOfficeError(
-            f"soffice exited with status {result.returncode}: {' '.join(cmd)}\n"
-            f"stdout: {out[-2000:]}\nstderr: {err[-2000:]}"
-        )
-    return result
-
-
-def _convert(paths: list[Path], outdir: Path, target: str, suffix: str,
-             timeout: float) -> list[Path]:
-    """Convert *paths* with one soffice call into *outdir*; return the output files."""
-    paths = [Path(p).resolve() for p in paths]
-    if not paths:
-        return []
-    outdir = Path(outdir).resolve()
-    for p in paths:
-        if not p.is_file():
-            raise FileNotFoundError(f"no such workbook: {p}")
-        if p.parent == outdir:
-            raise ValueError(
-                f"outdir {outdir} is the folder of {p.name}; LibreOffice would overwrite the "
-                "input - pass a different outdir"
-            )
-    expected = [outdir / (p.stem + suffix) for p in paths]
-    if len(set(expected)) != len(expected):
-        raise ValueError(f"input workbooks share a base name: {[p.name for p in paths]}")
-    outdir.mkdir(parents=True, exist_ok=True)
-    for e in expected:  # so a missing output cannot be mistaken for an old one
-        e.unlink(missing_ok=True)
-    with tempfile.TemporaryDirectory(prefix="rooflinexl-lo-") as tmp:
-        profile = write_profile(Path(tmp) / "profile")
-        result = _run_soffice(
-            ["--convert-to", target, "--outdir", str(outdir), *map(str, paths)],
-            profile,
-            timeout,
-        )
-    missing = [e for e in expected if not e.is_file()]
-    if missing:
-        raise LibreOfficeError(
-            f"soffice wrote no {', '.join(m.name for m in missing)} in {outdir}\n"
-            f"stdout: {result.stdout[-2000:]}\nstderr: {result.stderr[-2000:]}"
-        )
-    return expected
+        check_python()
+    except AddinSetupError as exc:
+        if _ci():
+            pytest.fail(f"{exc} (CI is set, so this is an error, not a skip)")
+        pytest.skip(str(exc))
+    return path
 
 
 def recalc_with_libreoffice(
@@ -184,7 +103,7 @@ def recalc_with_libreoffice(
     Raises LibreOfficeError when soffice fails, runs past *timeout* seconds or
     leaves an output missing.
     """
-    return _convert(list(paths), outdir, "xlsx", ".xlsx", timeout)
+    return convert(list(paths), outdir, "xlsx", ".xlsx", timeout)
 
 
 def render_pngs(
@@ -201,7 +120,7 @@ def render_pngs(
             "pdftoppm not found; install poppler-utils (.ci/install-libreoffice.sh)")
     path = Path(path).resolve()
     outdir = Path(outdir).resolve()
-    [pdf] = _convert([path], outdir, "pdf", ".pdf", timeout)
+    [pdf] = convert([path], outdir, "pdf", ".pdf", timeout)
     for old in outdir.glob(f"{path.stem}-*.png"):
         old.unlink()
     try:

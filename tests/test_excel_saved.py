@@ -291,9 +291,9 @@ def test_other_formats_are_refused_cleanly(tmp_path, name):
 
 # ----------------------------------------------------- our workbook, saved by LibreOffice
 def _soffice_convert(src: Path, outdir: Path, target: str) -> Path:
-    from libreoffice import _convert
+    from rooflinexl.libreoffice.soffice import convert
 
-    return _convert([src], outdir, target, "." + target.split(":")[0], 180)[0]
+    return convert([src], outdir, target, "." + target.split(":")[0], 180)[0]
 
 
 @pytest.fixture(scope="module")

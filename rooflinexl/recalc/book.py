@@ -124,8 +124,8 @@ def named_cells(path) -> list[tuple[str, str, str]]:
     return out
 
 
-#: evaluation paths: blocks where possible (auto = blocks), or per cell only
-ENGINES = ("auto", "blocks", "cells")
+#: evaluation paths: blocks where possible (auto = blocks), per cell only, or LibreOffice
+ENGINES = ("auto", "blocks", "cells", "libreoffice")
 
 
 def default_engine() -> str:
@@ -148,9 +148,11 @@ def recalc_book(src, dst=None, *, limits: Limits = Limits(), write: bool = True,
         Package size limits (zip-bomb protection).
     write : bool
         False to compute only (``--check``).
-    engine : {"auto", "blocks", "cells"}, optional
+    engine : {"auto", "blocks", "cells", "libreoffice"}, optional
         ``auto``/``blocks``: filled-down formulas as numpy blocks, the rest per
-        cell; ``cells``: everything per cell (the ``formulas`` library). Default
+        cell; ``cells``: everything per cell (the ``formulas`` library);
+        ``libreoffice``: headless LibreOffice with the rooflinexl add-in
+        (:func:`rooflinexl.libreoffice.engine.evaluate_libreoffice`). Default
         :func:`default_engine`.
     phase : callable, optional
         Called with the name of each phase as it starts (``"checking"``,
@@ -172,7 +174,12 @@ def recalc_book(src, dst=None, *, limits: Limits = Limits(), write: bool = True,
     phase("checking")
     check_package(src, limits)
     phase("evaluating")
-    ev = evaluate_blocks(src, excel_functions(), limits=limits, engine_mode=engine)
+    if engine == "libreoffice":
+        from rooflinexl.libreoffice.engine import evaluate_libreoffice
+
+        ev = evaluate_libreoffice(src, limits=limits)
+    else:
+        ev = evaluate_blocks(src, excel_functions(), limits=limits, engine_mode=engine)
     t1 = time.perf_counter()
     out = None
     if write and dst is not None:

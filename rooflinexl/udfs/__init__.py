@@ -27,6 +27,7 @@ from rooflinexl.udfs._adapt import (
     price_table,
     table,
 )
+from rooflinexl.udfs._adapt import arg_docs as arg_docs  # for the LibreOffice add-in
 
 __xlwings_func_namespace__ = "ROOFLINE"
 #: Function-wizard category in classic Excel (xlwings Server and Lite ignore it).

@@ -54,19 +54,36 @@ if _want_xlwings():
         _xlwings = None
 
 if _xlwings is not None:
-    func, arg = _xlwings.func, _xlwings.arg
+    func, _xl_arg = _xlwings.func, _xlwings.arg
     _XlwingsError = _xlwings.XlwingsError
 else:
+    _xl_arg = None
+
     def func(f=None, *args, **kwargs):
         """No-op stand-in for ``xlwings.func`` where xlwings is absent."""
         return (lambda g: g) if f is None else f
 
-    def arg(*args, **kwargs):
-        """No-op stand-in for ``xlwings.arg`` where xlwings is absent."""
-        return lambda g: g
-
     class _XlwingsError(Exception):
         """Stand-in for ``xlwings.XlwingsError`` where xlwings is absent."""
+
+
+def arg(name: str, *args, **kwargs):
+    """``xlwings.arg`` (where xlwings is loaded) that also records the argument's ``doc``.
+
+    The docs are kept on the function (:func:`arg_docs`) for hosts that do not
+    go through xlwings: the LibreOffice add-in's Function Wizard.
+    """
+    def deco(f):
+        g = _xl_arg(name, *args, **kwargs)(f) if _xl_arg is not None else f
+        if "doc" in kwargs:
+            g.__dict__.setdefault("_rooflinexl_arg_docs", {})[name] = kwargs["doc"]
+        return g
+    return deco
+
+
+def arg_docs(f) -> dict[str, str]:
+    """``{argument: doc}`` of the ``@arg(name, doc=...)`` decorators of an Excel function."""
+    return dict(getattr(f, "_rooflinexl_arg_docs", {}))
 
 
 class RooflineInputError(RooflineError, _XlwingsError):
