@@ -853,8 +853,9 @@ def collective_time(chip, kind, bytes, n_chips, tier="ici", *, chips=None, check
     bandwidth-only bound), ``scaleup_size``, ``scaleup_topology`` (AllToAll:
     ``switch`` (n−1)/n², ``torus`` ring (n−1)/(2n) of bytes/bw), ``dcn_bw``,
     ``dcn_latency``. On GPUs the latency columns are NCCL's small-message
-    (Ring/LL) figures: latency only matters for small messages. Broadcasts over every argument: the building block for
-    whole-model plans (one call per collective and parallelism axis).
+    (Ring/LL) figures: latency only matters for small messages. Broadcasts
+    over every argument: the building block for whole-model plans (one call
+    per collective and parallelism axis).
 
     References
     ----------

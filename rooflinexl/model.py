@@ -837,7 +837,7 @@ def collective_seconds(kind, bytes, n, bandwidth, latency=0.0, domain=np.inf,
 
 
 def collective_time(kind, bytes, n, bandwidth, latency=0.0, *, base_latency=0.0, checks=None):
-    r"""Time of a collective over n chips on one link tier (no domain limit): α₀ + α·steps + β·bytes.
+    r"""Time of a collective over n chips on one link tier (no domain limit): α₀ + α·s + β·bytes.
 
     :func:`collective_seconds` with one scale-up domain holding all n chips
     on a switched fabric; see it for the parameters, the equations and the

@@ -146,7 +146,8 @@ def test_beyond_the_domain_uses_the_scale_out_tier():
     d = rl.net_critical_d("H100", 64)
     assert math.isclose(d, 2 * 64 * 9.89e14 * per_byte, rel_tol=1e-12)       # 276,920
     t = rl.collective_time("H100", "AllGather", 1e9, 64)
-    # alpha: one base latency + 7 NVLink steps + 7 IB steps (NVIDIA/nccl src/graph/tuning.cc, Ring/LL: baseLat 6.6 us, NVLink hwLat 0.6 us, NET 2.7 us)
+    # alpha: one base latency + 7 NVLink steps + 7 IB steps (NVIDIA/nccl src/graph/tuning.cc,
+    # Ring/LL: baseLat 6.6 us, NVLink hwLat 0.6 us, NET 2.7 us)
     assert math.isclose(t, 1e9 * per_byte + 6.6e-6 + 7 * 0.6e-6 + 7 * 2.7e-6, rel_tol=1e-12)
     # within the domain nothing changes: the reference's v5e and v5p numbers
     assert round(rl.net_critical_d("TPU v5e", 2), 1) == 8755.6
