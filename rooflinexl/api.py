@@ -282,6 +282,7 @@ class _Net:
     out_bw: np.ndarray
     out_latency: np.ndarray
     torus: np.ndarray
+    base_latency: np.ndarray
 
 
 def _network(ch: _Chips, tier, n, needs_torus=False, where=True) -> _Net:
@@ -290,7 +291,8 @@ def _network(ch: _Chips, tier, n, needs_torus=False, where=True) -> _Net:
     On a scale-up tier (``ici``, ``ici_egress``) the domain is the chip's
     ``scaleup_size`` (blank: no limit) and, where ``n`` exceeds it, the outer
     level runs on ``dcn_bw`` / ``dcn_latency`` (a blank ``dcn_bw`` is then a
-    missing spec). Other tiers have no domain limit. Blank latencies are 0.
+    missing spec). Other tiers have no domain limit. Blank latencies (the
+    per-step columns and ``collective_latency``) are 0.
     ``needs_torus`` marks elements that need ``scaleup_topology`` (AllToAll on
     a scale-up tier): blank there is a missing spec.
     """
@@ -307,6 +309,7 @@ def _network(ch: _Chips, tier, n, needs_torus=False, where=True) -> _Net:
         beyond = np.asarray(n > domain) & where
     out_bw = ch.spec("dcn_bw", where=beyond)
     out_lat = np.nan_to_num(ch.spec("dcn_latency", where=False), nan=0.0)
+    base = np.nan_to_num(ch.spec("collective_latency", where=False), nan=0.0)
     safe = np.where(ch.unknown, 0, ch.idx)
     topo = np.asarray(ch.table.text("scaleup_topology"), dtype=object)[safe]
     need = np.asarray(needs_torus) & scaleup & ~beyond & where
@@ -316,7 +319,7 @@ def _network(ch: _Chips, tier, n, needs_torus=False, where=True) -> _Net:
         for j, name in enumerate(ch.table.names):
             why[j] = f"{name} has no scaleup_topology (switch or torus), needed for AllToAll"
         ch.checks.add(blank, MissingSpecError, np.broadcast_to(why[safe], np.shape(blank)))
-    return _Net(bw, lat, domain, out_bw, out_lat, np.asarray(topo == "torus") & scaleup)
+    return _Net(bw, lat, domain, out_bw, out_lat, np.asarray(topo == "torus") & scaleup, base)
 
 
 def _dtype(dtype, default="bf16"):
@@ -518,9 +521,9 @@ def matmul_time(chip, B, D, F, dtype="bf16", weight_dtype=None, n_chips=1, shard
     Notes
     -----
     :func:`rooflinexl.model.matmul_terms` with peak(dtype), hbm_bw, and for
-    the shard-D AllReduce ici_bw, ici_latency, scaleup_size, dcn_bw and
-    dcn_latency (two-level beyond the scale-up domain, as
-    :func:`collective_time`).
+    the shard-D AllReduce ici_bw, ici_latency, collective_latency,
+    scaleup_size, dcn_bw and dcn_latency (two-level beyond the scale-up
+    domain, as :func:`collective_time`).
 
     References
     ----------
@@ -555,13 +558,13 @@ def _matmul_parts(run: _Run, chip, B, D, F, dtype, weight_dtype, n_chips, shard,
     needs_ici = np.asarray(np.asarray(sh, dtype=object) == "D") & (n > 1)
     if needs_ici.any():
         net = _network(ch, "ici", n, where=needs_ici)
-        ici, lat, dom, dcn, dcn_lat = net.bw, net.latency, net.domain, net.out_bw, \
-            net.out_latency
+        ici, lat, dom, dcn, dcn_lat, base = net.bw, net.latency, net.domain, net.out_bw, \
+            net.out_latency, net.base_latency
     else:
-        ici, lat, dom, dcn, dcn_lat = np.nan, 0.0, np.inf, np.nan, 0.0
+        ici, lat, dom, dcn, dcn_lat, base = np.nan, 0.0, np.inf, np.nan, 0.0, 0.0
     t_math, t_hbm, t_comms, flops, per_chip = model.matmul_terms(
         B, D, F, _peak(ch, dt), ch.spec("hbm_bw"), ici, _bytes(dt), _bytes(wdt), n, sh,
-        lat, dom, dcn, dcn_lat, checks=run.checks)
+        lat, dom, dcn, dcn_lat, base_latency=base, checks=run.checks)
     with np.errstate(all="ignore"):
         values = {
             "time": np.maximum(np.maximum(t_math, t_hbm), t_comms),
@@ -845,11 +848,14 @@ def collective_time(chip, kind, bytes, n_chips, tier="ici", *, chips=None, check
     Notes
     -----
     :func:`rooflinexl.model.collective_seconds` with the chip's columns:
-    ``bw(tier)``, the tier's latency column (blank = 0, the bandwidth-only
-    bound), ``scaleup_size``, ``scaleup_topology`` (AllToAll: ``switch``
-    (n−1)/n², ``torus`` ring (n−1)/(2n) of bytes/bw), ``dcn_bw``,
-    ``dcn_latency``. Broadcasts over every argument: the building block for
-    whole-model plans (one call per collective and parallelism axis).
+    ``bw(tier)``, the tier's latency column per ring step plus
+    ``collective_latency`` once per call (blank = 0; both blank is the
+    bandwidth-only bound), ``scaleup_size``, ``scaleup_topology`` (AllToAll:
+    ``switch`` (n−1)/n², ``torus`` ring (n−1)/(2n) of bytes/bw), ``dcn_bw``,
+    ``dcn_latency``. On GPUs the latency columns are NCCL's small-message
+    (Ring/LL) figures: latency only matters for small messages. Broadcasts
+    over every argument: the building block for whole-model plans (one call
+    per collective and parallelism axis).
 
     References
     ----------
@@ -859,11 +865,20 @@ def collective_time(chip, kind, bytes, n_chips, tier="ici", *, chips=None, check
     Examples
     --------
     AllReduce of a bf16 [8192, 8192] array over 8 H100s: 2·7/8·134 MB /
-    450 GB/s, plus 14 NVLink steps of the table's ici_latency:
+    450 GB/s, plus the latency, collective_latency + 14 NVLink steps of
+    ici_latency:
 
     >>> t = collective_time("H100", "AllReduce", 2 * 8192 * 8192, 8)
-    >>> round((t - 14 * chip_spec("H100", "ici_latency")) * 1e3, 3)
+    >>> lat = chip_spec("H100", "collective_latency") + 14 * chip_spec("H100", "ici_latency")
+    >>> round((t - lat) * 1e3, 3)
     0.522
+
+    A tiny AllReduce (one decode token's 8192 bf16 activations) is all
+    latency: NCCL's Ring/LL model, 6.6 µs + 14 x 0.6 µs = 15.0 µs, plus
+    2·7/8·16384 B / 450 GB/s = 0.064 µs:
+
+    >>> round(collective_time("H100", "AllReduce", 2 * 8192, 8) * 1e6, 2)
+    15.06
     """
     run = _Run(checks)
     ch = _Chips(chip, chips, run.checks)
@@ -876,6 +891,7 @@ def collective_time(chip, kind, bytes, n_chips, tier="ici", *, chips=None, check
                    "alltoall")
     return _finish(run, model.collective_seconds(kd, bytes, n, net.bw, net.latency, net.domain,
                                                  net.out_bw, net.out_latency, net.torus,
+                                                 base_latency=net.base_latency,
                                                  checks=run.checks))
 
 
@@ -1217,8 +1233,9 @@ def _tp_comms(run: _Run, ch: _Chips, m: dict, tokens, a, n) -> np.ndarray:
         x = np.asarray(tokens, dtype=float) * m["d"] * a
         bw = np.where(multi, net.bw, 1.0)
         args = (n, bw, net.latency, net.domain, net.out_bw, net.out_latency, net.torus)
-        ar = model.collective_seconds("allreduce", x, *args, checks=run.checks)
-        a2a = model.collective_seconds("alltoall", x * m["k"], *args, checks=run.checks)
+        kw = {"base_latency": net.base_latency, "checks": run.checks}
+        ar = model.collective_seconds("allreduce", x, *args, **kw)
+        a2a = model.collective_seconds("alltoall", x * m["k"], *args, **kw)
         per_layer = np.where(moe, ar + 2.0 * a2a, 2.0 * ar)
     return np.where(multi, m["L"] * per_layer, 0.0)
 

@@ -34,7 +34,7 @@ SCHEMA: dict[str, str] = {
     "l2_bw": "B/s",
     "ici_bw": "B/s", "ici_egress_bw": "B/s", "scaleup_size": "count",
     "scaleup_topology": "text", "ici_latency": "s",
-    "dcn_bw": "B/s", "dcn_latency": "s", "pcie_bw": "B/s",
+    "dcn_bw": "B/s", "dcn_latency": "s", "collective_latency": "s", "pcie_bw": "B/s",
     "tdp_w": "W", "release": "year-month",
     "price_per_hour": "USD/h", "price_date": "year-month", "price_source": "text",
     "source": "text", "notes": "text",
@@ -83,11 +83,16 @@ COLUMN_DOCS: dict[str, str] = {
                     "(dcn) carries the outer ring. Blank: no limit.",
     "scaleup_topology": "switch (every chip reaches every other directly: NVSwitch, a full "
                         "mesh) or torus (neighbour links: TPU ICI). Used by AllToAll.",
-    "ici_latency": "Seconds per collective step on the scale-up link (alpha of the alpha-beta "
-                   "model). Blank = 0: the bandwidth-only bound.",
+    "ici_latency": "Seconds per ring step on the scale-up link (alpha of the alpha-beta "
+                   "model), small-message figure (NCCL's LL protocol on GPUs). Blank = 0: the "
+                   "bandwidth-only bound.",
     "dcn_bw": "Scale-out network per chip, one direction, B/s: the GPU's NIC (400 Gb/s = "
               "5e10), TPU DCN per chip. Tier dcn (aliases ib, nic, scaleout).",
-    "dcn_latency": "Seconds per collective step on the scale-out network. Blank = 0.",
+    "dcn_latency": "Seconds per ring step on the scale-out network (small-message figure). "
+                   "Blank = 0.",
+    "collective_latency": "Fixed seconds per collective call (launch and synchronisation, "
+                          "NCCL's baseLat), added once to a collective over n > 1 chips. "
+                          "Blank = 0.",
     "pcie_bw": "Host link per chip, one direction, B/s (tier pcie).",
     "tdp_w": "Board / module power (TDP), W.",
     "release": "Announcement (launch) month, YYYY-MM.",

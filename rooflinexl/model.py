@@ -395,7 +395,7 @@ def crit_batch(intensity, D=None, F=None, a=2.0, w=None, *, checks=None):
 
 def matmul_terms(B, D, F, peak, hbm_bw, ici_bw=np.nan, a=2.0, w=None, n=1.0, shard="none",
                  ici_latency=0.0, domain=np.inf, dcn_bw=np.nan, dcn_latency=0.0, *,
-                 checks=None):
+                 base_latency=0.0, checks=None):
     r"""Roofline terms of a (possibly sharded) matmul ``X[B, D] @ W[D, F]``.
 
     Parameters
@@ -422,6 +422,9 @@ def matmul_terms(B, D, F, peak, hbm_bw, ici_bw=np.nan, a=2.0, w=None, n=1.0, sha
         Seconds per ring step, chips per scale-up domain and the scale-out
         tier's B/s and latency, for the AllReduce of :func:`collective_seconds`
         (defaults: no latency, one domain of any size).
+    base_latency : array_like
+        Fixed seconds per collective call (``collective_latency``), added once
+        to the AllReduce; default 0.
 
     Returns
     -------
@@ -443,7 +446,7 @@ def matmul_terms(B, D, F, peak, hbm_bw, ici_bw=np.nan, a=2.0, w=None, n=1.0, sha
         T_\mathrm{hbm} = \frac{\text{per-chip bytes}}{\mathrm{hbm\_bw}},\qquad
         T_\mathrm{comms} = \frac{2(n-1)}{n}\frac{aBF}{\mathrm{ici\_bw}}\ (\text{shard D})
 
-    plus 2(n−1)·ici_latency, and two-level beyond the domain
+    plus base_latency + 2(n−1)·ici_latency, and two-level beyond the domain
     (:func:`collective_seconds`, kind ``allreduce``).
 
     Per-chip bytes: none ``aBD + wDF + aBF``; D ``(aBD + wDF)/n + aBF``;
@@ -489,7 +492,8 @@ def matmul_terms(B, D, F, peak, hbm_bw, ici_bw=np.nan, a=2.0, w=None, n=1.0, sha
         sub = Checks()
         t_ar = np.asarray(collective_seconds("allreduce", o_bytes, n, np.where(needs_ici, ici, 1.0),
                                              ici_latency, domain, dcn_bw, dcn_latency,
-                                             checks=sub), dtype=float)
+                                             base_latency=base_latency, checks=sub),
+                          dtype=float)
         for mask, exc, reason in sub.items:  # only where the AllReduce happens
             run.require(np.broadcast_to(mask, needs_ici.shape) & needs_ici, reason, exc)
         t_comms = np.where(needs_ici, t_ar, 0.0)
@@ -694,7 +698,8 @@ def _kind_masks(kind, shape):
 
 
 def collective_seconds(kind, bytes, n, bandwidth, latency=0.0, domain=np.inf,
-                       out_bandwidth=np.nan, out_latency=0.0, torus=False, *, checks=None):
+                       out_bandwidth=np.nan, out_latency=0.0, torus=False, *,
+                       base_latency=0.0, checks=None):
     r"""Time of a collective over n chips: α–β ring model, two-level beyond the scale-up domain.
 
     Parameters
@@ -723,6 +728,10 @@ def collective_seconds(kind, bytes, n, bandwidth, latency=0.0, domain=np.inf,
     torus : bool or array_like
         True where the scale-up domain is a torus (AllToAll on a ring), False
         where it is switched.
+    base_latency : array_like
+        Fixed seconds per collective call (α₀: launch and synchronisation,
+        NCCL's ``baseLatencies``; the chip table's ``collective_latency``),
+        >= 0, added once where n > 1; default 0.
 
     Returns
     -------
@@ -732,7 +741,7 @@ def collective_seconds(kind, bytes, n, bandwidth, latency=0.0, domain=np.inf,
     Raises
     ------
     DomainError
-        Negative bytes or latency, n not a whole number >= 1, non-positive
+        Negative bytes or latencies, n not a whole number >= 1, non-positive
         bandwidth, n > domain but not a multiple of it, or a non-positive
         ``out_bandwidth`` where n > domain.
 
@@ -740,7 +749,10 @@ def collective_seconds(kind, bytes, n, bandwidth, latency=0.0, domain=np.inf,
     -----
     Within one domain (n <= domain), ring steps s(kind) and bytes factor f(kind):
 
-    .. math:: T = \alpha\,s + f\cdot\frac{\mathrm{bytes}}{\mathrm{bandwidth}}
+    .. math:: T = \alpha_0 + \alpha\,s + f\cdot\frac{\mathrm{bytes}}{\mathrm{bandwidth}}
+
+    (α₀ = ``base_latency``, only where n > 1; α per ring step; NCCL's own
+    ring model, ``src/graph/tuning.cc``: baseLat + nsteps·hwLat + bytes/bw)
 
     with AllGather/ReduceScatter s = n−1, f = (n−1)/n; AllReduce
     (ReduceScatter + AllGather) s = 2(n−1), f = 2(n−1)/n; AllToAll s = n−1
@@ -750,7 +762,7 @@ def collective_seconds(kind, bytes, n, bandwidth, latency=0.0, domain=np.inf,
 
     Beyond the domain (n = m·d chips in m domains of d), the book's
     hierarchical treatment: a ring at each level, the levels overlapped, so
-    the bandwidth term is the slower level; the latencies add:
+    the bandwidth term is the slower level; the latencies add (α₀ once):
 
     .. math::
         T_{AG} = \alpha_{in}(d-1) + \alpha_{out}(m-1) + \mathrm{bytes}\cdot
@@ -790,15 +802,16 @@ def collective_seconds(kind, bytes, n, bandwidth, latency=0.0, domain=np.inf,
     """
     run = _Run(checks)
     kind_arr = np.asarray(kind, dtype=object)
-    nbytes, n, bw, lat, dom, bw2, lat2, tor = np.broadcast_arrays(
+    nbytes, n, bw, lat, dom, bw2, lat2, tor, base = np.broadcast_arrays(
         _f(bytes), _f(n), _f(bandwidth), _f(latency), _f(domain), _f(out_bandwidth),
-        _f(out_latency), np.asarray(torus, dtype=bool))
+        _f(out_latency), np.asarray(torus, dtype=bool), _f(base_latency))
     shape = np.broadcast_shapes(nbytes.shape, kind_arr.shape)
     is_ar, is_a2a = _kind_masks(kind_arr, shape)
     run.nonneg("bytes", nbytes)
     run.integer("n_chips", n, 1)
     run.positive("bandwidth", bw)
     run.nonneg("latency", lat)
+    run.nonneg("base_latency", base)
     beyond = n > dom
     with np.errstate(all="ignore"):
         m = n / dom
@@ -819,11 +832,12 @@ def collective_seconds(kind, bytes, n, bandwidth, latency=0.0, domain=np.inf,
         per_byte = np.where(is_a2a, a2a_in + a2a_out, np.where(is_ar, 2 * ag, ag))
         alpha = np.where(is_a2a, lat * (d - 1) + lat2 * (n - d),
                          np.where(is_ar, 2 * steps_ag, steps_ag))
+        alpha = alpha + np.where(n > 1, base, 0.0)
         return run.done(alpha + per_byte * nbytes)
 
 
-def collective_time(kind, bytes, n, bandwidth, latency=0.0, *, checks=None):
-    r"""Time of a collective over n chips on one link tier (no domain limit): α·steps + β·bytes.
+def collective_time(kind, bytes, n, bandwidth, latency=0.0, *, base_latency=0.0, checks=None):
+    r"""Time of a collective over n chips on one link tier (no domain limit): α₀ + α·s + β·bytes.
 
     :func:`collective_seconds` with one scale-up domain holding all n chips
     on a switched fabric; see it for the parameters, the equations and the
@@ -835,6 +849,8 @@ def collective_time(kind, bytes, n, bandwidth, latency=0.0, *, checks=None):
         ``"allgather"``, ``"reducescatter"``, ``"allreduce"``, ``"alltoall"``.
     bytes, n, bandwidth, latency : array_like
         Full-array bytes, chips, one-direction per-chip B/s, seconds per step.
+    base_latency : array_like
+        Fixed seconds per collective call (where n > 1); default 0.
 
     Returns
     -------
@@ -857,8 +873,17 @@ def collective_time(kind, bytes, n, bandwidth, latency=0.0, *, checks=None):
 
     >>> round(collective_time("allreduce", 2 * 8192 * 8192, 8, 4.5e11, 1e-6) * 1e3, 3)
     0.536
+
+    NCCL's latency for a tiny (16 KB) AllReduce over 8 NVLink GPUs, Ring/LL
+    protocol (``src/graph/tuning.cc``: baseLat 6.6 µs + 14 steps x 0.6 µs =
+    15.0 µs) plus 2·7/8·16384 B / 450 GB/s = 0.064 µs:
+
+    >>> round(collective_time("allreduce", 16384, 8, 4.5e11, 0.6e-6,
+    ...                       base_latency=6.6e-6) * 1e6, 3)
+    15.064
     """
-    return collective_seconds(kind, bytes, n, bandwidth, latency, checks=checks)
+    return collective_seconds(kind, bytes, n, bandwidth, latency, base_latency=base_latency,
+                              checks=checks)
 
 
 def weight_load_time(n_params, w, n, hbm_bw, *, checks=None):

@@ -101,8 +101,9 @@ def test_matmul_sharded_d_by_hand():
                                  "n_chips": [n], "shard": ["D"]})).loc[0]
     assert out["t_math"] == approx(2 * B * D * F / (n * H100_PEAK))
     assert out["t_hbm"] == approx(((2 * B * D + 2 * D * F) / n + 2 * B * F) / H100_HBM)
-    # + 2(n-1) ring steps of 3.4 us (NCCL NVLink Ring/Simple hop latency, the table's ici_latency)
-    assert out["t_comms"] == approx(2 * (n - 1) / n * 2 * B * F / H100_ICI + 2 * (n - 1) * 3.4e-6)
+    # + NCCL's Ring/LL latency: 6.6 us per call + 2(n-1) ring steps of 0.6 us over NVLink
+    assert out["t_comms"] == approx(2 * (n - 1) / n * 2 * B * F / H100_ICI + 6.6e-6
+                                    + 2 * (n - 1) * 0.6e-6)
     assert out["bound"] == "network"
 
 
@@ -121,8 +122,9 @@ def test_other_ops_by_hand():
     # 10 USD/h / (3600 s * 9.89e14 FLOP/s), per 1e18 FLOP
     assert out.loc[0, "usd_per_1e18_flop"] == approx(10 / (3600 * 9.89e14) * 1e18)
     assert out.loc[1, "kv_cache_bytes"] == 2 * 80 * 8 * 128 * 8192 * 2
-    # ring AllReduce: 2(n-1)/n bytes / bw + 2(n-1) steps of 3.4 us (NCCL NVLink hop latency)
-    assert out.loc[2, "time"] == approx(2 * 7 / 8 * 2 * 8192 * 8192 / H100_ICI + 14 * 3.4e-6)
+    # ring AllReduce: 2(n-1)/n bytes / bw + NCCL Ring/LL 6.6 us + 14 steps of 0.6 us
+    assert out.loc[2, "time"] == approx(2 * 7 / 8 * 2 * 8192 * 8192 / H100_ICI + 6.6e-6
+                                        + 14 * 0.6e-6)
     assert out.loc[2, "t_comms"] == out.loc[2, "time"]
     assert out.loc[3, "time"] == approx(200e9 * 2 / (32 * 1.2e12))  # about 10 ms
     assert out.loc[4, "intensity"] == approx(4096 * 4096 * 8 / (4096 * 8 + 4096))

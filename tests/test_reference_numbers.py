@@ -116,9 +116,9 @@ def test_matmul_time_sharding():
     # bf16 [4096, 8192] @ [8192, 8192] on 8 H100 sharded along D:
     # T_math = 2*4096*8192*8192 / (8 * 9.89e14); T_comms = 2*(7/8) * 2*4096*8192 / 4.5e11
     t_math = 2 * 4096 * 8192 * 8192 / (8 * 9.89e14)
-    # plus the alpha term: 2(n-1) = 14 ring steps of 3.4 us (NCCL's NVLink Ring/Simple hop
-    # latency, NVIDIA/nccl src/graph/tuning.cc hwLat, the table's ici_latency)
-    t_comms = 2 * 7 / 8 * 2 * 4096 * 8192 / 4.5e11 + 14 * 3.4e-6
+    # plus the latency: NCCL's 6.6 us per call + 2(n-1) = 14 ring steps of 0.6 us (Ring/LL,
+    # NVIDIA/nccl src/graph/tuning.cc; the table's collective_latency and ici_latency)
+    t_comms = 2 * 7 / 8 * 2 * 4096 * 8192 / 4.5e11 + 6.6e-6 + 14 * 0.6e-6
     per_chip = (2 * 4096 * 8192 + 2 * 8192 * 8192) / 8 + 2 * 4096 * 8192
     t_hbm = per_chip / 3.35e12
     got = rl.matmul_time("H100", 4096, 8192, 8192, n_chips=8, shard="D",

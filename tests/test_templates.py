@@ -149,12 +149,13 @@ def _dense_tpot(chip, n, batch, ctx, layers, kv_values, read_params, d_model, w=
                 mbu=0.8):
     """Hand formula of a dense decode step (what the Plan sheet's notes say), seconds:
     (weights read x w + batch x ctx x KV values x a) / (n x hbm_bw x mbu), the FLOPs far below,
-    plus 2 AllReduces per layer of batch x d_model x a bytes: 2(n-1) ring steps of the link
-    latency + 2 (n-1)/n x bytes / ici_bw (switch or torus alike for an AllReduce)."""
+    plus 2 AllReduces per layer of batch x d_model x a bytes: the per-call latency + 2(n-1)
+    ring steps of the link latency + 2 (n-1)/n x bytes / ici_bw (switch or torus alike for an
+    AllReduce)."""
     mem = (read_params * w + batch * ctx * kv_values * a) / (n * _spec(chip, "hbm_bw") * mbu)
-    lat = _spec(chip, "ici_latency")
-    lat = 0.0 if math.isnan(lat) else lat
-    ar = 2 * (n - 1) * lat + 2 * (n - 1) / n * batch * d_model * a / _spec(chip, "ici_bw")
+    lat, base = (_spec(chip, c) for c in ("ici_latency", "collective_latency"))
+    lat, base = (0.0 if math.isnan(x) else x for x in (lat, base))
+    ar = base + 2 * (n - 1) * lat + 2 * (n - 1) / n * batch * d_model * a / _spec(chip, "ici_bw")
     return mem + (2 * layers * ar if n > 1 else 0.0)
 
 
@@ -199,8 +200,8 @@ def test_capacity_plan_worked_example(built, evaluated):
     # x 128 FLOPs over 4 chips, plus 160 AllReduces of 6144 x 8192 x 2 bytes
     flops = (2 * (L70_READ - 128256 * 8192) * 6144 + 2 * 128256 * 8192
              + 2 * 80 * 6144 ** 2 * 64 * 128)
-    ar = 2 * 3 * _spec("H200", "ici_latency") + 2 * 3 / 4 * 6144 * 8192 * 2 / _spec("H200",
-                                                                                  "ici_bw")
+    ar = (_spec("H200", "collective_latency") + 2 * 3 * _spec("H200", "ici_latency")
+          + 2 * 3 / 4 * 6144 * 8192 * 2 / _spec("H200", "ici_bw"))
     assert r["TTFT"] == pytest.approx((flops / (4 * 9.89e14 * 0.5) + 160 * ar) * 1e3)
 
     # MoE (Mixtral 8x7B, 2 x H100, batch 64): the 64 tokens touch 1 - 0.75^64 of the experts,

@@ -116,6 +116,26 @@ def test_latency_term_counts_ring_steps():
     for kind, steps in (("allgather", 7), ("reducescatter", 7), ("allreduce", 14),
                         ("alltoall", 7)):
         assert math.isclose(rl.model.collective_seconds(kind, 0, 8, 1e11, 2e-6), steps * 2e-6)
+        # the per-call base latency is added once, and not at all on one chip
+        assert math.isclose(rl.model.collective_seconds(kind, 0, 8, 1e11, 2e-6,
+                                                        base_latency=5e-6), 5e-6 + steps * 2e-6)
+        assert rl.model.collective_seconds(kind, 0, 1, 1e11, 2e-6, base_latency=5e-6) == 0.0
+    with pytest.raises(DomainError, match="base_latency must be >= 0"):
+        rl.model.collective_seconds("allreduce", 0, 8, 1e11, base_latency=-1e-6)
+
+
+def test_tiny_allreduce_on_8_h100_is_nccls_small_message_latency():
+    # NCCL's own cost model for a ring AllReduce, NVIDIA/nccl src/graph/tuning.cc
+    # (ncclTunerConstantsDefaults, master as of 2026-06-01): latency = baseLat + nsteps * hwLat,
+    # nsteps = 2(n-1); for small messages NCCL picks the LL protocol, Ring/LL baseLat 6.6 us,
+    # NVLINK hwLat 0.6 us: 6.6 + 14 * 0.6 = 15.0 us on one 8-GPU HGX node. A 4 KB message adds
+    # 2 * 7/8 * 4096 B / 450 GB/s = 0.016 us. (GenZ, GenZ/collective_times.py get_AR_time:
+    # 5 us + 2(n-1) * 1 us = 19 us.)
+    t = rl.collective_time("H100", "AllReduce", 4096, 8)
+    assert math.isclose(t, 6.6e-6 + 14 * 0.6e-6 + 2 * 7 / 8 * 4096 / 4.5e11, rel_tol=1e-9)
+    assert 15.0e-6 < t < 15.1e-6
+    # two GPUs: 6.6 + 2 * 0.6 = 7.8 us (NCCL's figure for a 2-GPU NVLink ring)
+    assert math.isclose(rl.collective_time("H100", "AllReduce", 0, 2), 7.8e-6, rel_tol=1e-9)
 
 
 def test_beyond_the_domain_uses_the_scale_out_tier():
@@ -126,8 +146,9 @@ def test_beyond_the_domain_uses_the_scale_out_tier():
     d = rl.net_critical_d("H100", 64)
     assert math.isclose(d, 2 * 64 * 9.89e14 * per_byte, rel_tol=1e-12)       # 276,920
     t = rl.collective_time("H100", "AllGather", 1e9, 64)
-    # alpha: 7 NVLink steps of 3.4 us + 7 IB steps of 9.6 us (NCCL Ring/Simple hwLat)
-    assert math.isclose(t, 1e9 * per_byte + 7 * 3.4e-6 + 7 * 9.6e-6, rel_tol=1e-12)
+    # alpha: one base latency + 7 NVLink steps + 7 IB steps (NVIDIA/nccl src/graph/tuning.cc,
+    # Ring/LL: baseLat 6.6 us, NVLink hwLat 0.6 us, NET 2.7 us)
+    assert math.isclose(t, 1e9 * per_byte + 6.6e-6 + 7 * 0.6e-6 + 7 * 2.7e-6, rel_tol=1e-12)
     # within the domain nothing changes: the reference's v5e and v5p numbers
     assert round(rl.net_critical_d("TPU v5e", 2), 1) == 8755.6
 
@@ -144,7 +165,8 @@ def test_matmul_comms_beyond_the_domain_is_two_level():
     B, D, F = 4096, 65536, 8192
     out_bytes = 2 * B * F
     per_byte = max(7 / (8 * 4.5e11), 1 / (2 * 8 * 5e10))
-    alpha = 2 * (7 * 3.4e-6 + 1 * 9.6e-6)
+    # NVIDIA/nccl src/graph/tuning.cc, Ring/LL: baseLat 6.6 us, NVLink hwLat 0.6 us, NET 2.7 us
+    alpha = 6.6e-6 + 2 * (7 * 0.6e-6 + 1 * 2.7e-6)
     got = rl.matmul_time("H100", B, D, F, n_chips=16, shard="D", result="comms")
     assert math.isclose(got, 2 * out_bytes * per_byte + alpha, rel_tol=1e-12)
 
@@ -159,6 +181,7 @@ def test_l2_and_egress_tiers():
     # no NVLink on an L4: a collective over ici is a missing spec, not a made-up number
     with pytest.raises(rl.MissingSpecError, match="L4 has no ici_bw"):
         rl.collective_time("L4", "AllGather", 1e9, 2)
-    # tier dcn: one flat ring over the NICs, whatever the domain (16 H100, 50 GB/s, 9.6 us)
+    # tier dcn: one flat ring over the NICs, whatever the domain (16 H100, 50 GB/s, NCCL
+    # Ring/LL: 6.6 us base + 15 steps of 2.7 us)
     t = rl.collective_time("H100", "AllGather", 1e9, 16, "dcn")
-    assert math.isclose(t, 15 / 16 * 1e9 / 5e10 + 15 * 9.6e-6)
+    assert math.isclose(t, 15 / 16 * 1e9 / 5e10 + 6.6e-6 + 15 * 2.7e-6)

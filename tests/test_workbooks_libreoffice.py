@@ -169,9 +169,10 @@ def _matmul_twin(chip, B, D, F, dt, wdt, n, shard, result):
                 "F": f"({x}+({wt}+{o})/{n})"}[shard]
     math_t = f"(2*{B}*{D}*{F}/({n}*{peak(chip, dt)}))"
     hbm_t = f"({per_chip}/{spec(chip, 'hbm_bw')})"
-    # ring AllReduce: 2(n-1)/n bytes / ici_bw + 2(n-1) steps of ici_latency (within a domain)
-    comms_t = (f"(2*({n}-1)/{n}*{o}/{bw(chip, 'ici')}+2*({n}-1)*{spec(chip, 'ici_latency')})"
-               if shard == "D" else "0")
+    # ring AllReduce: 2(n-1)/n bytes / ici_bw + collective_latency + 2(n-1) steps of
+    # ici_latency (within a domain)
+    comms_t = (f"(2*({n}-1)/{n}*{o}/{bw(chip, 'ici')}+{spec(chip, 'collective_latency')}"
+               f"+2*({n}-1)*{spec(chip, 'ici_latency')})" if shard == "D" else "0")
     return {
         "time": f"MAX({math_t},{hbm_t},{comms_t})",
         "upper": f"{math_t}+{hbm_t}+{comms_t}",
@@ -239,14 +240,14 @@ def twin_cases() -> list[tuple[str, tuple, str]]:
         twin = (f'IF({t_math}>={t_bw},"compute","{label}")' if res == "bound"
                 else f"MAX({t_math},{t_bw})")
         cases.append(("ROOFLINE_TIME", (chip, fl, by, tier, dt, res), twin))
-    lat = spec("H100", "ici_latency")
+    lat, base = spec("H100", "ici_latency"), spec("H100", "collective_latency")
     for kind, factor in [("AllReduce", 2), ("AllGather", 1), ("ReduceScatter", 1)]:
         cases.append(("COLLECTIVE_TIME", ("H100", kind, 2 * 8192 * 8192, 8, "ici"),
                       f"{factor}*(8-1)/8*{2 * 8192 * 8192}/{bw('H100', 'ici')}"
-                      f"+{factor}*(8-1)*{lat}"))
-    # AllToAll on a switched node: (n-1)/n^2 bytes / bw + (n-1) steps (book Part 12)
+                      f"+{base}+{factor}*(8-1)*{lat}"))
+    # AllToAll on a switched node: (n-1)/n^2 bytes / bw + base + (n-1) steps (book Part 12)
     cases.append(("COLLECTIVE_TIME", ("H100", "AllToAll", 2 * 8192 * 8192, 8, "ici"),
-                  f"(8-1)/8^2*{2 * 8192 * 8192}/{bw('H100', 'ici')}+(8-1)*{lat}"))
+                  f"(8-1)/8^2*{2 * 8192 * 8192}/{bw('H100', 'ici')}+{base}+(8-1)*{lat}"))
     cases.append(("WEIGHT_LOAD_TIME", ("TPU v4", 200e9, "bf16", 32),
                   f"{_num(200e9)}*{nbytes('bf16')}/(32*{spec('TPU v4', 'hbm_bw')})"))
     for chip, dt, mfu in [("H200", "bf16", None), ("TPU v5p", "bf16", 0.5), ("H100", "fp8", 0.4)]:

@@ -189,8 +189,9 @@ def test_blank_cells_in_a_required_keyword_range_are_value(client):
     # kind has no default: a blank cell among others is that element's #VALUE!, ...
     b = chip_call("collective_time", ["H100", [["AllReduce"], [""]], 2 * 8192 * 8192, 8])
     [[t], [blank]] = result(client.post(CALL, json=b))
-    # ring over NVLink: 2(n-1)/n bytes / 450 GB/s + 2(n-1) steps of 3.4 us (NCCL hop latency)
-    assert t == pytest.approx(2 * 7 / 8 * 2 * 8192 * 8192 / 4.5e11 + 14 * 3.4e-6, rel=1e-3)
+    # ring over NVLink: 2(n-1)/n bytes / 450 GB/s + NCCL Ring/LL latency 6.6 us + 14 x 0.6 us
+    assert t == pytest.approx(2 * 7 / 8 * 2 * 8192 * 8192 / 4.5e11 + 6.6e-6 + 14 * 0.6e-6,
+                              rel=1e-3)
     assert blank == VALUE
     # ... and a lone blank cell is a missing argument: a bad call.
     r = client.post(CALL, json=chip_call("collective_time", ["H100", "", 1e9, 8]))
