@@ -40,6 +40,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+import openpyxl
 import pytest
 from click.testing import CliRunner
 
@@ -365,4 +366,8 @@ def test_libreoffice_user_edit(libreoffice_saved, tmp_path):
                 moved.add(f"{sheet}!{ref}")
                 assert "$B$6" in f.get(ref, "") and sheet == "Cost", (sheet, ref, v, new)
                 assert math.isclose(new, v * 0.5 / 0.4, rel_tol=1e-9), (ref, v, new)
-    assert {"Cost!F9", "Cost!F14"} <= moved  # USD per 1e18 FLOP at MFU
+    # USD per 1e18 FLOP at MFU of the first priced chip (row 9) and of the H200 row
+    cost = openpyxl.load_workbook(BOOK, read_only=True)["Cost"]
+    h200 = next(r for r, (a,) in enumerate(cost.iter_rows(min_col=1, max_col=1, values_only=True),
+                                            start=1) if a == "H200")
+    assert {"Cost!F9", f"Cost!F{h200}"} <= moved
