@@ -160,7 +160,7 @@ def _dense_tpot(chip, n, batch, ctx, layers, kv_values, read_params, d_model, w=
 
 
 # Llama 3.1 70B (80 layers, d_model 8192, 8 KV heads x 128, vocab 128256, 70.6e9 params):
-# weights read 70.6e9 - 128256 x 8192 = 69,549,318,848; 163,840 KV values per token
+# weights read 70.6e9 - 128256 x 8192 = 69,549,326,848; 163,840 KV values per token
 L70_READ, L70_KV = 70.6e9 - 128256 * 8192, 2 * 80 * 8 * 128
 
 
@@ -196,7 +196,7 @@ def test_capacity_plan_worked_example(built, evaluated):
     assert r["USD per 1M output tokens"] == pytest.approx(
         _spec("H200", "price_per_hour") * 4 / (64 / step * 3600) * 1e6)
     # TTFT: one 6144-token prompt, compute-bound at mfu 0.5:
-    # 2 x (69,549,318,848 - 1,050,673,152) x 6144 + 2 x 1,050,673,152 + 2 x 80 x 6144^2 x 64
+    # 2 x (69,549,326,848 - 1,050,673,152) x 6144 + 2 x 1,050,673,152 + 2 x 80 x 6144^2 x 64
     # x 128 FLOPs over 4 chips, plus 160 AllReduces of 6144 x 8192 x 2 bytes
     flops = (2 * (L70_READ - 128256 * 8192) * 6144 + 2 * 128256 * 8192
              + 2 * 80 * 6144 ** 2 * 64 * 128)
