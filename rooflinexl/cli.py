@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from rooflinexl._version import __version__
+from rooflinexl.errors import failure_message
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -137,10 +138,13 @@ def _emit_report(report, fmt, reports, quiet) -> None:
         else:
             path = Path(spec)
             kind = _REPORT_SUFFIXES.get(path.suffix.lower(), fmt)
+        from rooflinexl.xlsxio import atomic_write
+
+        text = report.render(kind).encode("utf-8")
         try:
-            path.write_text(report.render(kind), encoding="utf-8")
+            atomic_write(path, lambda fh, text=text: fh.write(text))
         except OSError as exc:
-            fail(f"cannot write the report to {path}: {exc.strerror or exc}")
+            fail(failure_message(exc, path, "write the report"))
     if quiet and report.exit_code == 0:
         return
     text = report.render("text" if reports else fmt)
@@ -230,22 +234,16 @@ def recalc(ctx, books, output, in_place, quiet, check, fail_on, fmt, reports, rt
 
 def _recalc_one(book: Path, output, in_place, quiet, limits, *, many: bool) -> int:
     """Recalculate and write one workbook; its exit status (2: unusable, message printed)."""
-    from rooflinexl.errors import RooflineError
     from rooflinexl.recalc.book import recalc_book
 
     dst = book if in_place else (output or book.with_name(f"{book.stem}.recalc{book.suffix}"))
     try:
         result = recalc_book(book, dst, limits=limits)
-    except RooflineError as exc:
-        message = str(exc)
     except Exception as exc:  # never a traceback for a user's file
-        message = (f"cannot recalculate {book}: {type(exc).__name__}: {exc} (unexpected: save "
-                   "the workbook again from Excel and retry; if it persists, report it with "
-                   "this line, see SECURITY.md)")
+        message = failure_message(exc, book)  # one line, whatever the exception said
     else:
         message = None
     if message is not None:
-        message = " ".join(message.split())  # one line, whatever the exception said
         if not many:
             fail(message)
         click.echo(f"rooflinexl: {message}", err=True)
@@ -318,6 +316,33 @@ _CHUNK_ROWS = 1 << 18
 _PROGRESS_ROWS = 1_000_000
 
 
+def _table_failure(exc, path, doing: str) -> str:
+    """One line for a failed batch/sweep: a table the reader rejects (ValueError) says why."""
+    from rooflinexl.errors import RooflineError
+
+    if isinstance(exc, ValueError) and not isinstance(exc, RooflineError):
+        return " ".join(f"{path}: cannot {doing}: {exc}".split())
+    return failure_message(exc, path, doing)
+
+
+def _pass_through_option(f):
+    return click.option(
+        "--pass-through", "pass_through", multiple=True, metavar="COLUMN",
+        callback=lambda _c, _p, v: True if "*" in v else tuple(
+            c.strip() for item in v for c in item.split(",") if c.strip()),
+        help="A column that is no argument, to carry through to the output (repeatable, or "
+             "comma-separated; '*': every such column). Without it such a column is an "
+             "error, so that a misspelt argument (n_chip) is never silently ignored.")(f)
+
+
+def _formula_guard_option(f):
+    return click.option(
+        "--formula-guard/--no-formula-guard", default=True, show_default=True,
+        help="CSV output: prefix text cells that start with = + - @ tab or CR with ' so "
+             "that a spreadsheet runs no formula from the data (OWASP CSV injection). "
+             "xlsx output always stores text as text.")(f)
+
+
 def _chips_option(f):
     return click.option("--chips", "chips_path", type=click.Path(exists=True, dir_okay=False),
                         help="Chip table CSV (default: the packaged one).")(f)
@@ -343,13 +368,17 @@ def _report(result, output, strict):
 @click.option("--strict", is_flag=True, help="Exit 1 when any row has an error.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar (default: on above a million rows).")
+@_pass_through_option
+@_formula_guard_option
 @_chips_option
-def batch(scenarios, output, sheet, strict, progress, chips_path):
+def batch(scenarios, output, sheet, strict, progress, pass_through, formula_guard, chips_path):
     """Evaluate a table of scenarios (CSV, xlsx or parquet), one per row.
 
     Columns named as the functions' arguments (chip, op, B, D, F, E, k,
     n_chips, dtype, weight_dtype, shard, tier, flops, bytes, ...; any case)
-    are read, other columns pass through, and the results are appended:
+    are read; any other column is an error naming the nearest argument unless
+    declared with --pass-through (label, name, scenario always pass); the
+    results are appended:
     t_math, t_hbm, t_comms, time, upper, bound, intensity, crit_batch, ...
     and error (the reason a row could not be computed; the others still are).
     Without an op column, B, D, F columns mean op=matmul. See docs/batch.md.
@@ -364,10 +393,10 @@ def batch(scenarios, output, sheet, strict, progress, chips_path):
         frame = batch_mod.read_table(scenarios, sheet=sheet)
         show = len(frame) > _PROGRESS_ROWS if progress is None else progress
         result = batch_mod.evaluate(frame, chips_path, chunk_rows=_CHUNK_ROWS if show else None,
-                                    progress=show)
-        batch_mod.write_table(result, output)
-    except RooflineError as exc:
-        raise click.ClickException(str(exc)) from None
+                                    progress=show, passthrough=pass_through)
+        batch_mod.write_table(result, output, formula_guard=formula_guard)
+    except (RooflineError, OSError, ValueError, MemoryError) as exc:
+        raise click.ClickException(_table_failure(exc, scenarios, "evaluate")) from None
     _report(result, output, strict)
 
 
@@ -381,8 +410,9 @@ def batch(scenarios, output, sheet, strict, progress, chips_path):
 @click.option("--tier", "tiers", multiple=True, default=("hbm",), show_default=True,
               help="Roof(s) to draw with --plot; repeat for several.")
 @click.option("--strict", is_flag=True, help="Exit 1 when any row has an error.")
+@_formula_guard_option
 @_chips_option
-def sweep(params, output, plot_path, tiers, strict, chips_path):
+def sweep(params, output, plot_path, tiers, strict, formula_guard, chips_path):
     """Evaluate every combination of parameter values (a cartesian product).
 
     Each NAME=VALUES gives one argument: comma-separated values,
@@ -411,11 +441,11 @@ def sweep(params, output, plot_path, tiers, strict, chips_path):
             raise click.BadParameter(f"{item!r}: no values", param_hint="NAME=VALUES")
     try:
         result = batch_mod.sweep(chips_path, **lists)
-        batch_mod.write_table(result, output)
+        batch_mod.write_table(result, output, formula_guard=formula_guard)
         if plot_path:
             _plot_results(result, plot_path, tiers, None, chips_path, None)
-    except RooflineError as exc:
-        raise click.ClickException(str(exc)) from None
+    except (RooflineError, OSError, ValueError, MemoryError) as exc:
+        raise click.ClickException(_table_failure(exc, output, "write")) from None
     _report(result, output, strict)
 
 

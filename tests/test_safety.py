@@ -211,3 +211,191 @@ def test_small_directory_passes_on_to_zipfile(tmp_path):
     with pytest.raises(UnusableWorkbookError) as err:  # no workbook part: refused later
         check_package(path)
     assert "members" not in str(err.value)
+
+
+# ------------------------------------------------- item 3: misspelt batch/sweep arguments
+SCENARIOS = "chip,B,D,F,{extra}\nH100,256,8192,8192,{value}\n"
+
+
+@pytest.mark.parametrize("extra, value, nearest", [("n_chip", 8, "n_chips"),
+                                                   ("dtyp", "int8", "dtype")])
+def test_misspelt_batch_column_is_an_error_naming_the_nearest_argument(tmp_path, extra, value,
+                                                                       nearest):
+    src = tmp_path / "s.csv"
+    src.write_text(SCENARIOS.format(extra=extra, value=value))
+    out = tmp_path / "out.csv"
+    proc = cli("batch", src, "-o", out)
+    assert proc.returncode != 0 and not out.exists()
+    line = one_line(proc)
+    assert f"unknown column {extra!r} (did you mean {nearest!r}?)" in line
+    assert "--pass-through" in line
+
+
+def test_misspelt_sweep_key_is_an_error(tmp_path):
+    proc = cli("sweep", "chip=H100", "B=256", "D=8192", "F=8192", "n_chip=8")
+    assert proc.returncode != 0 and proc.stdout == ""
+    assert "unknown column 'n_chip' (did you mean 'n_chips'?)" in one_line(proc)
+
+
+def test_declared_pass_through_column_is_carried_and_computes_nothing(tmp_path):
+    src = tmp_path / "s.csv"
+    src.write_text(SCENARIOS.format(extra="owner", value="ann"))
+    out = tmp_path / "out.csv"
+    proc = cli("batch", src, "-o", out, "--pass-through", "owner")
+    assert proc.returncode == 0, proc.stderr
+    import pandas as pd
+
+    got = pd.read_csv(out)
+    assert got.loc[0, "owner"] == "ann"
+    # 2*B*D*F / H100's dense bf16 peak of 989 TFLOP/s (chips.csv), 1 chip
+    assert got.loc[0, "t_math"] == pytest.approx(2 * 256 * 8192 * 8192 / 989e12, rel=1e-3)
+
+
+# ----------------------------------------------------- item 4: data never becomes a formula
+PAYLOADS = ['=HYPERLINK("http://x","click")', '=WEBSERVICE("http://x")',
+            "=cmd|' /C calc'!A0", "+1+1", "-2+3", "@SUM(1)", "\t=1", "\r=1"]
+
+
+def payload_table(tmp_path) -> Path:
+    import csv
+
+    src = tmp_path / "s.csv"
+    with open(src, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh, quoting=csv.QUOTE_ALL)
+        w.writerow(["scenario", "chip", "B", "D", "F"])
+        w.writerows([p, "H100", 256, 8192, 8192] for p in PAYLOADS)
+    return src
+
+
+def test_xlsx_output_stores_data_text_as_text(tmp_path):
+    out = tmp_path / "out.xlsx"
+    proc = cli("batch", payload_table(tmp_path), "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    with zipfile.ZipFile(out) as zf:
+        xml = zf.read("xl/worksheets/sheet1.xml").decode()
+    assert "<f>" not in xml and "<f " not in xml  # no formula element anywhere
+    cells = re.findall(r'<c r="A(\d+)" t="inlineStr"><is><t[^>]*>(.*?)</t></is></c>', xml,
+                       re.DOTALL)
+    from html import unescape
+
+    # inline strings; a CR as Excel writes it, _x000D_ (an XML reader would turn a raw CR
+    # into LF)
+    assert [unescape(t) for _, t in cells[1:]] == [p.replace("\r", "_x000D_") for p in PAYLOADS]
+
+
+def test_csv_output_neutralises_leading_formula_characters(tmp_path):
+    out = tmp_path / "out.csv"
+    proc = cli("batch", payload_table(tmp_path), "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    import csv
+
+    with open(out, newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    # OWASP: a cell starting with = + - @ tab or CR gets a leading single quote
+    assert [r[0] for r in rows[1:]] == ["'" + p for p in PAYLOADS]
+    raw = out.read_bytes()
+    assert b"\n=" not in raw and b",=" not in raw
+    proc = cli("batch", payload_table(tmp_path), "-o", out, "--no-formula-guard")
+    with open(out, newline="", encoding="utf-8") as fh:
+        assert [r[0] for r in list(csv.reader(fh))[1:]] == PAYLOADS  # documented opt-out
+
+
+# ------------------------------------- item 10: outputs are atomic, failures one line
+def limited(size: int):
+    """preexec_fn: files may grow to ``size`` bytes; past it write() fails with EFBIG
+    (SIGXFSZ ignored), as on a full disk."""
+    import resource
+    import signal
+
+    def setup():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+    return setup
+
+
+def cli_limited(size: int, *args):
+    return subprocess.run([sys.executable, "-m", "rooflinexl.cli", *map(str, args)],
+                          capture_output=True, text=True, timeout=TIMEOUT,
+                          preexec_fn=limited(size))
+
+
+@posix
+@pytest.mark.parametrize("suffix", ["csv", "xlsx"])
+def test_batch_output_failure_keeps_the_previous_file(tmp_path, suffix):
+    src = tmp_path / "s.csv"
+    src.write_text("chip,B,D,F\n" + "H100,256,8192,8192\n" * 2000)
+    out = tmp_path / f"out.{suffix}"
+    out.write_bytes(b"previous results")
+    proc = cli_limited(4096, "batch", src, "-o", out)
+    assert proc.returncode != 0
+    line = one_line(proc)
+    assert str(out) in line and "File too large" in line and "unchanged" in line, line
+    assert out.read_bytes() == b"previous results"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"out.{suffix}", "s.csv"]
+
+
+@posix
+def test_check_report_failure_keeps_the_previous_report(text_book, tmp_path):
+    report = tmp_path / "r.md"
+    report.write_text("previous report\n")
+    proc = cli_limited(10, "recalc", "--check", text_book, "--report", report)
+    assert proc.returncode == 2
+    assert "File too large" in proc.stderr and str(report) in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert report.read_text() == "previous report\n"  # never a 0-byte report
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".r.md")] == []
+
+
+# ---------------------------------------------------- item 12: messages name path and cause
+@posix
+@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0,
+                    reason="root reads and writes through permission bits")
+def test_permission_denied_names_the_path_and_cause(text_book, tmp_path):
+    locked = tmp_path / "locked.xlsx"
+    locked.write_bytes(text_book.read_bytes())
+    locked.chmod(0)
+    line = one_line(cli("recalc", locked))
+    assert str(locked) in line and "Permission denied" in line and "Excel" not in line
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o500)
+    try:
+        line = one_line(cli("recalc", text_book, "-o", folder / "out.xlsx"))
+        assert "out.xlsx" in line and "Permission denied" in line and "Excel" not in line
+    finally:
+        folder.chmod(0o700)
+
+
+def test_missing_output_folder_names_the_folder(text_book, tmp_path):
+    proc = cli("recalc", text_book, "-o", tmp_path / "no" / "out.xlsx")
+    assert proc.returncode == 2
+    line = one_line(proc)
+    assert "does not exist" in line and str(tmp_path / "no") in line and "Excel" not in line
+
+
+def test_out_of_memory_says_so():
+    from rooflinexl.errors import failure_message
+
+    assert "out of memory" in failure_message(MemoryError(), "big.xlsx")
+
+
+# ------------------------------------------------- item 13: a workbook without cached values
+def test_check_on_a_workbook_without_cached_values_says_so_in_one_line(tmp_path):
+    # openpyxl writes formulas without cached values (its documented behaviour)
+    import openpyxl
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    for r in range(1, 6):
+        ws[f"A{r}"] = r
+        ws[f"B{r}"] = f"=A{r}*2"
+    book = tmp_path / "openpyxl.xlsx"
+    wb.save(book)
+    proc = cli("recalc", "--check", book)
+    assert proc.returncode == 1
+    lines = proc.stdout.strip().splitlines()
+    assert len(lines) == 1, proc.stdout
+    assert "5 formulas and none has a cached value" in lines[0]
+    assert f"rooflinexl recalc --in-place {book}" in lines[0]
+    assert cli("recalc", "--in-place", "-q", book).returncode == 0
+    assert cli("recalc", "--check", book).returncode == 0  # what the line said to do works
