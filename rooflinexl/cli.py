@@ -482,8 +482,9 @@ def _plot_results(result, path, tiers, chip_names, chips_path, dtype, title=None
 @click.option("--dtype", default=None, help="Dtype of the peak (default: the results' one "
                                             "dtype, else bf16).")
 @click.option("--title", default=None, help="Chart title.")
+@_pass_through_option
 @_chips_option
-def plot(results, output, chip_names, tiers, dtype, title, chips_path):
+def plot(results, output, chip_names, tiers, dtype, title, pass_through, chips_path):
     """Draw a roofline chart: each chip's roof per tier, ridge points, scenarios as points.
 
     RESULTS is a table from `rooflinexl batch` or `sweep` (CSV, xlsx,
@@ -502,7 +503,7 @@ def plot(results, output, chip_names, tiers, dtype, title, chips_path):
         if results is not None:
             frame = batch_mod.read_table(results)
             if not {"intensity", "flops_per_s"} <= set(frame.columns):
-                frame = batch_mod.evaluate(frame, chips_path)
+                frame = batch_mod.evaluate(frame, chips_path, passthrough=pass_through)
         _plot_results(frame, output, tiers, list(chip_names), chips_path, dtype, title)
     except (RooflineError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
