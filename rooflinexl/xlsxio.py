@@ -240,15 +240,16 @@ def _member(names: dict[str, str], part: str) -> str | None:
     return None
 
 
-#: a cell of shared-string type whose start tag is followed directly by its <v> (Excel's form)
-_SST_CELL_V = re.compile(rb"""\st\s*=\s*(?:"s"|'s')(?:[^>"']|"[^"]*"|'[^']*')*>\s*"""
-                         rb"<(?:[A-Za-z_][\w.\-]*:)?v>([^<]*)<")
+#: every ``t="s"`` (how Excel, openpyxl, xlsxwriter and LibreOffice write a shared-string
+#: cell), with the cell's value when its start tag is followed directly by its <v>
+_SST_FAST = re.compile(rb't="s"(?:[^<>]*>\s*<(?:[A-Za-z_][\w.\-]*:)?v>([^<]*)<)?')
+#: t='s' or t = "s": another writer's spelling, read by the general scan
+_SST_OTHER = re.compile(rb"""t(?:\s*=\s*'s'|\s+=\s*"s"|=\s+"s")""")
 _SST_CELL = re.compile(rb"""\st\s*=\s*(?:"s"|'s')(?:[^>"']|"[^"]*"|'[^']*')*?(/?)>""")
 _SST_ROOT = re.compile(rb"(?:\s|<\?.*?\?>|<!--.*?-->)*<(?:[A-Za-z_][\w.\-]*:)?([A-Za-z_][\w.\-]*)",
                        re.DOTALL)
 _SST_ITEM = re.compile(rb"<(?:[A-Za-z_][\w.\-]*:)?si[\s/>]")
 _V_TEXT = re.compile(rb"<(?:[A-Za-z_][\w.\-]*:)?v>([^<]*)<")
-_SST_T = re.compile(rb"""\st\s*=\s*(?:"s"|'s')""")
 _CELL_END = re.compile(rb"</(?:[A-Za-z_][\w.\-]*:)?c\s*>")
 
 
@@ -297,8 +298,8 @@ class _SharedStringsCheck:
                                      "let Excel repair it, and save it again")
             self.count = sum(1 for _ in _SST_ITEM.finditer(data))
             return
-        found = _SST_CELL_V.findall(data)
-        if len(found) != len(_SST_T.findall(data)):  # cells in another form: one by one
+        found = _SST_FAST.findall(data)
+        if b"" in found or _SST_OTHER.search(data):  # cells in another form: one by one
             found = []
             for m in _SST_CELL.finditer(data):
                 if m.group(1):
@@ -310,9 +311,9 @@ class _SharedStringsCheck:
         if not found:
             return
         try:
-            nums = list(map(int, found))
-            top = max(nums) if min(nums) >= 0 else None
-        except ValueError:
+            nums = np.array(found).astype(np.int64)
+            top = int(nums.max()) if nums.min() >= 0 else None
+        except (ValueError, OverflowError):
             top = None
         if top is not None:
             if self.worst is None or top > self.worst[0]:
