@@ -988,7 +988,7 @@ def _write_xlsx(frame: pd.DataFrame, fh) -> None:
         raise
 
 
-def write_table(frame: pd.DataFrame, path, *, formula_guard: bool = True) -> None:
+def write_table(frame: pd.DataFrame, path, *, formula_guard: bool = True, like=None) -> None:
     """Write a result table as CSV, xlsx or parquet by suffix (``-``: CSV on stdout).
 
     Parameters
@@ -1003,6 +1003,9 @@ def write_table(frame: pd.DataFrame, path, *, formula_guard: bool = True) -> Non
         CSV only: prefix text cells starting with = + - @ tab or CR with
         ``'`` (:func:`neutralise_csv`), so that a spreadsheet opening the file
         runs no formula from the data. ``False`` writes them unchanged.
+    like : str or os.PathLike, optional
+        The input table: a new output file gets its permission bits (a
+        private input never yields a readable result).
 
     Raises
     ------
@@ -1033,12 +1036,12 @@ def write_table(frame: pd.DataFrame, path, *, formula_guard: bool = True) -> Non
             text.flush()
             text.detach()
 
-        atomic_write(path, write)
+        atomic_write(path, write, like=like)
     elif suffix in ("xlsx", "xlsm"):
         if len(frame) + 1 > XLSX_MAX_ROWS:
             raise BatchInputError(f"{len(frame):,} rows do not fit in an xlsx sheet "
                                   f"({XLSX_MAX_ROWS - 1:,} at most): write .csv or .parquet")
-        atomic_write(path, lambda fh: _write_xlsx(frame, fh))
+        atomic_write(path, lambda fh: _write_xlsx(frame, fh), like=like)
     elif suffix in ("parquet", "pq"):
         frame = frame.copy(deep=False)
         for col in frame.columns:
@@ -1046,6 +1049,6 @@ def write_table(frame: pd.DataFrame, path, *, formula_guard: bool = True) -> Non
                     frame[col], skipna=True) not in ("string", "empty"):
                 text = frame[col].astype(str).astype(object)
                 frame[col] = text.where(frame[col].notna(), None)
-        atomic_write(path, lambda fh: frame.to_parquet(fh, index=False))
+        atomic_write(path, lambda fh: frame.to_parquet(fh, index=False), like=like)
     else:
         raise BatchInputError(f"{path}: write .csv, .xlsx or .parquet")

@@ -394,7 +394,7 @@ def batch(scenarios, output, sheet, strict, progress, pass_through, formula_guar
         show = len(frame) > _PROGRESS_ROWS if progress is None else progress
         result = batch_mod.evaluate(frame, chips_path, chunk_rows=_CHUNK_ROWS if show else None,
                                     progress=show, passthrough=pass_through)
-        batch_mod.write_table(result, output, formula_guard=formula_guard)
+        batch_mod.write_table(result, output, formula_guard=formula_guard, like=scenarios)
     except (RooflineError, OSError, ValueError, MemoryError) as exc:
         raise click.ClickException(_table_failure(exc, scenarios, "evaluate")) from None
     _report(result, output, strict)

@@ -1458,15 +1458,17 @@ def _write_error(dst: str, exc: OSError, existed: bool) -> WriteError:
     return WriteError(f"{dst}: cannot write: {why}{detail}{kept}")
 
 
-def _write_temp(dst, write) -> str:
+def _write_temp(dst, write, like=None) -> str:
     """Call ``write(fileobj)`` on a new temp file beside ``dst``; return its path.
 
     ``dst`` is first resolved with :func:`output_path` (a symbolic link is
     written through). The temp file is created with ``dst``'s permission bits
     (the umask can only narrow them; they are then set exactly, before any byte
     is written), or for a new file the usual ones (0666 less the umask), so it
-    is never readable by anyone who cannot read ``dst``. Temporary files of
-    ours for the same target left by killed runs are removed first. Any
+    is never readable by anyone who cannot read ``dst``; a new ``dst`` made from
+    another file ``like`` (a recalculated copy of a workbook) gets ``like``'s
+    bits, so a private workbook never yields a readable copy. Temporary files
+    of ours for the same target left by killed runs are removed first. Any
     failure removes the temp file; an operating-system error becomes a
     :class:`~rooflinexl.errors.WriteError` naming ``dst`` and the reason.
     """
@@ -1476,11 +1478,16 @@ def _write_temp(dst, write) -> str:
     try:
         st = os.stat(dst)
     except FileNotFoundError:
-        mode = None
+        st = None
     except OSError as exc:
         raise _write_error(dst, exc, False) from None
-    else:
-        mode = stat.S_IMODE(st.st_mode)
+    existed = st is not None
+    if st is None and like is not None:
+        try:
+            st = os.stat(like)
+        except OSError:
+            st = None
+    mode = None if st is None else stat.S_IMODE(st.st_mode)
     if not os.path.isdir(folder):
         raise WriteError(f"{dst}: cannot write: the folder {folder} does not exist")
     for stale in _stale_temp_files(folder, base):
@@ -1495,7 +1502,7 @@ def _write_temp(dst, write) -> str:
         except FileExistsError:
             continue
         except OSError as exc:
-            raise _write_error(dst, exc, mode is not None) from None
+            raise _write_error(dst, exc, existed) from None
     else:  # pragma: no cover
         raise WriteError(f"{dst}: cannot create a temporary file in {folder}")
     try:
@@ -1511,7 +1518,7 @@ def _write_temp(dst, write) -> str:
     except BaseException as exc:
         _unlink_quietly(tmp)
         if isinstance(exc, OSError) and not isinstance(exc, WriteError):
-            raise _write_error(dst, exc, mode is not None) from None
+            raise _write_error(dst, exc, existed) from None
         raise
     return tmp
 
@@ -1535,7 +1542,7 @@ def _unlink_quietly(path: str) -> None:
         pass
 
 
-def atomic_write(dst, write) -> str:
+def atomic_write(dst, write, *, like=None) -> str:
     """Write a file atomically: ``write(fileobj)`` to a temp file beside ``dst``, then rename.
 
     The one atomic-write helper of the package (workbooks, batch outputs,
@@ -1551,6 +1558,11 @@ def atomic_write(dst, write) -> str:
         old content.
     write : callable
         ``write(fileobj)`` writes the whole content to a binary file object.
+    like : str or os.PathLike, optional
+        The file the output is made from (a workbook, a scenario table): a
+        new ``dst`` gets its permission bits instead of 0666 less the umask,
+        so a private (0600) input never yields a copy others can read. An
+        existing ``dst`` always keeps its own bits.
 
     Returns
     -------
@@ -1582,7 +1594,7 @@ def atomic_write(dst, write) -> str:
     >>> open(p).read(), oct(stat.S_IMODE(os.stat(p).st_mode))
     ('# ok', '0o600')
     """
-    tmp = _write_temp(dst, write)
+    tmp = _write_temp(dst, write, like)
     _commit(tmp, dst)
     return output_path(dst)
 
@@ -1597,8 +1609,10 @@ def stamp_cached_values(src, dst, values: dict[str, dict[str, object]], *,
         The original workbook (.xlsx/.xlsm); checked with :func:`check_package`.
     dst : str or os.PathLike
         Where to write; may equal ``src`` for an in-place update. Written
-        atomically: a temp file in ``dst``'s folder, then :func:`os.replace`;
-        on any failure the temp file is removed and ``dst`` is untouched.
+        atomically (:func:`atomic_write`): a temp file in ``dst``'s folder, then
+        :func:`os.replace`; on any failure the temp file is removed and ``dst``
+        is untouched. An existing ``dst`` keeps its permission bits, a new one
+        gets ``src``'s.
     values : dict of str to dict of str to object
         ``{sheet name: {"B7": value}}``. ``bool`` -> ``t="b"``; finite
         ``int``/``float`` (numpy scalars too) -> a round-trip number without
@@ -1678,7 +1692,7 @@ def stamp_cached_values(src, dst, values: dict[str, dict[str, object]], *,
                     # central directory is written on close, from this object
                     zi.external_attr = info.external_attr
 
-        tmp = _write_temp(dst, write)
+        tmp = _write_temp(dst, write, like=src)
     _commit(tmp, dst)  # after closing src, so that in-place works on Windows too
 
 

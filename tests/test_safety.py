@@ -148,6 +148,22 @@ def test_killed_runs_leave_no_readable_copy_and_the_next_run_cleans_up(text_book
     assert stat.S_IMODE(book.stat().st_mode) == 0o600
 
 
+@posix
+def test_outputs_made_from_a_private_file_are_private(text_book, tmp_path):
+    book = tmp_path / "secret.xlsx"
+    book.write_bytes(text_book.read_bytes())
+    book.chmod(0o600)
+    assert cli("recalc", "-q", book).returncode == 0
+    assert stat.S_IMODE((tmp_path / "secret.recalc.xlsx").stat().st_mode) == 0o600
+    src = tmp_path / "s.csv"
+    src.write_text("chip,B,D,F\nH100,256,8192,8192\n")
+    src.chmod(0o600)
+    for suffix in ("csv", "xlsx"):
+        out = tmp_path / f"out.{suffix}"
+        assert cli("batch", src, "-o", out).returncode == 0
+        assert stat.S_IMODE(out.stat().st_mode) == 0o600
+
+
 # ---------------------------------------------------------------- item 6: symbolic links
 @posix
 def test_in_place_through_a_symlink_updates_the_workbook_it_points_to(text_book, tmp_path):
