@@ -196,8 +196,21 @@ def section_dask(quick: bool) -> list[str]:
     return out.stdout.splitlines()
 
 
+# ============================================================================
+# zipdir: an absurd zip central directory refused (benchmarks/zip_directory.py)
+# ============================================================================
+def section_zipdir(quick: bool) -> list[str]:
+    """Time and peak memory to refuse a 3-million-entry zip directory, against zipfile's
+    own parse of it (the check before issue 16); each in a fresh process."""
+    cmd = [sys.executable, str(ROOT / "benchmarks" / "zip_directory.py")] + (
+        ["--entries", "300000"] if quick else [])
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True, cwd=ROOT)
+    print(out.stdout, end="", flush=True)
+    return out.stdout.splitlines()
+
+
 SECTIONS = {"batch": section_batch, "import": section_import, "recalc": section_recalc,
-            "dask": section_dask}
+            "dask": section_dask, "zipdir": section_zipdir}
 
 
 def main(argv=None) -> int:

@@ -11,9 +11,13 @@ Columns are recognised by the catalogue's argument names, case-insensitively
 ``weight_dtype``, ``shard``, ``tier``, ``flops``, ``bytes``, ``kind``,
 ``n_params``, ``layers``, ``kv_heads``, ``head_dim``, ``tokens``, ``batch``,
 ``mfu``, ``T``, ``S``, ``G``, and for whole models ``model``, ``context``, ``prompt``,
-``kv_dtype``, ``mbu``, ``seq_len``; spaces and hyphens count as ``_``). Every other
-column passes through untouched; an input column named like a result column
-is replaced, so evaluating a result table again gives the same table.
+``kv_dtype``, ``mbu``, ``seq_len``; spaces and hyphens count as ``_``). A column
+that is no argument of the ops in the table is an error naming it and the
+nearest argument (``n_chip``: did you mean ``n_chips``?), unless it is
+declared with ``passthrough=`` (CLI ``--pass-through``) or is a label column
+(``label``, ``name``, ``scenario``); those pass through untouched. An input
+column named like a result column is replaced, so evaluating a result table
+again gives the same table.
 
 ``op`` selects what a row computes (:data:`OPS`); without an ``op`` column,
 or in a blank ``op`` cell, a table with ``B``, ``D`` and ``F`` columns means
@@ -34,7 +38,10 @@ error value itself.
 """
 from __future__ import annotations
 
+import contextlib
+import difflib
 import inspect
+import io
 import math
 import re
 from collections.abc import Callable
@@ -49,9 +56,11 @@ from rooflinexl.dtypes import TIER_BOUND, normalize_keyword, resolve_dtype, reso
 from rooflinexl.errors import RooflineError
 from rooflinexl.model import Checks, _Run
 from rooflinexl.models import ModelTable, load_models
+from rooflinexl.xlsxio import atomic_write
 
 __all__ = ["evaluate", "sweep", "product_frame", "parse_values", "read_table", "write_table",
-           "OPS", "OUTPUTS", "ARGUMENTS", "BatchInputError"]
+           "check_columns", "neutralise_csv", "OPS", "OUTPUTS", "ARGUMENTS", "LABEL_COLUMNS",
+           "BatchInputError"]
 
 
 class BatchInputError(RooflineError, ValueError):
@@ -72,6 +81,9 @@ _TEXT_OUTPUTS = ("bound", "error")
 #: dtype of the text results: pandas' nullable string (missing is ``pd.NA``), so a dask
 #: meta and a parquet schema know the column is text even when every row is missing
 TEXT_DTYPE = pd.StringDtype()
+#: columns that name a scenario (chart labels, :func:`rooflinexl.plot.points_from_results`):
+#: they pass through without being declared
+LABEL_COLUMNS = ("label", "name", "scenario")
 
 
 @dataclass(frozen=True)
@@ -570,9 +582,75 @@ def _infer_ok(names) -> bool:
     return all(a in names for a in ("B", "D", "F"))
 
 
+# ------------------------------------------------------------ unknown columns
+def _reads(op: str) -> list[str]:
+    """The argument names an op reads, in its documented order."""
+    return [a.strip() for a in OPS[op].inputs.replace(";", ",").split(",") if a.strip()]
+
+
+def check_columns(columns, ops, passthrough=()) -> None:
+    """Refuse a column that is no argument of ``ops`` and not declared as a pass-through.
+
+    Parameters
+    ----------
+    columns : iterable of str
+        The scenario table's column names (or a sweep's parameter names).
+    ops : iterable of str
+        The ops the table computes (:data:`OPS` names).
+    passthrough : iterable of str or True
+        Columns to carry through untouched (matched like arguments: any case,
+        spaces and hyphens as ``_``); ``True`` lets every other column through.
+        The result columns (:data:`OUTPUTS`, replaced) and the label columns
+        (:data:`LABEL_COLUMNS`) always pass.
+
+    Raises
+    ------
+    BatchInputError
+        Naming every unknown column, the nearest argument of the ops for each
+        (``n_chip``: did you mean ``n_chips``?), the ops' arguments, and how
+        to declare a pass-through column. A misspelt argument would otherwise
+        be ignored and every row computed with the default (1 chip, bf16).
+
+    Examples
+    --------
+    >>> try:
+    ...     check_columns(["chip", "B", "D", "F", "n_chip"], ["matmul"])
+    ... except BatchInputError as exc:
+    ...     print(str(exc).split(":")[0])
+    unknown column 'n_chip' (did you mean 'n_chips'?)
+    """
+    if passthrough is True:
+        return
+    ops = list(ops)
+    reads = list(dict.fromkeys(a for op in ops for a in _reads(op)))
+    allowed = {_colkey(a) for a in (*reads, "op", *OUTPUTS, *LABEL_COLUMNS)}
+    allowed |= {_colkey(c) for c in (passthrough or ())}
+    problems = []
+    for col in columns:
+        key = _colkey(col)
+        if key in allowed:
+            continue
+        arg = ARGUMENTS.get(key)
+        if arg is not None:
+            users = [o for o in OPS if arg in _reads(o)]
+            problems.append(f"column {str(col)!r} is an argument of {', '.join(users)}, "
+                            f"not of {', '.join(ops) or 'the ops in the table'}")
+            continue
+        near = difflib.get_close_matches(key, [_colkey(a) for a in reads] or list(ARGUMENTS),
+                                         n=1, cutoff=0.6)
+        hint = ""
+        if near:
+            hint = f" (did you mean {(ARGUMENTS.get(near[0]) or near[0])!r}?)"
+        problems.append(f"unknown column {str(col)!r}{hint}")
+    if problems:
+        what = "; ".join(f"{op} reads {', '.join(_reads(op))}" for op in ops)
+        raise BatchInputError(f"{'; '.join(problems)}: {what}; declare other columns as "
+                              "pass-through (--pass-through NAME; Python: passthrough=[...])")
+
+
 # -------------------------------------------------------------------- evaluate
 def _evaluate_frame(frame: pd.DataFrame, table: ChipTable, ops,
-                    models: ModelTable | None = None) -> pd.DataFrame:
+                    models: ModelTable | None = None, passthrough=()) -> pd.DataFrame:
     t = _Table(frame, table, models)
     n = len(frame)
     inferable = _infer_ok(t.names)
@@ -603,6 +681,7 @@ def _evaluate_frame(frame: pd.DataFrame, table: ChipTable, ops,
     missing = set(present) - set(ops)
     if missing:
         raise BatchInputError(f"ops {sorted(missing)} appear in the table but not in ops={ops}")
+    check_columns(frame.columns, ops, passthrough)
     columns = _output_columns(ops)
     out = {c: np.full(n, None, dtype=object) if c in _TEXT_OUTPUTS else np.full(n, np.nan)
            for c in columns}
@@ -660,14 +739,14 @@ def _is_dask(obj) -> bool:
 
 
 def evaluate(scenarios, chips=None, *, models=None, ops=None, chunk_rows: int | None = None,
-             progress: bool = False):
+             progress: bool = False, passthrough=()):
     """Evaluate a table of scenarios: the input with result columns appended.
 
     Parameters
     ----------
     scenarios : pandas.DataFrame, dask.dataframe.DataFrame, or a mapping of columns
         One row per scenario; columns named as the catalogue's arguments
-        (case-insensitive), anything else passes through. See the module doc.
+        (case-insensitive). See the module doc.
     chips : ChipTable, path, DataFrame or 2-D list, optional
         Chip table; default the packaged one.
     models : ModelTable, path, DataFrame or 2-D list, optional
@@ -681,6 +760,9 @@ def evaluate(scenarios, chips=None, *, models=None, ops=None, chunk_rows: int | 
         Evaluate this many rows at a time (same result; bounds the temporaries).
     progress : bool
         Show a tqdm progress bar over the rows (on stderr; with ``chunk_rows``).
+    passthrough : iterable of str or True
+        Columns that are no argument but are carried through untouched
+        (``True``: every such column). See :func:`check_columns`.
 
     Returns
     -------
@@ -696,7 +778,9 @@ def evaluate(scenarios, chips=None, *, models=None, ops=None, chunk_rows: int | 
     Raises
     ------
     BatchInputError
-        Two columns for one argument, or neither an op column nor B, D, F.
+        Two columns for one argument, neither an op column nor B, D, F, or a
+        column that is no argument of the table's ops and not declared in
+        ``passthrough`` (a misspelt ``n_chip`` names ``n_chips``).
 
     Notes
     -----
@@ -723,14 +807,14 @@ def evaluate(scenarios, chips=None, *, models=None, ops=None, chunk_rows: int | 
     mtable = load_models(models)
     if _is_dask(scenarios):
         ops = _ops_present(scenarios) if ops is None else list(ops)
-        meta = _evaluate_frame(scenarios._meta, table, ops, mtable)
-        return scenarios.map_partitions(_evaluate_frame, table, ops, mtable, meta=meta)
+        meta = _evaluate_frame(scenarios._meta, table, ops, mtable, passthrough)
+        return scenarios.map_partitions(_evaluate_frame, table, ops, mtable, passthrough, meta=meta)
     if not isinstance(scenarios, pd.DataFrame):
         scenarios = pd.DataFrame(scenarios)
     n = len(scenarios)
     step = min(chunk_rows or n, n)
     if not n or (step == n and not progress):
-        return _evaluate_frame(scenarios, table, ops, mtable)
+        return _evaluate_frame(scenarios, table, ops, mtable, passthrough)
     if step < n and ops is None:  # every chunk gets the same result columns
         ops = _ops_present(scenarios)
     bar = None
@@ -740,7 +824,7 @@ def evaluate(scenarios, chips=None, *, models=None, ops=None, chunk_rows: int | 
         bar = tqdm(total=n, unit="row", unit_scale=True, desc="scenarios")
     parts = []
     for s in range(0, n, step):
-        parts.append(_evaluate_frame(scenarios.iloc[s:s + step], table, ops, mtable))
+        parts.append(_evaluate_frame(scenarios.iloc[s:s + step], table, ops, mtable, passthrough))
         if bar is not None:
             bar.update(len(parts[-1]))
     if bar is not None:
@@ -763,6 +847,12 @@ def sweep(chips=None, *, models=None, **lists):
     -------
     DataFrame
         One row per combination, as :func:`evaluate` returns.
+
+    Raises
+    ------
+    BatchInputError
+        A name that is no argument of the swept ops (``n_chip=8``: did you
+        mean ``n_chips``?), before anything is computed.
 
     Examples
     --------
@@ -871,25 +961,153 @@ def read_table(path, sheet=None) -> pd.DataFrame:
 XLSX_MAX_ROWS = 1_048_576
 
 
-def write_table(frame: pd.DataFrame, path) -> None:
+#: leading characters that make a spreadsheet read a CSV cell as a formula (OWASP,
+#: "CSV Injection"): = + - @, tab and carriage return
+CSV_FORMULA_CHARS = ("=", "+", "-", "@", "\t", "\r")
+#: RFC 4180 line end: with it the csv module quotes every field that holds a CR or LF (with
+#: a bare "\n" a CR inside a text cell would be written unquoted and start a new row)
+CSV_LINE_END = "\r\n"
+_XL_UNSAFE = re.compile("_(?=x[0-9A-Fa-f]{4}_)|[\x00-\x08\x0b-\x0d\x0e-\x1f]")
+
+
+def neutralise_csv(frame: pd.DataFrame) -> pd.DataFrame:
+    """The table with every text cell and header that starts with = + - @ tab or CR
+    prefixed with ``'`` (OWASP's advice against CSV injection).
+
+    Numbers stay numbers (``-5.0`` is written as is); only text is touched, and
+    a spreadsheet shows the text after the quote.
+
+    Examples
+    --------
+    >>> neutralise_csv(pd.DataFrame({"chip": ["=1+1", "H100", "-x"], "B": [-1.0, 2, 3]})
+    ...                ).values.tolist()
+    [["'=1+1", -1.0], ['H100', 2.0], ["'-x", 3.0]]
+    """
+    def guard(v):
+        return "'" + v if isinstance(v, str) and v.startswith(CSV_FORMULA_CHARS) else v
+
+    out = frame.copy(deep=False)
+    for col in frame.columns:
+        series = frame[col]
+        if series.dtype != object and not pd.api.types.is_string_dtype(series.dtype):
+            continue
+        try:
+            first = series.str[:1]
+        except AttributeError:  # no text in this column
+            continue
+        mask = first.isin(CSV_FORMULA_CHARS).to_numpy(dtype=bool, na_value=False)
+        if mask.any():
+            series = series.copy()
+            series[mask] = "'" + series[mask]
+            out[col] = series
+    out.columns = [guard(c) for c in frame.columns]
+    return out
+
+
+def _xlsx_text(value: str) -> str:
+    """Text an xlsx cell can hold: control characters and CR (which an XML reader turns
+    into LF), and a literal ``_xHHHH_``, as Excel's ``_xHHHH_`` escapes, which Excel turns
+    back into the characters."""
+    return _XL_UNSAFE.sub(lambda m: "_x005F_" if m.group() == "_" else f"_x{ord(m.group()):04X}_",
+                          value)
+
+
+def _write_xlsx(frame: pd.DataFrame, fh) -> None:
+    """One sheet: a header row, then the rows; text always as text, never a formula."""
+    from openpyxl import Workbook
+    from openpyxl.cell import WriteOnlyCell
+
+    wb = Workbook(write_only=True)
+    ws = wb.create_sheet("results")
+
+    def text(v: str):
+        cell = WriteOnlyCell(ws, value=None)
+        cell._value = _xlsx_text(v) if _XL_UNSAFE.search(v) else v
+        cell.data_type = "s"  # an inline string: '=HYPERLINK(...)' stays text
+        return cell
+
+    try:
+        ws.append([text(str(c)) for c in frame.columns])
+        kinds = [frame[c].dtype.kind for c in frame.columns]
+        for row in frame.itertuples(index=False, name=None):
+            out = []
+            for v, kind in zip(row, kinds, strict=True):
+                if isinstance(v, str):
+                    out.append(text(v))
+                elif v is None or (kind in "fcO" and isinstance(v, float) and v != v):
+                    out.append(None)  # NaN: an empty cell
+                elif kind == "O" and not isinstance(v, (bool, int, float, np.number)):
+                    out.append(None if pd.isna(v) else text(str(v)))
+                else:
+                    out.append(v)
+            ws.append(out)
+        wb.save(fh)
+    except BaseException:
+        # openpyxl streams the rows through a temporary file of its own: close and remove
+        # it now (else a failed write also prints a second error when Python exits)
+        writer = getattr(ws, "_writer", None)
+        if writer is not None:
+            with contextlib.suppress(Exception):
+                writer.xf.close()
+            with contextlib.suppress(Exception):
+                writer.cleanup()
+        raise
+
+
+def write_table(frame: pd.DataFrame, path, *, formula_guard: bool = True, like=None) -> None:
     """Write a result table as CSV, xlsx or parquet by suffix (``-``: CSV on stdout).
 
-    Empty result cells are empty in CSV and xlsx, null in parquet. A text
-    column that mixes numbers and text (a bad ``B`` cell) is written as text
-    to parquet, which wants one type per column.
+    Parameters
+    ----------
+    frame : DataFrame
+        The table.
+    path : str or os.PathLike
+        ``.csv``, ``.xlsx``/``.xlsm`` or ``.parquet``/``.pq``; ``-`` for CSV
+        on stdout. Written atomically (:func:`rooflinexl.xlsxio.atomic_write`):
+        a failure (full disk, permission) leaves the previous file as it was.
+    formula_guard : bool
+        CSV only: prefix text cells starting with = + - @ tab or CR with
+        ``'`` (:func:`neutralise_csv`), so that a spreadsheet opening the file
+        runs no formula from the data. ``False`` writes them unchanged.
+    like : str or os.PathLike, optional
+        The input table: a new output file gets its permission bits (a
+        private input never yields a readable result).
+
+    Raises
+    ------
+    BatchInputError
+        An unknown suffix, or too many rows for an xlsx sheet.
+    rooflinexl.errors.WriteError
+        The file could not be written (one line: the path and the reason).
+
+    Notes
+    -----
+    Empty result cells are empty in CSV and xlsx, null in parquet. In xlsx
+    every text cell is an inline string, never a formula, whatever it starts
+    with. A text column that mixes numbers and text (a bad ``B`` cell) is
+    written as text to parquet, which wants one type per column.
     """
     suffix = str(path).lower().rsplit(".", 1)[-1]
     if str(path) == "-":
         import sys
 
-        frame.to_csv(sys.stdout, index=False)
+        (neutralise_csv(frame) if formula_guard else frame).to_csv(
+            sys.stdout, index=False, lineterminator=CSV_LINE_END)
     elif suffix == "csv":
-        frame.to_csv(path, index=False)
+        data = neutralise_csv(frame) if formula_guard else frame
+
+        def write(fh):
+            text = io.TextIOWrapper(fh, encoding="utf-8", newline="")
+            data.to_csv(text, index=False, lineterminator=CSV_LINE_END)
+            text.flush()
+            text.detach()
+
+        atomic_write(path, write, like=like)
     elif suffix in ("xlsx", "xlsm"):
         if len(frame) + 1 > XLSX_MAX_ROWS:
             raise BatchInputError(f"{len(frame):,} rows do not fit in an xlsx sheet "
                                   f"({XLSX_MAX_ROWS - 1:,} at most): write .csv or .parquet")
-        frame.to_excel(path, index=False, engine="openpyxl")
+        atomic_write(path, lambda fh: _write_xlsx(frame, fh), like=like)
     elif suffix in ("parquet", "pq"):
         frame = frame.copy(deep=False)
         for col in frame.columns:
@@ -897,6 +1115,6 @@ def write_table(frame: pd.DataFrame, path) -> None:
                     frame[col], skipna=True) not in ("string", "empty"):
                 text = frame[col].astype(str).astype(object)
                 frame[col] = text.where(frame[col].notna(), None)
-        frame.to_parquet(path, index=False)
+        atomic_write(path, lambda fh: frame.to_parquet(fh, index=False), like=like)
     else:
         raise BatchInputError(f"{path}: write .csv, .xlsx or .parquet")

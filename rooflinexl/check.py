@@ -29,7 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rooflinexl.errors import EXCEL_ERRORS, ExcelError, RooflineError
+from rooflinexl.errors import EXCEL_ERRORS, ExcelError, failure_message
 
 __all__ = [
     "FAIL_ON",
@@ -255,6 +255,8 @@ class BookReport:
     seconds: float = 0.0
     sheets: list[str] = field(default_factory=list)  # every sheet, in workbook order
     tested_sheets: list[str] = field(default_factory=list)  # check: sheets with formulas
+    #: check: no formula cell has a cached value (saved by a program that does not calculate)
+    uncached: bool = False
 
     @property
     def name(self) -> str:
@@ -341,6 +343,11 @@ class BookReport:
             return (f"{self.name}: {_n(n, 'cell')} {verb} ({inputs} input"
                     f"{'s' * (inputs != 1)}, {n - inputs} result{'s' * (n - inputs != 1)})")
         verdict = "FAIL" if self.failed(fail_on) else "ok"
+        if self.uncached:
+            return (f"{self.name}: {self.compared} formulas and none has a cached value (the "
+                    "file was saved by a program that does not calculate, such as openpyxl): "
+                    f"recalculate it once with `rooflinexl recalc --in-place {self.path}` and "
+                    f"commit that: {verdict}")
         extra = (f", unknown functions: {', '.join(self.unknown_functions)}"
                  if self.unknown_functions else "")
         return (f"{self.name}: {self.compared} formulas, {len(self.stale)} stale, "
@@ -591,11 +598,8 @@ def check_book(path, *, rtol: float = RTOL, limits=None, labels: bool = True) ->
     try:
         result = recalc_book(path, None, limits=limits, write=False)
         cached = read_cached_values(path, limits=limits)
-    except RooflineError as exc:
-        rep.message = str(exc)
-        return rep
     except Exception as exc:  # a user's file never gives a traceback
-        rep.message = f"cannot recalculate {path}: {type(exc).__name__}: {exc}"
+        rep.message = failure_message(exc, path)
         return rep
     ev = result.evaluation
     rep.sheets = list(ev.sheets)
@@ -614,7 +618,9 @@ def check_book(path, *, rtol: float = RTOL, limits=None, labels: bool = True) ->
                 sheet, cell, "error" if is_error else "stale", old, new,
                 formula=res.formula, stale=stale,
                 reason=(res.reason or getattr(new, "reason", "")) if is_error else ""))
-    if labels and rep.cells:
+    rep.uncached = bool(ev.cells) and not any(
+        cached.get(sheet, {}).get(cell) is not None for sheet, cell in ev.cells)
+    if labels and rep.cells and not rep.uncached:
         try:
             consts = read_constants(path, sheets={c.sheet for c in rep.cells},
                                     skip={s: v.keys() for s, v in cached.items()})
@@ -736,11 +742,8 @@ def diff_books(old, new, *, rtol: float = RTOL, recalc: bool = False, limits=Non
     try:
         a = _snapshot(old, limits, recalc)
         b = _snapshot(new, limits, recalc)
-    except RooflineError as exc:
-        rep.message = str(exc)
-        return rep
-    except Exception as exc:
-        rep.message = f"cannot read {old} or {new}: {type(exc).__name__}: {exc}"
+    except Exception as exc:  # a user's file never gives a traceback
+        rep.message = failure_message(exc, f"{old} or {new}", "read")
         return rep
     rep.sheets = b.sheets + [s for s in a.sheets if s not in b.sheets]
     rep.tested_sheets = list(rep.sheets)
@@ -811,7 +814,7 @@ def render_text(report: Report, *, max_cells: int = 500) -> str:
     lines = []
     for book in report.books:
         lines.append(book.headline(report.fail_on))
-        if book.unusable:
+        if book.unusable or book.uncached:
             continue
         for s in book.sheet_summaries():
             lines.append(f"  {s.text}")

@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from rooflinexl._version import __version__
+from rooflinexl.errors import failure_message
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -189,10 +190,13 @@ def _emit_report(report, fmt, reports, quiet) -> None:
         else:
             path = Path(spec)
             kind = _REPORT_SUFFIXES.get(path.suffix.lower(), fmt)
+        from rooflinexl.xlsxio import atomic_write
+
+        text = report.render(kind).encode("utf-8")
         try:
-            path.write_text(report.render(kind), encoding="utf-8")
+            atomic_write(path, lambda fh, text=text: fh.write(text))
         except OSError as exc:
-            fail(f"cannot write the report to {path}: {exc.strerror or exc}")
+            fail(failure_message(exc, path, "write the report"))
     if quiet and report.exit_code == 0:
         return
     text = report.render("text" if reports else fmt)
@@ -295,7 +299,6 @@ def recalc(ctx, books, output, in_place, quiet, check, fail_on, jobs, fmt, repor
 
 def _recalc_one(book: Path, output, in_place, quiet, limits, *, many: bool) -> int:
     """Recalculate and write one workbook; its exit status (2: unusable, message printed)."""
-    from rooflinexl.errors import RooflineError
     from rooflinexl.recalc.book import recalc_book
 
     dst = book if in_place else (output or book.with_name(f"{book.stem}.recalc{book.suffix}"))
@@ -309,18 +312,13 @@ def _recalc_one(book: Path, output, in_place, quiet, limits, *, many: bool) -> i
 
     try:
         result = recalc_book(book, dst, limits=limits, phase=phase)
-    except RooflineError as exc:
-        message = str(exc)
     except Exception as exc:  # never a traceback for a user's file
-        message = (f"cannot recalculate {book}: {type(exc).__name__}: {exc} (unexpected: save "
-                   "the workbook again from Excel and retry; if it persists, report it with "
-                   "this line, see SECURITY.md)")
+        message = failure_message(exc, book)  # one line, whatever the exception said
     else:
         message = None
     if bar is not None:
         bar.close()  # before anything is printed (leave=False: the bar line is cleared)
     if message is not None:
-        message = " ".join(message.split())  # one line, whatever the exception said
         if not many:
             fail(message)
         click.echo(f"rooflinexl: {message}", err=True)
@@ -478,6 +476,33 @@ def _fmt(v) -> str:
 _CHUNK_ROWS = 1 << 18
 
 
+def _table_failure(exc, path, doing: str) -> str:
+    """One line for a failed batch/sweep: a table the reader rejects (ValueError) says why."""
+    from rooflinexl.errors import RooflineError
+
+    if isinstance(exc, ValueError) and not isinstance(exc, RooflineError):
+        return " ".join(f"{path}: cannot {doing}: {exc}".split())
+    return failure_message(exc, path, doing)
+
+
+def _pass_through_option(f):
+    return click.option(
+        "--pass-through", "pass_through", multiple=True, metavar="COLUMN",
+        callback=lambda _c, _p, v: True if "*" in v else tuple(
+            c.strip() for item in v for c in item.split(",") if c.strip()),
+        help="A column that is no argument, to carry through to the output (repeatable, or "
+             "comma-separated; '*': every such column). Without it such a column is an "
+             "error, so that a misspelt argument (n_chip) is never silently ignored.")(f)
+
+
+def _formula_guard_option(f):
+    return click.option(
+        "--formula-guard/--no-formula-guard", default=True, show_default=True,
+        help="CSV output: prefix text cells that start with = + - @ tab or CR with ' so "
+             "that a spreadsheet runs no formula from the data (OWASP CSV injection). "
+             "xlsx output always stores text as text.")(f)
+
+
 def _chips_option(f):
     return click.option("--chips", "chips_path", type=click.Path(exists=True, dir_okay=False),
                         help="Chip table CSV (default: the packaged one).")(f)
@@ -511,14 +536,19 @@ def _report(result, output, strict):
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar over the rows on stderr (default: when stderr is a terminal).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+@_pass_through_option
+@_formula_guard_option
 @_chips_option
 @_models_option
-def batch(scenarios, output, sheet, strict, progress, quiet, chips_path, models_path):
+def batch(scenarios, output, sheet, strict, progress, quiet, pass_through, formula_guard,
+          chips_path, models_path):
     """Evaluate a table of scenarios (CSV, xlsx or parquet), one per row.
 
     Columns named as the functions' arguments (chip, op, B, D, F, E, k,
     n_chips, dtype, weight_dtype, shard, tier, flops, bytes, ...; any case)
-    are read, other columns pass through, and the results are appended:
+    are read; any other column is an error naming the nearest argument unless
+    declared with --pass-through (label, name, scenario always pass); the
+    results are appended:
     t_math, t_hbm, t_comms, time, upper, bound, intensity, crit_batch, ...
     and error (the reason a row could not be computed; the others still are).
     Without an op column, B, D, F columns mean op=matmul. See docs/batch.md.
@@ -535,10 +565,11 @@ def batch(scenarios, output, sheet, strict, progress, quiet, chips_path, models_
 
         show = (not quiet and sys.stderr.isatty()) if progress is None else progress
         result = batch_mod.evaluate(frame, chips_path, models=models_path,
-                                    chunk_rows=_CHUNK_ROWS if show else None, progress=show)
-        batch_mod.write_table(result, output)
-    except RooflineError as exc:
-        raise click.ClickException(str(exc)) from None
+                                    chunk_rows=_CHUNK_ROWS if show else None, progress=show,
+                                    passthrough=pass_through)
+        batch_mod.write_table(result, output, formula_guard=formula_guard, like=scenarios)
+    except (RooflineError, OSError, ValueError, MemoryError) as exc:
+        raise click.ClickException(_table_failure(exc, scenarios, "evaluate")) from None
     _report(result, output, strict)
 
 
@@ -552,9 +583,10 @@ def batch(scenarios, output, sheet, strict, progress, quiet, chips_path, models_
 @click.option("--tier", "tiers", multiple=True, default=("hbm",), show_default=True,
               help="Roof(s) to draw with --plot; repeat for several.")
 @click.option("--strict", is_flag=True, help="Exit 1 when any row has an error.")
+@_formula_guard_option
 @_chips_option
 @_models_option
-def sweep(params, output, plot_path, tiers, strict, chips_path, models_path):
+def sweep(params, output, plot_path, tiers, strict, formula_guard, chips_path, models_path):
     """Evaluate every combination of parameter values (a cartesian product).
 
     Each NAME=VALUES gives one argument: comma-separated values,
@@ -585,11 +617,11 @@ def sweep(params, output, plot_path, tiers, strict, chips_path, models_path):
             raise click.BadParameter(f"{item!r}: no values", param_hint="NAME=VALUES")
     try:
         result = batch_mod.sweep(chips_path, models=models_path, **lists)
-        batch_mod.write_table(result, output)
+        batch_mod.write_table(result, output, formula_guard=formula_guard)
         if plot_path:
             _plot_results(result, plot_path, tiers, None, chips_path, None)
-    except RooflineError as exc:
-        raise click.ClickException(str(exc)) from None
+    except (RooflineError, OSError, ValueError, MemoryError) as exc:
+        raise click.ClickException(_table_failure(exc, output, "write")) from None
     _report(result, output, strict)
 
 
@@ -626,8 +658,9 @@ def _plot_results(result, path, tiers, chip_names, chips_path, dtype, title=None
 @click.option("--dtype", default=None, help="Dtype of the peak (default: the results' one "
                                             "dtype, else bf16).")
 @click.option("--title", default=None, help="Chart title.")
+@_pass_through_option
 @_chips_option
-def plot(results, output, chip_names, tiers, dtype, title, chips_path):
+def plot(results, output, chip_names, tiers, dtype, title, pass_through, chips_path):
     """Draw a roofline chart: each chip's roof per tier, ridge points, scenarios as points.
 
     RESULTS is a table from `rooflinexl batch` or `sweep` (CSV, xlsx,
@@ -646,7 +679,7 @@ def plot(results, output, chip_names, tiers, dtype, title, chips_path):
         if results is not None:
             frame = batch_mod.read_table(results)
             if not {"intensity", "flops_per_s"} <= set(frame.columns):
-                frame = batch_mod.evaluate(frame, chips_path)
+                frame = batch_mod.evaluate(frame, chips_path, passthrough=pass_through)
         _plot_results(frame, output, tiers, list(chip_names), chips_path, dtype, title)
     except (RooflineError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None

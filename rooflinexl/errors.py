@@ -34,6 +34,59 @@ class RooflineError(Exception):
     """Base class of every exception rooflinexl raises on purpose."""
 
 
+class WriteError(RooflineError, OSError):
+    """An output file could not be written (one line: the path and the reason).
+
+    Raised by :func:`rooflinexl.xlsxio.atomic_write`; the previous file, if
+    any, is unchanged.
+    """
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "cannot write"
+
+
+def failure_message(exc: BaseException, path, doing: str = "recalculate") -> str:
+    """One line for a failure while working on ``path``: what, where and why.
+
+    Parameters
+    ----------
+    exc : BaseException
+        What was raised.
+    path : str or os.PathLike
+        The file being worked on.
+    doing : str
+        The verb for the message (``"recalculate"``, ``"read"`` ...).
+
+    Returns
+    -------
+    str
+        :class:`RooflineError`: its own message. :class:`MemoryError`: says the
+        memory ran out. :class:`OSError`: the file it names (else ``path``) and
+        the operating system's reason. Anything else: the exception, marked as
+        unexpected, with where to report it.
+
+    Examples
+    --------
+    >>> failure_message(PermissionError(13, "Permission denied", "/x/b.xlsx"), "/x/b.xlsx")
+    '/x/b.xlsx: cannot recalculate: Permission denied'
+    >>> failure_message(MemoryError(), "b.xlsx")[:45]
+    'b.xlsx: out of memory while trying to recalcu'
+    """
+    if isinstance(exc, RooflineError):
+        text = str(exc)
+    elif isinstance(exc, MemoryError):
+        text = (f"{path}: out of memory while trying to {doing} it: free memory, or run it on "
+                "a machine with more; the workbook needs more than is available")
+    elif isinstance(exc, OSError):
+        where = exc.filename or path
+        text = f"{where}: cannot {doing}: {exc.strerror or exc or type(exc).__name__}"
+    else:
+        text = (f"cannot {doing} {path}: {type(exc).__name__}: {exc} (unexpected: if saving "
+                "the workbook again from Excel does not help, report it with this line, "
+                "see SECURITY.md)")
+    return " ".join(text.split())
+
+
 class ChipTableError(RooflineError, ValueError):
     """The chip-spec table is unusable (missing column, duplicate name, bad number)."""
 

@@ -43,7 +43,7 @@ from xml.etree.ElementTree import ParseError
 
 import numpy as np
 
-from rooflinexl.errors import EXCEL_ERRORS, ExcelError, RooflineError
+from rooflinexl.errors import EXCEL_ERRORS, ExcelError, RooflineError, WriteError
 
 try:  # pragma: no cover - exercised whichever way the environment is set up
     from defusedxml import DefusedXmlException
@@ -60,8 +60,10 @@ except ImportError:  # pragma: no cover
 __all__ = [
     "Limits",
     "UnusableWorkbookError",
+    "atomic_write",
     "check_package",
     "formula_cells",
+    "output_path",
     "read_cached_values",
     "rewrite_formulas",
     "sheet_parts",
@@ -239,6 +241,115 @@ def _member(names: dict[str, str], part: str) -> str | None:
     return None
 
 
+#: every ``t="s"`` (how Excel, openpyxl, xlsxwriter and LibreOffice write a shared-string
+#: cell), with the cell's value when its start tag is followed directly by its <v>
+_SST_FAST = re.compile(rb't="s"(?:[^<>]*>\s*<(?:[A-Za-z_][\w.\-]*:)?v>([^<]*)<)?')
+#: t='s' or t = "s": another writer's spelling, read by the general scan
+_SST_OTHER = re.compile(rb"""t(?:\s*=\s*'s'|\s+=\s*"s"|=\s+"s")""")
+_SST_CELL = re.compile(rb"""\st\s*=\s*(?:"s"|'s')(?:[^>"']|"[^"]*"|'[^']*')*?(/?)>""")
+_SST_ROOT = re.compile(rb"(?:\s|<\?.*?\?>|<!--.*?-->)*<(?:[A-Za-z_][\w.\-]*:)?([A-Za-z_][\w.\-]*)",
+                       re.DOTALL)
+_SST_ITEM = re.compile(rb"<(?:[A-Za-z_][\w.\-]*:)?si[\s/>]")
+_V_TEXT = re.compile(rb"<(?:[A-Za-z_][\w.\-]*:)?v>([^<]*)<")
+_CELL_END = re.compile(rb"</(?:[A-Za-z_][\w.\-]*:)?c\s*>")
+
+
+class _SharedStringsCheck:
+    """The shared-strings part and the worksheets that index it, checked while the
+    package is read: Excel calls a workbook corrupt when that part's root is not
+    ``<sst>`` or a ``t="s"`` cell indexes past its last ``<si>``; read on, such a
+    cell would be empty text (``LEN(A1)`` = 0), a wrong number."""
+
+    def __init__(self, zf, names, wb: str):
+        self.sst = None
+        sheets = set()
+        try:
+            rels = _relationships(zf, names, wb)
+        except UnusableWorkbookError:
+            rels = []
+        for _id, typ, part in rels:
+            member = _member(names, part)
+            if member is None:
+                continue
+            if typ.endswith("/sharedStrings"):
+                self.sst = member
+            elif typ.endswith("/worksheet"):
+                sheets.add(member)
+        if self.sst is None:
+            self.sst = _member(names, "xl/sharedStrings.xml")
+        self.members = sheets | ({self.sst} if self.sst else set())
+        self.count: int | None = None  # <si> items
+        self.root_problem: str | None = None
+        self.worst: tuple[int, str] | None = None  # (largest index used, sheet part)
+        self.bad_index: tuple[str, str] | None = None  # (text, sheet part)
+
+    def scan(self, member: str, data: bytes) -> None:
+        if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+            try:
+                data = data.decode("utf-16").encode("utf-8")
+            except UnicodeDecodeError:
+                return  # the readers refuse it
+        if member == self.sst:
+            m = _SST_ROOT.match(data.lstrip(b"\xef\xbb\xbf"))
+            root = m.group(1).decode("utf-8", "replace") if m else None
+            if root != "sst":
+                self.root_problem = (f"corrupt shared-strings part {member!r}: its root element "
+                                     f"is {'<' + root + '>' if root else 'missing'}, not <sst> "
+                                     "(Excel reports such a file as corrupt): open it in Excel, "
+                                     "let Excel repair it, and save it again")
+            self.count = sum(1 for _ in _SST_ITEM.finditer(data))
+            return
+        found = _SST_FAST.findall(data)
+        if b"" in found or _SST_OTHER.search(data):  # cells in another form: one by one
+            found = []
+            for m in _SST_CELL.finditer(data):
+                if m.group(1):
+                    continue  # <c t="s"/>: no value, an empty cell
+                close = _CELL_END.search(data, m.end())
+                v = _V_TEXT.search(data, m.end(), close.start() if close else len(data))
+                if v is not None:
+                    found.append(v.group(1))
+        if not found:
+            return
+        try:
+            nums = np.array(found).astype(np.int64)
+            top = int(nums.max()) if nums.min() >= 0 else None
+        except (ValueError, OverflowError):
+            top = None
+        if top is not None:
+            if self.worst is None or top > self.worst[0]:
+                self.worst = (top, member)
+            return
+        top = -1
+        for text in found:
+            t = text.strip()
+            if not t:
+                continue  # <v></v>: an empty cell
+            if not t.isdigit():
+                self.bad_index = self.bad_index or (text.decode("utf-8", "replace"), member)
+                continue
+            top = max(top, int(t))
+        if top >= 0 and (self.worst is None or top > self.worst[0]):
+            self.worst = (top, member)
+
+    def problem(self) -> str | None:
+        if self.root_problem:
+            return self.root_problem
+        if self.bad_index:
+            text, member = self.bad_index
+            return (f"corrupt worksheet {member!r}: a shared-string cell holds {text!r}, not a "
+                    "string number (Excel reports such a file as corrupt): open it in Excel, let "
+                    "Excel repair it, and save it again")
+        if self.worst is not None and self.worst[0] >= (self.count or 0):
+            top, member = self.worst
+            held = (f"the shared-strings part {self.sst!r} holds {self.count or 0}"
+                    if self.sst else "the workbook has no shared-strings part")
+            return (f"corrupt workbook: a cell of {member!r} uses shared string #{top} but "
+                    f"{held} (Excel reports such a file as corrupt): open it in Excel, let "
+                    "Excel repair it, and save it again")
+        return None
+
+
 def _check_open_zip(path, zf: zipfile.ZipFile, limits: Limits) -> None:
     """Structure, format and size checks on an open zip; reads every member."""
     infos = zf.infolist()
@@ -281,9 +392,11 @@ def _check_open_zip(path, zf: zipfile.ZipFile, limits: Limits) -> None:
                       f"over the limit of {_mb(limits.max_uncompressed_bytes)}: raise it with "
                       "--max-uncompressed-mb (or ROOFLINEXL_MAX_UNCOMPRESSED_MB) "
                       "if you trust the file")
-    if _workbook_part(zf, names) is None:
+    wb = _workbook_part(zf, names)
+    if wb is None:
         raise _refuse(path, "zip archive without xl/workbook.xml: not an Excel .xlsx/.xlsm "
                       "workbook; save it from Excel as .xlsx")
+    strings = _SharedStringsCheck(zf, names, wb)
 
     actual = 0
     for info in infos:
@@ -291,6 +404,19 @@ def _check_open_zip(path, zf: zipfile.ZipFile, limits: Limits) -> None:
             continue
         with zf.open(info) as fh:
             lower = info.filename.lower()
+            if info.filename in strings.members:
+                data = fh.read()
+                dtd, n = _has_dtd(_BytesReader(data))
+                if not dtd:
+                    strings.scan(info.filename, data)
+                del data
+                if dtd:
+                    raise _refuse(path, f"XML part {info.filename!r} declares a DOCTYPE/ENTITY "
+                                  "(entity-expansion bomb or external entity); refused, "
+                                  "entities are never resolved: save the workbook again "
+                                  "from Excel")
+                actual += n
+                continue
             head = b"" if lower.endswith(_XML_SUFFIXES) else fh.read(_CHUNK)
             if not head or _looks_like_xml(head):  # XML by name or by content
                 markers = (_ENTITY_MARKERS if lower.endswith(_DOCTYPE_OK_SUFFIXES)
@@ -314,6 +440,66 @@ def _check_open_zip(path, zf: zipfile.ZipFile, limits: Limits) -> None:
                           f"{_mb(limits.max_uncompressed_bytes)}: raise it with "
                           "--max-uncompressed-mb (or ROOFLINEXL_MAX_UNCOMPRESSED_MB) "
                           "if you trust the file")
+    problem = strings.problem()
+    if problem:
+        raise _refuse(path, problem)
+
+
+_EOCD = struct.Struct("<4s4H2LH")  # end of central directory record, 22 bytes
+_EOCD64_LOCATOR = struct.Struct("<4sLQL")  # 20 bytes before the EOCD in a zip64 file
+_EOCD64 = struct.Struct("<4sQ2H2L4Q")  # zip64 end of central directory record, 56 bytes
+_CD_ENTRY = struct.Struct("<4s24x3H12x")  # a central directory entry's fixed 46 bytes
+
+
+def _check_directory(path, fh, size: int, limits: Limits) -> None:
+    """Refuse a zip whose central directory holds more than ``max_members`` entries,
+    reading at most that many entry headers, before :mod:`zipfile` parses it whole.
+
+    The entry count of the end-of-central-directory record (or its zip64
+    twin) is checked first; since a tampered record can understate it, the
+    directory's entries are then counted by walking their fixed-size headers,
+    stopping after ``max_members + 1``. Anything that does not look like a
+    zip is left for :mod:`zipfile` to refuse.
+    """
+    tail_len = min(size, _EOCD.size + 0xFFFF)
+    fh.seek(size - tail_len)
+    tail = fh.read(tail_len)
+    at = tail.rfind(b"PK\x05\x06")
+    if at < 0 or len(tail) - at < _EOCD.size:
+        return
+    _sig, _d, _cdd, _nd, entries, cd_size, _cd_off, _clen = _EOCD.unpack_from(tail, at)
+    eocd = size - tail_len + at
+    cd_end = eocd
+    if at >= _EOCD64_LOCATOR.size:
+        sig, _d, rec64, _n = _EOCD64_LOCATOR.unpack_from(tail, at - _EOCD64_LOCATOR.size)
+        if sig == b"PK\x06\x07" and 0 <= rec64 <= size - _EOCD64.size:
+            fh.seek(rec64)
+            raw = fh.read(_EOCD64.size)
+            if len(raw) == _EOCD64.size and raw[:4] == b"PK\x06\x06":
+                fields = _EOCD64.unpack(raw)
+                entries, cd_size = fields[7], fields[8]
+                cd_end = eocd - _EOCD64_LOCATOR.size - _EOCD64.size
+    too_many = (f"zip holds {{}} members, over the limit of {limits.max_members}: raise it "
+                "with --max-members (or ROOFLINEXL_MAX_MEMBERS) if you trust the file")
+    if entries > limits.max_members:
+        raise _refuse(path, too_many.format(f"{entries:,}"))
+    start = cd_end - cd_size
+    if cd_size > size or start < 0:
+        return  # zipfile says what is wrong with it
+    fh.seek(start)
+    count, pos = 0, start
+    while pos + _CD_ENTRY.size <= cd_end:
+        raw = fh.read(_CD_ENTRY.size)
+        if len(raw) < _CD_ENTRY.size:
+            break
+        sig, n_name, n_extra, n_comment = _CD_ENTRY.unpack(raw)
+        if sig != b"PK\x01\x02":
+            break
+        count += 1
+        if count > limits.max_members:
+            raise _refuse(path, too_many.format(f"more than {limits.max_members:,}"))
+        pos += _CD_ENTRY.size + n_name + n_extra + n_comment
+        fh.seek(pos)
 
 
 def _open_checked(path, limits: Limits) -> zipfile.ZipFile:
@@ -322,17 +508,22 @@ def _open_checked(path, limits: Limits) -> zipfile.ZipFile:
         raise _refuse(path, "no such file: check the path")
     if not os.path.isfile(path):
         raise _refuse(path, "not a regular file (a directory?): give the path of an .xlsx file")
-    size = os.path.getsize(path)
-    if size > limits.max_file_bytes:
-        raise _refuse(path, f"file is {_mb(size)}, over the limit of "
-                      f"{_mb(limits.max_file_bytes)}: raise it with --max-file-mb "
-                      "(or ROOFLINEXL_MAX_FILE_MB) if you trust the file")
-    with open(path, "rb") as fh:
-        head = fh.read(8)
-    if head == _OLE_MAGIC:
-        raise _scan_ole(path)
     bad = ("not an .xlsx workbook: not a zip archive, or a truncated/corrupt one ({}): "
            "save it again from Excel as .xlsx")
+    try:
+        size = os.path.getsize(path)
+        if size > limits.max_file_bytes:
+            raise _refuse(path, f"file is {_mb(size)}, over the limit of "
+                          f"{_mb(limits.max_file_bytes)}: raise it with --max-file-mb "
+                          "(or ROOFLINEXL_MAX_FILE_MB) if you trust the file")
+        with open(path, "rb") as fh:
+            head = fh.read(8)
+            if head != _OLE_MAGIC:
+                _check_directory(path, fh, size, limits)
+    except OSError as exc:
+        raise _refuse(path, f"cannot read: {exc.strerror or exc}") from None
+    if head == _OLE_MAGIC:
+        raise _scan_ole(path)
     try:
         zf = zipfile.ZipFile(path)
     except zipfile.BadZipFile as exc:
@@ -1186,46 +1377,162 @@ def _strip_zip64_extra(extra: bytes) -> bytes:
     return b"".join(out)
 
 
-def _write_temp(dst, write) -> str:
+#: name of our temporary files: ``.BOOK.xlsx.rooflinexl-<pid>-<random>.tmp``
+_TMP_NAME = ".{base}.rooflinexl-{pid}-{token}.tmp"
+_TMP_RE = r"\.{base}\.rooflinexl-([0-9]+)-[0-9a-f]{{12}}\.tmp"
+
+
+def output_path(dst) -> str:
+    """The file a write to ``dst`` replaces: ``dst``, or the file a symbolic link points to.
+
+    Parameters
+    ----------
+    dst : str or os.PathLike
+        Where the caller asked to write.
+
+    Returns
+    -------
+    str
+        ``dst`` itself; for a symbolic link (or a chain of them) the file it
+        finally points to, so that the link stays a link and the workbook it
+        names is the one updated.
+
+    Raises
+    ------
+    WriteError
+        For a dangling link (writing would create a file somewhere the user
+        did not name).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> d = tempfile.mkdtemp(); open(os.path.join(d, "real.csv"), "w").close()
+    >>> os.symlink("real.csv", os.path.join(d, "link.csv"))
+    >>> os.path.basename(output_path(os.path.join(d, "link.csv")))
+    'real.csv'
+    """
+    path = os.fspath(dst)
+    if not os.path.islink(path):
+        return path
+    real = os.path.realpath(path)
+    if not os.path.exists(real):
+        raise WriteError(f"{path}: symbolic link to {real}, which does not exist: "
+                         "give the real path to create a new file")
+    return real
+
+
+def _stale_temp_files(folder: str, base: str) -> list[str]:
+    """Our temporary files for ``base`` in ``folder`` left by runs that no longer exist.
+
+    POSIX only (a process id is checked with signal 0); only files this user owns.
+    """
+    if os.name != "posix":
+        return []
+    rx = re.compile(_TMP_RE.format(base=re.escape(base)))
+    out = []
+    try:
+        entries = os.scandir(folder)
+    except OSError:
+        return []
+    with entries:
+        for entry in entries:
+            m = rx.fullmatch(entry.name)
+            if m is None or int(m.group(1)) == os.getpid():
+                continue
+            try:
+                if entry.stat(follow_symlinks=False).st_uid != os.getuid():
+                    continue
+                os.kill(int(m.group(1)), 0)
+            except ProcessLookupError:
+                out.append(entry.path)
+            except (OSError, OverflowError, ValueError):
+                continue  # alive (another user's process), or unreadable: leave it
+    return out
+
+
+def _write_error(dst: str, exc: OSError, existed: bool) -> WriteError:
+    """One line naming the path and the operating system's reason."""
+    why = exc.strerror or str(exc) or type(exc).__name__
+    where = exc.filename if getattr(exc, "filename", None) and exc.filename != dst else None
+    kept = "; the existing file is unchanged" if existed else ""
+    detail = f" ({where})" if where and not str(where).endswith(".tmp") else ""
+    return WriteError(f"{dst}: cannot write: {why}{detail}{kept}")
+
+
+def _write_temp(dst, write, like=None) -> str:
     """Call ``write(fileobj)`` on a new temp file beside ``dst``; return its path.
 
-    The temp file gets ``dst``'s permissions when ``dst`` exists, else the
-    usual ones for a new file (0666 less the umask). It is removed if anything
-    fails.
+    ``dst`` is first resolved with :func:`output_path` (a symbolic link is
+    written through). The temp file is created with ``dst``'s permission bits
+    (the umask can only narrow them; they are then set exactly, before any byte
+    is written), or for a new file the usual ones (0666 less the umask), so it
+    is never readable by anyone who cannot read ``dst``; a new ``dst`` made from
+    another file ``like`` (a recalculated copy of a workbook) gets ``like``'s
+    bits, so a private workbook never yields a readable copy. Temporary files
+    of ours for the same target left by killed runs are removed first. Any
+    failure removes the temp file; an operating-system error becomes a
+    :class:`~rooflinexl.errors.WriteError` naming ``dst`` and the reason.
     """
-    dst = os.fspath(dst)
+    dst = output_path(dst)
     folder = os.path.dirname(os.path.abspath(dst))
+    base = os.path.basename(dst)[:180]
+    try:
+        st = os.stat(dst)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise _write_error(dst, exc, False) from None
+    existed = st is not None
+    if st is None and like is not None:
+        try:
+            st = os.stat(like)
+        except OSError:
+            st = None
+    mode = None if st is None else stat.S_IMODE(st.st_mode)
+    if not os.path.isdir(folder):
+        raise WriteError(f"{dst}: cannot write: the folder {folder} does not exist")
+    for stale in _stale_temp_files(folder, base):
+        _unlink_quietly(stale)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
     for _ in range(100):
-        tmp = os.path.join(folder, f".{os.path.basename(dst)}.{secrets.token_hex(6)}.tmp")
+        tmp = os.path.join(folder, _TMP_NAME.format(base=base, pid=os.getpid(),
+                                                    token=secrets.token_hex(6)))
         try:
-            fd = os.open(tmp, flags, 0o666)
+            fd = os.open(tmp, flags, 0o666 if mode is None else mode & 0o777)
             break
         except FileExistsError:
             continue
+        except OSError as exc:
+            raise _write_error(dst, exc, existed) from None
     else:  # pragma: no cover
-        raise FileExistsError(f"cannot create a temporary file in {folder}")
+        raise WriteError(f"{dst}: cannot create a temporary file in {folder}")
     try:
+        if mode is not None:
+            if hasattr(os, "fchmod"):
+                os.fchmod(fd, mode)
+            else:  # pragma: no cover - Windows: only the read-only bit exists
+                os.chmod(tmp, mode)
         with os.fdopen(fd, "wb") as fh:
             write(fh)
             fh.flush()
             os.fsync(fh.fileno())
-        try:
-            os.chmod(tmp, stat.S_IMODE(os.stat(dst).st_mode))
-        except FileNotFoundError:
-            pass
-    except BaseException:
+    except BaseException as exc:
         _unlink_quietly(tmp)
+        if isinstance(exc, OSError) and not isinstance(exc, WriteError):
+            raise _write_error(dst, exc, existed) from None
         raise
     return tmp
 
 
 def _commit(tmp: str, dst) -> None:
-    """Atomically move the finished temp file onto ``dst``."""
+    """Atomically move the finished temp file onto ``dst`` (through a symbolic link)."""
+    dst = output_path(dst)
     try:
         os.replace(tmp, dst)
-    except BaseException:
+    except BaseException as exc:
         _unlink_quietly(tmp)
+        if isinstance(exc, OSError):
+            raise _write_error(dst, exc, os.path.exists(dst)) from None
         raise
 
 
@@ -1234,6 +1541,63 @@ def _unlink_quietly(path: str) -> None:
         os.unlink(path)
     except OSError:
         pass
+
+
+def atomic_write(dst, write, *, like=None) -> str:
+    """Write a file atomically: ``write(fileobj)`` to a temp file beside ``dst``, then rename.
+
+    The one atomic-write helper of the package (workbooks, batch outputs,
+    reports). A reader, a crash or a full disk sees the previous file or the
+    new one, never a mix.
+
+    Parameters
+    ----------
+    dst : str or os.PathLike
+        The file to create or replace. A symbolic link is written through:
+        the file it points to is replaced and the link stays. A hard link is
+        broken: the rename gives ``dst`` a new inode, the other names keep the
+        old content.
+    write : callable
+        ``write(fileobj)`` writes the whole content to a binary file object.
+    like : str or os.PathLike, optional
+        The file the output is made from (a workbook, a scenario table): a
+        new ``dst`` gets its permission bits instead of 0666 less the umask,
+        so a private (0600) input never yields a copy others can read. An
+        existing ``dst`` always keeps its own bits.
+
+    Returns
+    -------
+    str
+        The path written (``dst``, or the target of a symbolic link).
+
+    Raises
+    ------
+    WriteError
+        When the operating system refuses (permission denied, missing folder,
+        full disk ...): one line naming ``dst`` and the reason; ``dst`` is
+        unchanged and no temporary file remains. Exceptions raised by
+        ``write`` itself propagate (after the same clean-up).
+
+    Notes
+    -----
+    The temporary file ``.NAME.rooflinexl-<pid>-<random>.tmp`` is created in
+    ``dst``'s folder with ``dst``'s permission bits (a new file: 0666 less
+    the umask) and fsynced before :func:`os.replace`. A run killed with
+    SIGKILL can leave it behind; the next write to the same target removes
+    the ones whose process is gone.
+
+    Examples
+    --------
+    >>> import os, stat, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "r.md"); open(p, "w").close(); os.chmod(p, 0o600)
+    >>> os.path.basename(atomic_write(p, lambda fh: fh.write(b"# ok")))
+    'r.md'
+    >>> open(p).read(), oct(stat.S_IMODE(os.stat(p).st_mode))
+    ('# ok', '0o600')
+    """
+    tmp = _write_temp(dst, write, like)
+    _commit(tmp, dst)
+    return output_path(dst)
 
 
 def stamp_cached_values(src, dst, values: dict[str, dict[str, object]], *,
@@ -1246,8 +1610,10 @@ def stamp_cached_values(src, dst, values: dict[str, dict[str, object]], *,
         The original workbook (.xlsx/.xlsm); checked with :func:`check_package`.
     dst : str or os.PathLike
         Where to write; may equal ``src`` for an in-place update. Written
-        atomically: a temp file in ``dst``'s folder, then :func:`os.replace`;
-        on any failure the temp file is removed and ``dst`` is untouched.
+        atomically (:func:`atomic_write`): a temp file in ``dst``'s folder, then
+        :func:`os.replace`; on any failure the temp file is removed and ``dst``
+        is untouched. An existing ``dst`` keeps its permission bits, a new one
+        gets ``src``'s.
     values : dict of str to dict of str to object
         ``{sheet name: {"B7": value}}``. ``bool`` -> ``t="b"``; finite
         ``int``/``float`` (numpy scalars too) -> a round-trip number without
@@ -1306,12 +1672,14 @@ def stamp_cached_values(src, dst, values: dict[str, dict[str, object]], *,
                 data = zin.read(member)
             new_parts[member] = _stamp_sheet(data, member, sheet, targets)
 
-        tmp = _write_package(zin, new_parts, dst)
+        tmp = _write_package(zin, new_parts, dst, like=src)
     _commit(tmp, dst)  # after closing src, so that in-place works on Windows too
 
 
-def _write_package(zin: zipfile.ZipFile, new_parts: dict[str, bytes], dst) -> str:
-    """A temp file beside ``dst``: ``zin`` with ``new_parts`` replaced, all else copied."""
+def _write_package(zin: zipfile.ZipFile, new_parts: dict[str, bytes], dst, like=None) -> str:
+    """A temp file beside ``dst``: ``zin`` with ``new_parts`` replaced, all else copied.
+
+    ``like``: the file whose permission bits a new ``dst`` takes (:func:`_write_temp`)."""
 
     def write(fh) -> None:
         with zipfile.ZipFile(fh, "w", allowZip64=True) as zout:
@@ -1334,7 +1702,7 @@ def _write_package(zin: zipfile.ZipFile, new_parts: dict[str, bytes], dst) -> st
                 # central directory is written on close, from this object
                 zi.external_attr = info.external_attr
 
-    return _write_temp(dst, write)
+    return _write_temp(dst, write, like=like)
 
 
 _DEFINED_NAME_RE = re.compile(rb"<(?P<p>" + _PFX + rb")definedName(?=[\s>])" + _ATTRS
@@ -1422,7 +1790,7 @@ def rewrite_formulas(src, dst, rewrite, *, limits: Limits = Limits()) -> int:
                 edit(data, m.start("t"), m.end("t"), edits)
             if edits:
                 new_parts[book] = _splice(data, edits)
-        tmp = _write_package(zin, new_parts, dst)
+        tmp = _write_package(zin, new_parts, dst, like=src)
     _commit(tmp, dst)
     return changed
 

@@ -187,7 +187,7 @@ def test_order_index_and_passthrough_preserved():
     df = _mixed()
     df.index = [10, 3, 7, 1, 99, 5]
     df["Notes"] = [f"n{i}" for i in range(6)]
-    out = evaluate(df)
+    out = evaluate(df, passthrough=["notes"])  # declared (any case); 'scenario' is a label
     assert out.index.tolist() == [10, 3, 7, 1, 99, 5]
     assert out.columns[:len(df.columns)].tolist() == df.columns.tolist()
     pd.testing.assert_frame_equal(out[df.columns], df)  # inputs untouched, text B included

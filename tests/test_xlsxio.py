@@ -592,7 +592,7 @@ def test_failed_rename_leaves_no_temp_file(calc_book, tmp_path, monkeypatch):
         raise PermissionError("dst is locked")
 
     monkeypatch.setattr(xlsxio.os, "replace", no_replace)
-    with pytest.raises(PermissionError):
+    with pytest.raises(OSError, match=r"dst\.xlsx: cannot write: dst is locked"):
         stamp_cached_values(calc_book, tmp_path / "dst.xlsx", {"Calc": {"E2": 1.0}})
     assert os.listdir(tmp_path) == ["calc.xlsx"]
 

@@ -13,12 +13,71 @@ PolyForm Noncommercial 1.0.0, an xlwings PRO key otherwise. Then sideload
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 HOST = "127.0.0.1"
+#: largest request body accepted, bytes (``ROOFLINEXL_SERVER_MAX_REQUEST_MB``, default 32)
+MAX_REQUEST_BYTES = round(float(os.environ.get("ROOFLINEXL_SERVER_MAX_REQUEST_MB") or 32)
+                          * 2**20)
+#: what a custom-function call over the limit answers: Excel's #NUM! (CustomFunctions 1.4)
+TOO_LARGE = {"result": [[{"type": "Error", "errorType": "Num"}]]}
+
+
+class RequestLimit:
+    """ASGI middleware: a request body over ``max_bytes`` is never read whole.
+
+    A custom-function call over the limit answers ``#NUM!`` in its cell (HTTP 200,
+    the answer Excel expects); any other request gets HTTP 413. The body is read
+    at most ``max_bytes + 1`` bytes far, whatever ``Content-Length`` claims.
+    """
+
+    def __init__(self, app, max_bytes: int = MAX_REQUEST_BYTES):
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or scope.get("method") not in ("POST", "PUT", "PATCH"):
+            return await self.app(scope, receive, send)
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
+            return await self._refuse(scope, send)
+        chunks, size, more = [], 0, True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client went away
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            if size > self.max_bytes:
+                return await self._refuse(scope, send)
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        sent = False
+
+        async def replay():
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        return await self.app(scope, replay, send)
+
+    async def _refuse(self, scope, send):
+        if scope.get("path", "").endswith("/custom-functions-call"):
+            status, payload = 200, json.dumps(TOO_LARGE).encode()
+        else:
+            status = 413
+            payload = json.dumps({"detail": f"request body over {self.max_bytes:,} bytes "
+                                            "(ROOFLINEXL_SERVER_MAX_REQUEST_MB)"}).encode()
+        await send({"type": "http.response.start", "status": status,
+                    "headers": [(b"content-type", b"application/json"),
+                                (b"content-length", str(len(payload)).encode())]})
+        await send({"type": "http.response.body", "body": payload})
 
 
 def main(argv=None) -> int:
@@ -72,7 +131,7 @@ def main(argv=None) -> int:
     scheme = "http" if args.http else "https"
     print(f"rooflinexl xlwings Server on {scheme}://{HOST}:{args.port} "
           f"(manifest: {scheme}://{HOST}:{args.port}/manifest)", flush=True)
-    uvicorn.run(main_app, host=HOST, port=args.port, log_level=args.log_level,
+    uvicorn.run(RequestLimit(main_app), host=HOST, port=args.port, log_level=args.log_level,
                 ssl_certfile=None if args.http else str(args.cert),
                 ssl_keyfile=None if args.http else str(args.key))
     return 0

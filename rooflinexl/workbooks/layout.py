@@ -350,15 +350,21 @@ def save_deterministic(wb: Workbook, path) -> None:
     buf = io.BytesIO()
     wb.save(buf)
     buf.seek(0)
-    with zipfile.ZipFile(buf) as src, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as dst:
-        for info in src.infolist():
-            data = src.read(info.filename)
-            if info.filename == "docProps/core.xml":
-                data = _fix_core_dates(data)
-            out = zipfile.ZipInfo(info.filename, FIXED_TIME)
-            out.compress_type = zipfile.ZIP_DEFLATED
-            out.external_attr = info.external_attr
-            dst.writestr(out, data)
+
+    def write(fh) -> None:
+        with zipfile.ZipFile(buf) as src, zipfile.ZipFile(fh, "w", zipfile.ZIP_DEFLATED) as dst:
+            for info in src.infolist():
+                data = src.read(info.filename)
+                if info.filename == "docProps/core.xml":
+                    data = _fix_core_dates(data)
+                out = zipfile.ZipInfo(info.filename, FIXED_TIME)
+                out.compress_type = zipfile.ZIP_DEFLATED
+                out.external_attr = info.external_attr
+                dst.writestr(out, data)
+
+    from rooflinexl.xlsxio import atomic_write
+
+    atomic_write(path, write)
 
 
 def _fix_core_dates(data: bytes) -> bytes:
