@@ -26,6 +26,7 @@ base's range is ``#NUM!``, text that is not a number in the base is ``#NUM!``.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
@@ -306,3 +307,309 @@ def _vdb(cost, salvage, life, start, end, factor=2.0, no_switch=False):
 BUILTINS = {f"{a}2{b}": _converter(a, b) for a in _BASES for b in _BASES if a != b}
 BUILTINS["VDB"] = _vdb
 
+
+
+# ------------------------------------------------------------------ criteria (*IF, *IFS)
+#
+# Microsoft, "COUNTIF function", "COUNTIFS function", "SUMIF function", "SUMIFS function",
+# "AVERAGEIF function", "AVERAGEIFS function", "MAXIFS function", "MINIFS function" (read
+# 2026-12-01). A criterion is a value, or text that starts with one of the operators
+# ``= <> < > <= >=``. What the operator compares with is read as a number, a boolean or an
+# error value where it is one, else it stays text:
+#
+# * a number ``2`` or ``"=2"`` matches the number 2 and the text ``"2"`` (Excel reads numeric
+#   text as its number for equality); ``"<>2"`` every other cell, blanks and text included;
+#   ``">1"`` only numbers, never text, booleans or blanks;
+# * text matches text cells, case-insensitively, the whole cell; ``?`` is any one character,
+#   ``*`` any run of characters, ``~`` makes the next one literal; ``"<>x"`` is every cell
+#   that does not match ``x``, blank cells included; ``"<b"`` compares text cells only;
+# * ``""`` matches blank cells and empty text, ``"="`` blank cells only, ``"<>"`` every
+#   cell that is not blank;
+# * a reference to an empty cell as the criterion is the number 0 (COUNTIFS: "treats the
+#   empty cell as a 0 value").
+#
+# An error in the criterion is the result; errors in the ranges match only a criterion that
+# is that error. SUMIF, AVERAGEIF, MAXIFS ... take the numbers of the matching cells of their
+# sum/average/max range (text, booleans and blanks there are ignored, an error there is the
+# result); AVERAGEIF(S) with nothing to average is #DIV/0!, MAXIFS/MINIFS give 0.
+
+_BLANK, _NUM, _STR, _BOOL, _ERR = range(5)
+_OPS = ("<=", ">=", "<>", "<", ">", "=")
+
+
+def _grid(x) -> list[list]:
+    """A host range argument as a list of rows (a single cell is a 1x1 range)."""
+    if isinstance(x, list):
+        return [r if isinstance(r, list) else [r] for r in x] if x and isinstance(
+            x[0], list) else [list(x)]
+    return [[x]]
+
+
+def _text_number(s: str) -> float | None:
+    """Numeric text as Excel reads it in a criterion (``"2"``, ``" 1e3 "``, ``"50%"``)."""
+    t = s.strip()
+    scale = 1.0
+    if t.endswith("%"):
+        t, scale = t[:-1], 0.01
+    if not t or t[-1:].isalpha() and t[-1:].lower() not in "0123456789":
+        return None
+    try:
+        v = float(t.replace(",", "")) if t[0] in "+-.0123456789" else None
+    except ValueError:
+        return None
+    return v * scale if v is not None and math.isfinite(v) else None
+
+
+class _Cells:
+    """One criteria range, typed once for every criterion applied to it."""
+
+    def __init__(self, rows: list[list]):
+        flat = [x for r in rows for x in r]
+        self.shape = (len(rows), len(rows[0]) if rows else 0)
+        n = len(flat)
+        self.kind = np.zeros(n, np.int8)
+        self.num = np.full(n, np.nan)
+        self.tnum = np.full(n, np.nan)  # numeric text read as its number
+        self.text = np.full(n, None, object)  # case-folded text cells
+        self.err = np.full(n, None, object)
+        for i, x in enumerate(flat):
+            if x is None:
+                continue
+            if isinstance(x, ExcelError):
+                self.kind[i], self.err[i] = _ERR, str(x)
+            elif isinstance(x, (bool, np.bool_)):
+                self.kind[i], self.num[i] = _BOOL, float(x)
+            elif isinstance(x, (int, float, np.integer, np.floating)):
+                self.kind[i], self.num[i] = _NUM, float(x)
+            else:
+                s = str(x)
+                self.kind[i], self.text[i] = _STR, s.casefold()
+                v = _text_number(s)
+                if v is not None:
+                    self.tnum[i] = v
+
+    def match(self, crit) -> np.ndarray:
+        """Which cells meet one criterion (a scalar host value)."""
+        kind = self.kind
+        if crit is None:
+            crit = 0.0
+        op = "="
+        if isinstance(crit, str) and not isinstance(crit, ExcelError):
+            for o in _OPS:
+                if crit.startswith(o):
+                    op, crit = o, crit[len(o):]
+                    break
+            else:
+                if crit == "":  # blank cells and empty text
+                    return (kind == _BLANK) | ((kind == _STR) & (self.text == ""))
+            if crit == "":
+                if op == "=":
+                    return kind == _BLANK
+                if op == "<>":
+                    return kind != _BLANK
+            up = crit.strip().upper()
+            if up in ("TRUE", "FALSE"):
+                crit = up == "TRUE"
+            elif up in _ERROR_CODES:
+                crit = ExcelError(up)
+            else:
+                v = _text_number(crit)
+                if v is not None:
+                    crit = v
+        if op == "<>":
+            return ~self._compare("=", crit)
+        return self._compare(op, crit)
+
+    def _compare(self, op: str, crit) -> np.ndarray:
+        kind = self.kind
+        if isinstance(crit, ExcelError):
+            return (kind == _ERR) & (self.err == str(crit)) if op == "=" else np.zeros(
+                len(kind), bool)
+        if isinstance(crit, (bool, np.bool_)):
+            sel, vals, c = kind == _BOOL, self.num, float(crit)
+        elif isinstance(crit, (int, float, np.integer, np.floating)):
+            c = float(crit)
+            if op == "=":
+                return ((kind == _NUM) & (self.num == c)) | ((kind == _STR) & (self.tnum == c))
+            sel, vals = kind == _NUM, self.num
+        else:
+            c = str(crit).casefold()
+            sel = kind == _STR
+            if op == "=":
+                if any(ch in c for ch in "*?~"):
+                    rx = re.compile(_wildcard_regex(c), re.S)
+                    out = np.zeros(len(kind), bool)
+                    for i in np.flatnonzero(sel).tolist():
+                        out[i] = rx.fullmatch(self.text[i]) is not None
+                    return out
+                return sel & (self.text == c)
+            out = np.zeros(len(kind), bool)
+            cmp = _CMP[op]
+            for i in np.flatnonzero(sel).tolist():
+                out[i] = cmp(self.text[i], c)
+            return out
+        with np.errstate(invalid="ignore"):
+            return sel & _CMP[op](vals, c)
+
+
+_ERROR_CODES = frozenset({"#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A"})
+_CMP = {"=": lambda a, b: a == b, "<": lambda a, b: a < b, ">": lambda a, b: a > b,
+        "<=": lambda a, b: a <= b, ">=": lambda a, b: a >= b}
+
+
+def _wildcard_regex(pattern: str) -> str:
+    """Excel's ``* ? ~`` pattern as a regular expression (``~*`` a literal star)."""
+    out, i = [], 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "~" and i + 1 < len(pattern) and pattern[i + 1] in "*?~":
+            out.append(re.escape(pattern[i + 1]))
+            i += 2
+            continue
+        out.append(".*" if ch == "*" else "." if ch == "?" else re.escape(ch))
+        i += 1
+    return "".join(out)
+
+
+def _criteria_call(pairs, reduce, values=None):
+    """Apply (range, criterion) pairs and ``reduce`` the matching cells of ``values``.
+
+    A criterion that is an array (or a column of them, the block evaluator's call over
+    many rows) gives an array of results of its shape, one per element.
+    """
+    cells = []
+    for rng, _ in pairs:
+        c = _Cells(_grid(rng))
+        if cells and c.shape != cells[0].shape:
+            return ExcelError("#VALUE!", "criteria ranges of different sizes")
+        cells.append(c)
+    crits = [_grid(c) if isinstance(c, list) else None for _, c in pairs]
+    shape = next(((len(g), len(g[0])) for g in crits if g is not None), None)
+
+    def one(i: int, j: int):
+        ok = np.ones(len(cells[0].kind), bool)
+        for c, (_, crit), g in zip(cells, pairs, crits, strict=True):
+            if g is not None:
+                crit = g[i if len(g) > 1 else 0][j if len(g[0]) > 1 else 0]
+            if isinstance(crit, ExcelError):
+                return crit
+            ok &= c.match(crit)
+        return reduce(ok)
+
+    if shape is None:
+        return one(0, 0)
+    return [[one(i, j) for j in range(shape[1])] for i in range(shape[0])]
+
+
+def _numbers_of(values: _Cells, what: str):
+    def pick(ok):
+        errs = ok & (values.kind == _ERR)
+        if errs.any():
+            return ExcelError(values.err[np.flatnonzero(errs)[0]], f"{what}: an error value")
+        return values.num[ok & (values.kind == _NUM)]
+    return pick
+
+
+def _sum_range(rng, shape: tuple[int, int]) -> _Cells:
+    """SUMIF's sum_range: its top-left cell, extended to ``range``'s shape (Excel resizes)."""
+    rows = _grid(rng)
+    h, w = shape
+    grown = [[rows[i][j] if i < len(rows) and j < len(rows[i]) else None for j in range(w)]
+             for i in range(h)]
+    return _Cells(grown)
+
+
+def _aggregate(kind: str):
+    def reduce_with(values: _Cells, what: str):
+        pick = _numbers_of(values, what)
+
+        def reduce(ok):
+            v = pick(ok)
+            if isinstance(v, ExcelError):
+                return v
+            if kind == "SUM":
+                return float(v.sum())
+            if kind == "AVERAGE":
+                return float(v.mean()) if len(v) else ExcelError(
+                    "#DIV/0!", f"{what}: no cell meets the criteria")
+            if not len(v):
+                return 0.0
+            return float(v.max() if kind == "MAX" else v.min())
+        return reduce
+    return reduce_with
+
+
+def _countif(rng, criteria):
+    """COUNTIF(range, criteria) as Excel (see the notes above).
+
+    >>> _countif([["apples"], ["oranges"], ["peaches"], ["apples"]], "apples")
+    2.0
+    >>> _countif([[32], [54], [75], [86]], "<>75"), _countif([["a"], [None], [1]], "<>x")
+    (3.0, 3.0)
+    """
+    return _criteria_call([(rng, criteria)], lambda ok: float(ok.sum()))
+
+
+def _countifs(*args):
+    if not args or len(args) % 2:
+        return ExcelError("#VALUE!", "COUNTIFS takes (range, criteria) pairs")
+    pairs = list(zip(args[0::2], args[1::2], strict=True))
+    return _criteria_call(pairs, lambda ok: float(ok.sum()))
+
+
+def _xif(kind: str):
+    name = f"{kind}IF"
+    agg = _aggregate(kind)
+
+    def xif(rng, criteria, value_range=None):
+        shape = _Cells(_grid(rng)).shape
+        values = _Cells(_grid(rng)) if value_range is None else _sum_range(value_range, shape)
+        return _criteria_call([(rng, criteria)], agg(values, name))
+    xif.__name__ = name
+    return xif
+
+
+def _xifs(kind: str):
+    name = f"{kind}IFS"
+    agg = _aggregate(kind)
+
+    def xifs(value_range, *args):
+        if not args or len(args) % 2:
+            return ExcelError("#VALUE!", f"{name} takes a range and (range, criteria) pairs")
+        values = _Cells(_grid(value_range))
+        if values.shape != _Cells(_grid(args[0])).shape:
+            return ExcelError("#VALUE!", f"{name}: ranges of different sizes")
+        return _criteria_call(list(zip(args[0::2], args[1::2], strict=True)), agg(values, name))
+    xifs.__name__ = name
+    return xifs
+
+
+BUILTINS["COUNTIF"] = _countif
+BUILTINS["COUNTIFS"] = _countifs
+for _k in ("SUM", "AVERAGE"):
+    BUILTINS[f"{_k}IF"] = _xif(_k)
+for _k in ("SUM", "AVERAGE", "MAX", "MIN"):
+    BUILTINS[f"{_k}IFS"] = _xifs(_k)
+
+
+def cut_position(pos, kept, whole):
+    """A row (column) position into a range cut to the used area (``INDEX(A:A, n)``).
+
+    The clipped range keeps ``kept`` rows of the ``whole`` it was written with, plus one
+    blank row after them; a position in the cut-off part (``kept`` < n <= ``whole``)
+    points at that blank row, as every cut-off cell is blank. Anything else (0, a
+    position past the whole range, an error, text) is passed on for INDEX to judge.
+
+    >>> cut_position(5, 300, 1048576), cut_position(900, 300, 1048576)
+    (5, 301)
+    >>> cut_position(1048577, 300, 1048576)
+    1048577
+    """
+    if isinstance(pos, list):
+        return [[cut_position(x, kept, whole) for x in row] for row in pos]
+    if isinstance(pos, (int, float)) and not isinstance(pos, bool) and kept < pos < whole + 1:
+        return kept + 1 if int(pos) > kept else pos
+    return pos
+
+
+BUILTINS["_XLRX_CUTPOS"] = cut_position

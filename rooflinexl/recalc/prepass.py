@@ -63,6 +63,9 @@ MAX_NESTING = 64
 
 #: Stands for an omitted argument of a registered function in the working copy.
 OMITTED = "__ROOFLINEXL_OMITTED_ARGUMENT__"
+#: the engine's function that maps a position in a range cut to the used area
+#: (:func:`rooflinexl.recalc.functions.cut_position`)
+CUT_POSITION = "_XLRX_CUTPOS"
 
 # --------------------------------------------------------------------------- scanner
 
@@ -722,8 +725,11 @@ def clip_ranges(toks: list, clip: tuple[int, int]) -> bool:
     Where the size itself is the answer, it stays Excel's: ``ROWS(A:A)`` and
     ``COLUMNS(1:1)`` become the number, ``COUNTBLANK(A:A)`` and ``COUNTIF(A:A, "")``
     add the blank cells cut off (``COUNTIF`` when its criterion matches a blank
-    cell). ``clip`` is the workbook's used area (:func:`used_area`). Returns whether
-    anything changed.
+    cell, ``COUNTIFS``, ``SUMPRODUCT`` and ``SUM`` over an element-wise expression
+    likewise: :func:`_blank_terms`), and ``INDEX(A:A, n)`` past the used area is an
+    empty cell (the range keeps one blank row beyond it, and :data:`CUT_POSITION` maps a
+    position in the cut-off part there). ``clip`` is the workbook's used area
+    (:func:`used_area`). Returns whether anything changed.
 
     >>> toks = _tokenize("SUM(B:B)+COUNTA(S!1:2)+SUM(A2:XFD1048576)+SUM(A:XFD)")
     >>> clip_ranges(toks, (300, 11)), "".join(t.text for t in toks)
@@ -736,49 +742,14 @@ def clip_ranges(toks: list, clip: tuple[int, int]) -> bool:
     (True, '(COUNTIF(S!A$1:A$300,"<>x")+1048276*COUNTIF(S!$A$301,"<>x"))')
     """
     last_row, last_col = max(1, clip[0]), max(1, clip[1])
+    changed = _blank_terms(toks, (last_row, last_col))
     edits: list[tuple[int, int, list]] = []  # (first token, past last, new tokens)
     for j in range(1, len(toks) - 1):
-        if toks[j].text != ":" or toks[j].kind != "op":
+        found = _edge_range(toks, j, (last_row, last_col))
+        if found is None:
             continue
-        left, right = toks[j - 1], toks[j + 1]
-        if left.kind not in ("word", "number") or right.kind not in ("word", "number"):
-            continue
-        if (j >= 2 and toks[j - 2].text == ":") or (j + 2 < len(toks) and toks[j + 2].text
-                                                      in (":", "!", "(")):
-            continue  # a chain A1:B2:C3, or not a reference at all
-        a, b = left.text, right.text
-        ca, cb = _COL_ONLY.match(a), _COL_ONLY.match(b)
-        ra, rb = _ROW_ONLY.match(a), _ROW_ONLY.match(b)
-        ma, mb = _CELL.match(a), _CELL.match(b)
-        if ca and cb:  # whole columns
-            r1, c1, r2, c2 = 1, _col_number(ca.group(2)), SHEET_ROWS, _col_number(cb.group(2))
-            if not c1 <= c2 <= SHEET_COLS:
-                continue
-            n2, m2 = last_row, (max(last_col, c1) if c2 == SHEET_COLS else c2)
-            new_a, new_b = f"{a}$1", f"{cb.group(1)}{get_column_letter(m2)}${n2}"
-        elif ra and rb:  # whole rows
-            r1, c1, r2, c2 = int(ra.group(2)), 1, int(rb.group(2)), SHEET_COLS
-            if not 1 <= r1 <= r2 <= SHEET_ROWS:
-                continue
-            n2, m2 = (max(last_row, r1) if r2 == SHEET_ROWS else r2), last_col
-            new_a, new_b = f"$A{a}", f"${get_column_letter(m2)}{rb.group(1)}{n2}"
-        elif ma and mb:
-            r1, r2 = int(ma.group(4)), int(mb.group(4))
-            c1, c2 = _col_number(ma.group(2)), _col_number(mb.group(2))
-            if r2 != SHEET_ROWS and c2 != SHEET_COLS or r1 > r2 or c1 > c2 or c2 > SHEET_COLS:
-                continue
-            n2 = max(last_row, r1) if r2 == SHEET_ROWS else r2
-            m2 = max(last_col, c1) if c2 == SHEET_COLS else c2
-            new_a, new_b = a, f"{mb.group(1)}{get_column_letter(m2)}{mb.group(3)}{n2}"
-        else:
-            continue
-        ref = [_Tok("word", new_a), toks[j], _Tok("word", new_b)]
-        first, past = j - 1, j + 2
-        # a sheet prefix (S!, 'My sheet'!) belongs to the reference
-        if first >= 2 and toks[first - 1].text == "!" and toks[first - 2].kind in (
-                "word", "quoted"):
-            ref = toks[first - 2:first] + ref
-            first -= 2
+        first, past, (r1, c1, r2, c2), (n2, m2), ref = found
+        a, b = toks[j - 1].text, toks[j + 1].text
         call = (toks[first - 2].text.upper() if first >= 2 and toks[first - 1].text == "("
                 and toks[first - 2].kind == "word" else None)
         closes = past < len(toks) and toks[past].text == ")"
@@ -806,11 +777,194 @@ def clip_ranges(toks: list, clip: tuple[int, int]) -> bool:
                 _Tok("op", ")"), _Tok("op", "+"), _Tok("number", str(cut)), _Tok("op", "*"),
                 _Tok("word", "COUNTIF"), _Tok("op", "("), *blank, _Tok("op", ","), *crit,
                 _Tok("op", ")"), _Tok("op", ")")]))
-        elif (new_a, new_b) != (a, b):
+        elif call == "INDEX" and past < len(toks) and toks[past].text == "," and (
+                (n2, m2) != (r2, c2)):
+            # INDEX(A:A, n) past the used area is an empty cell: the range keeps one blank
+            # row (column) beyond it, and a position in the cut-off part points there
+            edits.extend(_index_edits(toks, first, past, ref, (r1, c1, r2, c2), (n2, m2)))
+        elif (ref[-3].text, ref[-1].text) != (a, b):
             edits.append((first, past, ref))
+    edits.sort(key=lambda e: (e[0], e[1]))
     for first, past, new in reversed(edits):
         toks[first:past] = new
-    return bool(edits)
+    return bool(edits) or changed
+
+
+def _edge_range(toks: list, j: int, clip: tuple[int, int]):
+    """The range around the ``:`` at ``toks[j]`` if it reaches the sheet's edge.
+
+    Returns (first token, past last token, (r1, c1, r2, c2) as written, (last row, last
+    column) clipped, the clipped reference's tokens with its sheet prefix), or None.
+    """
+    last_row, last_col = clip
+    if toks[j].text != ":" or toks[j].kind != "op":
+        return None
+    left, right = toks[j - 1], toks[j + 1]
+    if left.kind not in ("word", "number") or right.kind not in ("word", "number"):
+        return None
+    if (j >= 2 and toks[j - 2].text == ":") or (j + 2 < len(toks) and toks[j + 2].text
+                                                  in (":", "!", "(")):
+        return None  # a chain A1:B2:C3, or not a reference at all
+    a, b = left.text, right.text
+    ca, cb = _COL_ONLY.match(a), _COL_ONLY.match(b)
+    ra, rb = _ROW_ONLY.match(a), _ROW_ONLY.match(b)
+    ma, mb = _CELL.match(a), _CELL.match(b)
+    if ca and cb:  # whole columns
+        r1, c1, r2, c2 = 1, _col_number(ca.group(2)), SHEET_ROWS, _col_number(cb.group(2))
+        if not c1 <= c2 <= SHEET_COLS:
+            return None
+        n2, m2 = last_row, (max(last_col, c1) if c2 == SHEET_COLS else c2)
+        new_a, new_b = f"{a}$1", f"{cb.group(1)}{get_column_letter(m2)}${n2}"
+    elif ra and rb:  # whole rows
+        r1, c1, r2, c2 = int(ra.group(2)), 1, int(rb.group(2)), SHEET_COLS
+        if not 1 <= r1 <= r2 <= SHEET_ROWS:
+            return None
+        n2, m2 = (max(last_row, r1) if r2 == SHEET_ROWS else r2), last_col
+        new_a, new_b = f"$A{a}", f"${get_column_letter(m2)}{rb.group(1)}{n2}"
+    elif ma and mb:
+        r1, r2 = int(ma.group(4)), int(mb.group(4))
+        c1, c2 = _col_number(ma.group(2)), _col_number(mb.group(2))
+        if r2 != SHEET_ROWS and c2 != SHEET_COLS or r1 > r2 or c1 > c2 or c2 > SHEET_COLS:
+            return None
+        n2 = max(last_row, r1) if r2 == SHEET_ROWS else r2
+        m2 = max(last_col, c1) if c2 == SHEET_COLS else c2
+        new_a, new_b = a, f"{mb.group(1)}{get_column_letter(m2)}{mb.group(3)}{n2}"
+    else:
+        return None
+    ref = [_Tok("word", new_a), toks[j], _Tok("word", new_b)]
+    first, past = j - 1, j + 2
+    # a sheet prefix (S!, 'My sheet'!) belongs to the reference
+    if first >= 2 and toks[first - 1].text == "!" and toks[first - 2].kind in (
+            "word", "quoted"):
+        ref = toks[first - 2:first] + ref
+        first -= 2
+    return first, past, (r1, c1, r2, c2), (n2, m2), ref
+
+
+#: functions whose arguments Excel evaluates cell by cell over a range in SUMPRODUCT
+_ELEMENTWISE = frozenset({
+    "ISBLANK", "ISNUMBER", "ISTEXT", "ISNONTEXT", "ISLOGICAL", "ISERROR", "ISERR", "ISNA",
+    "LEN", "TRIM", "UPPER", "LOWER", "ABS", "N", "NOT", "EXACT", "LEFT", "RIGHT", "MID",
+    "ROUND", "INT", "IF", "IFERROR", "VALUE", "SIGN"})
+#: calls whose cut-off cells count as blank cells (an extra term over one blank cell)
+_BLANK_TERM_CALLS = frozenset({"SUMPRODUCT", "SUM", "COUNTIFS"})
+
+
+def _blank_terms(toks: list, clip: tuple[int, int]) -> bool:
+    """``SUMPRODUCT((A:A="")*1)`` as ``(SUMPRODUCT((A:A="")*1)+cut*SUMPRODUCT(($A$n="")*1))``.
+
+    The cells of a whole-column (row) range past the used area are blank, and where a
+    function sees each of them (SUMPRODUCT and SUM over an element-wise expression,
+    COUNTIFS's criteria ranges) they count: one blank cell beyond the used area
+    (``$A$n``) stands for them all, times their number. Done only where every range in
+    the call reaches the sheet's edge and is cut alike, and none is inside a function
+    that is not element-wise. Returns whether anything changed.
+    """
+    last_row, last_col = clip
+    if last_row >= SHEET_ROWS:
+        return False
+    changed = False
+    i = 0
+    while i < len(toks) - 1:
+        t = toks[i]
+        if not (t.kind == "word" and t.text.upper() in _BLANK_TERM_CALLS
+                and toks[i + 1].text == "("):
+            i += 1
+            continue
+        name = t.text.upper()
+        end = _closing(toks, i + 1)
+        if end is None:
+            return changed
+        ranges, cuts, ok, depth_calls = [], set(), True, []
+        for j in range(i + 2, end):
+            tk = toks[j]
+            if tk.kind == "op" and tk.text == "(":
+                prev = toks[j - 1]
+                depth_calls.append(prev.text.upper() if prev.kind == "word" else "")
+            elif tk.kind == "op" and tk.text == ")":
+                if depth_calls:
+                    depth_calls.pop()
+            elif tk.kind == "op" and tk.text == ":":
+                found = _edge_range(toks, j, clip)
+                if found is None or any(c and c not in _ELEMENTWISE for c in depth_calls):
+                    ok = False
+                    break
+                first, past, (r1, c1, r2, c2), (n2, m2), ref = found
+                cuts.add(((r2 - r1 + 1) * (c2 - c1 + 1), (n2 - r1 + 1) * (m2 - c1 + 1)))
+                ranges.append((first, past))
+        if name == "SUM" and ok and ranges and len(ranges) == 1 and (
+                ranges[0] == (i + 2, end) or toks[ranges[0][0] - 1].text in "(,"
+                and toks[ranges[0][1]].text in ",)" and not depth_calls):
+            ok = not all(toks[f - 1].text in "(," and toks[p].text in ",)"
+                         for f, p in ranges)  # SUM(A:A): blanks add nothing
+        if not ok or not ranges or len(cuts) != 1:
+            i += 1
+            continue
+        whole, kept = cuts.pop()
+        cut = whole - kept
+        if cut <= 0:
+            i += 1
+            continue
+        blank_call = list(toks[i:end + 1])
+        for first, past in reversed(ranges):
+            prefix = toks[first:first + 2] if toks[first + 1].text == "!" else []
+            blank_call[first - i:past - i] = [*prefix, _Tok("word", f"$A${last_row + 1}")]
+        new = [_Tok("op", "("), *toks[i:end + 1], _Tok("op", "+"), _Tok("number", str(cut)),
+               _Tok("op", "*"), *blank_call, _Tok("op", ")")]
+        toks[i:end + 1] = new
+        changed = True
+        i += len(new)
+    return changed
+
+
+def _args(toks: list, open_: int) -> list[tuple[int, int]]:
+    """Spans (first, past) of the arguments of the call whose ``(`` is ``toks[open_]``."""
+    spans, depth, start = [], 0, open_ + 1
+    for k in range(open_, len(toks)):
+        tk = toks[k]
+        if tk.kind != "op":
+            continue
+        if tk.text in "({":
+            depth += 1
+        elif tk.text in ")}":
+            depth -= 1
+            if depth == 0:
+                spans.append((start, k))
+                return spans
+        elif tk.text in ",;" and depth == 1:
+            spans.append((start, k))
+            start = k + 1
+    return spans
+
+
+def _index_edits(toks, first, past, ref, whole, kept):
+    """Edits for ``INDEX(range, row, [col])`` whose range was cut to the used area."""
+    r1, c1, r2, c2 = whole
+    n2, m2 = kept
+    spans = _args(toks, first - 1)
+    if len(spans) < 2 or spans[0] != (first, past):
+        return [(first, past, ref)]
+    grow_rows, grow_cols = n2 < r2 and n2 < SHEET_ROWS, m2 < c2 and m2 < SHEET_COLS
+    # one blank row (column) beyond the used area
+    end = ref[-1].text
+    m = _CELL.match(end)
+    col_letters = get_column_letter(m2 + 1 if grow_cols else m2)
+    row_no = n2 + 1 if grow_rows else n2
+    grown = [*ref[:-1], _Tok("word", f"{m.group(1)}{col_letters}{m.group(3)}{row_no}")]
+    edits = [(first, past, grown)]
+    # which argument is a row, which a column: a one-row range takes its column second
+    positions = [(spans[1], r2 - r1 + 1, n2 - r1 + 1, grow_rows)]
+    if r1 == r2:
+        positions = [(spans[1], c2 - c1 + 1, m2 - c1 + 1, grow_cols)]
+    elif len(spans) > 2:
+        positions.append((spans[2], c2 - c1 + 1, m2 - c1 + 1, grow_cols))
+    for (a, b), whole_n, kept_n, grows in positions:
+        if grows and b > a:  # inserted around the argument: edits inside it stay apart
+            edits.append((a, a, [_Tok("word", CUT_POSITION), _Tok("op", "(")]))
+            edits.append((b, b, [_Tok("op", ","), _Tok("number", str(kept_n)),
+                                 _Tok("op", ","), _Tok("number", str(whole_n)),
+                                 _Tok("op", ")")]))
+    return edits
 
 
 def _closing(toks: list, i: int) -> int | None:
