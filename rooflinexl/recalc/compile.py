@@ -167,7 +167,7 @@ class Context:
         #: the used area ranges reaching the sheet's edge are clipped to
         self.clip = used_area((s.max_row, s.max_col) for s in book.sheets)
         #: every defined name (any scope): other names are #NAME?
-        self.defined = set(book.names) | {n for (_s, n) in book.local_names}
+        self.defined = {n: t for (_s, n), t in book.local_names.items()} | dict(book.names)
 
     def sheet(self, name: str) -> str:
         hit = self.sheet_names.get(name.casefold())

@@ -491,6 +491,7 @@ class Rewrite:
     functions: list[str] = field(default_factory=list)  # call names, add-in qualifier removed
     notes: list[str] = field(default_factory=list)  # problems (unknown table column ...)
     depth: int = 0  # deepest nesting of function calls
+    error: tuple[str, str] | None = None  # (code, reason): the cell is this error value
 
     @property
     def too_deep(self) -> str | None:
@@ -530,7 +531,9 @@ def rewrite_formula(
     locate the formula (needed for ``@``/``#This Row`` and for the table-less
     form ``[@col]`` inside a table); ``sheet_renames`` maps old to new sheet names.
     ``defined`` (upper-case defined names and table names), when given, makes every other
-    name ``#NAME?``, as Excel does (``formulas`` would give ``#REF!``).
+    name ``#NAME?``, as Excel does (``formulas`` would give ``#REF!``); a mapping to the
+    names' texts also makes named LAMBDAs callable. ``LET`` and ``LAMBDA`` are written
+    out (:func:`expand_lambdas`).
     ``clip`` = (last row, last column) of the workbook's used area (formula cells
     included, :func:`used_area`): every range that reaches the sheet's edge
     (``A:A``, ``1:1``, ``A1:XFD1048576``) ends there instead (:func:`clip_ranges`).
@@ -549,6 +552,19 @@ def rewrite_formula(
     if body.startswith("="):
         prefix, body = "=", body[1:]
     toks = _tokenize(body)
+    lambdas = ({k.upper(): v for k, v in defined.items()
+                if isinstance(v, str) and _LAMBDA_TEXT.match(v)}
+               if isinstance(defined, Mapping) else {})
+    if any(t.kind == "word" and (t.text.upper() in _LET_NAMES | _LAMBDA_NAMES
+                                 or t.text.upper().removeprefix("_XLUDF.") in lambdas)
+           for t in toks):
+        try:
+            toks = expand_lambdas(toks, lambdas)
+        except _LambdaError as ex:
+            toks = _tokenize(ex.code)
+            res.notes.append(str(ex))
+            res.error = (ex.code, str(ex))
+        res.kinds.add("lambda")
     out: list[_Tok] = []
     # paren stack: True for a call of a registered function, False otherwise
     stack: list[str] = []  # 'udf' | 'func' | 'group' | 'brace'
@@ -1128,7 +1144,8 @@ def prepare_workbook(
     clip = used_area([(ws.max_row, ws.max_column) for ws in wb.worksheets]
                      + [range_boundaries(ref)[3:1:-1] for ws in wb.worksheets
                         for ref in ws.array_formulae.values()])
-    defined = set(wb.defined_names) | {n for ws in wb.worksheets for n in ws.defined_names}
+    defined = {n: d.attr_text for ws in wb.worksheets for n, d in ws.defined_names.items()}
+    defined.update((n, d.attr_text) for n, d in wb.defined_names.items())
     rewrites: dict[tuple[str, str], tuple[str, str]] = {}
     cells: list[FormulaCell] = []
     replaced: dict[tuple[str, str], tuple[str, str]] = {}
@@ -1147,6 +1164,9 @@ def prepare_workbook(
     for name, dn in list(wb.defined_names.items()):
         value = dn.attr_text
         if not value:
+            continue
+        if _LAMBDA_TEXT.match(value):  # written out where it is called
+            del wb.defined_names[name]
             continue
         rw = rewrite_formula(
             "=" + value, tables=tables, function_names=known, sheet_renames=renames, clip=clip,
@@ -1185,6 +1205,8 @@ def prepare_workbook(
                 new = rw.text
                 if rw.too_deep:
                     replace.setdefault(key, ("#NUM!", rw.too_deep))
+                if rw.error:
+                    replace.setdefault(key, rw.error)
                 if key in replace:
                     code, reason = replace[key]
                     new = "=" + code
@@ -1214,3 +1236,144 @@ def prepare_workbook(
             shutil.rmtree(tmpdir, ignore_errors=True)
         raise
     return PrepassResult(dst, tmpdir, cells, rewrites, back, tables, replaced)
+
+
+# ------------------------------------------------------------------ LET and LAMBDA
+
+_LET_NAMES = frozenset({"LET", "_XLFN.LET"})
+_LAMBDA_TEXT = re.compile(r"^\s*=?\s*(_xlfn\.)?LAMBDA\s*\(", re.I)
+_LAMBDA_NAMES = frozenset({"LAMBDA", "_XLFN.LAMBDA"})
+#: expansions deeper than this (a recursive named LAMBDA) or longer than this many tokens
+#: are not expanded
+_LAMBDA_DEPTH, _LAMBDA_TOKENS = 32, 20_000
+
+
+class _LambdaError(Exception):
+    def __init__(self, code: str, reason: str):
+        super().__init__(reason)
+        self.code = code
+
+
+def _param(tok) -> str | None:
+    """The upper-case name a LET or LAMBDA parameter token binds (``_xlpm.`` dropped)."""
+    if tok.kind != "word":
+        return None
+    up = tok.text.upper()
+    return up[6:] if up.startswith("_XLPM.") else up
+
+
+def _substitute(toks: list, env: dict[str, list]) -> list:
+    out: list = []
+    for k, t in enumerate(toks):
+        name = _param(t)
+        nxt = toks[k + 1].text if k + 1 < len(toks) else ""
+        prev = toks[k - 1].text if k else ""
+        if name in env and nxt not in ("(", "!", ":") and prev not in ("!", ":"):
+            out.extend([_Tok("op", "("), *env[name], _Tok("op", ")")])
+        else:
+            out.append(t)
+    if len(out) > _LAMBDA_TOKENS:
+        raise _LambdaError("#NUM!", "LET/LAMBDA expands past the engine's limit")
+    return out
+
+
+def _strip_ws(toks: list) -> list:
+    while toks and toks[0].kind == "ws":
+        toks = toks[1:]
+    while toks and toks[-1].kind == "ws":
+        toks = toks[:-1]
+    return toks
+
+
+def expand_lambdas(toks: list, lambdas: Mapping[str, str], depth: int = 0) -> list:
+    """``LET``, ``LAMBDA(...)(args)`` and calls of named LAMBDAs, written out (tokens).
+
+    Each name a LET binds (Microsoft, "LET function": names, then the calculation that
+    uses them; a later value may use an earlier name) and each LAMBDA parameter
+    ("LAMBDA function") is replaced by its value in parentheses, innermost first, so an
+    inner LET's name hides an outer one; a named LAMBDA (a defined name whose text is a
+    LAMBDA) called as ``Name(args)`` is its body with the arguments in place (one that
+    calls itself, to 32 levels; a deeper call is ``#NUM!``). A LAMBDA given the wrong
+    number of arguments is ``#VALUE!``.
+
+    >>> def show(f, names={}):
+    ...     return "".join(t.text for t in expand_lambdas(_tokenize(f), names))
+    >>> show("_xlfn.LET(_xlpm.x,2,_xlpm.y,_xlpm.x+1,_xlpm.x*_xlpm.y)")
+    '((2)*((2)+1))'
+    >>> show("LAMBDA(a,b,a-b)(5,2)+Add1(1)", {"ADD1": "_xlfn.LAMBDA(_xlpm.v,_xlpm.v+1)"})
+    '((5)-(2))+((1)+1)'
+    """
+    out: list = []
+    i = 0
+    while i < len(toks):
+        t = toks[i]
+        up = t.text.upper() if t.kind == "word" else ""
+        if up.startswith("_XLUDF."):
+            up = up[7:]
+        opens = i + 1 < len(toks) and toks[i + 1].text == "("
+        if not opens or not (up in _LET_NAMES or up in _LAMBDA_NAMES or up in lambdas):
+            out.append(t)
+            i += 1
+            continue
+        end = _closing(toks, i + 1)
+        if end is None:
+            out.extend(toks[i:])
+            break
+        args = [expand_lambdas(_strip_ws(toks[a:b]), lambdas, depth)
+                for a, b in _args(toks, i + 1)]
+        if up in _LET_NAMES:
+            if len(args) < 3 or len(args) % 2 == 0:
+                raise _LambdaError("#VALUE!", "LET takes name, value pairs and a calculation")
+            env: dict[str, list] = {}
+            for k in range(0, len(args) - 1, 2):
+                name = _param(args[k][0]) if len(args[k]) == 1 else None
+                if name is None:
+                    raise _LambdaError("#NAME?", "LET: a name that is not a name")
+                env[name] = _substitute(args[k + 1], env)
+            out.extend([_Tok("op", "("), *_substitute(args[-1], env), _Tok("op", ")")])
+            i = end + 1
+            continue
+        if up in _LAMBDA_NAMES:
+            call_open = end + 1
+            if not (call_open < len(toks) and toks[call_open].text == "("):
+                out.extend(toks[i:end + 1])  # a LAMBDA given to MAP, BYROW ...: left alone
+                i = end + 1
+                continue
+            call_end = _closing(toks, call_open)
+            if call_end is None:
+                out.extend(toks[i:])
+                break
+            values = [expand_lambdas(_strip_ws(toks[a:b]), lambdas, depth)
+                      for a, b in _args(toks, call_open)]
+            out.extend(_apply(args, values))
+            i = call_end + 1
+            continue
+        # a named LAMBDA
+        definition = _tokenize(lambdas[up])
+        head = definition[0].text.upper() if definition else ""
+        if head not in _LAMBDA_NAMES or len(definition) < 2 or definition[1].text != "(":
+            raise _LambdaError("#VALUE!", f"{t.text} is not a LAMBDA")
+        d_end = _closing(definition, 1)
+        params = [_strip_ws(definition[a:b]) for a, b in _args(definition, 1)]
+        if d_end is None:
+            raise _LambdaError("#VALUE!", f"{t.text}: malformed LAMBDA")
+        if depth >= _LAMBDA_DEPTH:  # a recursion the engine does not follow further
+            out.extend(_tokenize("#NUM!"))
+        else:
+            out.extend(expand_lambdas(_apply(params, args), lambdas, depth + 1))
+        i = end + 1
+    return out
+
+
+def _apply(lam_args: list, values: list) -> list:
+    """A LAMBDA's body (the last of ``lam_args``) with its parameters bound to ``values``."""
+    params = [_param(a[0]) if len(a) == 1 else None for a in lam_args[:-1]]
+    if any(p is None for p in params):
+        raise _LambdaError("#VALUE!", "LAMBDA: a parameter that is not a name")
+    if len(values) == 1 and not values[0] and not params:
+        values = []
+    if len(values) != len(params):
+        raise _LambdaError("#VALUE!", f"LAMBDA takes {len(params)} arguments, "
+                                      f"given {len(values)}")
+    env = dict(zip(params, values, strict=True))
+    return [_Tok("op", "("), *_substitute(lam_args[-1], env), _Tok("op", ")")]
