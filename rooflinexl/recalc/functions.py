@@ -613,3 +613,34 @@ def cut_position(pos, kept, whole):
 
 
 BUILTINS["_XLRX_CUTPOS"] = cut_position
+
+
+def _sequence(rows=None, columns=None, start=None, step=None):
+    """SEQUENCE(rows, [columns], [start], [step]) (Microsoft, "SEQUENCE function", read
+    2026-12-01): an array of ``rows`` x ``columns`` numbers from ``start`` by ``step``, row
+    by row; omitted arguments are 1. Counts are truncated; a count below 1 gives no array
+    (Excel's #CALC!, here #VALUE! with the reason).
+
+    >>> _sequence(2, 3)
+    [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
+    >>> _sequence(3, 1, 10, -2)
+    [[10.0], [8.0], [6.0]]
+    """
+    try:
+        n_r = math.trunc(_number(_scalar(1 if rows is None else rows, "rows"), "rows"))
+        n_c = math.trunc(_number(_scalar(1 if columns is None else columns, "columns"),
+                                 "columns"))
+        first = _number(_scalar(1 if start is None else start, "start"), "start")
+        by = _number(_scalar(1 if step is None else step, "step"), "step")
+    except _Err as ex:
+        return ex.error
+    if n_r < 1 or n_c < 1:
+        return ExcelError("#VALUE!", "SEQUENCE: an empty array (Excel's #CALC!)")
+    if n_r * n_c > 1_048_576 * 16_384:
+        return ExcelError("#NUM!", "SEQUENCE: larger than a sheet")
+    if n_r * n_c == 1:
+        return first
+    return [[first + by * (i * n_c + j) for j in range(n_c)] for i in range(n_r)]
+
+
+BUILTINS["SEQUENCE"] = _sequence

@@ -991,6 +991,8 @@ class BlockEval:
                     recs = self.state.udf_errors.pop(("rooflinexl-row", i), [])
                     if recs:
                         self._record(i, n, [(c, why) for c, why, _ in recs])
+                    if r.size > 1:  # an array where the block holds one value per row
+                        raise Unsupported(f"{name} returned an array")
                     vals.append(r.reshape(-1)[0] if r.size else _ERRORS["#VALUE!"])
                 out_parts.append((idx, self._classify(vals)))
         finally:
