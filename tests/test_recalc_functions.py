@@ -18,6 +18,33 @@ CASES = {
     "=INDEX(SEQUENCE(4,5),3,2)": 12,  # row 3 starts at 11
     "=SUM(SEQUENCE(3,1,10,-2))": 24,  # 10 + 8 + 6
     "=SEQUENCE(1)": 1,
+    # dynamic-array functions over A1:A5 = 1..5, B = 10 x A, C = a..e, D = 1, 2, 1, 3, 2
+    # (hand derivations from Microsoft's definitions)
+    "=ROWS(VSTACK(A1:A2,A3:A5))": 5,  # 2 + 3 rows
+    "=SUM(VSTACK(A1:A2,A3:A5))": 15,
+    "=INDEX(VSTACK(A1:A2,B1:B2),3)": 10,
+    "=COLUMNS(HSTACK(A1:A2,B1:B2))": 2,
+    "=INDEX(SORT(A1:A5,,-1),1)": 5,  # descending
+    "=INDEX(SORT(C1:C5),1)": "a",
+    "=INDEX(SORTBY(C1:C5,A1:A5,-1),1)": "e",  # by A, descending
+    "=INDEX(SORT(A1:B5,2,-1),1,2)": 50,  # by the second column
+    "=INDEX(SORTBY(C1:C5,D1:D5,1,A1:A5,-1),1)": "c",  # D = 1 for a and c; then A down
+    "=INDEX(UNIQUE(D1:D5),2)": 2,  # 1, 2, 3 in order of appearance
+    "=ROWS(UNIQUE(D1:D5))": 3,
+    "=SUM(FILTER(A1:A5,D1:D5=1))": 4,  # 1 + 3
+    "=SUM(TAKE(A1:A5,-2))": 9,  # 4 + 5
+    "=SUM(DROP(A1:A5,2))": 12,  # 3 + 4 + 5
+    "=SUM(CHOOSECOLS(A1:B5,2))": 150,
+    '=XLOOKUP("c",C1:C5,B1:B5)': 30,
+    '=XLOOKUP("z",C1:C5,B1:B5,"none")': "none",  # if_not_found
+    "=XLOOKUP(2.5,A1:A5,B1:B5,,1)": 30,  # exact match or next larger
+    "=XLOOKUP(2.5,A1:A5,B1:B5,,-1)": 20,  # exact match or next smaller
+    '=XMATCH("d",C1:C5)': 4,
+    '=INDEX(TEXTSPLIT("a,b;c,d",",",";"),2,1)': "c",
+    "=SUMPRODUCT((A1:A5>2)*B1:B5)": 120,  # 30 + 40 + 50
+    '=SUMIFS(B1:B5,A1:A5,">2")': 120,
+    '=AVERAGEIFS(B1:B5,A1:A5,">2")': 40,
+    "=MAXIFS(B1:B5,D1:D5,1)": 30,
 }
 
 
@@ -26,7 +53,10 @@ def evaluations(tmp_path_factory):
     wb = openpyxl.Workbook()
     ws = wb.active
     ws.title = "S"
-    ws["A1"] = ArrayFormula("A1:E4", "=SEQUENCE(4,5)")  # Microsoft's example, spilled
+    ws["M1"] = ArrayFormula("M1:Q4", "=SEQUENCE(4,5)")  # Microsoft's example, spilled
+    for i in range(1, 6):
+        ws[f"A{i}"], ws[f"B{i}"], ws[f"C{i}"] = i, 10 * i, "abcde"[i - 1]
+        ws[f"D{i}"] = (1, 2, 1, 3, 2)[i - 1]
     cells = {}
     for i, formula in enumerate(CASES, start=1):
         ws[f"H{i}"] = formula
@@ -41,11 +71,12 @@ def evaluations(tmp_path_factory):
 def test_excel_answer(evaluations, engine, formula):
     cells, evs = evaluations
     got = evs[engine].value("S", cells[formula])
-    assert got == CASES[formula] and not isinstance(got, bool), got
+    assert got == CASES[formula] and not isinstance(got, bool), (got, evs[engine].cells[
+        ("S", cells[formula])].reason)
 
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_sequence_fills_its_array_range_row_by_row(evaluations, engine):
     _, evs = evaluations
-    grid = [[evs[engine].value("S", f"{c}{r}") for c in "ABCDE"] for r in range(1, 5)]
+    grid = [[evs[engine].value("S", f"{c}{r}") for c in "MNOPQ"] for r in range(1, 5)]
     assert grid == [[5 * i + j + 1 for j in range(5)] for i in range(4)]

@@ -644,3 +644,120 @@ def _sequence(rows=None, columns=None, start=None, step=None):
 
 
 BUILTINS["SEQUENCE"] = _sequence
+
+
+def _rows(array):
+    """ROWS(array): the number of rows of a reference or an array (a single value is 1).
+
+    >>> _rows([[1, 2], [3, 4], [5, 6]]), _rows(7)
+    (3, 1)
+    """
+    if isinstance(array, ExcelError):
+        return array
+    return len(_grid(array))
+
+
+def _columns(array):
+    """COLUMNS(array): the number of columns of a reference or an array.
+
+    >>> _columns([[1, 2], [3, 4]]), _columns("x")
+    (2, 1)
+    """
+    if isinstance(array, ExcelError):
+        return array
+    return len(_grid(array)[0])
+
+
+def _sort_key(x):
+    """Excel's ascending order: numbers, then text (case-insensitive), then booleans, then
+    errors; blank cells last."""
+    if x is None:
+        return (4, 0)
+    if isinstance(x, ExcelError):
+        return (3, str(x))
+    if isinstance(x, bool):
+        return (2, x)
+    if isinstance(x, (int, float)):
+        return (0, x)
+    return (1, str(x).casefold())
+
+
+def _order(keys: list, descending: bool) -> list[int]:
+    """Stable order of ``keys`` (Excel keeps equal keys in their original order); blanks
+    stay last in either direction."""
+    idx = list(range(len(keys)))
+    blanks = [i for i in idx if keys[i] is None]
+    rest = [i for i in idx if keys[i] is not None]
+    rest.sort(key=lambda i: _sort_key(keys[i]), reverse=descending)  # stable either way
+    return rest + blanks
+
+
+def _sort(array, sort_index=None, sort_order=None, by_col=None):
+    """SORT(array, [sort_index], [sort_order], [by_col]) (Microsoft, "SORT function"):
+    the rows (columns when ``by_col`` is TRUE) of ``array`` ordered by its
+    ``sort_index``-th column (row), ascending for 1, descending for -1.
+
+    >>> _sort([[3, "c"], [1, "a"], [2, "b"]], 2, -1)
+    [[3, 'c'], [2, 'b'], [1, 'a']]
+    """
+    try:
+        rows = _grid(array)
+        k = 1 if sort_index is None else math.trunc(_number(_scalar(sort_index, "sort_index"),
+                                                           "sort_index"))
+        o = 1 if sort_order is None else math.trunc(_number(_scalar(sort_order, "sort_order"),
+                                                           "sort_order"))
+        bc = False if by_col is None else _scalar(by_col, "by_col")
+        bc = bc if isinstance(bc, bool) else bool(_number(bc, "by_col"))
+    except _Err as ex:
+        return ex.error
+    if o not in (1, -1):
+        return ExcelError("#VALUE!", "SORT: sort_order must be 1 or -1")
+    if bc:
+        rows = [list(c) for c in zip(*rows, strict=True)]
+    if not 1 <= k <= len(rows[0]):
+        return ExcelError("#VALUE!", f"SORT: sort_index {k} outside the array")
+    order = _order([r[k - 1] for r in rows], o == -1)
+    out = [rows[i] for i in order]
+    if bc:
+        out = [list(c) for c in zip(*out, strict=True)]
+    return out
+
+
+def _sortby(array, *pairs):
+    """SORTBY(array, by_array1, [sort_order1], ...) (Microsoft, "SORTBY function"): the rows
+    of ``array`` ordered by the first by_array, ties by the next; each by_array one column
+    of as many rows as ``array`` (or one row of as many columns, to sort columns).
+
+    >>> _sortby([["a"], ["b"], ["c"]], [[2], [3], [1]])
+    [['c'], ['a'], ['b']]
+    """
+    rows = _grid(array)
+    if not pairs:
+        return ExcelError("#VALUE!", "SORTBY takes at least one by_array")
+    keys = []
+    by_col = None
+    for k in range(0, len(pairs), 2):
+        by = _grid(pairs[k])
+        try:
+            order = 1 if k + 1 >= len(pairs) or pairs[k + 1] is None else math.trunc(
+                _number(_scalar(pairs[k + 1], "sort_order"), "sort_order"))
+        except _Err as ex:
+            return ex.error
+        if order not in (1, -1):
+            return ExcelError("#VALUE!", "SORTBY: sort_order must be 1 or -1")
+        if len(by[0]) == 1 and len(by) == len(rows) and by_col is not True:
+            by_col, vals = False, [r[0] for r in by]
+        elif len(by) == 1 and len(by[0]) == len(rows[0]) and by_col is not False:
+            by_col, vals = True, list(by[0])
+        else:
+            return ExcelError("#VALUE!", "SORTBY: a by_array of another size than the array")
+        keys.append((vals, order))
+    idx = list(range(len(keys[0][0])))
+    for vals, order in reversed(keys):  # stable sorts, last key first
+        idx = [idx[j] for j in _order([vals[i] for i in idx], order == -1)]
+    if by_col:
+        return [[r[i] for i in idx] for r in rows]
+    return [rows[i] for i in idx]
+
+
+BUILTINS.update(ROWS=_rows, COLUMNS=_columns, SORT=_sort, SORTBY=_sortby)
