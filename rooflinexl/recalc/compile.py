@@ -217,6 +217,9 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
                          row=row0, col=col, clip=ctx.clip, defined=ctx.defined)
     if rw.too_deep:
         raise Unsupported(rw.too_deep)
+    for f in rw.functions:
+        if _canonical(f) in ("SUBTOTAL", "AGGREGATE"):  # hidden rows, nested subtotals
+            raise Unsupported(f"function {f}")
     if rw.notes:
         raise Unsupported("; ".join(rw.notes))
     body = rw.text.replace("\n", "")

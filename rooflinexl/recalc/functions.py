@@ -761,3 +761,158 @@ def _sortby(array, *pairs):
 
 
 BUILTINS.update(ROWS=_rows, COLUMNS=_columns, SORT=_sort, SORTBY=_sortby)
+
+
+# ------------------------------------------------------------------ SUBTOTAL, AGGREGATE
+#
+# Microsoft, "SUBTOTAL function" and "AGGREGATE function" (read 2026-12-01). The cells a
+# function_num or option leaves out -- other SUBTOTAL and AGGREGATE cells, hidden rows --
+# are taken out of the references before the call (prepass.split_subtotal_refs), so here
+# every reference is a list of values: numbers count, text and booleans in references are
+# ignored (COUNTA counts every non-blank cell), an error is the result unless AGGREGATE's
+# option ignores errors.
+
+def _sample_var(v):
+    return float(np.var(v, ddof=1)) if len(v) > 1 else ExcelError(
+        "#DIV/0!", "fewer than two numbers")
+
+
+def _pop_var(v):
+    return float(np.var(v)) if len(v) else ExcelError("#DIV/0!", "no numbers")
+
+
+def _sqrt_of(f):
+    def g(v):
+        r = f(v)
+        return r if isinstance(r, ExcelError) else math.sqrt(r)
+    return g
+
+
+def _mode(v):
+    vals, counts = np.unique(v, return_counts=True)
+    if not len(v) or counts.max() < 2:
+        return ExcelError("#N/A", "no value occurs twice")
+    # the first value, in the data's order, of those occurring most often
+    best = counts.max()
+    top = {float(x) for x, c in zip(vals, counts, strict=True) if c == best}
+    return next(float(x) for x in v if float(x) in top)
+
+
+_SUBTOTALS = {
+    1: lambda v: float(np.mean(v)) if len(v) else ExcelError("#DIV/0!", "no numbers"),
+    2: lambda v: float(len(v)),
+    4: lambda v: float(np.max(v)) if len(v) else 0.0,
+    5: lambda v: float(np.min(v)) if len(v) else 0.0,
+    6: lambda v: float(np.prod(v)) if len(v) else 0.0,
+    7: _sqrt_of(_sample_var),
+    8: _sqrt_of(_pop_var),
+    9: lambda v: float(np.sum(v)),
+    10: _sample_var,
+    11: _pop_var,
+    12: lambda v: float(np.median(v)) if len(v) else ExcelError("#NUM!", "no numbers"),
+    13: _mode,
+}
+
+
+def _gather(refs, skip_errors: bool):
+    """(numbers, non-blank count, first error) over reference arguments."""
+    nums: list[float] = []
+    count = 0
+    for ref in refs:
+        for row in _grid(ref):
+            for x in row:
+                if x is None:
+                    continue
+                if isinstance(x, ExcelError):
+                    if skip_errors:
+                        continue
+                    return nums, count, x
+                count += 1
+                if isinstance(x, (int, float)) and not isinstance(x, bool):
+                    nums.append(float(x))
+    return nums, count, None
+
+
+def _subtotal(function_num, *refs):
+    """SUBTOTAL(function_num, ref1, [ref2], ...): 1-11 (101-111 leave hidden rows out)
+    AVERAGE, COUNT, COUNTA, MAX, MIN, PRODUCT, STDEV, STDEVP, SUM, VAR, VARP.
+
+    >>> _subtotal(9, [[120], [10], [150], [23]]), _subtotal(109, [[1], ["x"], [None]])
+    (303.0, 1.0)
+    >>> _subtotal(3, [[1], ["x"], [None]]), str(_subtotal(12, [[1]]))
+    (2.0, '#VALUE!')
+    """
+    try:
+        n = math.trunc(_number(_scalar(function_num, "function_num"), "function_num"))
+    except _Err as ex:
+        return ex.error
+    k = n - 100 if n > 100 else n
+    if not 1 <= k <= 11 or not refs:
+        return ExcelError("#VALUE!", f"SUBTOTAL: function_num {n} is not 1-11 or 101-111")
+    nums, count, err = _gather(refs, skip_errors=False)
+    if err is not None:
+        return err
+    return float(count) if k == 3 else _SUBTOTALS[k](np.array(nums))
+
+
+def _aggregate(function_num, options, *args):
+    """AGGREGATE(function_num, options, ref1, ...) for function_num 1-13 (AVERAGE ...
+    MODE.SNGL) and AGGREGATE(function_num, options, array, k) for 14-19 (LARGE, SMALL,
+    PERCENTILE.INC, QUARTILE.INC, PERCENTILE.EXC, QUARTILE.EXC); options 2, 3, 6, 7 ignore
+    error values.
+
+    >>> _aggregate(4, 6, [[1], [ExcelError("#DIV/0!")], [96]])
+    96.0
+    >>> _aggregate(14, 6, [[3], [9], [5]], 2)
+    5.0
+    """
+    try:
+        n = math.trunc(_number(_scalar(function_num, "function_num"), "function_num"))
+        opt = 0 if options is None else math.trunc(_number(_scalar(options, "options"),
+                                                           "options"))
+    except _Err as ex:
+        return ex.error
+    if not 1 <= n <= 19 or not 0 <= opt <= 7 or not args:
+        return ExcelError("#VALUE!", f"AGGREGATE: function_num {n} or options {opt} "
+                                     "out of range")
+    skip_errors = opt in (2, 3, 6, 7)
+    if n <= 13:
+        nums, count, err = _gather(args, skip_errors)
+        if err is not None:
+            return err
+        return float(count) if n == 3 else _SUBTOTALS[n](np.array(nums))
+    if len(args) != 2:
+        return ExcelError("#VALUE!", "AGGREGATE 14-19 takes an array and k")
+    nums, _, err = _gather([args[0]], skip_errors)
+    if err is not None:
+        return err
+    try:
+        k = _number(_scalar(args[1], "k"), "k")
+    except _Err as ex:
+        return ex.error
+    v = np.sort(np.array(nums))
+    m = len(v)
+    if n in (14, 15):
+        i = math.ceil(k) if k != int(k) else int(k)
+        if not 1 <= i <= m:
+            return ExcelError("#NUM!", f"AGGREGATE: k {k} outside 1..{m}")
+        return float(v[m - i] if n == 14 else v[i - 1])
+    p = k / 4 if n in (17, 19) else k
+    if n in (17, 19) and k != int(k):
+        return ExcelError("#NUM!", "AGGREGATE: quart must be 0-4")
+    if m == 0:
+        return ExcelError("#NUM!", "AGGREGATE: no numbers")
+    if n in (16, 17):  # inclusive: rank p*(m-1)
+        if not 0 <= p <= 1:
+            return ExcelError("#NUM!", f"AGGREGATE: {k} out of range")
+        h = p * (m - 1)
+    else:  # exclusive: rank p*(m+1)-1, inside the data only
+        h = p * (m + 1) - 1
+        if not 0 <= h <= m - 1:
+            return ExcelError("#NUM!", f"AGGREGATE: {k} out of range")
+    lo = math.floor(h)
+    hi = min(lo + 1, m - 1)
+    return float(v[lo] + (h - lo) * (v[hi] - v[lo]))
+
+
+BUILTINS.update(SUBTOTAL=_subtotal, AGGREGATE=_aggregate)

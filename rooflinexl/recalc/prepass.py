@@ -524,6 +524,7 @@ def rewrite_formula(
     sheet_renames: Mapping[str, str] | None = None,
     clip: tuple[int, int] | None = None,
     defined: Iterable[str] | None = None,
+    skips: Mapping[str, SheetSkips] | None = None,
 ) -> Rewrite:
     """Rewrite one formula (text starting with ``=``) for ``formulas``.
 
@@ -533,7 +534,9 @@ def rewrite_formula(
     ``defined`` (upper-case defined names and table names), when given, makes every other
     name ``#NAME?``, as Excel does (``formulas`` would give ``#REF!``); a mapping to the
     names' texts also makes named LAMBDAs callable. ``LET`` and ``LAMBDA`` are written
-    out (:func:`expand_lambdas`).
+    out (:func:`expand_lambdas`). ``skips`` (sheet title -> :class:`SheetSkips`) takes the
+    cells SUBTOTAL and AGGREGATE leave out out of their references
+    (:func:`split_subtotal_refs`).
     ``clip`` = (last row, last column) of the workbook's used area (formula cells
     included, :func:`used_area`): every range that reaches the sheet's edge
     (``A:A``, ``1:1``, ``A1:XFD1048576``) ends there instead (:func:`clip_ranges`).
@@ -710,6 +713,8 @@ def rewrite_formula(
         i += 1
     if clip is not None and clip_ranges(out, clip):
         res.kinds.add("range")
+    if skips is not None and split_subtotal_refs(out, skips, sheet, res):
+        res.kinds.add("subtotal")
     if res.kinds:
         res.text = prefix + "".join(t.text for t in out)
     return res
@@ -1176,6 +1181,7 @@ def prepare_workbook(
             dn.attr_text = rw.text[1:]
             rewrites[("", f"name:{name}")] = (value, rw.text[1:])
 
+    skips = {ws.title: _sheet_skips(ws) for ws in wb.worksheets}
     for ws in wb.worksheets:
         orig_sheet = back[ws.title]
         for row in ws.iter_rows():
@@ -1200,7 +1206,7 @@ def prepare_workbook(
                 rw = rewrite_formula(
                     text, tables=tables, function_names=known, sheet=ws.title,
                     row=c.row, col=c.column, sheet_renames=renames, clip=clip,
-                    defined=defined,
+                    defined=defined, skips=skips,
                 )
                 new = rw.text
                 if rw.too_deep:
@@ -1377,3 +1383,169 @@ def _apply(lam_args: list, values: list) -> list:
                                       f"given {len(values)}")
     env = dict(zip(params, values, strict=True))
     return [_Tok("op", "("), *_substitute(lam_args[-1], env), _Tok("op", ")")]
+
+
+# ------------------------------------------------------------------ SUBTOTAL, AGGREGATE
+
+
+@dataclass(frozen=True)
+class SheetSkips:
+    """What SUBTOTAL and AGGREGATE may leave out of a sheet's references."""
+
+    hidden: frozenset = frozenset()  # hidden rows (by the user or by a filter)
+    filtered: frozenset = frozenset()  # of those, rows a filter hides
+    subtotals: frozenset = frozenset()  # (row, col) of cells calling SUBTOTAL or AGGREGATE
+
+
+_SUBTOTAL_CALLS = frozenset({"SUBTOTAL", "AGGREGATE", "_XLFN.AGGREGATE"})
+_REF_ARG = re.compile(r"^(?:(?P<sheet>'(?:[^']|'')+'|[^'!:]+)!)?\$?(?P<c1>[A-Za-z]{1,3})\$?"
+                      r"(?P<r1>\d+)(?::\$?(?P<c2>[A-Za-z]{1,3})\$?(?P<r2>\d+))?$")
+
+
+def _literal_int(toks: list) -> int | None:
+    toks = _strip_ws(toks)
+    if len(toks) == 1 and toks[0].kind == "number":
+        try:
+            return int(float(toks[0].text))
+        except ValueError:
+            return None
+    return None
+
+
+def split_subtotal_refs(toks: list, skips: Mapping[str, SheetSkips], sheet: str | None,
+                        res: Rewrite) -> bool:
+    """Take the cells SUBTOTAL and AGGREGATE leave out out of their references (in place).
+
+    Microsoft, "SUBTOTAL function": other SUBTOTALs in the references are left out, so are
+    rows a filter hides, and with function_num 101-111 every hidden row. "AGGREGATE
+    function": options 0-3 leave out nested SUBTOTAL and AGGREGATE cells, options 1, 3,
+    5, 7 hidden rows. A reference with such cells becomes the references that cover the
+    rest (``A1:A10`` with row 5 hidden: ``A1:A4,A6:A10``); a function_num or option that
+    is not a number written in the formula, or the array form of AGGREGATE (14-19), with
+    cells to leave out is an error value with the reason. Returns whether anything changed.
+
+    >>> toks = _tokenize("SUBTOTAL(109,A1:B4)")
+    >>> skips = {"S": SheetSkips(hidden=frozenset({2}), subtotals=frozenset({(4, 2)}))}
+    >>> split_subtotal_refs(toks, skips, "S", Rewrite("")), "".join(t.text for t in toks)
+    (True, 'SUBTOTAL(109,A1,A3:A4,B1,B3)')
+    """
+    changed = False
+    i = 0
+    while i < len(toks) - 1:
+        t = toks[i]
+        if not (t.kind == "word" and t.text.upper() in _SUBTOTAL_CALLS
+                and toks[i + 1].text == "("):
+            i += 1
+            continue
+        spans = _args(toks, i + 1)
+        agg = t.text.upper() != "SUBTOTAL"
+        num = _literal_int(toks[spans[0][0]:spans[0][1]]) if spans else None
+        if agg:
+            opt = (_literal_int(toks[spans[1][0]:spans[1][1]]) if len(spans) > 1
+                   and _strip_ws(toks[spans[1][0]:spans[1][1]]) else 0)
+            refs = spans[2:3] if num is not None and num >= 14 else spans[2:]
+            nested = opt is None or opt <= 3
+            hidden = opt is None or opt in (1, 3, 5, 7)
+            filtered = hidden
+        else:
+            opt = 0
+            refs = spans[1:]
+            nested, filtered = True, True
+            hidden = num is None or num > 100
+        edits = []
+        for a, b in refs:
+            pieces = _kept_pieces(toks[a:b], skips, sheet, nested, hidden, filtered)
+            if pieces is None:
+                continue
+            if num is None or opt is None or (agg and num >= 14):
+                res.error = ("#VALUE!", f"{t.text}: leaving out hidden rows or nested "
+                                        "subtotals needs its function_num and options "
+                                        "written as numbers, and the reference form")
+                return changed
+            new = []
+            for k, p in enumerate(pieces or [f'"{OMITTED}"']):
+                if k:
+                    new.append(_Tok("op", ","))
+                new.extend(_tokenize(p))
+            edits.append((a, b, new))
+        for a, b, new in reversed(edits):
+            toks[a:b] = new
+            changed = True
+        i += 1
+    return changed
+
+
+def _kept_pieces(arg: list, skips, sheet, nested: bool, hidden: bool, filtered: bool):
+    """The references covering what a reference argument keeps (None: it keeps it all)."""
+    m = _REF_ARG.match("".join(t.text for t in _strip_ws(arg)))
+    if m is None:
+        return None
+    prefix = m.group("sheet")
+    name = (prefix[1:-1].replace("''", "'") if prefix and prefix.startswith("'")
+            else prefix) or sheet
+    info = skips.get(name) if name is not None else None
+    if info is None:
+        return None
+    c1, r1 = _col_number(m.group("c1")), int(m.group("r1"))
+    c2, r2 = (_col_number(m.group("c2")), int(m.group("r2"))) if m.group("c2") else (c1, r1)
+    c1, c2, r1, r2 = min(c1, c2), max(c1, c2), min(r1, r2), max(r1, r2)
+    rows_out = set()
+    if hidden:
+        rows_out |= {r for r in info.hidden if r1 <= r <= r2}
+    if filtered:
+        rows_out |= {r for r in info.filtered if r1 <= r <= r2}
+    cells_out = {(r, c) for r, c in info.subtotals
+                 if r1 <= r <= r2 and c1 <= c <= c2} if nested else set()
+    if not rows_out and not cells_out:
+        return None
+    # per column, the runs of rows kept; neighbouring columns with the same runs merge
+    runs_of = []
+    for c in range(c1, c2 + 1):
+        runs, start = [], None
+        for r in range(r1, r2 + 2):
+            keep = r <= r2 and r not in rows_out and (r, c) not in cells_out
+            if keep and start is None:
+                start = r
+            elif not keep and start is not None:
+                runs.append((start, r - 1))
+                start = None
+        runs_of.append(runs)
+    sheet_part = f"{prefix}!" if prefix else ""
+    pieces = []
+    c = 0
+    while c < len(runs_of):
+        d = c
+        while d + 1 < len(runs_of) and runs_of[d + 1] == runs_of[c]:
+            d += 1
+        for a, b in runs_of[c]:
+            tl = f"{get_column_letter(c1 + c)}{a}"
+            br = f"{get_column_letter(c1 + d)}{b}"
+            pieces.append(sheet_part + (tl if tl == br else f"{tl}:{br}"))
+        c = d + 1
+    return pieces
+
+
+def _sheet_skips(ws) -> SheetSkips:
+    """Hidden rows, rows a filter hides and SUBTOTAL/AGGREGATE cells of an openpyxl sheet."""
+    hidden = frozenset(r for r, d in ws.row_dimensions.items() if d.hidden)
+    filters = []
+    if ws.auto_filter is not None and ws.auto_filter.ref and ws.auto_filter.filterColumn:
+        filters.append(ws.auto_filter.ref)
+    for table in ws.tables.values():
+        af = getattr(table, "autoFilter", None)
+        if af is not None and af.filterColumn:
+            filters.append(table.ref)
+    filtered = set()
+    for ref in filters:
+        _c1, r1, _c2, r2 = range_boundaries(ref)
+        filtered |= {r for r in hidden if r1 <= r <= r2}
+    subtotals = set()
+    for row in ws.iter_rows():
+        for c in row:
+            if c.data_type != "f":
+                continue
+            v = c.value
+            up = (v if isinstance(v, str) else getattr(v, "text", None) or "").upper()
+            if "SUBTOTAL(" in up or "AGGREGATE(" in up:
+                subtotals.add((c.row, c.column))
+    return SheetSkips(hidden, frozenset(filtered), frozenset(subtotals))
