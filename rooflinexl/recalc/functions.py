@@ -32,7 +32,8 @@ import numpy as np
 
 from rooflinexl.errors import ExcelError
 
-__all__ = ["BUILTINS", "complex_text", "power", "value_text"]
+__all__ = ["BUILTINS", "complex_text", "cut_position", "offset_address", "power",
+           "value_text"]
 
 def value_text(x) -> str:
     """A value as Excel turns it into text (``&``, ``LEN``, ``LEFT`` ...).
@@ -916,3 +917,46 @@ def _aggregate(function_num, options, *args):
 
 
 BUILTINS.update(SUBTOTAL=_subtotal, AGGREGATE=_aggregate)
+
+
+def offset_address(prefix, row, col, rows_in, cols_in, rows, cols, height, width):
+    """The A1 address OFFSET means (see :func:`rooflinexl.recalc.prepass.static_offsets`):
+    ``prefix`` (``"S!"`` or ``""``) and the reference (``row``, ``col``, ``rows_in`` x
+    ``cols_in`` cells) moved ``rows`` down and ``cols`` right, ``height`` x ``width``
+    cells (TRUE: the reference's own size); #REF! off the sheet or for a size below 1.
+
+    >>> offset_address("S!", 2, 2, 1, 1, 1, 0, 2, True), str(offset_address("", 1, 1, 1, 1,
+    ...                                                                    -1, 0, True, True))
+    ('S!$B$3:$B$4', '#REF!')
+    """
+    vals = []
+    for x, what in ((row, "row"), (col, "col"), (rows_in, "rows"), (cols_in, "cols"),
+                    (rows, "rows"), (cols, "cols"), (height, "height"), (width, "width")):
+        if x is True and what in ("height", "width"):
+            vals.append(None)
+            continue
+        try:
+            vals.append(math.trunc(_number(_scalar(x, f"OFFSET {what}"), f"OFFSET {what}")))
+        except _Err as ex:
+            return ex.error
+    r, c, h0, w0, dr, dc, h, w = vals
+    h = h0 if h is None else h
+    w = w0 if w is None else w
+    if h < 1 or w < 1:
+        return ExcelError("#REF!", "OFFSET: a height or width below 1")
+    top, left = r + dr, c + dc
+    bottom, right = top + h - 1, left + w - 1
+    if top < 1 or left < 1 or bottom > 1_048_576 or right > 16_384:
+        return ExcelError("#REF!", "OFFSET: a reference off the sheet")
+
+    def a1(rr, cc):
+        letters = ""
+        while cc:
+            cc, rem = divmod(cc - 1, 26)
+            letters = chr(65 + rem) + letters
+        return f"${letters}${rr}"
+
+    if (h, w) == (1, 1):
+        return f"{prefix}{a1(top, left)}"
+    return f"{prefix}{a1(top, left)}:{a1(bottom, right)}"
+

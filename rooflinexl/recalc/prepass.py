@@ -713,6 +713,11 @@ def rewrite_formula(
         i += 1
     if clip is not None and clip_ranges(out, clip):
         res.kinds.add("range")
+    if static_offsets(out):
+        res.kinds.add("offset")
+        left = sum(1 for t in out if t.kind == "word" and t.text.upper() in _OFFSET_NAMES)
+        res.functions = [f for f in res.functions if f.upper() not in _OFFSET_NAMES]
+        res.functions += ["OFFSET"] * left
     if skips is not None and split_subtotal_refs(out, skips, sheet, res):
         res.kinds.add("subtotal")
     if res.kinds:
@@ -1549,3 +1554,75 @@ def _sheet_skips(ws) -> SheetSkips:
             if "SUBTOTAL(" in up or "AGGREGATE(" in up:
                 subtotals.add((c.row, c.column))
     return SheetSkips(hidden, frozenset(filtered), frozenset(subtotals))
+
+
+# ------------------------------------------------------------------ OFFSET
+
+_OFFSET_NAMES = frozenset({"OFFSET"})
+
+
+def _signed_literal(toks: list):
+    """The number a signed numeric literal (``2``, ``-1``, ``+0.5``) spells, else None."""
+    toks = [t for t in toks if t.kind != "ws"]
+    sign = 1.0
+    while toks and toks[0].kind == "op" and toks[0].text in "+-":
+        sign = -sign if toks[0].text == "-" else sign
+        toks = toks[1:]
+    if len(toks) == 1 and toks[0].kind == "number":
+        return sign * float(toks[0].text)
+    return None
+
+
+def static_offsets(toks: list) -> bool:
+    """``OFFSET(ref, rows, cols, [height], [width])`` with numbers written for every
+    argument after ``ref`` (a cell or range) becomes the reference it means, in place
+    (Microsoft, "OFFSET function": ``rows`` down and ``cols`` right of ``ref``'s top
+    left, ``height`` x ``width`` cells, by default ``ref``'s size; off the sheet, or a
+    height or width below 1, is #REF!). Other OFFSETs stay (an unknown function).
+
+    >>> toks = _tokenize("SUM(OFFSET(S!B2,1,0,2))+OFFSET($A1,-1,0)+OFFSET(A1,B1,0)")
+    >>> static_offsets(toks), "".join(t.text for t in toks)
+    (True, 'SUM(S!B3:B4)+#REF!+OFFSET(A1,B1,0)')
+    >>> toks = _tokenize("OFFSET($A1,1,1)")
+    >>> static_offsets(toks), "".join(t.text for t in toks)
+    (True, '$B2')
+    """
+    from rooflinexl.recalc.functions import offset_address
+
+    changed = False
+    i = 0
+    while i < len(toks) - 1:
+        t = toks[i]
+        if not (t.kind == "word" and t.text.upper() in _OFFSET_NAMES
+                and toks[i + 1].text == "("):
+            i += 1
+            continue
+        end = _closing(toks, i + 1)
+        spans = _args(toks, i + 1)
+        m = (_REF_ARG.match("".join(x.text for x in _strip_ws(toks[spans[0][0]:spans[0][1]])))
+             if end is not None and 3 <= len(spans) <= 5 else None)
+        nums = [_signed_literal(toks[a:b]) if _strip_ws(toks[a:b]) or k < 2 else True
+                for k, (a, b) in enumerate(spans[1:])]
+        if m is None or any(x is None for x in nums):
+            i += 1
+            continue
+        nums += [True] * (4 - len(nums))
+        c1, r1 = _col_number(m.group("c1")), int(m.group("r1"))
+        c2, r2 = (_col_number(m.group("c2")), int(m.group("r2"))) if m.group("c2") else (
+            c1, r1)
+        prefix = f"{m.group('sheet')}!" if m.group("sheet") else ""
+        text = str(offset_address(prefix, min(r1, r2), min(c1, c2), abs(r2 - r1) + 1,
+                                  abs(c2 - c1) + 1, *nums))
+        # relative stays relative (a filled-down OFFSET(A1,1,0) reads A2, A3 ...)
+        corner = _CELL.match(m.group(0).split("!")[-1].split(":")[0])
+        if not text.startswith("#") and corner is not None:
+            body = text[len(prefix):]
+            col_abs, row_abs = ("$" if corner.group(1) else ""), (
+                "$" if corner.group(3) else "")
+            body = re.sub(r"\$([A-Z]+)\$(\d+)", rf"{col_abs}\1{row_abs}\2", body)
+            text = prefix + body
+        new = _tokenize(text)
+        toks[i:end + 1] = new
+        changed = True
+        i += len(new)
+    return changed
