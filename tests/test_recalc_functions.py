@@ -49,6 +49,13 @@ CASES = {
     "=OFFSET(D3,3,-2,1,1)": 1,  # the value in B6
     "=SUM(OFFSET(D3:F5,3,-2,3,3))": 45,  # the sum of B6:D8
     "=OFFSET(D3,-3,-3)": "#REF!",  # off the sheet
+    # spill references (M1# as Excel saves it) to the SEQUENCE(4,5) array in M1:Q4
+    "=SUM(_xlfn.ANCHORARRAY(M1))": 210,  # 1 + ... + 20
+    "=ROWS(_xlfn.ANCHORARRAY(M1))": 4,
+    "=SUM(_xlfn.ANCHORARRAY(A1))": "#REF!",  # A1 holds no array
+    # the prefixes Excel writes before newer functions
+    "=INDEX(_xlfn._xlws.SORT(A1:A5,1,-1),2)": 4,
+    "=_xlfn.MAXIFS(B1:B5,D1:D5,2)": 50,
 }
 
 
@@ -57,7 +64,7 @@ def evaluations(tmp_path_factory):
     wb = openpyxl.Workbook()
     ws = wb.active
     ws.title = "S"
-    ws["M1"] = ArrayFormula("M1:Q4", "=SEQUENCE(4,5)")  # Microsoft's example, spilled
+    ws["M1"] = ArrayFormula("M1:Q4", "=_xlfn.SEQUENCE(4,5)")  # Microsoft's, spilled
     for i in range(1, 6):
         ws[f"A{i}"], ws[f"B{i}"], ws[f"C{i}"] = i, 10 * i, "abcde"[i - 1]
         ws[f"D{i}"] = (1, 2, 1, 3, 2)[i - 1]

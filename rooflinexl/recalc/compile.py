@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from rooflinexl.recalc.loader import col_letters
 from rooflinexl.recalc.parser import ParseError, parse
 from rooflinexl.recalc.prepass import rewrite_formula, used_area
 from rooflinexl.recalc.refs import MAX_COL, MAX_ROW, template
@@ -168,6 +169,12 @@ class Context:
         self.clip = used_area((s.max_row, s.max_col) for s in book.sheets)
         #: every defined name (any scope): other names are #NAME?
         self.defined = {n: t for (_s, n), t in book.local_names.items()} | dict(book.names)
+        #: (sheet, anchor) -> the range its array formula fills (spill references D1#)
+        self.arrays = {
+            (s.name, f"{col_letters(fc.col)}{fc.row}"):
+                f"{col_letters(fc.array_ref[1])}{fc.array_ref[0]}:"
+                f"{col_letters(fc.array_ref[3])}{fc.array_ref[2]}"
+            for s in book.sheets for fc in s.special if fc.array_ref is not None}
 
     def sheet(self, name: str) -> str:
         hit = self.sheet_names.get(name.casefold())
@@ -184,7 +191,8 @@ class Context:
         if text is None:
             raise Unsupported(f"unknown name {name}")
         rw = rewrite_formula("=" + text, tables=self.book.tables,
-                             function_names=self.registered, clip=self.clip, defined=self.defined)
+                             function_names=self.registered, clip=self.clip, defined=self.defined,
+                             arrays=self.arrays)
         if rw.notes:
             raise Unsupported(f"name {name}: {'; '.join(rw.notes)}")
         ref = parse_a1(rw.text[1:], "")
@@ -214,7 +222,8 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
     row1 = row0 if row1 is None else row1
     tables = ctx.book.tables
     rw = rewrite_formula(text, tables=tables, function_names=ctx.registered, sheet=sheet,
-                         row=row0, col=col, clip=ctx.clip, defined=ctx.defined)
+                         row=row0, col=col, clip=ctx.clip, defined=ctx.defined,
+                         arrays=ctx.arrays)
     if rw.too_deep:
         raise Unsupported(rw.too_deep)
     for f in rw.functions:
@@ -227,9 +236,11 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
     sticky: set[tuple[int, int]] = set()  # (ref, corner) of table-row references
     if row1 > row0 and "[" in text:
         nxt = rewrite_formula(text, tables=tables, function_names=ctx.registered, sheet=sheet,
-                              row=row0 + 1, col=col, clip=ctx.clip, defined=ctx.defined)
+                              row=row0 + 1, col=col, clip=ctx.clip, defined=ctx.defined,
+                         arrays=ctx.arrays)
         last = rewrite_formula(text, tables=tables, function_names=ctx.registered, sheet=sheet,
-                               row=row1, col=col, clip=ctx.clip, defined=ctx.defined)
+                               row=row1, col=col, clip=ctx.clip, defined=ctx.defined,
+                         arrays=ctx.arrays)
         if nxt.notes or last.notes:
             raise Unsupported("table reference outside the table's rows")
         if nxt.text != rw.text:

@@ -525,6 +525,7 @@ def rewrite_formula(
     clip: tuple[int, int] | None = None,
     defined: Iterable[str] | None = None,
     skips: Mapping[str, SheetSkips] | None = None,
+    arrays: Mapping[tuple[str, str], str] | None = None,
 ) -> Rewrite:
     """Rewrite one formula (text starting with ``=``) for ``formulas``.
 
@@ -536,7 +537,9 @@ def rewrite_formula(
     names' texts also makes named LAMBDAs callable. ``LET`` and ``LAMBDA`` are written
     out (:func:`expand_lambdas`). ``skips`` (sheet title -> :class:`SheetSkips`) takes the
     cells SUBTOTAL and AGGREGATE leave out out of their references
-    (:func:`split_subtotal_refs`).
+    (:func:`split_subtotal_refs`). ``arrays`` ((sheet title, anchor cell) -> the range
+    its array formula fills) turns spill references ``D1#`` into that range
+    (:func:`spill_refs`).
     ``clip`` = (last row, last column) of the workbook's used area (formula cells
     included, :func:`used_area`): every range that reaches the sheet's edge
     (``A:A``, ``1:1``, ``A1:XFD1048576``) ends there instead (:func:`clip_ranges`).
@@ -647,6 +650,9 @@ def rewrite_formula(
         # --- function call
         if t.kind == "word" and nxt is not None and nxt.text == "(":
             target = normalise_function_name(t.text, known)
+            base = _excel_base_name(t.text)
+            if target is None and base in known and base in _engine_builtins():
+                target = base  # _xlfn.SEQUENCE: Excel's own, implemented by the engine
             res.functions.append(t.text)
             if target is not None and target != t.text:
                 if target != t.text.upper():
@@ -711,6 +717,8 @@ def rewrite_formula(
                     stack.pop()
         out.append(t)
         i += 1
+    if arrays is not None and spill_refs(out, arrays, sheet):
+        res.kinds.add("spill")
     if clip is not None and clip_ranges(out, clip):
         res.kinds.add("range")
     if static_offsets(out):
@@ -1187,6 +1195,8 @@ def prepare_workbook(
             rewrites[("", f"name:{name}")] = (value, rw.text[1:])
 
     skips = {ws.title: _sheet_skips(ws) for ws in wb.worksheets}
+    arrays = {(ws.title, anchor.replace("$", "")): ref.replace("$", "")
+              for ws in wb.worksheets for anchor, ref in ws.array_formulae.items()}
     for ws in wb.worksheets:
         orig_sheet = back[ws.title]
         for row in ws.iter_rows():
@@ -1211,7 +1221,7 @@ def prepare_workbook(
                 rw = rewrite_formula(
                     text, tables=tables, function_names=known, sheet=ws.title,
                     row=c.row, col=c.column, sheet_renames=renames, clip=clip,
-                    defined=defined, skips=skips,
+                    defined=defined, skips=skips, arrays=arrays,
                 )
                 new = rw.text
                 if rw.too_deep:
@@ -1626,3 +1636,68 @@ def static_offsets(toks: list) -> bool:
         changed = True
         i += len(new)
     return changed
+
+
+# ------------------------------------------------------------------ spill references
+
+_ANCHOR_NAMES = frozenset({"ANCHORARRAY", "_XLFN.ANCHORARRAY"})
+
+
+def spill_refs(toks: list, arrays: Mapping[tuple[str, str], str], sheet: str | None) -> bool:
+    """Spill references as the range their anchor's array fills, in place: ``D1#`` and
+    ``_xlfn.ANCHORARRAY(D1)`` (as Excel saves ``D1#``) become ``D1:D3`` when D1's dynamic
+    array formula fills D1:D3 (Microsoft, "Spilled range operator"); a cell that holds no
+    array is #REF!, as in Excel.
+
+    >>> toks = _tokenize("SUM(D1#)+COUNT(_xlfn.ANCHORARRAY(S!D1))+E1#")
+    >>> spill_refs(toks, {("S", "D1"): "D1:D3"}, "S"), "".join(t.text for t in toks)
+    (True, 'SUM(D1:D3)+COUNT(S!D1:D3)+#REF!')
+    """
+    changed = False
+    i = 0
+    while i < len(toks):
+        t = toks[i]
+        if t.kind == "word" and t.text.upper() in _ANCHOR_NAMES and i + 1 < len(toks) and (
+                toks[i + 1].text == "("):
+            end = _closing(toks, i + 1)
+            inner = _strip_ws(toks[i + 2:end]) if end is not None else []
+            first, past = i, (end + 1 if end is not None else i + 1)
+        elif (t.kind == "word" and i + 1 < len(toks) and toks[i + 1].kind == "op"
+              and toks[i + 1].text == "#" and _CELL.match(t.text)
+              and not (i + 2 < len(toks) and toks[i + 2].kind == "word")):
+            inner, first, past = [t], i, i + 2
+            if i >= 2 and toks[i - 1].text == "!" and toks[i - 2].kind in ("word", "quoted"):
+                inner, first = toks[i - 2:i + 1], i - 2
+        else:
+            i += 1
+            continue
+        text = "".join(x.text for x in inner)
+        m = _REF_ARG.match(text)
+        if m is None or m.group("c2"):
+            i += 1
+            continue
+        prefix = m.group("sheet")
+        name = (prefix[1:-1].replace("''", "'") if prefix and prefix.startswith("'")
+                else prefix) or sheet
+        anchor = f"{m.group('c1').upper()}{m.group('r1')}"
+        ref = arrays.get((name, anchor)) if name is not None else None
+        new = _tokenize(f"{prefix}!{ref}" if ref and prefix else ref or "#REF!")
+        toks[first:past] = new
+        changed = True
+        i = first + len(new)
+    return changed
+
+
+def _excel_base_name(name: str) -> str:
+    """``_xlfn._xlws.SORT`` -> ``SORT`` (the prefixes Excel writes before newer functions)."""
+    up = name.upper()
+    for p in ("_XLFN.", "_XLWS."):
+        while up.startswith(p):
+            up = up[len(p):]
+    return up
+
+
+def _engine_builtins():
+    from rooflinexl.recalc.functions import BUILTINS
+
+    return BUILTINS
