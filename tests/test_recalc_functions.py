@@ -105,3 +105,26 @@ def test_sequence_fills_its_array_range_row_by_row(evaluations, engine):
     _, evs = evaluations
     grid = [[evs[engine].value("S", f"{c}{r}") for c in "MNOPQ"] for r in range(1, 5)]
     assert grid == [[5 * i + j + 1 for j in range(5)] for i in range(4)]
+
+
+def test_implicit_intersection_of_ordinary_formulas(tmp_path):
+    # Microsoft, "Implicit intersection operator: @": where one value belongs, a range in
+    # an ordinary (not array) formula is the cell in the formula's row (a column range) or
+    # column (a row range); none is #VALUE!. B1:B5 = 10 ... 50.
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    for i in range(1, 6):
+        ws[f"B{i}"] = 10 * i
+        ws.cell(8, 2 + i, i)  # C8:G8 = 1 ... 5
+    ws["D3"] = "=B1:B5*2"  # B3 * 2
+    ws["D4"] = "=B1:B5"  # B4
+    ws["D9"] = "=B1:B5"  # row 9 meets nothing
+    ws["E2"] = "=C8:G8+1"  # column E: E8 + 1
+    ws["D5"] = "=SUM(B1:B5)"  # inside a function: the range itself
+    p = tmp_path / "i.xlsx"
+    wb.save(p)
+    for engine in ENGINES:
+        ev = recalc_book(p, write=False, engine=engine).evaluation
+        assert [ev.value("S", c) for c in ("D3", "D4", "E2", "D5")] == [60, 40, 4, 150]
+        assert str(ev.value("S", "D9")) == "#VALUE!"

@@ -526,6 +526,7 @@ def rewrite_formula(
     defined: Iterable[str] | None = None,
     skips: Mapping[str, SheetSkips] | None = None,
     arrays: Mapping[tuple[str, str], str] | None = None,
+    implicit: bool = False,
 ) -> Rewrite:
     """Rewrite one formula (text starting with ``=``) for ``formulas``.
 
@@ -539,7 +540,9 @@ def rewrite_formula(
     cells SUBTOTAL and AGGREGATE leave out out of their references
     (:func:`split_subtotal_refs`). ``arrays`` ((sheet title, anchor cell) -> the range
     its array formula fills) turns spill references ``D1#`` into that range
-    (:func:`spill_refs`).
+    (:func:`spill_refs`). ``implicit`` (a formula that is not an array formula, at
+    ``row``/``col``): a range outside every function call is the cell where it meets
+    the formula's row or column (:func:`implicit_intersection`).
     ``clip`` = (last row, last column) of the workbook's used area (formula cells
     included, :func:`used_area`): every range that reaches the sheet's edge
     (``A:A``, ``1:1``, ``A1:XFD1048576``) ends there instead (:func:`clip_ranges`).
@@ -721,6 +724,9 @@ def rewrite_formula(
         res.kinds.add("spill")
     if clip is not None and clip_ranges(out, clip):
         res.kinds.add("range")
+    if implicit and row is not None and col is not None and implicit_intersection(
+            out, row, col):
+        res.kinds.add("intersection")
     if static_offsets(out):
         res.kinds.add("offset")
         left = sum(1 for t in out if t.kind == "word" and t.text.upper() in _OFFSET_NAMES)
@@ -1221,7 +1227,7 @@ def prepare_workbook(
                 rw = rewrite_formula(
                     text, tables=tables, function_names=known, sheet=ws.title,
                     row=c.row, col=c.column, sheet_renames=renames, clip=clip,
-                    defined=defined, skips=skips, arrays=arrays,
+                    defined=defined, skips=skips, arrays=arrays, implicit=ref is None,
                 )
                 new = rw.text
                 if rw.too_deep:
@@ -1701,3 +1707,68 @@ def _engine_builtins():
     from rooflinexl.recalc.functions import BUILTINS
 
     return BUILTINS
+
+
+# ------------------------------------------------------------------ implicit intersection
+
+
+def implicit_intersection(toks: list, row: int, col: int) -> bool:
+    """Ranges outside every function call of an ordinary (not array) formula as the one
+    cell Excel reads there, in place (Microsoft, "Implicit intersection operator: @": a
+    range where one value belongs is the cell in the formula's row, for a column, or in
+    its column, for a row; none is #VALUE!). ``=B1:B5*2`` in row 3 is ``=B3*2``. Ranges
+    inside a function's arguments are left to the function.
+
+    >>> toks = _tokenize("B1:B5*2+SUM(B1:B5)+S!A2:C2-(D1:D2)")
+    >>> implicit_intersection(toks, 3, 2), "".join(t.text for t in toks)
+    (True, 'B3*2+SUM(B1:B5)+S!B2-(#VALUE!)')
+    """
+    changed = False
+    calls: list[bool] = []  # per open parenthesis: a function call?
+    i = 0
+    while i < len(toks):
+        t = toks[i]
+        if t.kind == "op" and t.text in "({":
+            prev = toks[i - 1] if i else None
+            calls.append(t.text == "{" or (prev is not None and prev.kind == "word"))
+            i += 1
+            continue
+        if t.kind == "op" and t.text in ")}":
+            if calls:
+                calls.pop()
+            i += 1
+            continue
+        if any(calls) or not (t.kind == "op" and t.text == ":"):
+            i += 1
+            continue
+        left = toks[i - 1] if i else None
+        right = toks[i + 1] if i + 1 < len(toks) else None
+        if left is None or right is None or i >= 2 and toks[i - 2].text == "@":
+            i += 1
+            continue
+        first = i - 1
+        if first >= 2 and toks[first - 1].text == "!" and toks[first - 2].kind in (
+                "word", "quoted"):
+            first -= 2
+        if first >= 1 and toks[first - 1].text == "@":
+            i += 1
+            continue
+        text = "".join(x.text for x in toks[first:i + 2])
+        m = _REF_ARG.match(text)
+        if m is None or not m.group("c2") or (i + 2 < len(toks) and toks[i + 2].text in (
+                "(", ":", "#", "!")):
+            i += 1
+            continue
+        c1, r1 = _col_number(m.group("c1")), int(m.group("r1"))
+        c2, r2 = _col_number(m.group("c2")), int(m.group("r2"))
+        c1, c2, r1, r2 = min(c1, c2), max(c1, c2), min(r1, r2), max(r1, r2)
+        rr = r1 if r1 == r2 else (row if r1 <= row <= r2 else None)
+        cc = c1 if c1 == c2 else (col if c1 <= col <= c2 else None)
+        prefix = f"{m.group('sheet')}!" if m.group("sheet") else ""
+        new_text = "#VALUE!" if rr is None or cc is None else (
+            f"{prefix}{get_column_letter(cc)}{rr}")
+        new = _tokenize(new_text)
+        toks[first:i + 2] = new
+        changed = True
+        i = first + len(new)
+    return changed
