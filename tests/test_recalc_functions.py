@@ -56,6 +56,28 @@ CASES = {
     # the prefixes Excel writes before newer functions
     "=INDEX(_xlfn._xlws.SORT(A1:A5,1,-1),2)": 4,
     "=_xlfn.MAXIFS(B1:B5,D1:D5,2)": 50,
+    # ROUND and its kin: Microsoft's examples, and the decimal Excel holds (1.005 is 1.01)
+    "=ROUND(2.15,1)": 2.2,
+    "=ROUND(2.149,1)": 2.1,
+    "=ROUND(-1.475,2)": -1.48,
+    "=ROUND(21.5,-1)": 20,
+    "=ROUND(626.3,-3)": 1000,
+    "=ROUND(1.98,-1)": 0,
+    "=ROUND(-50.55,-2)": -100,
+    "=ROUND(1.005,2)": 1.01,
+    "=ROUND(A1*1.005,2)": 1.01,  # A1 = 1, on the block path
+    "=ROUNDUP(3.14159,3)": 3.142,
+    "=ROUNDUP(-3.14159,1)": -3.2,
+    "=ROUNDUP(31415.92654,-2)": 31500,
+    "=ROUNDUP(0.1+0.2,1)": 0.3,
+    "=ROUNDDOWN(76.9,0)": 76,
+    "=ROUNDDOWN(-3.14159,1)": -3.1,
+    "=ROUNDDOWN(31415.92654,-2)": 31400,
+    "=MROUND(10,3)": 9,
+    "=MROUND(-10,-3)": -9,
+    "=MROUND(1.3,0.2)": 1.4,
+    "=MROUND(5,2)": 6,  # half away from zero
+    "=MROUND(5,-2)": "#NUM!",
 }
 
 
@@ -128,3 +150,18 @@ def test_implicit_intersection_of_ordinary_formulas(tmp_path):
         ev = recalc_book(p, write=False, engine=engine).evaluation
         assert [ev.value("S", c) for c in ("D3", "D4", "E2", "D5")] == [60, 40, 4, 150]
         assert str(ev.value("S", "D9")) == "#VALUE!"
+
+
+def test_round_filled_down_is_one_block_with_excels_digits(tmp_path):
+    # B2:B5001 = k + 0.005 (k = 1 ... 5000): ROUND(B, 2) is k + 0.01, as Excel's decimal
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    for r in range(2, 5002):
+        ws[f"B{r}"] = (r - 1) + 0.005
+        ws[f"C{r}"] = f"=ROUND(B{r},2)"
+    p = tmp_path / "r.xlsx"
+    wb.save(p)
+    ev = recalc_book(p, write=False, engine="blocks").evaluation
+    assert all(ev.value("S", f"C{r}") == pytest.approx((r - 1) + 0.01, abs=1e-9)
+               for r in range(2, 5002))

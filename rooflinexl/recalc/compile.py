@@ -89,7 +89,7 @@ OPERATORS = frozenset({"+", "-", "*", "/", "^", "&", "=", "<>", "<", ">", "<=", 
 FUNCTIONS = frozenset({
     "IF", "IFERROR", "IFNA", "AND", "OR", "NOT", "TRUE", "FALSE", "NA",
     "MIN", "MAX", "SUM", "AVERAGE", "PRODUCT",
-    "ROUND", "ROUNDUP", "ROUNDDOWN", "CEILING", "FLOOR",
+    "CEILING", "FLOOR",
     "ABS", "SQRT", "LN", "LOG", "EXP", "POWER",
     "INT", "MOD", "TRUNC", "SIGN", "LOG10", "LEN", "LOWER", "UPPER",
     "INDEX", "MATCH", "VLOOKUP", "HLOOKUP", "XLOOKUP", "ROW", "COLUMN",
