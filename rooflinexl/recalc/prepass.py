@@ -932,11 +932,9 @@ def _blank_terms(toks: list, clip: tuple[int, int]) -> bool:
                 first, past, (r1, c1, r2, c2), (n2, m2), ref = found
                 cuts.add(((r2 - r1 + 1) * (c2 - c1 + 1), (n2 - r1 + 1) * (m2 - c1 + 1)))
                 ranges.append((first, past))
-        if name == "SUM" and ok and ranges and len(ranges) == 1 and (
-                ranges[0] == (i + 2, end) or toks[ranges[0][0] - 1].text in "(,"
-                and toks[ranges[0][1]].text in ",)" and not depth_calls):
-            ok = not all(toks[f - 1].text in "(," and toks[p].text in ",)"
-                         for f, p in ranges)  # SUM(A:A): blanks add nothing
+        if name == "SUM" and all(toks[f - 1].text in ("(", ",") and toks[p].text in (",", ")")
+                                 for f, p in ranges):
+            ok = False  # SUM(A:A, B:B): ranges as they are, where blank cells add nothing
         if not ok or not ranges or len(cuts) != 1:
             i += 1
             continue
