@@ -64,6 +64,12 @@ CASES = {
     '=MINIFS(B2:B5,A2:A5,"apples")': 32,
     '=MAXIFS(B2:B5,A2:A5,"kiwis")': 0,
     '=COUNTIF(D1:D11,#N/A)': "#N/A",  # an error as the criterion is the result
+    # dates: M1:M3 = 2023-12-31, 2024-01-01, 2024-01-02 as serial numbers 45291 ... 45293;
+    # date text in a criterion is its serial number
+    '=COUNTIF(M1:M3,">1/1/2024")': 1,
+    '=COUNTIF(M1:M3,"2024-01-01")': 1,
+    '=COUNTIF(M1:M3,">="&DATE(2024,1,1))': 2,
+    '=SUMIFS(E1:E3,M1:M3,"<=1-Jan-2024")': 3,  # rows 1 and 2
     # whole columns past the used area: the cells cut off are blank (1,048,576 rows)
     '=COUNTIF(D:D,"<>x")': 1048574,
     '=COUNTIF(D:D,"=")': 1048567,
@@ -87,6 +93,8 @@ def evaluations(tmp_path_factory):
         ws[f"A{r}"], ws[f"B{r}"] = a, b
     for c, v in zip("FGHI", ("apples", "oranges", "grapes", "melons"), strict=True):
         ws[f"{c}1"] = v
+    for r, v in enumerate((45291, 45292, 45293), start=1):
+        ws[f"M{r}"] = v
     for r, v in enumerate(D, start=1):
         if v is not None:
             ws[f"D{r}"] = v

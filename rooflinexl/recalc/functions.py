@@ -319,7 +319,8 @@ BUILTINS["VDB"] = _vdb
 # error value where it is one, else it stays text:
 #
 # * a number ``2`` or ``"=2"`` matches the number 2 and the text ``"2"`` (Excel reads numeric
-#   text as its number for equality); ``"<>2"`` every other cell, blanks and text included;
+#   text as its number for equality); date text (``">1/1/2024"``, ``"2024-01-01"``) is its
+#   serial number; ``"<>2"`` every other cell, blanks and text included;
 #   ``">1"`` only numbers, never text, booleans or blanks;
 # * text matches text cells, case-insensitively, the whole cell; ``?`` is any one character,
 #   ``*`` any run of characters, ``~`` makes the next one literal; ``"<>x"`` is every cell
@@ -359,6 +360,45 @@ def _text_number(s: str) -> float | None:
     except ValueError:
         return None
     return v * scale if v is not None and math.isfinite(v) else None
+
+
+_MONTHS = {m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul",
+                                       "aug", "sep", "oct", "nov", "dec"), start=1)}
+_DATE_FORMS = (
+    re.compile(r"^(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})$"),  # 2024-01-31
+    re.compile(r"^(?P<m>\d{1,2})/(?P<d>\d{1,2})/(?P<y>\d{4})$"),  # 1/31/2024 (en-US)
+    re.compile(r"^(?P<d>\d{1,2})[- ](?P<mon>[A-Za-z]{3})[A-Za-z]*[- ](?P<y>\d{4})$"),
+    re.compile(r"^(?P<mon>[A-Za-z]{3})[A-Za-z]* (?P<d>\d{1,2}),? (?P<y>\d{4})$"),
+)
+
+
+def _text_date(s: str) -> float | None:
+    """Date text as Excel (en-US) reads it in a criterion: its serial number (1900 system).
+
+    >>> _text_date("2024-01-01"), _text_date("1/1/2024"), _text_date("1-Jan-2024")
+    (45292.0, 45292.0, 45292.0)
+    >>> _text_date("Jan 1, 2024"), _text_date("13/1/2024"), _text_date("abc")
+    (45292.0, None, None)
+    """
+    import datetime
+
+    t = s.strip()
+    for rx in _DATE_FORMS:
+        m = rx.match(t)
+        if m is None:
+            continue
+        g = m.groupdict()
+        month = _MONTHS.get(g["mon"].lower()) if g.get("mon") else int(g["m"])
+        if month is None:
+            return None
+        try:
+            day = datetime.date(int(g["y"]), month, int(g["d"]))
+        except ValueError:
+            return None
+        if not 1900 <= day.year <= 9999:
+            return None
+        return float((day - datetime.date(1899, 12, 30)).days)
+    return None
 
 
 class _Cells:
@@ -415,6 +455,8 @@ class _Cells:
                 crit = ExcelError(up)
             else:
                 v = _text_number(crit)
+                if v is None:
+                    v = _text_date(crit)
                 if v is not None:
                     crit = v
         if op == "<>":
