@@ -4,6 +4,8 @@
                                                  #   10,000 rows alone takes ~2 min, 3 GB)
     python benchmarks/recalc_bench.py --quick    # formulas at 10,000 rows extrapolated
                                                  #   from 1,000 (linear, marked ~)
+    python benchmarks/recalc_bench.py --rows 100000 1000000   # issue 13 item 4: CPU time
+                                                 #   and peak memory against LibreOffice
 
 The plan (:mod:`recalc_plan`): a 40-chip table (Excel table + defined name) and
 N rows of chip, B, D, F with three native formulas (INDEX/MATCH x2 on the
@@ -52,8 +54,12 @@ print(json.dumps(out))
 
 
 
+_CPU: dict[int, float] = {}  # pid -> CPU seconds (user + system) of the last _run
+
+
 def _run(cmd: list[str], timeout: float = 900, env=None) -> tuple[float, float, str]:
-    """(wall s, peak RSS MB of the process tree, stdout) of one command."""
+    """(wall s, peak RSS MB of the process tree, stdout) of one command; its CPU seconds
+    (user + system, children it waited for included) in ``_CPU[0]``."""
     t = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
                             cwd=ROOT)
@@ -67,6 +73,7 @@ def _run(cmd: list[str], timeout: float = 900, env=None) -> tuple[float, float, 
             raise TimeoutError(" ".join(cmd))
         time.sleep(0.005)
     wall = time.perf_counter() - t
+    _CPU[0] = usage.ru_utime + usage.ru_stime
     out = proc.stdout.read().decode()
     err = proc.stderr.read().decode()
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -78,7 +85,7 @@ def _run(cmd: list[str], timeout: float = 900, env=None) -> tuple[float, float, 
 def rooflinexl(src: Path, dst: Path, engine: str) -> dict:
     wall, rss, out = _run([sys.executable, "-c", _RECALC, str(src), str(dst), engine])
     res = json.loads(out.strip().splitlines()[-1])
-    res.update(wall=wall, rss=rss)
+    res.update(wall=wall, rss=rss, cpu=_CPU[0])
     return res
 
 
@@ -88,8 +95,8 @@ def libreoffice(src: Path, outdir: Path, profile: Path) -> dict:
     cmd = [exe, "--headless", "--norestore", "--nologo", "--nolockcheck",
            f"-env:UserInstallation={profile.resolve().as_uri()}",
            "--convert-to", "xlsx", "--outdir", str(outdir), str(src)]
-    wall, rss, _ = _run(cmd, env=env)
-    return {"wall": wall, "rss": rss}
+    wall, rss, _ = _run(cmd, env=env, timeout=3600)
+    return {"wall": wall, "rss": rss, "cpu": _CPU[0]}
 
 
 def _median(runs: list[dict], key: str) -> float:
@@ -170,12 +177,56 @@ def section_recalc(quick: bool) -> list[str]:
     return lines
 
 
+def section_large(sizes: list[int]) -> list[str]:
+    """Issue 13 item 4: the plan at ``sizes`` rows, rooflinexl (block path) against
+    LibreOffice on the native twin, CPU time (user + system) and peak memory, one run each
+    in a fresh process (the target: at most 0.5x LibreOffice's CPU time and at most its
+    peak memory)."""
+    from recalc_plan import make_plan
+
+    lo = soffice_path()
+    if not lo:
+        raise SystemExit("LibreOffice (soffice) is not installed")
+    tmp = Path(tempfile.mkdtemp(prefix="rooflinexl-bench-"))
+    rows_out = []
+    try:
+        profile = write_profile(tmp / "lo-profile")
+        libreoffice(make_plan(tmp / "warm.xlsx", 10, twin=True), tmp / "lo", profile)
+        for n in sizes:
+            plan = make_plan(tmp / f"plan{n}.xlsx", n)
+            twin = make_plan(tmp / f"twin{n}.xlsx", n, twin=True)
+            ours = rooflinexl(plan, tmp / f"out{n}.xlsx", "auto")
+            theirs = libreoffice(twin, tmp / "lo", profile)
+            assert ours["errors"] == 0 and ours["cells"] == 4 * n, ours
+            rows_out.append(
+                f"| {n:,} | {4 * n:,} | {ours['cpu']:.1f} | {ours['wall']:.1f} | "
+                f"{ours['rss']:.0f} | {theirs['cpu']:.1f} | {theirs['wall']:.1f} | "
+                f"{theirs['rss']:.0f} | {ours['cpu'] / theirs['cpu']:.2f}x | "
+                f"{ours['rss'] / theirs['rss']:.2f}x |")
+            for p in (plan, twin):
+                p.unlink()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    lines = ["", "## recalc: large plans, rooflinexl vs LibreOffice (CPU time, peak memory)",
+             "", "| rows | formulas | rooflinexl CPU s | wall s | MB | LibreOffice CPU s | "
+             "wall s | MB | CPU ratio | memory ratio |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|", *rows_out]
+    print("\n".join(lines), flush=True)
+    return lines
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true",
                         help="extrapolate the per-cell engine at 10,000 rows from 1,000")
+    parser.add_argument("--rows", type=int, nargs="+", metavar="N",
+                        help="instead: the plan at N rows (100000 1000000: issue 13 item 4) "
+                             "against LibreOffice, CPU time and peak memory")
     args = parser.parse_args(argv)
-    section_recalc(args.quick)
+    if args.rows:
+        section_large(args.rows)
+    else:
+        section_recalc(args.quick)
     return 0
 
 

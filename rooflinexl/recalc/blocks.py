@@ -291,9 +291,8 @@ def _reads_of_compiled(u: Unit) -> list:
 
 def _reads_per_cell(u: Unit, ctx: Context) -> list | None:
     """What a per-cell unit reads, from its text; None when it cannot be told."""
-    from formulas.tokens.function import Function
-
-    from rooflinexl.recalc.compile import _parser
+    from rooflinexl.recalc.compile import parse_a1
+    from rooflinexl.recalc.parser import references
     from rooflinexl.recalc.prepass import rewrite_formula
 
     texts = _cell_texts(u)
@@ -303,41 +302,33 @@ def _reads_per_cell(u: Unit, ctx: Context) -> list | None:
         try:
             rw = rewrite_formula(text, tables=ctx.book.tables, function_names=ctx.registered,
                                  sheet=u.sheet, row=row, col=u.col, clip=ctx.clip,
-                                 defined=ctx.defined)
+                                 defined=ctx.defined, arrays=ctx.arrays)
             if rw.too_deep:
                 continue  # the cell is an error value, reading nothing
-            _, tree = _parser().ast(rw.text.replace("\n", ""))
+            body = rw.text.replace("\n", "")
+            spans, calls = references(body[1:] if body.startswith("=") else body)
         except Exception:  # noqa: BLE001 - cannot tell: assume it reads anything
             return None
-        stack = list(tree.items)
-        while stack:
-            item = stack.pop()
-            if isinstance(item, tuple):
-                token, args = item
-                fname = token.name.upper().replace("_XLFN.", "")
-                if isinstance(token, Function) and fname in ("INDIRECT", "OFFSET"):
-                    return None
-                stack.extend(args)
-                continue
-            attr = getattr(item, "attr", {})
-            if attr.get("is_reference") and "r1" not in attr:
+        if any(c.upper().replace("_XLFN.", "") in ("INDIRECT", "OFFSET") for c in calls):
+            return None
+        for span in spans:
+            ref = parse_a1(span, u.sheet)
+            if ref is None:
+                if ":" in span or "!" in span:
+                    return None  # a whole row or column, a sheet-scoped name
                 try:
-                    rng = ctx.name(attr.get("ref") or item.name)
+                    rng = ctx.name(span)
                 except Unsupported:
-                    if (attr.get("ref") or "").upper() in ctx.names:
+                    if span.upper() in ctx.names:
                         return None  # a name we cannot place
                     continue
                 out.append((rng.sheet, rng.r1, rng.c1, rng.r2, rng.c2))
                 continue
-            if "r1" not in attr:
-                continue
             try:
-                sheet = ctx.sheet(attr.get("sheet") or u.sheet)
-                r1, r2 = int(attr.get("r1") or 1), int(attr.get("r2") or MAX_ROW)
-                c1, c2 = int(attr.get("n1") or 1), int(attr.get("n2") or 16384)
-            except (Unsupported, TypeError, ValueError):
+                sheet = ctx.sheet(ref[0])
+            except Unsupported:
                 return None
-            out.append((sheet, max(1, min(r1, r2)), min(c1, c2), max(r1, r2), max(c1, c2)))
+            out.append((sheet, *ref[1:]))
     if u.r0 != u.r1:  # a per-cell run: the rows in between read the rows in between
         spans: dict = {}
         for s, r1, c1, r2, c2 in out:
@@ -1070,7 +1061,7 @@ def _name_rewrites(ctx: Context) -> dict:
     out = {}
     for key, text in ctx.names.items():
         rw = rewrite_formula("=" + text, tables=ctx.book.tables, function_names=ctx.registered,
-                             clip=ctx.clip, defined=ctx.defined)
+                             clip=ctx.clip, defined=ctx.defined, arrays=ctx.arrays)
         if rw.changed:
             out[("", f"name:{ctx.book.name_case.get(key, key)}")] = (text, rw.text[1:])
     return out

@@ -3,9 +3,9 @@
 The formula of the block's first cell goes through the pre-pass rewriting the
 per-cell engine uses (:func:`rooflinexl.recalc.prepass.rewrite_formula`:
 structured references, add-in prefixes, omitted arguments, exponents), then
-through the ``formulas`` library's own parser (so operator precedence, unary
-minus, percent and empty arguments read exactly as in the per-cell engine);
-a custom AST builder records the tree instead of compiling it. Every
+through the engine's own parser (:mod:`rooflinexl.recalc.parser`: Excel's
+operator precedence over the scanner's tokens) into a tree of :class:`Lit`,
+:class:`Rng` and :class:`Call`. Every
 reference is placed relative to the block: a relative row becomes a row
 vector, an absolute one a single value or a fixed 2-D range.
 
@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from rooflinexl.recalc.loader import col_letters
+from rooflinexl.recalc.parser import ParseError, parse
 from rooflinexl.recalc.prepass import rewrite_formula, used_area
 from rooflinexl.recalc.refs import MAX_COL, MAX_ROW, template
 
@@ -87,7 +89,7 @@ OPERATORS = frozenset({"+", "-", "*", "/", "^", "&", "=", "<>", "<", ">", "<=", 
 FUNCTIONS = frozenset({
     "IF", "IFERROR", "IFNA", "AND", "OR", "NOT", "TRUE", "FALSE", "NA",
     "MIN", "MAX", "SUM", "AVERAGE", "PRODUCT",
-    "ROUND", "ROUNDUP", "ROUNDDOWN", "CEILING", "FLOOR",
+    "CEILING", "FLOOR",
     "ABS", "SQRT", "LN", "LOG", "EXP", "POWER",
     "INT", "MOD", "TRUNC", "SIGN", "LOG10", "LEN", "LOWER", "UPPER",
     "INDEX", "MATCH", "VLOOKUP", "HLOOKUP", "XLOOKUP", "ROW", "COLUMN",
@@ -111,48 +113,6 @@ class Compiled:
 
 # ------------------------------------------------------------------- parsing
 
-
-def _parser():
-    from formulas.parser import Parser
-    from formulas.tokens.function import Function
-    from formulas.tokens.operator import Operator
-
-    class _Tree:
-        """AstBuilder stand-in: records (token, args) instead of compiling."""
-
-        def __init__(self, dsp=None, nodes=None, match=None):
-            self.items: list = []
-            self.match = match
-
-        def __len__(self):
-            return len(self.items)
-
-        def __getitem__(self, i):
-            return self.items[i]
-
-        def pop(self):
-            return self.items.pop()
-
-        def append(self, token):
-            if isinstance(token, (Operator, Function)):
-                n = token.get_n_args
-                if n > len(self.items):
-                    raise Unsupported("malformed formula")
-                args = [self.items.pop() for _ in range(n)][::-1]
-                self.items.append((token, args))
-            else:
-                self.items.append(token)
-
-        def finish(self):
-            pass
-
-    class _Parser(Parser):
-        ast_builder = _Tree
-
-    return _Parser()
-
-
-_PARSER = None
 
 _A1 = re.compile(r"^(?:(?P<sheet>'(?:[^']|'')+'|[^'!:\[\]]+)!)?"
                  r"(?P<c1>\$?[A-Za-z]{1,3})(?P<r1>\$?[0-9]{1,7})"
@@ -208,7 +168,13 @@ class Context:
         #: the used area ranges reaching the sheet's edge are clipped to
         self.clip = used_area((s.max_row, s.max_col) for s in book.sheets)
         #: every defined name (any scope): other names are #NAME?
-        self.defined = set(book.names) | {n for (_s, n) in book.local_names}
+        self.defined = {n: t for (_s, n), t in book.local_names.items()} | dict(book.names)
+        #: (sheet, anchor) -> the range its array formula fills (spill references D1#)
+        self.arrays = {
+            (s.name, f"{col_letters(fc.col)}{fc.row}"):
+                f"{col_letters(fc.array_ref[1])}{fc.array_ref[0]}:"
+                f"{col_letters(fc.array_ref[3])}{fc.array_ref[2]}"
+            for s in book.sheets for fc in s.special if fc.array_ref is not None}
 
     def sheet(self, name: str) -> str:
         hit = self.sheet_names.get(name.casefold())
@@ -225,7 +191,8 @@ class Context:
         if text is None:
             raise Unsupported(f"unknown name {name}")
         rw = rewrite_formula("=" + text, tables=self.book.tables,
-                             function_names=self.registered, clip=self.clip, defined=self.defined)
+                             function_names=self.registered, clip=self.clip, defined=self.defined,
+                             arrays=self.arrays)
         if rw.notes:
             raise Unsupported(f"name {name}: {'; '.join(rw.notes)}")
         ref = parse_a1(rw.text[1:], "")
@@ -252,15 +219,16 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
     ``row1`` (default row0) is the block's last row: a table's ``[@col]``
     reference is checked to resolve for every row in between.
     """
-    global _PARSER
-    if _PARSER is None:
-        _PARSER = _parser()
     row1 = row0 if row1 is None else row1
     tables = ctx.book.tables
     rw = rewrite_formula(text, tables=tables, function_names=ctx.registered, sheet=sheet,
-                         row=row0, col=col, clip=ctx.clip, defined=ctx.defined)
+                         row=row0, col=col, clip=ctx.clip, defined=ctx.defined,
+                         arrays=ctx.arrays)
     if rw.too_deep:
         raise Unsupported(rw.too_deep)
+    for f in rw.functions:
+        if _canonical(f) in ("SUBTOTAL", "AGGREGATE"):  # hidden rows, nested subtotals
+            raise Unsupported(f"function {f}")
     if rw.notes:
         raise Unsupported("; ".join(rw.notes))
     body = rw.text.replace("\n", "")
@@ -268,9 +236,11 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
     sticky: set[tuple[int, int]] = set()  # (ref, corner) of table-row references
     if row1 > row0 and "[" in text:
         nxt = rewrite_formula(text, tables=tables, function_names=ctx.registered, sheet=sheet,
-                              row=row0 + 1, col=col, clip=ctx.clip, defined=ctx.defined)
+                              row=row0 + 1, col=col, clip=ctx.clip, defined=ctx.defined,
+                         arrays=ctx.arrays)
         last = rewrite_formula(text, tables=tables, function_names=ctx.registered, sheet=sheet,
-                               row=row1, col=col, clip=ctx.clip, defined=ctx.defined)
+                               row=row1, col=col, clip=ctx.clip, defined=ctx.defined,
+                         arrays=ctx.arrays)
         if nxt.notes or last.notes:
             raise Unsupported("table reference outside the table's rows")
         if nxt.text != rw.text:
@@ -288,22 +258,17 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
                     if not same or sb.row is None or sb.row != sa.row + 1 or not sa.row_abs:
                         raise Unsupported("table reference changes across rows")
                     sticky.add((k, j))
-    m = _PARSER.formula_check.match(body)
-    if m is None or m.group("array"):
+    if not body.startswith("="):
         raise Unsupported("not a formula")
-    expr = m.group("name")
-    offset = m.start("name")
     try:
-        _, tree = _PARSER.ast(body)
-    except Unsupported:
-        raise
-    except Exception as ex:  # noqa: BLE001 - formulas raises assorted types
-        raise Unsupported(f"cannot parse {text}: {type(ex).__name__}") from None
-    if len(tree.items) != 1:
-        raise Unsupported("malformed formula")
+        tree = parse(body[1:], base=1)
+    except ParseError as ex:
+        raise Unsupported(f"{ex}") from None
+    except RecursionError:  # ~1,000 chained operators (Excel allows 8,192 characters)
+        raise Unsupported("formula too deeply nested for the block evaluator") from None
     refs: list[Rng] = []
     try:
-        node = _build(tree.items[0], ctx, sheet, row0, col, tpl, sticky, expr, offset, refs)
+        node = _build(tree, ctx, sheet, row0, col, tpl, sticky, refs)
     except RecursionError:  # ~1,000 chained operators (Excel allows 8,192 characters)
         raise Unsupported("formula too deeply nested for the block evaluator") from None
     if sticky:
@@ -322,64 +287,48 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
     return Compiled(node, body, rw.changed, refs, tpl)
 
 
-def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, expr, offset, refs):
-    from formulas.tokens.function import Function
-    from formulas.tokens.operand import Empty, Error, Number, Range, String
-    from formulas.tokens.operator import Operator
+def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, refs):
+    kind = item[0]
+    if kind == "op":
+        name = item[1]
+        if name not in OPERATORS:
+            raise Unsupported(f"operator {name!r}")
+        kids = [_build(a, ctx, sheet, row0, col, tpl, sticky, refs) for a in item[2]]
+        return Call(name, kids, name.upper())
+    if kind == "call":
+        written = item[1]
+        kids = [_build(a, ctx, sheet, row0, col, tpl, sticky, refs) for a in item[2]]
+        up = written.upper()
+        if up in ctx.registered:
+            return Call(up, kids, up)
+        canon = _canonical(written)
+        if canon not in FUNCTIONS:
+            raise Unsupported(f"function {written}")
+        if up != canon and canon not in _PREFIXED:
+            raise Unsupported(f"function {written} unknown to the per-cell engine")
+        return Call(canon, kids, up)
+    if kind in ("num", "str", "bool"):
+        return Lit(item[1])
+    if kind == "empty":
+        return Lit(0)  # an omitted argument reads as 0 (FALSE), as in the per-cell engine
+    if kind == "err":
+        from formulas.tokens.operand import Error
 
-    if isinstance(item, tuple):
-        token, args = item
-        kids = [_build(a, ctx, sheet, row0, col, tpl, sticky, expr, offset, refs) for a in args]
-        if isinstance(token, Operator):
-            name = token.name
-            if name not in OPERATORS:
-                raise Unsupported(f"operator {name!r}")
-            signs = token.attr.get("sum_minus", "")
-            if name == "u+" and "-" in signs:
-                # formulas folds "--x" into "u+", which keeps TRUE as TRUE; Excel negates
-                # twice, so the value becomes a number (--TRUE is 1)
-                return Call("u-", [Call("u-", kids, "U-")], "U-")
-            return Call(name, kids, name.upper())
-        if isinstance(token, Function):
-            if type(token) is not Function:
-                raise Unsupported(f"{type(token).__name__} {token.name}")
-            written = token.name
-            up = written.upper()
-            if up in ctx.registered:
-                return Call(up, kids, up)
-            canon = _canonical(written)
-            if canon not in FUNCTIONS:
-                raise Unsupported(f"function {written}")
-            if up != canon and canon not in _PREFIXED:
-                raise Unsupported(f"function {written} unknown to the per-cell engine")
-            return Call(canon, kids, up)
-        raise Unsupported(f"token {token!r}")
-    if isinstance(item, Empty):
-        return Lit(item.compile())
-    if isinstance(item, (Number, String, Error)):
-        return Lit(item.compile())
-    if isinstance(item, Range):
-        rng = _range(item, ctx, sheet, row0, col, tpl, sticky, expr, offset)
+        if item[1] not in Error.errors:
+            raise Unsupported(f"error literal {item[1]}")
+        return Lit(Error.errors[item[1]])
+    if kind == "ref":
+        rng = _range(item[1], item[2], item[3], ctx, sheet, row0, tpl, sticky)
         refs.append(rng)
         return rng
     raise Unsupported(f"operand {item!r}")
 
 
-def _range(token, ctx: Context, sheet, row0, col, tpl, sticky, expr, offset) -> Rng:
-    attr = token.attr
-    src = token.source
-    start = offset + len(expr) - len(src)
-    span = src[:token.end_match]
-    stripped = span.lstrip()
-    start += len(span) - len(stripped)
-    span = stripped.rstrip()
-    end = start + len(span)
-    if attr.get("is_reference") and "r1" not in attr:
+def _range(span: str, start: int, end: int, ctx: Context, sheet, row0, tpl, sticky) -> Rng:
+    if parse_a1(span, sheet) is None and ":" not in span:
         if "!" in span:
             raise Unsupported(f"sheet-scoped name {span}")
-        return ctx.name(attr.get("ref") or span)
-    if attr.get("anchor") or "indirect" in attr:
-        raise Unsupported(f"reference {span}")
+        return ctx.name(span)
     ref = parse_a1(span, sheet)
     if ref is None:
         raise Unsupported(f"reference {span}")

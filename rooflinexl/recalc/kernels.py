@@ -784,7 +784,7 @@ class BlockEval:
         args = [self.value(a) for a in node.args]
         return self.delegate(node.written, args, [isinstance(a, Lit) for a in node.args])
 
-    f_ROUND = f_ROUNDUP = f_ROUNDDOWN = f_CEILING = f_FLOOR = _delegated
+    f_CEILING = f_FLOOR = _delegated  # ROUND & co.: the engine's own (functions.py)
     f_INT = f_MOD = f_TRUNC = f_SIGN = f_LOG10 = f_LEN = f_LOWER = f_UPPER = _delegated
 
     # -------------------------------------------------------- lookups
@@ -991,6 +991,8 @@ class BlockEval:
                     recs = self.state.udf_errors.pop(("rooflinexl-row", i), [])
                     if recs:
                         self._record(i, n, [(c, why) for c, why, _ in recs])
+                    if r.size > 1:  # an array where the block holds one value per row
+                        raise Unsupported(f"{name} returned an array")
                     vals.append(r.reshape(-1)[0] if r.size else _ERRORS["#VALUE!"])
                 out_parts.append((idx, self._classify(vals)))
         finally:

@@ -63,6 +63,9 @@ MAX_NESTING = 64
 
 #: Stands for an omitted argument of a registered function in the working copy.
 OMITTED = "__ROOFLINEXL_OMITTED_ARGUMENT__"
+#: the engine's function that maps a position in a range cut to the used area
+#: (:func:`rooflinexl.recalc.functions.cut_position`)
+CUT_POSITION = "_XLRX_CUTPOS"
 
 # --------------------------------------------------------------------------- scanner
 
@@ -488,6 +491,7 @@ class Rewrite:
     functions: list[str] = field(default_factory=list)  # call names, add-in qualifier removed
     notes: list[str] = field(default_factory=list)  # problems (unknown table column ...)
     depth: int = 0  # deepest nesting of function calls
+    error: tuple[str, str] | None = None  # (code, reason): the cell is this error value
 
     @property
     def too_deep(self) -> str | None:
@@ -520,6 +524,9 @@ def rewrite_formula(
     sheet_renames: Mapping[str, str] | None = None,
     clip: tuple[int, int] | None = None,
     defined: Iterable[str] | None = None,
+    skips: Mapping[str, SheetSkips] | None = None,
+    arrays: Mapping[tuple[str, str], str] | None = None,
+    implicit: bool = False,
 ) -> Rewrite:
     """Rewrite one formula (text starting with ``=``) for ``formulas``.
 
@@ -527,7 +534,15 @@ def rewrite_formula(
     locate the formula (needed for ``@``/``#This Row`` and for the table-less
     form ``[@col]`` inside a table); ``sheet_renames`` maps old to new sheet names.
     ``defined`` (upper-case defined names and table names), when given, makes every other
-    name ``#NAME?``, as Excel does (``formulas`` would give ``#REF!``).
+    name ``#NAME?``, as Excel does (``formulas`` would give ``#REF!``); a mapping to the
+    names' texts also makes named LAMBDAs callable. ``LET`` and ``LAMBDA`` are written
+    out (:func:`expand_lambdas`). ``skips`` (sheet title -> :class:`SheetSkips`) takes the
+    cells SUBTOTAL and AGGREGATE leave out out of their references
+    (:func:`split_subtotal_refs`). ``arrays`` ((sheet title, anchor cell) -> the range
+    its array formula fills) turns spill references ``D1#`` into that range
+    (:func:`spill_refs`). ``implicit`` (a formula that is not an array formula, at
+    ``row``/``col``): a range outside every function call is the cell where it meets
+    the formula's row or column (:func:`implicit_intersection`).
     ``clip`` = (last row, last column) of the workbook's used area (formula cells
     included, :func:`used_area`): every range that reaches the sheet's edge
     (``A:A``, ``1:1``, ``A1:XFD1048576``) ends there instead (:func:`clip_ranges`).
@@ -546,6 +561,19 @@ def rewrite_formula(
     if body.startswith("="):
         prefix, body = "=", body[1:]
     toks = _tokenize(body)
+    lambdas = ({k.upper(): v for k, v in defined.items()
+                if isinstance(v, str) and _LAMBDA_TEXT.match(v)}
+               if isinstance(defined, Mapping) else {})
+    if any(t.kind == "word" and (t.text.upper() in _LET_NAMES | _LAMBDA_NAMES
+                                 or t.text.upper().removeprefix("_XLUDF.") in lambdas)
+           for t in toks):
+        try:
+            toks = expand_lambdas(toks, lambdas)
+        except _LambdaError as ex:
+            toks = _tokenize(ex.code)
+            res.notes.append(str(ex))
+            res.error = (ex.code, str(ex))
+        res.kinds.add("lambda")
     out: list[_Tok] = []
     # paren stack: True for a call of a registered function, False otherwise
     stack: list[str] = []  # 'udf' | 'func' | 'group' | 'brace'
@@ -625,6 +653,9 @@ def rewrite_formula(
         # --- function call
         if t.kind == "word" and nxt is not None and nxt.text == "(":
             target = normalise_function_name(t.text, known)
+            base = _excel_base_name(t.text)
+            if target is None and base in known and base in _engine_builtins():
+                target = base  # _xlfn.SEQUENCE: Excel's own, implemented by the engine
             res.functions.append(t.text)
             if target is not None and target != t.text:
                 if target != t.text.upper():
@@ -689,8 +720,20 @@ def rewrite_formula(
                     stack.pop()
         out.append(t)
         i += 1
+    if arrays is not None and spill_refs(out, arrays, sheet):
+        res.kinds.add("spill")
     if clip is not None and clip_ranges(out, clip):
         res.kinds.add("range")
+    if implicit and row is not None and col is not None and implicit_intersection(
+            out, row, col):
+        res.kinds.add("intersection")
+    if static_offsets(out):
+        res.kinds.add("offset")
+        left = sum(1 for t in out if t.kind == "word" and t.text.upper() in _OFFSET_NAMES)
+        res.functions = [f for f in res.functions if f.upper() not in _OFFSET_NAMES]
+        res.functions += ["OFFSET"] * left
+    if skips is not None and split_subtotal_refs(out, skips, sheet, res):
+        res.kinds.add("subtotal")
     if res.kinds:
         res.text = prefix + "".join(t.text for t in out)
     return res
@@ -722,8 +765,11 @@ def clip_ranges(toks: list, clip: tuple[int, int]) -> bool:
     Where the size itself is the answer, it stays Excel's: ``ROWS(A:A)`` and
     ``COLUMNS(1:1)`` become the number, ``COUNTBLANK(A:A)`` and ``COUNTIF(A:A, "")``
     add the blank cells cut off (``COUNTIF`` when its criterion matches a blank
-    cell). ``clip`` is the workbook's used area (:func:`used_area`). Returns whether
-    anything changed.
+    cell, ``COUNTIFS``, ``SUMPRODUCT`` and ``SUM`` over an element-wise expression
+    likewise: :func:`_blank_terms`), and ``INDEX(A:A, n)`` past the used area is an
+    empty cell (the range keeps one blank row beyond it, and :data:`CUT_POSITION` maps a
+    position in the cut-off part there). ``clip`` is the workbook's used area
+    (:func:`used_area`). Returns whether anything changed.
 
     >>> toks = _tokenize("SUM(B:B)+COUNTA(S!1:2)+SUM(A2:XFD1048576)+SUM(A:XFD)")
     >>> clip_ranges(toks, (300, 11)), "".join(t.text for t in toks)
@@ -736,49 +782,14 @@ def clip_ranges(toks: list, clip: tuple[int, int]) -> bool:
     (True, '(COUNTIF(S!A$1:A$300,"<>x")+1048276*COUNTIF(S!$A$301,"<>x"))')
     """
     last_row, last_col = max(1, clip[0]), max(1, clip[1])
+    changed = _blank_terms(toks, (last_row, last_col))
     edits: list[tuple[int, int, list]] = []  # (first token, past last, new tokens)
     for j in range(1, len(toks) - 1):
-        if toks[j].text != ":" or toks[j].kind != "op":
+        found = _edge_range(toks, j, (last_row, last_col))
+        if found is None:
             continue
-        left, right = toks[j - 1], toks[j + 1]
-        if left.kind not in ("word", "number") or right.kind not in ("word", "number"):
-            continue
-        if (j >= 2 and toks[j - 2].text == ":") or (j + 2 < len(toks) and toks[j + 2].text
-                                                      in (":", "!", "(")):
-            continue  # a chain A1:B2:C3, or not a reference at all
-        a, b = left.text, right.text
-        ca, cb = _COL_ONLY.match(a), _COL_ONLY.match(b)
-        ra, rb = _ROW_ONLY.match(a), _ROW_ONLY.match(b)
-        ma, mb = _CELL.match(a), _CELL.match(b)
-        if ca and cb:  # whole columns
-            r1, c1, r2, c2 = 1, _col_number(ca.group(2)), SHEET_ROWS, _col_number(cb.group(2))
-            if not c1 <= c2 <= SHEET_COLS:
-                continue
-            n2, m2 = last_row, (max(last_col, c1) if c2 == SHEET_COLS else c2)
-            new_a, new_b = f"{a}$1", f"{cb.group(1)}{get_column_letter(m2)}${n2}"
-        elif ra and rb:  # whole rows
-            r1, c1, r2, c2 = int(ra.group(2)), 1, int(rb.group(2)), SHEET_COLS
-            if not 1 <= r1 <= r2 <= SHEET_ROWS:
-                continue
-            n2, m2 = (max(last_row, r1) if r2 == SHEET_ROWS else r2), last_col
-            new_a, new_b = f"$A{a}", f"${get_column_letter(m2)}{rb.group(1)}{n2}"
-        elif ma and mb:
-            r1, r2 = int(ma.group(4)), int(mb.group(4))
-            c1, c2 = _col_number(ma.group(2)), _col_number(mb.group(2))
-            if r2 != SHEET_ROWS and c2 != SHEET_COLS or r1 > r2 or c1 > c2 or c2 > SHEET_COLS:
-                continue
-            n2 = max(last_row, r1) if r2 == SHEET_ROWS else r2
-            m2 = max(last_col, c1) if c2 == SHEET_COLS else c2
-            new_a, new_b = a, f"{mb.group(1)}{get_column_letter(m2)}{mb.group(3)}{n2}"
-        else:
-            continue
-        ref = [_Tok("word", new_a), toks[j], _Tok("word", new_b)]
-        first, past = j - 1, j + 2
-        # a sheet prefix (S!, 'My sheet'!) belongs to the reference
-        if first >= 2 and toks[first - 1].text == "!" and toks[first - 2].kind in (
-                "word", "quoted"):
-            ref = toks[first - 2:first] + ref
-            first -= 2
+        first, past, (r1, c1, r2, c2), (n2, m2), ref = found
+        a, b = toks[j - 1].text, toks[j + 1].text
         call = (toks[first - 2].text.upper() if first >= 2 and toks[first - 1].text == "("
                 and toks[first - 2].kind == "word" else None)
         closes = past < len(toks) and toks[past].text == ")"
@@ -806,11 +817,192 @@ def clip_ranges(toks: list, clip: tuple[int, int]) -> bool:
                 _Tok("op", ")"), _Tok("op", "+"), _Tok("number", str(cut)), _Tok("op", "*"),
                 _Tok("word", "COUNTIF"), _Tok("op", "("), *blank, _Tok("op", ","), *crit,
                 _Tok("op", ")"), _Tok("op", ")")]))
-        elif (new_a, new_b) != (a, b):
+        elif call == "INDEX" and past < len(toks) and toks[past].text == "," and (
+                (n2, m2) != (r2, c2)):
+            # INDEX(A:A, n) past the used area is an empty cell: the range keeps one blank
+            # row (column) beyond it, and a position in the cut-off part points there
+            edits.extend(_index_edits(toks, first, past, ref, (r1, c1, r2, c2), (n2, m2)))
+        elif (ref[-3].text, ref[-1].text) != (a, b):
             edits.append((first, past, ref))
+    edits.sort(key=lambda e: (e[0], e[1]))
     for first, past, new in reversed(edits):
         toks[first:past] = new
-    return bool(edits)
+    return bool(edits) or changed
+
+
+def _edge_range(toks: list, j: int, clip: tuple[int, int]):
+    """The range around the ``:`` at ``toks[j]`` if it reaches the sheet's edge.
+
+    Returns (first token, past last token, (r1, c1, r2, c2) as written, (last row, last
+    column) clipped, the clipped reference's tokens with its sheet prefix), or None.
+    """
+    last_row, last_col = clip
+    if toks[j].text != ":" or toks[j].kind != "op":
+        return None
+    left, right = toks[j - 1], toks[j + 1]
+    if left.kind not in ("word", "number") or right.kind not in ("word", "number"):
+        return None
+    if (j >= 2 and toks[j - 2].text == ":") or (j + 2 < len(toks) and toks[j + 2].text
+                                                  in (":", "!", "(")):
+        return None  # a chain A1:B2:C3, or not a reference at all
+    a, b = left.text, right.text
+    ca, cb = _COL_ONLY.match(a), _COL_ONLY.match(b)
+    ra, rb = _ROW_ONLY.match(a), _ROW_ONLY.match(b)
+    ma, mb = _CELL.match(a), _CELL.match(b)
+    if ca and cb:  # whole columns
+        r1, c1, r2, c2 = 1, _col_number(ca.group(2)), SHEET_ROWS, _col_number(cb.group(2))
+        if not c1 <= c2 <= SHEET_COLS:
+            return None
+        n2, m2 = last_row, (max(last_col, c1) if c2 == SHEET_COLS else c2)
+        new_a, new_b = f"{a}$1", f"{cb.group(1)}{get_column_letter(m2)}${n2}"
+    elif ra and rb:  # whole rows
+        r1, c1, r2, c2 = int(ra.group(2)), 1, int(rb.group(2)), SHEET_COLS
+        if not 1 <= r1 <= r2 <= SHEET_ROWS:
+            return None
+        n2, m2 = (max(last_row, r1) if r2 == SHEET_ROWS else r2), last_col
+        new_a, new_b = f"$A{a}", f"${get_column_letter(m2)}{rb.group(1)}{n2}"
+    elif ma and mb:
+        r1, r2 = int(ma.group(4)), int(mb.group(4))
+        c1, c2 = _col_number(ma.group(2)), _col_number(mb.group(2))
+        if r2 != SHEET_ROWS and c2 != SHEET_COLS or r1 > r2 or c1 > c2 or c2 > SHEET_COLS:
+            return None
+        n2 = max(last_row, r1) if r2 == SHEET_ROWS else r2
+        m2 = max(last_col, c1) if c2 == SHEET_COLS else c2
+        new_a, new_b = a, f"{mb.group(1)}{get_column_letter(m2)}{mb.group(3)}{n2}"
+    else:
+        return None
+    ref = [_Tok("word", new_a), toks[j], _Tok("word", new_b)]
+    first, past = j - 1, j + 2
+    # a sheet prefix (S!, 'My sheet'!) belongs to the reference
+    if first >= 2 and toks[first - 1].text == "!" and toks[first - 2].kind in (
+            "word", "quoted"):
+        ref = toks[first - 2:first] + ref
+        first -= 2
+    return first, past, (r1, c1, r2, c2), (n2, m2), ref
+
+
+#: functions whose arguments Excel evaluates cell by cell over a range in SUMPRODUCT
+_ELEMENTWISE = frozenset({
+    "ISBLANK", "ISNUMBER", "ISTEXT", "ISNONTEXT", "ISLOGICAL", "ISERROR", "ISERR", "ISNA",
+    "LEN", "TRIM", "UPPER", "LOWER", "ABS", "N", "NOT", "EXACT", "LEFT", "RIGHT", "MID",
+    "ROUND", "INT", "IF", "IFERROR", "VALUE", "SIGN"})
+#: calls whose cut-off cells count as blank cells (an extra term over one blank cell)
+_BLANK_TERM_CALLS = frozenset({"SUMPRODUCT", "SUM", "COUNTIFS"})
+
+
+def _blank_terms(toks: list, clip: tuple[int, int]) -> bool:
+    """``SUMPRODUCT((A:A="")*1)`` as ``(SUMPRODUCT((A:A="")*1)+cut*SUMPRODUCT(($A$n="")*1))``.
+
+    The cells of a whole-column (row) range past the used area are blank, and where a
+    function sees each of them (SUMPRODUCT and SUM over an element-wise expression,
+    COUNTIFS's criteria ranges) they count: one blank cell beyond the used area
+    (``$A$n``) stands for them all, times their number. Done only where every range in
+    the call reaches the sheet's edge and is cut alike, and none is inside a function
+    that is not element-wise. Returns whether anything changed.
+    """
+    last_row, last_col = clip
+    if last_row >= SHEET_ROWS:
+        return False
+    changed = False
+    i = 0
+    while i < len(toks) - 1:
+        t = toks[i]
+        if not (t.kind == "word" and t.text.upper() in _BLANK_TERM_CALLS
+                and toks[i + 1].text == "("):
+            i += 1
+            continue
+        name = t.text.upper()
+        end = _closing(toks, i + 1)
+        if end is None:
+            return changed
+        ranges, cuts, ok, depth_calls = [], set(), True, []
+        for j in range(i + 2, end):
+            tk = toks[j]
+            if tk.kind == "op" and tk.text == "(":
+                prev = toks[j - 1]
+                depth_calls.append(prev.text.upper() if prev.kind == "word" else "")
+            elif tk.kind == "op" and tk.text == ")":
+                if depth_calls:
+                    depth_calls.pop()
+            elif tk.kind == "op" and tk.text == ":":
+                found = _edge_range(toks, j, clip)
+                if found is None or any(c and c not in _ELEMENTWISE for c in depth_calls):
+                    ok = False
+                    break
+                first, past, (r1, c1, r2, c2), (n2, m2), ref = found
+                cuts.add(((r2 - r1 + 1) * (c2 - c1 + 1), (n2 - r1 + 1) * (m2 - c1 + 1)))
+                ranges.append((first, past))
+        if name == "SUM" and all(toks[f - 1].text in ("(", ",") and toks[p].text in (",", ")")
+                                 for f, p in ranges):
+            ok = False  # SUM(A:A, B:B): ranges as they are, where blank cells add nothing
+        if not ok or not ranges or len(cuts) != 1:
+            i += 1
+            continue
+        whole, kept = cuts.pop()
+        cut = whole - kept
+        if cut <= 0:
+            i += 1
+            continue
+        blank_call = list(toks[i:end + 1])
+        for first, past in reversed(ranges):
+            prefix = toks[first:first + 2] if toks[first + 1].text == "!" else []
+            blank_call[first - i:past - i] = [*prefix, _Tok("word", f"$A${last_row + 1}")]
+        new = [_Tok("op", "("), *toks[i:end + 1], _Tok("op", "+"), _Tok("number", str(cut)),
+               _Tok("op", "*"), *blank_call, _Tok("op", ")")]
+        toks[i:end + 1] = new
+        changed = True
+        i += len(new)
+    return changed
+
+
+def _args(toks: list, open_: int) -> list[tuple[int, int]]:
+    """Spans (first, past) of the arguments of the call whose ``(`` is ``toks[open_]``."""
+    spans, depth, start = [], 0, open_ + 1
+    for k in range(open_, len(toks)):
+        tk = toks[k]
+        if tk.kind != "op":
+            continue
+        if tk.text in "({":
+            depth += 1
+        elif tk.text in ")}":
+            depth -= 1
+            if depth == 0:
+                spans.append((start, k))
+                return spans
+        elif tk.text in ",;" and depth == 1:
+            spans.append((start, k))
+            start = k + 1
+    return spans
+
+
+def _index_edits(toks, first, past, ref, whole, kept):
+    """Edits for ``INDEX(range, row, [col])`` whose range was cut to the used area."""
+    r1, c1, r2, c2 = whole
+    n2, m2 = kept
+    spans = _args(toks, first - 1)
+    if len(spans) < 2 or spans[0] != (first, past):
+        return [(first, past, ref)]
+    grow_rows, grow_cols = n2 < r2 and n2 < SHEET_ROWS, m2 < c2 and m2 < SHEET_COLS
+    # one blank row (column) beyond the used area
+    end = ref[-1].text
+    m = _CELL.match(end)
+    col_letters = get_column_letter(m2 + 1 if grow_cols else m2)
+    row_no = n2 + 1 if grow_rows else n2
+    grown = [*ref[:-1], _Tok("word", f"{m.group(1)}{col_letters}{m.group(3)}{row_no}")]
+    edits = [(first, past, grown)]
+    # which argument is a row, which a column: a one-row range takes its column second
+    positions = [(spans[1], r2 - r1 + 1, n2 - r1 + 1, grow_rows)]
+    if r1 == r2:
+        positions = [(spans[1], c2 - c1 + 1, m2 - c1 + 1, grow_cols)]
+    elif len(spans) > 2:
+        positions.append((spans[2], c2 - c1 + 1, m2 - c1 + 1, grow_cols))
+    for (a, b), whole_n, kept_n, grows in positions:
+        if grows and b > a:  # inserted around the argument: edits inside it stay apart
+            edits.append((a, a, [_Tok("word", CUT_POSITION), _Tok("op", "(")]))
+            edits.append((b, b, [_Tok("op", ","), _Tok("number", str(kept_n)),
+                                 _Tok("op", ","), _Tok("number", str(whole_n)),
+                                 _Tok("op", ")")]))
+    return edits
 
 
 def _closing(toks: list, i: int) -> int | None:
@@ -974,7 +1166,8 @@ def prepare_workbook(
     clip = used_area([(ws.max_row, ws.max_column) for ws in wb.worksheets]
                      + [range_boundaries(ref)[3:1:-1] for ws in wb.worksheets
                         for ref in ws.array_formulae.values()])
-    defined = set(wb.defined_names) | {n for ws in wb.worksheets for n in ws.defined_names}
+    defined = {n: d.attr_text for ws in wb.worksheets for n, d in ws.defined_names.items()}
+    defined.update((n, d.attr_text) for n, d in wb.defined_names.items())
     rewrites: dict[tuple[str, str], tuple[str, str]] = {}
     cells: list[FormulaCell] = []
     replaced: dict[tuple[str, str], tuple[str, str]] = {}
@@ -994,6 +1187,9 @@ def prepare_workbook(
         value = dn.attr_text
         if not value:
             continue
+        if _LAMBDA_TEXT.match(value):  # written out where it is called
+            del wb.defined_names[name]
+            continue
         rw = rewrite_formula(
             "=" + value, tables=tables, function_names=known, sheet_renames=renames, clip=clip,
             defined=defined,
@@ -1002,6 +1198,9 @@ def prepare_workbook(
             dn.attr_text = rw.text[1:]
             rewrites[("", f"name:{name}")] = (value, rw.text[1:])
 
+    skips = {ws.title: _sheet_skips(ws) for ws in wb.worksheets}
+    arrays = {(ws.title, anchor.replace("$", "")): ref.replace("$", "")
+              for ws in wb.worksheets for anchor, ref in ws.array_formulae.items()}
     for ws in wb.worksheets:
         orig_sheet = back[ws.title]
         for row in ws.iter_rows():
@@ -1026,11 +1225,13 @@ def prepare_workbook(
                 rw = rewrite_formula(
                     text, tables=tables, function_names=known, sheet=ws.title,
                     row=c.row, col=c.column, sheet_renames=renames, clip=clip,
-                    defined=defined,
+                    defined=defined, skips=skips, arrays=arrays, implicit=ref is None,
                 )
                 new = rw.text
                 if rw.too_deep:
                     replace.setdefault(key, ("#NUM!", rw.too_deep))
+                if rw.error:
+                    replace.setdefault(key, rw.error)
                 if key in replace:
                     code, reason = replace[key]
                     new = "=" + code
@@ -1060,3 +1261,512 @@ def prepare_workbook(
             shutil.rmtree(tmpdir, ignore_errors=True)
         raise
     return PrepassResult(dst, tmpdir, cells, rewrites, back, tables, replaced)
+
+
+# ------------------------------------------------------------------ LET and LAMBDA
+
+_LET_NAMES = frozenset({"LET", "_XLFN.LET"})
+_LAMBDA_TEXT = re.compile(r"^\s*=?\s*(_xlfn\.)?LAMBDA\s*\(", re.I)
+_LAMBDA_NAMES = frozenset({"LAMBDA", "_XLFN.LAMBDA"})
+#: expansions deeper than this (a recursive named LAMBDA) or longer than this many tokens
+#: are not expanded
+_LAMBDA_DEPTH, _LAMBDA_TOKENS = 32, 20_000
+
+
+class _LambdaError(Exception):
+    def __init__(self, code: str, reason: str):
+        super().__init__(reason)
+        self.code = code
+
+
+def _param(tok) -> str | None:
+    """The upper-case name a LET or LAMBDA parameter token binds (``_xlpm.`` dropped)."""
+    if tok.kind != "word":
+        return None
+    up = tok.text.upper()
+    return up[6:] if up.startswith("_XLPM.") else up
+
+
+def _substitute(toks: list, env: dict[str, list]) -> list:
+    out: list = []
+    for k, t in enumerate(toks):
+        name = _param(t)
+        nxt = toks[k + 1].text if k + 1 < len(toks) else ""
+        prev = toks[k - 1].text if k else ""
+        if name in env and nxt not in ("(", "!", ":") and prev not in ("!", ":"):
+            out.extend([_Tok("op", "("), *env[name], _Tok("op", ")")])
+        else:
+            out.append(t)
+    if len(out) > _LAMBDA_TOKENS:
+        raise _LambdaError("#NUM!", "LET/LAMBDA expands past the engine's limit")
+    return out
+
+
+def _strip_ws(toks: list) -> list:
+    while toks and toks[0].kind == "ws":
+        toks = toks[1:]
+    while toks and toks[-1].kind == "ws":
+        toks = toks[:-1]
+    return toks
+
+
+def expand_lambdas(toks: list, lambdas: Mapping[str, str], depth: int = 0) -> list:
+    """``LET``, ``LAMBDA(...)(args)`` and calls of named LAMBDAs, written out (tokens).
+
+    Each name a LET binds (Microsoft, "LET function": names, then the calculation that
+    uses them; a later value may use an earlier name) and each LAMBDA parameter
+    ("LAMBDA function") is replaced by its value in parentheses, innermost first, so an
+    inner LET's name hides an outer one; a named LAMBDA (a defined name whose text is a
+    LAMBDA) called as ``Name(args)`` is its body with the arguments in place (one that
+    calls itself, to 32 levels; a deeper call is ``#NUM!``). A LAMBDA given the wrong
+    number of arguments is ``#VALUE!``.
+
+    >>> def show(f, names={}):
+    ...     return "".join(t.text for t in expand_lambdas(_tokenize(f), names))
+    >>> show("_xlfn.LET(_xlpm.x,2,_xlpm.y,_xlpm.x+1,_xlpm.x*_xlpm.y)")
+    '((2)*((2)+1))'
+    >>> show("LAMBDA(a,b,a-b)(5,2)+Add1(1)", {"ADD1": "_xlfn.LAMBDA(_xlpm.v,_xlpm.v+1)"})
+    '((5)-(2))+((1)+1)'
+    """
+    out: list = []
+    i = 0
+    while i < len(toks):
+        t = toks[i]
+        up = t.text.upper() if t.kind == "word" else ""
+        if up.startswith("_XLUDF."):
+            up = up[7:]
+        opens = i + 1 < len(toks) and toks[i + 1].text == "("
+        if not opens or not (up in _LET_NAMES or up in _LAMBDA_NAMES or up in lambdas):
+            out.append(t)
+            i += 1
+            continue
+        end = _closing(toks, i + 1)
+        if end is None:
+            out.extend(toks[i:])
+            break
+        args = [expand_lambdas(_strip_ws(toks[a:b]), lambdas, depth)
+                for a, b in _args(toks, i + 1)]
+        if up in _LET_NAMES:
+            if len(args) < 3 or len(args) % 2 == 0:
+                raise _LambdaError("#VALUE!", "LET takes name, value pairs and a calculation")
+            env: dict[str, list] = {}
+            for k in range(0, len(args) - 1, 2):
+                name = _param(args[k][0]) if len(args[k]) == 1 else None
+                if name is None:
+                    raise _LambdaError("#NAME?", "LET: a name that is not a name")
+                env[name] = _substitute(args[k + 1], env)
+            out.extend([_Tok("op", "("), *_substitute(args[-1], env), _Tok("op", ")")])
+            i = end + 1
+            continue
+        if up in _LAMBDA_NAMES:
+            call_open = end + 1
+            if not (call_open < len(toks) and toks[call_open].text == "("):
+                out.extend(toks[i:end + 1])  # a LAMBDA given to MAP, BYROW ...: left alone
+                i = end + 1
+                continue
+            call_end = _closing(toks, call_open)
+            if call_end is None:
+                out.extend(toks[i:])
+                break
+            values = [expand_lambdas(_strip_ws(toks[a:b]), lambdas, depth)
+                      for a, b in _args(toks, call_open)]
+            out.extend(_apply(args, values))
+            i = call_end + 1
+            continue
+        # a named LAMBDA
+        definition = _tokenize(lambdas[up])
+        head = definition[0].text.upper() if definition else ""
+        if head not in _LAMBDA_NAMES or len(definition) < 2 or definition[1].text != "(":
+            raise _LambdaError("#VALUE!", f"{t.text} is not a LAMBDA")
+        d_end = _closing(definition, 1)
+        params = [_strip_ws(definition[a:b]) for a, b in _args(definition, 1)]
+        if d_end is None:
+            raise _LambdaError("#VALUE!", f"{t.text}: malformed LAMBDA")
+        if depth >= _LAMBDA_DEPTH:  # a recursion the engine does not follow further
+            out.extend(_tokenize("#NUM!"))
+        else:
+            out.extend(expand_lambdas(_apply(params, args), lambdas, depth + 1))
+        i = end + 1
+    return out
+
+
+def _apply(lam_args: list, values: list) -> list:
+    """A LAMBDA's body (the last of ``lam_args``) with its parameters bound to ``values``."""
+    params = [_param(a[0]) if len(a) == 1 else None for a in lam_args[:-1]]
+    if any(p is None for p in params):
+        raise _LambdaError("#VALUE!", "LAMBDA: a parameter that is not a name")
+    if len(values) == 1 and not values[0] and not params:
+        values = []
+    if len(values) != len(params):
+        raise _LambdaError("#VALUE!", f"LAMBDA takes {len(params)} arguments, "
+                                      f"given {len(values)}")
+    env = dict(zip(params, values, strict=True))
+    return [_Tok("op", "("), *_substitute(lam_args[-1], env), _Tok("op", ")")]
+
+
+# ------------------------------------------------------------------ SUBTOTAL, AGGREGATE
+
+
+@dataclass(frozen=True)
+class SheetSkips:
+    """What SUBTOTAL and AGGREGATE may leave out of a sheet's references."""
+
+    hidden: frozenset = frozenset()  # hidden rows (by the user or by a filter)
+    filtered: frozenset = frozenset()  # of those, rows a filter hides
+    subtotals: frozenset = frozenset()  # (row, col) of cells calling SUBTOTAL or AGGREGATE
+
+
+_SUBTOTAL_CALLS = frozenset({"SUBTOTAL", "AGGREGATE", "_XLFN.AGGREGATE"})
+_REF_ARG = re.compile(r"^(?:(?P<sheet>'(?:[^']|'')+'|[^'!:]+)!)?\$?(?P<c1>[A-Za-z]{1,3})\$?"
+                      r"(?P<r1>\d+)(?::\$?(?P<c2>[A-Za-z]{1,3})\$?(?P<r2>\d+))?$")
+
+
+def _literal_int(toks: list) -> int | None:
+    toks = _strip_ws(toks)
+    if len(toks) == 1 and toks[0].kind == "number":
+        try:
+            return int(float(toks[0].text))
+        except ValueError:
+            return None
+    return None
+
+
+def split_subtotal_refs(toks: list, skips: Mapping[str, SheetSkips], sheet: str | None,
+                        res: Rewrite) -> bool:
+    """Take the cells SUBTOTAL and AGGREGATE leave out out of their references (in place).
+
+    Microsoft, "SUBTOTAL function": other SUBTOTALs in the references are left out, so are
+    rows a filter hides, and with function_num 101-111 every hidden row. "AGGREGATE
+    function": options 0-3 leave out nested SUBTOTAL and AGGREGATE cells, options 1, 3,
+    5, 7 hidden rows. A reference with such cells becomes the references that cover the
+    rest (``A1:A10`` with row 5 hidden: ``A1:A4,A6:A10``); a function_num or option that
+    is not a number written in the formula, or the array form of AGGREGATE (14-19), with
+    cells to leave out is an error value with the reason. Returns whether anything changed.
+
+    >>> toks = _tokenize("SUBTOTAL(109,A1:B4)")
+    >>> skips = {"S": SheetSkips(hidden=frozenset({2}), subtotals=frozenset({(4, 2)}))}
+    >>> split_subtotal_refs(toks, skips, "S", Rewrite("")), "".join(t.text for t in toks)
+    (True, 'SUBTOTAL(109,A1,A3:A4,B1,B3)')
+    """
+    changed = False
+    i = 0
+    while i < len(toks) - 1:
+        t = toks[i]
+        if not (t.kind == "word" and t.text.upper() in _SUBTOTAL_CALLS
+                and toks[i + 1].text == "("):
+            i += 1
+            continue
+        spans = _args(toks, i + 1)
+        agg = t.text.upper() != "SUBTOTAL"
+        num = _literal_int(toks[spans[0][0]:spans[0][1]]) if spans else None
+        if agg:
+            opt = (_literal_int(toks[spans[1][0]:spans[1][1]]) if len(spans) > 1
+                   and _strip_ws(toks[spans[1][0]:spans[1][1]]) else 0)
+            refs = spans[2:3] if num is not None and num >= 14 else spans[2:]
+            nested = opt is None or opt <= 3
+            hidden = opt is None or opt in (1, 3, 5, 7)
+            filtered = hidden
+        else:
+            opt = 0
+            refs = spans[1:]
+            nested, filtered = True, True
+            hidden = num is None or num > 100
+        edits = []
+        for a, b in refs:
+            pieces = _kept_pieces(toks[a:b], skips, sheet, nested, hidden, filtered)
+            if pieces is None:
+                continue
+            if num is None or opt is None or (agg and num >= 14):
+                res.error = ("#VALUE!", f"{t.text}: leaving out hidden rows or nested "
+                                        "subtotals needs its function_num and options "
+                                        "written as numbers, and the reference form")
+                return changed
+            new = []
+            for k, p in enumerate(pieces or [f'"{OMITTED}"']):
+                if k:
+                    new.append(_Tok("op", ","))
+                new.extend(_tokenize(p))
+            edits.append((a, b, new))
+        for a, b, new in reversed(edits):
+            toks[a:b] = new
+            changed = True
+        i += 1
+    return changed
+
+
+def _kept_pieces(arg: list, skips, sheet, nested: bool, hidden: bool, filtered: bool):
+    """The references covering what a reference argument keeps (None: it keeps it all)."""
+    m = _REF_ARG.match("".join(t.text for t in _strip_ws(arg)))
+    if m is None:
+        return None
+    prefix = m.group("sheet")
+    name = (prefix[1:-1].replace("''", "'") if prefix and prefix.startswith("'")
+            else prefix) or sheet
+    info = skips.get(name) if name is not None else None
+    if info is None:
+        return None
+    c1, r1 = _col_number(m.group("c1")), int(m.group("r1"))
+    c2, r2 = (_col_number(m.group("c2")), int(m.group("r2"))) if m.group("c2") else (c1, r1)
+    c1, c2, r1, r2 = min(c1, c2), max(c1, c2), min(r1, r2), max(r1, r2)
+    rows_out = set()
+    if hidden:
+        rows_out |= {r for r in info.hidden if r1 <= r <= r2}
+    if filtered:
+        rows_out |= {r for r in info.filtered if r1 <= r <= r2}
+    cells_out = {(r, c) for r, c in info.subtotals
+                 if r1 <= r <= r2 and c1 <= c <= c2} if nested else set()
+    if not rows_out and not cells_out:
+        return None
+    # per column, the runs of rows kept; neighbouring columns with the same runs merge
+    runs_of = []
+    for c in range(c1, c2 + 1):
+        runs, start = [], None
+        for r in range(r1, r2 + 2):
+            keep = r <= r2 and r not in rows_out and (r, c) not in cells_out
+            if keep and start is None:
+                start = r
+            elif not keep and start is not None:
+                runs.append((start, r - 1))
+                start = None
+        runs_of.append(runs)
+    sheet_part = f"{prefix}!" if prefix else ""
+    pieces = []
+    c = 0
+    while c < len(runs_of):
+        d = c
+        while d + 1 < len(runs_of) and runs_of[d + 1] == runs_of[c]:
+            d += 1
+        for a, b in runs_of[c]:
+            tl = f"{get_column_letter(c1 + c)}{a}"
+            br = f"{get_column_letter(c1 + d)}{b}"
+            pieces.append(sheet_part + (tl if tl == br else f"{tl}:{br}"))
+        c = d + 1
+    return pieces
+
+
+def _sheet_skips(ws) -> SheetSkips:
+    """Hidden rows, rows a filter hides and SUBTOTAL/AGGREGATE cells of an openpyxl sheet."""
+    hidden = frozenset(r for r, d in ws.row_dimensions.items() if d.hidden)
+    filters = []
+    if ws.auto_filter is not None and ws.auto_filter.ref and ws.auto_filter.filterColumn:
+        filters.append(ws.auto_filter.ref)
+    for table in ws.tables.values():
+        af = getattr(table, "autoFilter", None)
+        if af is not None and af.filterColumn:
+            filters.append(table.ref)
+    filtered = set()
+    for ref in filters:
+        _c1, r1, _c2, r2 = range_boundaries(ref)
+        filtered |= {r for r in hidden if r1 <= r <= r2}
+    subtotals = set()
+    for row in ws.iter_rows():
+        for c in row:
+            if c.data_type != "f":
+                continue
+            v = c.value
+            up = (v if isinstance(v, str) else getattr(v, "text", None) or "").upper()
+            if "SUBTOTAL(" in up or "AGGREGATE(" in up:
+                subtotals.add((c.row, c.column))
+    return SheetSkips(hidden, frozenset(filtered), frozenset(subtotals))
+
+
+# ------------------------------------------------------------------ OFFSET
+
+_OFFSET_NAMES = frozenset({"OFFSET"})
+
+
+def _signed_literal(toks: list):
+    """The number a signed numeric literal (``2``, ``-1``, ``+0.5``) spells, else None."""
+    toks = [t for t in toks if t.kind != "ws"]
+    sign = 1.0
+    while toks and toks[0].kind == "op" and toks[0].text in "+-":
+        sign = -sign if toks[0].text == "-" else sign
+        toks = toks[1:]
+    if len(toks) == 1 and toks[0].kind == "number":
+        return sign * float(toks[0].text)
+    return None
+
+
+def static_offsets(toks: list) -> bool:
+    """``OFFSET(ref, rows, cols, [height], [width])`` with numbers written for every
+    argument after ``ref`` (a cell or range) becomes the reference it means, in place
+    (Microsoft, "OFFSET function": ``rows`` down and ``cols`` right of ``ref``'s top
+    left, ``height`` x ``width`` cells, by default ``ref``'s size; off the sheet, or a
+    height or width below 1, is #REF!). Other OFFSETs stay (an unknown function).
+
+    >>> toks = _tokenize("SUM(OFFSET(S!B2,1,0,2))+OFFSET($A1,-1,0)+OFFSET(A1,B1,0)")
+    >>> static_offsets(toks), "".join(t.text for t in toks)
+    (True, 'SUM(S!B3:B4)+#REF!+OFFSET(A1,B1,0)')
+    >>> toks = _tokenize("OFFSET($A1,1,1)")
+    >>> static_offsets(toks), "".join(t.text for t in toks)
+    (True, '$B2')
+    """
+    from rooflinexl.recalc.functions import offset_address
+
+    changed = False
+    i = 0
+    while i < len(toks) - 1:
+        t = toks[i]
+        if not (t.kind == "word" and t.text.upper() in _OFFSET_NAMES
+                and toks[i + 1].text == "("):
+            i += 1
+            continue
+        end = _closing(toks, i + 1)
+        spans = _args(toks, i + 1)
+        m = (_REF_ARG.match("".join(x.text for x in _strip_ws(toks[spans[0][0]:spans[0][1]])))
+             if end is not None and 3 <= len(spans) <= 5 else None)
+        nums = [_signed_literal(toks[a:b]) if _strip_ws(toks[a:b]) or k < 2 else True
+                for k, (a, b) in enumerate(spans[1:])]
+        if m is None or any(x is None for x in nums):
+            i += 1
+            continue
+        nums += [True] * (4 - len(nums))
+        c1, r1 = _col_number(m.group("c1")), int(m.group("r1"))
+        c2, r2 = (_col_number(m.group("c2")), int(m.group("r2"))) if m.group("c2") else (
+            c1, r1)
+        prefix = f"{m.group('sheet')}!" if m.group("sheet") else ""
+        text = str(offset_address(prefix, min(r1, r2), min(c1, c2), abs(r2 - r1) + 1,
+                                  abs(c2 - c1) + 1, *nums))
+        # relative stays relative (a filled-down OFFSET(A1,1,0) reads A2, A3 ...)
+        corner = _CELL.match(m.group(0).split("!")[-1].split(":")[0])
+        if not text.startswith("#") and corner is not None:
+            body = text[len(prefix):]
+            col_abs, row_abs = ("$" if corner.group(1) else ""), (
+                "$" if corner.group(3) else "")
+            body = re.sub(r"\$([A-Z]+)\$(\d+)", rf"{col_abs}\1{row_abs}\2", body)
+            text = prefix + body
+        new = _tokenize(text)
+        toks[i:end + 1] = new
+        changed = True
+        i += len(new)
+    return changed
+
+
+# ------------------------------------------------------------------ spill references
+
+_ANCHOR_NAMES = frozenset({"ANCHORARRAY", "_XLFN.ANCHORARRAY"})
+
+
+def spill_refs(toks: list, arrays: Mapping[tuple[str, str], str], sheet: str | None) -> bool:
+    """Spill references as the range their anchor's array fills, in place: ``D1#`` and
+    ``_xlfn.ANCHORARRAY(D1)`` (as Excel saves ``D1#``) become ``D1:D3`` when D1's dynamic
+    array formula fills D1:D3 (Microsoft, "Spilled range operator"); a cell that holds no
+    array is #REF!, as in Excel.
+
+    >>> toks = _tokenize("SUM(D1#)+COUNT(_xlfn.ANCHORARRAY(S!D1))+E1#")
+    >>> spill_refs(toks, {("S", "D1"): "D1:D3"}, "S"), "".join(t.text for t in toks)
+    (True, 'SUM(D1:D3)+COUNT(S!D1:D3)+#REF!')
+    """
+    changed = False
+    i = 0
+    while i < len(toks):
+        t = toks[i]
+        if t.kind == "word" and t.text.upper() in _ANCHOR_NAMES and i + 1 < len(toks) and (
+                toks[i + 1].text == "("):
+            end = _closing(toks, i + 1)
+            inner = _strip_ws(toks[i + 2:end]) if end is not None else []
+            first, past = i, (end + 1 if end is not None else i + 1)
+        elif (t.kind == "word" and i + 1 < len(toks) and toks[i + 1].kind == "op"
+              and toks[i + 1].text == "#" and _CELL.match(t.text)
+              and not (i + 2 < len(toks) and toks[i + 2].kind == "word")):
+            inner, first, past = [t], i, i + 2
+            if i >= 2 and toks[i - 1].text == "!" and toks[i - 2].kind in ("word", "quoted"):
+                inner, first = toks[i - 2:i + 1], i - 2
+        else:
+            i += 1
+            continue
+        text = "".join(x.text for x in inner)
+        m = _REF_ARG.match(text)
+        if m is None or m.group("c2"):
+            i += 1
+            continue
+        prefix = m.group("sheet")
+        name = (prefix[1:-1].replace("''", "'") if prefix and prefix.startswith("'")
+                else prefix) or sheet
+        anchor = f"{m.group('c1').upper()}{m.group('r1')}"
+        ref = arrays.get((name, anchor)) if name is not None else None
+        new = _tokenize(f"{prefix}!{ref}" if ref and prefix else ref or "#REF!")
+        toks[first:past] = new
+        changed = True
+        i = first + len(new)
+    return changed
+
+
+def _excel_base_name(name: str) -> str:
+    """``_xlfn._xlws.SORT`` -> ``SORT`` (the prefixes Excel writes before newer functions)."""
+    up = name.upper()
+    for p in ("_XLFN.", "_XLWS."):
+        while up.startswith(p):
+            up = up[len(p):]
+    return up
+
+
+def _engine_builtins():
+    from rooflinexl.recalc.functions import BUILTINS
+
+    return BUILTINS
+
+
+# ------------------------------------------------------------------ implicit intersection
+
+
+def implicit_intersection(toks: list, row: int, col: int) -> bool:
+    """Ranges outside every function call of an ordinary (not array) formula as the one
+    cell Excel reads there, in place (Microsoft, "Implicit intersection operator: @": a
+    range where one value belongs is the cell in the formula's row, for a column, or in
+    its column, for a row; none is #VALUE!). ``=B1:B5*2`` in row 3 is ``=B3*2``. Ranges
+    inside a function's arguments are left to the function.
+
+    >>> toks = _tokenize("B1:B5*2+SUM(B1:B5)+S!A2:C2-(D1:D2)")
+    >>> implicit_intersection(toks, 3, 2), "".join(t.text for t in toks)
+    (True, 'B3*2+SUM(B1:B5)+S!B2-(#VALUE!)')
+    """
+    changed = False
+    calls: list[bool] = []  # per open parenthesis: a function call?
+    i = 0
+    while i < len(toks):
+        t = toks[i]
+        if t.kind == "op" and t.text in "({":
+            prev = toks[i - 1] if i else None
+            calls.append(t.text == "{" or (prev is not None and prev.kind == "word"))
+            i += 1
+            continue
+        if t.kind == "op" and t.text in ")}":
+            if calls:
+                calls.pop()
+            i += 1
+            continue
+        if any(calls) or not (t.kind == "op" and t.text == ":"):
+            i += 1
+            continue
+        left = toks[i - 1] if i else None
+        right = toks[i + 1] if i + 1 < len(toks) else None
+        if left is None or right is None or i >= 2 and toks[i - 2].text == "@":
+            i += 1
+            continue
+        first = i - 1
+        if first >= 2 and toks[first - 1].text == "!" and toks[first - 2].kind in (
+                "word", "quoted"):
+            first -= 2
+        if first >= 1 and toks[first - 1].text == "@":
+            i += 1
+            continue
+        text = "".join(x.text for x in toks[first:i + 2])
+        m = _REF_ARG.match(text)
+        if m is None or not m.group("c2") or (i + 2 < len(toks) and toks[i + 2].text in (
+                "(", ":", "#", "!")):
+            i += 1
+            continue
+        c1, r1 = _col_number(m.group("c1")), int(m.group("r1"))
+        c2, r2 = _col_number(m.group("c2")), int(m.group("r2"))
+        c1, c2, r1, r2 = min(c1, c2), max(c1, c2), min(r1, r2), max(r1, r2)
+        rr = r1 if r1 == r2 else (row if r1 <= row <= r2 else None)
+        cc = c1 if c1 == c2 else (col if c1 <= col <= c2 else None)
+        prefix = f"{m.group('sheet')}!" if m.group("sheet") else ""
+        new_text = "#VALUE!" if rr is None or cc is None else (
+            f"{prefix}{get_column_letter(cc)}{rr}")
+        new = _tokenize(new_text)
+        toks[first:i + 2] = new
+        changed = True
+        i = first + len(new)
+    return changed

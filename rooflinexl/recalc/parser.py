@@ -1,0 +1,311 @@
+"""The engine's own formula parser: Excel's operator precedence over the scanner's tokens.
+
+A formula body (after ``=``) is scanned by :func:`rooflinexl.recalc.prepass.tokenize` and
+read here into a small syntax tree, by precedence climbing with Excel's order (Microsoft,
+"Calculation operators and precedence in Excel", read 2026-12-01), lowest first:
+
+====================  =======================================
+comparison            ``=  <>  <  >  <=  >=``
+concatenation         ``&``
+addition              ``+  -``
+multiplication        ``*  /``
+exponentiation        ``^`` (left to right: ``2^3^2`` is 64)
+percent               ``%`` (postfix)
+negation              ``-  +`` (prefix: ``-2^2`` is 4)
+====================  =======================================
+
+The tree's nodes are tuples:
+
+* ``("num", value)`` (``int`` when written without a point or exponent), ``("str", text)``,
+  ``("bool", value)``, ``("err", code)``, ``("empty",)`` for an omitted argument;
+* ``("ref", text, start, end)``: a reference (``A1``, ``S!A1:B2``, ``'My s'!$A$1``,
+  ``$1:$2``) or a defined name, with its span in the parsed text;
+* ``("op", symbol, [operands])``: ``+ - * / ^ & = <> < > <= >=``, ``u-``, ``u+``, ``%``;
+* ``("call", name as written, [arguments])``.
+
+What the block evaluator does not cover is refused with :class:`ParseError`: the reference
+operators (intersection by a space, union by a comma inside parentheses, ``:`` between
+anything but two cell or row/column references), array constants, structured references
+and the spill operator; those formulas go to the per-cell path.
+
+>>> parse("-2^2%+SUM(A1:B2,,S!$C$3)&\\"x\\"")[0:2]
+('op', '&')
+>>> parse("1+2*3")
+('op', '+', [('num', 1), ('op', '*', [('num', 2), ('num', 3)])])
+>>> parse("-2^2")
+('op', '^', [('op', 'u-', [('num', 2)]), ('num', 2)])
+>>> parse("IF(A1>=2,,#N/A)")
+('call', 'IF', [('op', '>=', [('ref', 'A1', 3, 5), ('num', 2)]), ('empty',), ('err', '#N/A')])
+"""
+from __future__ import annotations
+
+from rooflinexl.recalc.prepass import tokenize
+
+__all__ = ["ParseError", "parse"]
+
+
+class ParseError(ValueError):
+    """A formula this parser does not read (the caller evaluates it another way)."""
+
+
+_BINARY = {
+    "=": 1, "<>": 1, "<": 1, ">": 1, "<=": 1, ">=": 1,
+    "&": 2,
+    "+": 3, "-": 3,
+    "*": 4, "/": 4,
+    "^": 5,
+}
+_ERRORS = ("#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A",
+           "#GETTING_DATA", "#SPILL!", "#CALC!")
+
+
+class _Stream:
+    def __init__(self, text: str, base: int):
+        self.toks = []
+        pos = base
+        for t in tokenize(text):
+            self.toks.append((t.kind, t.text, pos))
+            pos += len(t.text)
+        self.end = pos
+        self.i = 0
+
+    def skip_ws(self) -> bool:
+        """Skip white space; whether there was any."""
+        had = False
+        while self.i < len(self.toks) and self.toks[self.i][0] == "ws":
+            self.i += 1
+            had = True
+        return had
+
+    def peek(self, k: int = 0):
+        j = self.i
+        seen = 0
+        while j < len(self.toks):
+            if self.toks[j][0] != "ws":
+                if seen == k:
+                    return self.toks[j]
+                seen += 1
+            j += 1
+        return None
+
+    def next(self):
+        self.skip_ws()
+        t = self.toks[self.i]
+        self.i += 1
+        return t
+
+    def at_end(self) -> bool:
+        return self.peek() is None
+
+
+def parse(text: str, base: int = 0):
+    """The syntax tree of a formula body ``text`` (without ``=``); spans count from ``base``.
+
+    Raises
+    ------
+    ParseError
+        Malformed, or a construct this parser leaves to the per-cell path.
+    """
+    s = _Stream(text, base)
+    if s.at_end():
+        raise ParseError("empty formula")
+    node = _expr(s, 0)
+    if not s.at_end():
+        raise ParseError(f"unexpected {s.peek()[1]!r}")
+    return node
+
+
+def _binary_op(s: _Stream):
+    t = s.peek()
+    if t is None or t[0] != "op":
+        return None
+    op = t[1]
+    if op in "<>":
+        # the scanner splits <= >= <> into two one-character tokens, adjacent
+        j = s.i
+        while s.toks[j][0] == "ws":
+            j += 1
+        t2 = s.toks[j + 1] if j + 1 < len(s.toks) else None
+        if t2 is not None and t2[0] == "op" and (op + t2[1]) in ("<=", ">=", "<>"):
+            return op + t2[1], 2
+    return (op, 1) if op in _BINARY else None
+
+
+def _expr(s: _Stream, min_bp: int):
+    left = _prefix(s)
+    while True:
+        t = s.peek()
+        if t is None:
+            return left
+        if t[0] == "op" and t[1] == "%":
+            s.next()
+            left = ("op", "%", [left])
+            continue
+        found = _binary_op(s)
+        if found is None:
+            if t[0] != "op" or t[1] not in (",", ")", ";", "}"):
+                raise ParseError(f"operator {t[1]!r}")  # intersection, spill, ...
+            return left
+        op, width = found
+        bp = _BINARY[op]
+        if bp <= min_bp:
+            return left
+        for _ in range(width):
+            s.next()
+        right = _expr(s, bp)  # left-associative, ^ included (as Excel)
+        left = ("op", op, [left, right])
+
+
+def _prefix(s: _Stream):
+    t = s.peek()
+    if t is None:
+        raise ParseError("missing operand")
+    if t[0] == "op" and t[1] in "+-":
+        s.next()
+        return ("op", "u" + t[1], [_unary_operand(s)])
+    return _primary(s)
+
+
+def _unary_operand(s: _Stream):
+    """The operand of a prefix sign: binds tighter than every binary operator."""
+    operand = _prefix(s)
+    while True:
+        t = s.peek()
+        if t is not None and t[0] == "op" and t[1] == "%":
+            s.next()
+            operand = ("op", "%", [operand])
+            continue
+        return operand
+
+
+def _primary(s: _Stream):
+    kind, text, pos = s.next()
+    if kind == "number" and _adjacent(s, ":"):  # rows: 1:3
+        return _reference(s, kind, text, pos)
+    if kind == "number":
+        plain = text.isdigit()
+        return ("num", int(text) if plain else float(text))
+    if kind == "str":
+        return ("str", text[1:-1].replace('""', '"'))
+    if kind == "op" and text == "(":
+        inner = _expr(s, 0)
+        t = s.next() if not s.at_end() else None
+        if t is None or t[1] != ")":
+            raise ParseError("unbalanced parenthesis or a union of references")
+        return inner
+    if kind == "op" and text == "#":
+        code = "#"
+        while len(code) < 15 and code.upper() not in _ERRORS and s.i < len(s.toks):
+            code += s.toks[s.i][1]
+            s.i += 1
+        if code.upper() not in _ERRORS:
+            raise ParseError(f"unknown error literal {code}")
+        return ("err", code.upper())
+    if kind == "op" and text == "{":
+        raise ParseError("array constant")
+    if kind in ("word", "quoted"):
+        nxt = s.toks[s.i] if s.i < len(s.toks) else None
+        if kind == "word" and nxt is not None and nxt[1] == "(":
+            s.i += 1
+            return ("call", text, _arguments(s))
+        return _reference(s, kind, text, pos)
+    raise ParseError(f"unexpected {text!r}")
+
+
+def _arguments(s: _Stream) -> list:
+    args: list = []
+    t = s.peek()
+    if t is not None and t[1] == ")":
+        s.next()
+        return args
+    while True:
+        t = s.peek()
+        if t is None:
+            raise ParseError("unclosed function call")
+        if t[0] == "op" and t[1] in (",", ")"):
+            args.append(("empty",))
+        else:
+            args.append(_expr(s, 0))
+        t = s.next() if not s.at_end() else None
+        if t is None:
+            raise ParseError("unclosed function call")
+        if t[1] == ")":
+            return args
+        if t[1] != ",":
+            raise ParseError(f"unexpected {t[1]!r} in a function call")
+
+
+def _adjacent(s: _Stream, text: str) -> bool:
+    """Whether the very next token (no white space between) is the operator ``text``."""
+    return s.i < len(s.toks) and s.toks[s.i][0] == "op" and s.toks[s.i][1] == text
+
+
+def _reference(s: _Stream, kind: str, text: str, pos: int):
+    start = pos
+    span = text
+    if _adjacent(s, "!"):  # a sheet prefix
+        s.i += 1
+        if s.i >= len(s.toks) or s.toks[s.i][0] not in ("word", "number"):
+            raise ParseError("a sheet name without a reference")
+        span += "!" + s.toks[s.i][1]
+        s.i += 1
+    elif kind == "quoted":
+        raise ParseError("a quoted name without a reference")
+    if _adjacent(s, ":"):
+        s.i += 1
+        if s.i >= len(s.toks) or s.toks[s.i][0] not in ("word", "number") or (
+                s.i + 1 < len(s.toks) and s.toks[s.i + 1][1] in ("(", "!")):
+            raise ParseError("a range operator between other than two references")
+        span += ":" + s.toks[s.i][1]
+        s.i += 1
+    if s.i < len(s.toks) and s.toks[s.i][0] == "bracket":
+        raise ParseError("structured reference")
+    if _adjacent(s, "#"):
+        raise ParseError("spill reference")
+    if _adjacent(s, ":"):
+        raise ParseError("a chain of range operators")
+    up = span.upper()
+    if up in ("TRUE", "FALSE"):
+        return ("bool", up == "TRUE")
+    return ("ref", span, start, start + len(span))
+
+
+def references(text: str) -> tuple[list[str], list[str]]:
+    """(references, function names) written in a formula body, without parsing it whole.
+
+    References are spans as :func:`parse` gives them (``S!A1:B2``, ``$1:$2``, a defined
+    name); function names as written. For the dependency graph of formulas the parser
+    refuses (array constants, intersections ...).
+
+    Raises
+    ------
+    ParseError
+        A structured reference or a sheet prefix without a reference.
+
+    >>> references("SUM({1,2},S!A1:B2 C3)+OFFSET(Rate,1,1)")
+    (['S!A1:B2', 'C3', 'Rate'], ['SUM', 'OFFSET'])
+    """
+    s = _Stream(text, 0)
+    refs: list[str] = []
+    calls: list[str] = []
+    while s.i < len(s.toks):
+        kind, tok, pos = s.toks[s.i]
+        s.i += 1
+        if kind == "bracket":
+            raise ParseError("structured reference")
+        if kind == "op" and tok == "#":  # an error literal: #N/A, #REF!
+            while s.i < len(s.toks) and s.toks[s.i][0] in ("word", "number", "op") and (
+                    s.toks[s.i][1] not in "(),;{}+-*&=<>^ "):
+                s.i += 1
+            continue
+        if kind not in ("word", "quoted", "number"):
+            continue
+        if kind == "word" and s.i < len(s.toks) and s.toks[s.i][1] == "(":
+            calls.append(tok)
+            continue
+        if kind == "number" and not _adjacent(s, ":"):
+            continue
+        node = _reference(s, kind, tok, pos)
+        if node[0] == "ref":
+            refs.append(node[1])
+    return refs, calls

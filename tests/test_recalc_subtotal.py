@@ -1,0 +1,67 @@
+"""SUBTOTAL and AGGREGATE (issue 13, item 2's function list).
+
+Expected values: Microsoft, "SUBTOTAL function" (A2:A5 = 120, 10, 150, 23:
+``=SUBTOTAL(9,A2:A5)`` is 303, ``=SUBTOTAL(1,A2:A5)`` 75.75; nested subtotals are left out;
+101-111 leave out hidden rows) and "AGGREGATE function" (its worked example below:
+``=AGGREGATE(4,6,A1:A11)`` 96, ``=AGGREGATE(14,6,A1:A11,3)`` 72,
+``=AGGREGATE(15,6,A1:A11)`` #VALUE!, ``=AGGREGATE(12,6,A1:A11,B1:B11)`` 68), read
+2026-12-01; the hidden-row and nested cases by hand beside them.
+"""
+from __future__ import annotations
+
+import openpyxl
+import pytest
+
+from rooflinexl.errors import ExcelError
+from rooflinexl.recalc.book import recalc_book
+
+ENGINES = ("auto", "cells")
+# Microsoft's AGGREGATE data (rows 1-11 here)
+AGG_A = ["#DIV/0!", 72, 30, "#NUM!", 31, 96, 32, 81, 33, 53, 34]
+AGG_B = [82, 65, 95, 63, 53, 71, 55, 83, 100, 91, 89]
+CASES = {
+    "D1": ("=SUBTOTAL(9,C2:C5)", 303),
+    "D2": ("=SUBTOTAL(1,C2:C5)", 75.75),
+    "D3": ("=AGGREGATE(4,6,A1:A11)", 96),
+    "D4": ("=AGGREGATE(14,6,A1:A11,3)", 72),
+    "D5": ("=AGGREGATE(15,6,A1:A11)", "#VALUE!"),
+    "D6": ("=AGGREGATE(12,6,A1:A11,B1:B11)", 68),
+    "D7": ("=MAX(A1:A2)", "#DIV/0!"),
+    # F1:F6 = 1, 2, SUBTOTAL(9,F1:F2) = 3, 10, 20, SUBTOTAL(9,F4:F5) = 30; row 4 hidden
+    "D8": ("=SUBTOTAL(9,F1:F6)", 33),  # the two nested subtotals left out
+    "D9": ("=SUBTOTAL(109,F1:F6)", 23),  # and the hidden row 4 (10)
+    "D10": ("=SUBTOTAL(2,F1:F6)", 4),  # COUNT of 1, 2, 10, 20
+    "D11": ("=AGGREGATE(9,4,F1:F6)", 66),  # option 4 ignores nothing
+    "D12": ("=AGGREGATE(9,5,F1:F6)", 56),  # option 5: hidden rows only
+    "D13": ("=SUBTOTAL(9,A1:A11)", "#DIV/0!"),  # an error in the reference
+}
+
+
+@pytest.fixture(scope="module")
+def evaluations(tmp_path_factory):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    for r, (a, b) in enumerate(zip(AGG_A, AGG_B, strict=True), start=1):
+        ws[f"A{r}"] = "=1/0" if a == "#DIV/0!" else ("=SQRT(-1)" if a == "#NUM!" else a)
+        ws[f"B{r}"] = b
+    for r, v in enumerate((120, 10, 150, 23), start=2):
+        ws[f"C{r}"] = v
+    for r, v in enumerate((1, 2, "=SUBTOTAL(9,F1:F2)", 10, 20, "=SUBTOTAL(9,F4:F5)"), 1):
+        ws[f"F{r}"] = v
+    ws.row_dimensions[4].hidden = True
+    for cell, (formula, _) in CASES.items():
+        ws[cell] = formula
+    p = tmp_path_factory.mktemp("sub") / "s.xlsx"
+    wb.save(p)
+    return {e: recalc_book(p, write=False, engine=e).evaluation for e in ENGINES}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("cell", list(CASES))
+def test_excel_answer(evaluations, engine, cell):
+    got, want = evaluations[engine].value("S", cell), CASES[cell][1]
+    if isinstance(want, str):
+        assert isinstance(got, ExcelError) and str(got) == want, got
+    else:
+        assert got == pytest.approx(want, rel=1e-12) and not isinstance(got, bool), got
