@@ -94,6 +94,23 @@ def test_every_price_names_a_chip_and_is_dated():
         assert prices.listed(chip, TABLE), chip
 
 
+def test_prices_cover_public_cloud_chips_and_divide_instances_by_chips():
+    prices = load_prices()
+    for chip in ("B300", "L40S", "H100 PCIe", "H100 NVL", "TPU v4", "A100 40GB", "Trainium1"):
+        assert prices.listed(chip, TABLE), chip
+    # per chip-hour = the source's instance price / its accelerators (written in the source)
+    for chip, provider, instance, n in (("H100", "AWS", 55.04, 8), ("A100", "AWS", 27.44705, 8),
+                                        ("A100 40GB", "AWS", 21.957642, 8),
+                                        ("Trainium1", "AWS", 21.50, 16)):
+        row = prices.find(chip, provider, "on-demand", TABLE)
+        assert row["price_per_hour"] == pytest.approx(instance / n, abs=5e-5), chip
+        assert f"/ {n} " in row["source"], chip
+    # Cloud TPU v4 on-demand per chip-hour, Google's pricing page as of 11 Aug 2022
+    assert prices.find("TPU v4", "Google Cloud", "on-demand", TABLE)["price_per_hour"] == 3.22
+    # the latest Google Cloud H100 row is the catalog price, not the book's Feb 2025 default
+    assert prices.find("H100", "Google Cloud", "on-demand", TABLE)["date"] == "2026-09-26"
+
+
 def test_provider_price_and_quote():
     # one provider's rows: CoreWeave 7 Feb 2024 (microsoft/vidur): H100 4.25, A100 2.21
     assert rl.chip_price("H100", "coreweave") == 4.25

@@ -559,6 +559,10 @@ def build_cost_comparison(table: ChipTable, prices=None) -> Workbook:
     s.note("The headline compares one provider's prices (Google Cloud on-demand, the Chips "
            "sheet's default). Rows with another provider compare prices from different "
            "providers, markets and dates: read a ranking across them with that in mind.")
+    s.note("Two rows for one chip compare two providers, or two dates of one provider: the "
+           "H100 row with a blank provider is the book's Google Cloud price of Feb 2025, the "
+           "H100 · Google Cloud row Google's latest listed price; each row's price date and "
+           "source are beside it.")
     s.finish()
     s.ws.column_dimensions[P["source"]].width = 50
     name_cell(wb, "Cost_USDper1e18_H200_MFU", "Cost", f"{P['mfu']}{h200}")
@@ -591,7 +595,8 @@ COST_EXTRA_ROWS = [
     ("MI300X", "TensorWave", "on-demand"), ("MI300X", "Microsoft Azure", "on-demand"),
     ("MI325X", "TensorWave", "on-demand"), ("H100", "AWS", "capacity-block"),
     ("H100", "Lambda", "on-demand"), ("A100", "CoreWeave", "on-demand"),
-    ("TPU v6e", "Google Cloud", "3-year"),
+    ("TPU v6e", "Google Cloud", "3-year"), ("H100", "Google Cloud", "on-demand"),
+    ("B200", "Lambda", "on-demand"), ("B300", "Hyperstack", "on-demand"),
 ]
 #: Cost-sheet columns, in order: key -> header (the builder and its extensions use the keys)
 COST_COLUMNS = {
