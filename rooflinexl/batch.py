@@ -56,7 +56,7 @@ from rooflinexl.dtypes import TIER_BOUND, normalize_keyword, resolve_dtype, reso
 from rooflinexl.errors import RooflineError
 from rooflinexl.model import Checks, _Run
 from rooflinexl.models import ModelTable, load_models
-from rooflinexl.xlsxio import atomic_write
+from rooflinexl.ooxml import atomic_write
 
 __all__ = ["evaluate", "sweep", "product_frame", "parse_values", "read_table", "write_table",
            "check_columns", "neutralise_csv", "OPS", "OUTPUTS", "ARGUMENTS", "LABEL_COLUMNS",
@@ -1063,7 +1063,7 @@ def write_table(frame: pd.DataFrame, path, *, formula_guard: bool = True, like=N
         The table.
     path : str or os.PathLike
         ``.csv``, ``.xlsx``/``.xlsm`` or ``.parquet``/``.pq``; ``-`` for CSV
-        on stdout. Written atomically (:func:`rooflinexl.xlsxio.atomic_write`):
+        on stdout. Written atomically (:func:`rooflinexl.ooxml.atomic_write`):
         a failure (full disk, permission) leaves the previous file as it was.
     formula_guard : bool
         CSV only: prefix text cells starting with = + - @ tab or CR with

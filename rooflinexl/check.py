@@ -578,7 +578,7 @@ def check_book(path, *, rtol: float = RTOL, limits=None, labels: bool = True) ->
         An .xlsx or .xlsm workbook.
     rtol : float
         Relative tolerance of numeric comparisons (text, booleans, errors: exact).
-    limits : rooflinexl.xlsxio.Limits, optional
+    limits : rooflinexl.ooxml.Limits, optional
         Package limits (zip-bomb protection).
     labels : bool
         Label the reported cells (one read-only openpyxl pass over their sheets).
@@ -589,8 +589,8 @@ def check_book(path, *, rtol: float = RTOL, limits=None, labels: bool = True) ->
         Every stale cell (cached value differs) and every error cell, in
         workbook order; ``message`` set instead when the file is unusable.
     """
+    from rooflinexl.ooxml import Limits, read_cached_values
     from rooflinexl.recalc.book import recalc_book
-    from rooflinexl.xlsxio import Limits, read_cached_values
 
     limits = limits or Limits()
     t0 = time.perf_counter()
@@ -673,7 +673,7 @@ class _Snapshot:
 
 
 def _snapshot(path, limits, recalc: bool) -> _Snapshot:
-    from rooflinexl.xlsxio import check_package, formula_cells, read_cached_values
+    from rooflinexl.ooxml import check_package, formula_cells, read_cached_values
 
     check_package(path, limits)
     cached = read_cached_values(path, limits=limits)
@@ -717,7 +717,7 @@ def diff_books(old, new, *, rtol: float = RTOL, recalc: bool = False, limits=Non
     recalc : bool
         Recompute both workbooks first and compare computed results instead of
         the values cached in the files.
-    limits : rooflinexl.xlsxio.Limits, optional
+    limits : rooflinexl.ooxml.Limits, optional
         Package limits (zip-bomb protection).
 
     Returns
@@ -734,7 +734,7 @@ def diff_books(old, new, *, rtol: float = RTOL, recalc: bool = False, limits=Non
     ``diff_books("main/Roofline.xlsx", "Roofline.xlsx").sheet_summaries()[1].text``
     is ``'6 cells on Cost moved (0 inputs, 6 results), median -8.0 %'``.
     """
-    from rooflinexl.xlsxio import Limits
+    from rooflinexl.ooxml import Limits
 
     limits = limits or Limits()
     t0 = time.perf_counter()

@@ -97,7 +97,7 @@ def make_limits(max_file_mb=None, max_uncompressed_mb=None, max_ratio=None, max_
     """Limits from the options, else the ``ROOFLINEXL_MAX_*`` environment, else the defaults."""
     import dataclasses
 
-    from rooflinexl.xlsxio import Limits
+    from rooflinexl.ooxml import Limits
 
     try:
         base = Limits.from_env()
@@ -190,7 +190,7 @@ def _emit_report(report, fmt, reports, quiet) -> None:
         else:
             path = Path(spec)
             kind = _REPORT_SUFFIXES.get(path.suffix.lower(), fmt)
-        from rooflinexl.xlsxio import atomic_write
+        from rooflinexl.ooxml import atomic_write
 
         text = report.render(kind).encode("utf-8")
         try:

@@ -195,7 +195,7 @@ def plot_roofline(chips, tiers=("hbm",), points=None, path="roofline.png", *, dt
     if skipped:
         fig.text(0.01, 0.005, "not drawn: " + "; ".join(skipped), fontsize=7, color="0.4")
     path = Path(path)
-    from rooflinexl.xlsxio import atomic_write
+    from rooflinexl.ooxml import atomic_write
 
     fmt = path.suffix.lstrip(".").lower() or None
     atomic_write(path, lambda fh: fig.savefig(fh, dpi=120, format=fmt))

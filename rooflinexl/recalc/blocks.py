@@ -45,6 +45,7 @@ from pathlib import Path
 import numpy as np
 
 from rooflinexl.errors import ExcelError
+from rooflinexl.ooxml import Limits
 from rooflinexl.recalc import engine
 from rooflinexl.recalc.compile import (
     OPERATORS,
@@ -68,7 +69,6 @@ from rooflinexl.recalc.refs import (
     template,
 )
 from rooflinexl.recalc.values import BOOL, EMPTY, ERR, NUM, STR, SheetStore, Vec
-from rooflinexl.xlsxio import Limits
 
 __all__ = ["PathCounts", "evaluate_blocks"]
 

@@ -1,13 +1,13 @@
 """``rooflinexl recalc``: evaluate a workbook headless and store the values as cached values.
 
 The pipeline (DESIGN.md section 7): refuse unusable input
-(:func:`rooflinexl.xlsxio.check_package`), evaluate every formula with our Excel
+(:func:`rooflinexl.ooxml.check_package`), evaluate every formula with our Excel
 functions registered -- filled-down formulas as numpy blocks
 (:func:`rooflinexl.recalc.blocks.evaluate_blocks`), the rest per cell by the
 ``formulas`` library (:func:`rooflinexl.recalc.engine.evaluate_workbook`) --
 then write the computed values into the original file's sheet XML, formulas
 and every other part kept byte for byte, atomically
-(:func:`rooflinexl.xlsxio.stamp_cached_values`).
+(:func:`rooflinexl.ooxml.stamp_cached_values`).
 
 ``engine="cells"`` (``rooflinexl recalc --engine cells``, or the environment
 variable ``ROOFLINEXL_RECALC_ENGINE=cells``) evaluates everything per cell,
@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rooflinexl.errors import ExcelError
+from rooflinexl.ooxml import Limits, check_package, stamp_cached_values
 from rooflinexl.recalc.engine import Evaluation
-from rooflinexl.xlsxio import Limits, check_package, stamp_cached_values
 
 
 def excel_functions() -> dict:
@@ -160,7 +160,7 @@ def recalc_book(src, dst=None, *, limits: Limits = Limits(), write: bool = True,
 
     Raises
     ------
-    rooflinexl.xlsxio.UnusableWorkbookError
+    rooflinexl.ooxml.UnusableWorkbookError
         The file is missing, not a workbook, encrypted, or over a limit.
     """
     from rooflinexl.recalc.blocks import evaluate_blocks

@@ -362,7 +362,7 @@ def save_deterministic(wb: Workbook, path) -> None:
                 out.external_attr = info.external_attr
                 dst.writestr(out, data)
 
-    from rooflinexl.xlsxio import atomic_write
+    from rooflinexl.ooxml import atomic_write
 
     atomic_write(path, write)
 
