@@ -589,15 +589,16 @@ def check_book(path, *, rtol: float = RTOL, limits=None, labels: bool = True) ->
         Every stale cell (cached value differs) and every error cell, in
         workbook order; ``message`` set instead when the file is unusable.
     """
-    from rooflinexl.ooxml import Limits, read_cached_values
+    from rooflinexl.ooxml import Limits, open_package, read_cached_values
     from rooflinexl.recalc.book import recalc_book
 
     limits = limits or Limits()
     t0 = time.perf_counter()
     rep = BookReport(path=str(path), mode="check")
     try:
-        result = recalc_book(path, None, limits=limits, write=False)
-        cached = read_cached_values(path, limits=limits)
+        with open_package(path, limits):  # opened and checked once for both
+            result = recalc_book(path, None, limits=limits, write=False)
+            cached = read_cached_values(path, limits=limits)
     except Exception as exc:  # a user's file never gives a traceback
         rep.message = failure_message(exc, path)
         return rep
@@ -673,15 +674,17 @@ class _Snapshot:
 
 
 def _snapshot(path, limits, recalc: bool) -> _Snapshot:
-    from rooflinexl.ooxml import check_package, formula_cells, read_cached_values
+    from rooflinexl.ooxml import formula_cells, open_package, read_cached_values
 
-    check_package(path, limits)
-    cached = read_cached_values(path, limits=limits)
-    formulas = formula_cells(path, limits=limits)
-    if recalc:
-        from rooflinexl.recalc.book import recalc_book
+    with open_package(path, limits):  # opened and checked once for every reader below
+        cached = read_cached_values(path, limits=limits)
+        formulas = formula_cells(path, limits=limits)
+        ev = None
+        if recalc:
+            from rooflinexl.recalc.book import recalc_book
 
-        ev = recalc_book(path, None, limits=limits, write=False).evaluation
+            ev = recalc_book(path, None, limits=limits, write=False).evaluation
+    if ev is not None:
         for (sheet, cell), res in ev.cells.items():
             cached.setdefault(sheet, {})[cell] = _as_cached(res.value)
     consts = read_constants(path, skip={s: v.keys() for s, v in cached.items()})

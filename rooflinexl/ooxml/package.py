@@ -19,6 +19,7 @@ import struct
 import zipfile
 import zlib
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from urllib.parse import unquote
 from xml.etree.ElementTree import ParseError
@@ -519,11 +520,45 @@ def _open_checked(path, limits: Limits) -> zipfile.ZipFile:
     return zf
 
 
+#: the packages open (and checked) in this context, by :func:`_identity`
+_HELD: ContextVar[dict | None] = ContextVar("rooflinexl_open_packages", default=None)
+
+
+def _identity(path, limits: Limits):
+    """What makes a second open of ``path`` the same package: the file as it is now."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (os.path.realpath(path), st.st_ino, st.st_size, st.st_mtime_ns, limits)
+
+
 @contextmanager
-def open_package(path, limits: Limits):
-    """The checked, open zip; refusals raised while reading it name ``path``."""
+def open_package(path, limits: Limits = Limits()):
+    """The checked, open zip of ``path``; refusals raised while reading it name ``path``.
+
+    The package is opened and checked (:func:`check_package`) once per command:
+    while the archive is open, a nested ``open_package`` of the same, unchanged
+    file with the same limits (any reader or writer of this package) yields the
+    same open archive instead of opening and checking the file again. A file
+    replaced meanwhile (an in-place write) is a different package.
+
+    Examples
+    --------
+    >>> import openpyxl, tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "b.xlsx"); openpyxl.Workbook().save(p)
+    >>> with open_package(p) as zf, open_package(p) as again:
+    ...     again is zf
+    True
+    """
+    held = _HELD.get() or {}
+    key = _identity(path, limits)
+    if key is not None and key in held:
+        yield held[key]
+        return
     zf = _open_checked(path, limits)
     prefix = f"{os.fspath(path)}: "
+    token = _HELD.set({**held, key: zf}) if key is not None else None
     try:
         with zf:
             yield zf
@@ -531,6 +566,9 @@ def open_package(path, limits: Limits):
         if str(exc).startswith(prefix):
             raise
         raise UnusableWorkbookError(prefix + str(exc)) from None
+    finally:
+        if token is not None:
+            _HELD.reset(token)
 
 
 def check_package(path, limits: Limits = Limits()) -> None:
@@ -574,7 +612,8 @@ def check_package(path, limits: Limits = Limits()) -> None:
     ...
     rooflinexl.ooxml.package.UnusableWorkbookError: /no/such/book.xlsx: no such file: check the path
     """
-    _open_checked(path, limits).close()
+    with open_package(path, limits):
+        pass
 
 
 # --------------------------------------------------------------------------

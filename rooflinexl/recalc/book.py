@@ -1,7 +1,8 @@
 """``rooflinexl recalc``: evaluate a workbook headless and store the values as cached values.
 
-The pipeline (DESIGN.md section 7): refuse unusable input
-(:func:`rooflinexl.ooxml.check_package`), evaluate every formula with our Excel
+The pipeline (DESIGN.md section 7): open and check the package once
+(:func:`rooflinexl.ooxml.open_package`; the readers below reuse the open
+archive), evaluate every formula with our Excel
 functions registered -- filled-down formulas as numpy blocks
 (:func:`rooflinexl.recalc.blocks.evaluate_blocks`), the rest per cell by the
 ``formulas`` library (:func:`rooflinexl.recalc.engine.evaluate_workbook`) --
@@ -19,12 +20,12 @@ import math
 import os
 import re
 import time
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from rooflinexl.errors import ExcelError
-from rooflinexl.ooxml import Limits, check_package, stamp_cached_values
+from rooflinexl.ooxml import Limits, open_package, stamp_cached_values
+from rooflinexl.ooxml.package import names_map, workbook_part
 from rooflinexl.recalc.engine import Evaluation
 
 
@@ -105,13 +106,13 @@ _NAME = re.compile(rb'\bname="([^"]*)"')
 _ONE_CELL = re.compile(r"^(?:'((?:[^']|'')+)'|([^'!]+))!\$?([A-Z]{1,3})\$?(\d+)$")
 
 
-def named_cells(path) -> list[tuple[str, str, str]]:
+def named_cells(path, *, limits: Limits = Limits()) -> list[tuple[str, str, str]]:
     """Workbook-level defined names that point to one cell: (name, sheet, 'B7')."""
-    with zipfile.ZipFile(path) as zf:
-        try:
-            data = zf.read("xl/workbook.xml")
-        except KeyError:
+    with open_package(path, limits) as zf:
+        wb = workbook_part(zf, names_map(zf))
+        if wb is None:
             return []
+        data = zf.read(wb)
     out = []
     for attrs, text in _DEFINED.findall(data):
         if b"localSheetId" in attrs:
@@ -172,17 +173,22 @@ def recalc_book(src, dst=None, *, limits: Limits = Limits(), write: bool = True,
     phase = phase or (lambda _name: None)
     t0 = time.perf_counter()
     phase("checking")
-    check_package(src, limits)
-    phase("evaluating")
-    if engine == "libreoffice":
-        from rooflinexl.libreoffice.engine import evaluate_libreoffice
+    with open_package(src, limits):  # checked once; the readers below reuse the archive
+        phase("evaluating")
+        if engine == "libreoffice":
+            from rooflinexl.libreoffice.engine import evaluate_libreoffice
 
-        ev = evaluate_libreoffice(src, limits=limits)
-    else:
-        ev = evaluate_blocks(src, excel_functions(), limits=limits, engine_mode=engine)
+            ev = evaluate_libreoffice(src, limits=limits)
+        else:
+            ev = evaluate_blocks(src, excel_functions(), limits=limits, engine_mode=engine)
+        named = []
+        for name, sheet, cell in named_cells(src, limits=limits):
+            res = ev.cells.get((sheet, cell))
+            if res is not None:
+                named.append((name, f"{sheet}!{cell}", res.value))
     t1 = time.perf_counter()
     out = None
-    if write and dst is not None:
+    if write and dst is not None:  # after closing src, so that in-place works on Windows too
         phase("writing")
         values: dict[str, dict[str, object]] = {}
         for (sheet, cell), res in ev.cells.items():
@@ -190,11 +196,6 @@ def recalc_book(src, dst=None, *, limits: Limits = Limits(), write: bool = True,
         stamp_cached_values(src, dst, values, limits=limits)
         out = Path(dst)
     t2 = time.perf_counter()
-    named = []
-    for name, sheet, cell in named_cells(src):
-        res = ev.cells.get((sheet, cell))
-        if res is not None:
-            named.append((name, f"{sheet}!{cell}", res.value))
     seconds = {"evaluate": t1 - t0, "write": t2 - t1, "total": t2 - t0}
     if getattr(ev, "paths", None) is not None:
         seconds.update({f"evaluate.{k}": v for k, v in ev.paths.seconds.items()})
