@@ -29,6 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rooflinexl.addresses import cell_name, parse_cell
 from rooflinexl.errors import EXCEL_ERRORS, ExcelError, failure_message
 
 __all__ = [
@@ -54,7 +55,6 @@ FAIL_ON = ("errors", "stale", "both")
 #: Version of the JSON report layout (docs/schemas/report.schema.json).
 SCHEMA_VERSION = 1
 
-_CELL = re.compile(r"^([A-Z]{1,3})(\d+)$")
 
 
 # --------------------------------------------------------------------------- values
@@ -486,10 +486,10 @@ class Labels:
         return ""
 
     def label(self, sheet: str, cell: str) -> str:
-        m = _CELL.match(cell)
-        if m is None:
+        try:
+            row, col = parse_cell(cell)
+        except ValueError:
             return ""
-        row, col = int(m.group(2)), _col_num(m.group(1))
         parts = [self.row_label(sheet, row, col), self.header(sheet, row, col)]
         parts = [p for p in parts if p]
         if len(parts) == 2 and parts[0] == parts[1]:
@@ -501,16 +501,12 @@ def _unzip(pairs):
     return [p[0] for p in pairs], [p[1] for p in pairs]
 
 
-def _col_num(letters: str) -> int:
-    n = 0
-    for ch in letters:
-        n = n * 26 + ord(ch) - 64
-    return n
-
-
 def _split(cell: str) -> tuple[int, int]:
-    m = _CELL.match(cell)
-    return (int(m.group(2)), _col_num(m.group(1))) if m else (0, 0)
+    """(row, column) of a cell, (0, 0) for text that is not one (sorted first)."""
+    try:
+        return parse_cell(cell)
+    except ValueError:
+        return (0, 0)
 
 
 def read_constants(path, *, sheets: Iterable[str] | None = None,
@@ -693,19 +689,11 @@ def _snapshot(path, limits, recalc: bool) -> _Snapshot:
     for sheet in sheets:
         vals = values.setdefault(sheet, {})
         for (r, c), v in consts.get(sheet, {}).items():
-            vals[_addr(r, c)] = v
+            vals[cell_name(r, c)] = v
         vals.update(cached.get(sheet, {}))
     forms = {s: {c: ("=" + f if f else "") for c, f in fs.items()} for s, fs in formulas.items()}
     results = {s: set(v) for s, v in cached.items()}
     return _Snapshot(sheets, values, forms, results, consts)
-
-
-def _addr(row: int, col: int) -> str:
-    letters = ""
-    while col:
-        col, rem = divmod(col - 1, 26)
-        letters = chr(65 + rem) + letters
-    return f"{letters}{row}"
 
 
 def diff_books(old, new, *, rtol: float = RTOL, recalc: bool = False, limits=None) -> BookReport:

@@ -23,9 +23,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rooflinexl.addresses import cell_name, parse_cell, unquote_sheet
 from rooflinexl.errors import ExcelError
 from rooflinexl.ooxml import Limits, open_package, stamp_cached_values
 from rooflinexl.ooxml.package import names_map, workbook_part
+from rooflinexl.ooxml.sheetxml import unescape_xml
 from rooflinexl.recalc.engine import Evaluation
 
 
@@ -103,7 +105,6 @@ def format_value(v) -> str:
 
 _DEFINED = re.compile(rb'<definedName\b([^>]*)>([^<]*)</definedName>')
 _NAME = re.compile(rb'\bname="([^"]*)"')
-_ONE_CELL = re.compile(r"^(?:'((?:[^']|'')+)'|([^'!]+))!\$?([A-Z]{1,3})\$?(\d+)$")
 
 
 def named_cells(path, *, limits: Limits = Limits()) -> list[tuple[str, str, str]]:
@@ -118,10 +119,16 @@ def named_cells(path, *, limits: Limits = Limits()) -> list[tuple[str, str, str]
         if b"localSheetId" in attrs:
             continue
         m = _NAME.search(attrs)
-        ref = _ONE_CELL.match(text.decode("utf-8").replace("&apos;", "'").replace("&amp;", "&"))
-        if m and ref and not m.group(1).startswith(b"_xlnm."):
-            sheet = (ref.group(1) or "").replace("''", "'") or ref.group(2)
-            out.append((m.group(1).decode("utf-8"), sheet, f"{ref.group(3)}{ref.group(4)}"))
+        if not m or m.group(1).startswith(b"_xlnm."):
+            continue
+        sheet, bang, cell = unescape_xml(text.decode("utf-8")).rpartition("!")
+        try:
+            row, col = parse_cell(cell)
+        except ValueError:
+            continue
+        if bang and sheet:
+            out.append((unescape_xml(m.group(1).decode("utf-8")), unquote_sheet(sheet),
+                        cell_name(row, col)))
     return out
 
 

@@ -38,6 +38,8 @@ from pathlib import Path
 
 from openpyxl.utils.cell import get_column_letter, range_boundaries
 
+from rooflinexl.addresses import MAX_COL, MAX_ROW, column_number
+
 __all__ = [
     "MAX_NESTING",
     "OMITTED",
@@ -697,17 +699,10 @@ def rewrite_formula(
 
 
 #: the sheet's last row and column (Excel 2007 and later)
-SHEET_ROWS, SHEET_COLS = 1_048_576, 16_384
+SHEET_ROWS, SHEET_COLS = MAX_ROW, MAX_COL
 _COL_ONLY = re.compile(r"^(\$?)([A-Za-z]{1,3})$")
 _ROW_ONLY = re.compile(r"^(\$?)([0-9]{1,7})$")
 _CELL = re.compile(r"^(\$?)([A-Za-z]{1,3})(\$?)([0-9]{1,7})$")
-
-
-def _col_number(letters: str) -> int:
-    n = 0
-    for ch in letters.upper():
-        n = n * 26 + ord(ch) - 64
-    return n
 
 
 def clip_ranges(toks: list, clip: tuple[int, int]) -> bool:
@@ -751,7 +746,7 @@ def clip_ranges(toks: list, clip: tuple[int, int]) -> bool:
         ra, rb = _ROW_ONLY.match(a), _ROW_ONLY.match(b)
         ma, mb = _CELL.match(a), _CELL.match(b)
         if ca and cb:  # whole columns
-            r1, c1, r2, c2 = 1, _col_number(ca.group(2)), SHEET_ROWS, _col_number(cb.group(2))
+            r1, c1, r2, c2 = 1, column_number(ca.group(2)), SHEET_ROWS, column_number(cb.group(2))
             if not c1 <= c2 <= SHEET_COLS:
                 continue
             n2, m2 = last_row, (max(last_col, c1) if c2 == SHEET_COLS else c2)
@@ -764,7 +759,7 @@ def clip_ranges(toks: list, clip: tuple[int, int]) -> bool:
             new_a, new_b = f"$A{a}", f"${get_column_letter(m2)}{rb.group(1)}{n2}"
         elif ma and mb:
             r1, r2 = int(ma.group(4)), int(mb.group(4))
-            c1, c2 = _col_number(ma.group(2)), _col_number(mb.group(2))
+            c1, c2 = column_number(ma.group(2)), column_number(mb.group(2))
             if r2 != SHEET_ROWS and c2 != SHEET_COLS or r1 > r2 or c1 > c2 or c2 > SHEET_COLS:
                 continue
             n2 = max(last_row, r1) if r2 == SHEET_ROWS else r2
@@ -860,7 +855,7 @@ def _is_undefined(word: str, known: set[str]) -> bool:
     if up in known or up in ("TRUE", "FALSE") or up.startswith("_XLPM."):
         return False
     m = _A1_CELL.match(word)
-    if m and _col_number(m.group(1)) <= SHEET_COLS and 1 <= int(m.group(2)) <= SHEET_ROWS:
+    if m and column_number(m.group(1)) <= SHEET_COLS and 1 <= int(m.group(2)) <= SHEET_ROWS:
         return False
     return not word.startswith("$") and (word[0].isalpha() or word[0] in "_\\")
 
