@@ -36,9 +36,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from openpyxl.utils.cell import get_column_letter, range_boundaries
+from openpyxl.utils.cell import range_boundaries
 
-from rooflinexl.addresses import MAX_COL, MAX_ROW, column_number
+from rooflinexl.addresses import MAX_COL, MAX_ROW, column_letters, column_number
 
 __all__ = [
     "MAX_NESTING",
@@ -350,10 +350,10 @@ def _parse_specifier(body: str) -> tuple[set[str], list[str]]:
 
 
 def _a1(sheet: str, r1: int, c1: int, r2: int, c2: int) -> str:
-    a = f"${get_column_letter(c1)}${r1}"
+    a = f"${column_letters(c1)}${r1}"
     if (r1, c1) == (r2, c2):
         return f"{quote_sheet(sheet)}!{a}"
-    return f"{quote_sheet(sheet)}!{a}:${get_column_letter(c2)}${r2}"
+    return f"{quote_sheet(sheet)}!{a}:${column_letters(c2)}${r2}"
 
 
 def resolve_structured(table: TableInfo, body: str, row: int | None = None) -> str:
@@ -750,13 +750,13 @@ def clip_ranges(toks: list, clip: tuple[int, int]) -> bool:
             if not c1 <= c2 <= SHEET_COLS:
                 continue
             n2, m2 = last_row, (max(last_col, c1) if c2 == SHEET_COLS else c2)
-            new_a, new_b = f"{a}$1", f"{cb.group(1)}{get_column_letter(m2)}${n2}"
+            new_a, new_b = f"{a}$1", f"{cb.group(1)}{column_letters(m2)}${n2}"
         elif ra and rb:  # whole rows
             r1, c1, r2, c2 = int(ra.group(2)), 1, int(rb.group(2)), SHEET_COLS
             if not 1 <= r1 <= r2 <= SHEET_ROWS:
                 continue
             n2, m2 = (max(last_row, r1) if r2 == SHEET_ROWS else r2), last_col
-            new_a, new_b = f"$A{a}", f"${get_column_letter(m2)}{rb.group(1)}{n2}"
+            new_a, new_b = f"$A{a}", f"${column_letters(m2)}{rb.group(1)}{n2}"
         elif ma and mb:
             r1, r2 = int(ma.group(4)), int(mb.group(4))
             c1, c2 = column_number(ma.group(2)), column_number(mb.group(2))
@@ -764,7 +764,7 @@ def clip_ranges(toks: list, clip: tuple[int, int]) -> bool:
                 continue
             n2 = max(last_row, r1) if r2 == SHEET_ROWS else r2
             m2 = max(last_col, c1) if c2 == SHEET_COLS else c2
-            new_a, new_b = a, f"{mb.group(1)}{get_column_letter(m2)}{mb.group(3)}{n2}"
+            new_a, new_b = a, f"{mb.group(1)}{column_letters(m2)}{mb.group(3)}{n2}"
         else:
             continue
         ref = [_Tok("word", new_a), toks[j], _Tok("word", new_b)]
