@@ -209,6 +209,40 @@ def section_zipdir(quick: bool) -> list[str]:
     return out.stdout.splitlines()
 
 
+def section_udf(quick: bool) -> list[str]:
+    """A scalar Excel call (the host passes the ~1,000-cell chip range as a fresh list of
+    lists, as xlwings does) vs the same Python API call, timed interleaved, best of rounds."""
+    from rooflinexl import api, udfs
+    from rooflinexl.chips import COLUMNS, load_chips
+
+    table = load_chips()
+    rows = table.to_rows(list(COLUMNS))
+    cases = {
+        "CRIT_BATCH": (lambda: udfs.crit_batch([list(r) for r in rows], "H100", 8192, 8192),
+                       lambda: api.crit_batch("H100", 8192, 8192, chips=table)),
+        "MATMUL_TIME": (lambda: udfs.matmul_time([list(r) for r in rows], "H100", 4096, 8192,
+                                                 8192, "bf16"),
+                        lambda: api.matmul_time("H100", 4096, 8192, 8192, "bf16", chips=table)),
+    }
+    copy = lambda: [list(r) for r in rows]  # noqa: E731 (the host's fresh list, not ours)
+    n, rounds = (200, 5) if quick else (1000, 9)
+    lines = ["| call | Excel function [µs] | Python API [µs] | ratio |", "|---|---|---|---|"]
+    for name, (udf, py) in cases.items():
+        best = {"udf": float("inf"), "api": float("inf"), "copy": float("inf")}
+        for _ in range(rounds):  # interleaved: drift hits both alike
+            for key, fn in (("udf", udf), ("api", py), ("copy", copy)):
+                t = time.perf_counter()
+                for _ in range(n):
+                    fn()
+                best[key] = min(best[key], (time.perf_counter() - t) / n)
+        udf_s = best["udf"] - best["copy"]
+        lines.append(f"| {name} (scalar) | {udf_s * 1e6:.0f} | {best['api'] * 1e6:.0f} | "
+                     f"{udf_s / best['api']:.2f}x |")
+    for line in lines:
+        print(line)
+    return lines
+
+
 def section_package(quick: bool) -> list[str]:
     """How often ``recalc --check`` of workbooks/Roofline.xlsx opens and checks the package
     (rooflinexl.ooxml) and decompresses each member, and how often libraries (openpyxl,
@@ -257,7 +291,7 @@ def section_package(quick: bool) -> list[str]:
 
 SECTIONS = {"batch": section_batch, "import": section_import, "recalc": section_recalc,
             "dask": section_dask, "zipdir": section_zipdir,
-            "package": section_package}
+            "package": section_package, "udf": section_udf}
 
 
 def main(argv=None) -> int:
