@@ -16,7 +16,6 @@ for debugging and differential testing.
 """
 from __future__ import annotations
 
-import math
 import os
 import re
 import time
@@ -24,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rooflinexl.addresses import cell_name, parse_cell, unquote_sheet
-from rooflinexl.errors import ExcelError
+from rooflinexl.cellvalues import cached_value, format_value
 from rooflinexl.ooxml import Limits, open_package, stamp_cached_values
 from rooflinexl.ooxml.package import names_map, workbook_part
 from rooflinexl.ooxml.sheetxml import unescape_xml
@@ -78,7 +77,8 @@ class RecalcResult:
             lines.append("Named results:")
             width = max(len(k) for k, _, _ in self.named)
             for name, where, value in self.named:
-                lines.append(f"  {name:<{width}}  {format_value(value):>14}   ({where})")
+                shown = format_value(value, quote_text=False)
+                lines.append(f"  {name:<{width}}  {shown:>14}   ({where})")
         if ev.unknown_functions:
             lines.append("Unknown functions: " + ", ".join(sorted(ev.unknown_functions)))
         if self.errors:
@@ -90,17 +90,6 @@ class RecalcResult:
         if self.output:
             lines.append(f"Written: {self.output}")
         return "\n".join(lines)
-
-
-def format_value(v) -> str:
-    """A cell value for the report: TRUE/FALSE, 4 decimals or scientific, text as is."""
-    if isinstance(v, bool):
-        return "TRUE" if v else "FALSE"
-    if isinstance(v, float):
-        if v != 0 and (abs(v) >= 1e7 or abs(v) < 1e-3):
-            return f"{v:.4e}"
-        return f"{v:,.4f}".rstrip("0").rstrip(".") if math.isfinite(v) else str(v)
-    return "" if v is None else str(v)
 
 
 _DEFINED = re.compile(rb'<definedName\b([^>]*)>([^<]*)</definedName>')
@@ -199,7 +188,7 @@ def recalc_book(src, dst=None, *, limits: Limits = Limits(), write: bool = True,
         phase("writing")
         values: dict[str, dict[str, object]] = {}
         for (sheet, cell), res in ev.cells.items():
-            values.setdefault(sheet, {})[cell] = _cached(res.value)
+            values.setdefault(sheet, {})[cell] = cached_value(res.value)
         stamp_cached_values(src, dst, values, limits=limits)
         out = Path(dst)
     t2 = time.perf_counter()
@@ -209,8 +198,3 @@ def recalc_book(src, dst=None, *, limits: Limits = Limits(), write: bool = True,
     return RecalcResult(src, out, ev, named, seconds)
 
 
-def _cached(v):
-    """A value as it is cached in the file: no NaN/inf (they become #NUM!)."""
-    if isinstance(v, float) and not math.isfinite(v):
-        return ExcelError("#NUM!", "not a finite number")
-    return v
