@@ -1,4 +1,4 @@
-"""Stale-value checks and change reports: ``rooflinexl recalc --check`` and ``rooflinexl diff``.
+"""Stale-value checks and workbook diffs (the comparison): ``recalc --check`` and ``diff``.
 
 :func:`check_book` recalculates a workbook without writing it and compares
 every formula's computed value with the value cached in the file (numbers
