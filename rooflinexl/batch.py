@@ -948,9 +948,6 @@ def _number(text: str):
         return text
 
 
-_READERS = (".csv", ".xlsx", ".xlsm", ".parquet", ".pq")
-
-
 def read_table(path, sheet=None) -> pd.DataFrame:
     """Scenario table from a CSV, xlsx (first sheet unless ``sheet``) or parquet file."""
     suffix = str(path).lower().rsplit(".", 1)[-1]
