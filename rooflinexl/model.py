@@ -469,15 +469,14 @@ def matmul_terms(B, D, F, peak, hbm_bw, ici_bw=np.nan, a=2.0, w=None, n=1.0, sha
     """
     run = Run(checks)
     w = a if w is None else w
-    shard_arr = np.asarray(shard, dtype=object)
-    B, D, F, peak, hbm, ici, a, w, n, shard_arr = np.broadcast_arrays(
-        _f(B), _f(D), _f(F), _f(peak), _f(hbm_bw), _f(ici_bw), _f(a), _f(w), _f(n), shard_arr)
+    shard_arr = np.asarray(shard, dtype=object)  # compared before broadcasting: often one str
+    B, D, F, peak, hbm, ici, a, w, n, is_d, is_f = np.broadcast_arrays(
+        _f(B), _f(D), _f(F), _f(peak), _f(hbm_bw), _f(ici_bw), _f(a), _f(w), _f(n),
+        np.asarray(shard_arr == "D", dtype=bool), np.asarray(shard_arr == "F", dtype=bool))
     for name, x in (("B", B), ("D", D), ("F", F), ("peak", peak), ("hbm_bw", hbm),
                     ("dtype bytes", a), ("weight_dtype bytes", w)):
         run.positive(name, x)
     run.integer("n_chips", n, 1)
-    is_d = shard_arr == "D"
-    is_f = shard_arr == "F"
     run.require(~is_d & ~is_f & (n > 1),
                 "shard 'none' needs n_chips = 1; use shard 'D' or 'F' to split the matmul")
     with np.errstate(all="ignore"):
@@ -490,14 +489,17 @@ def matmul_terms(B, D, F, peak, hbm_bw, ici_bw=np.nan, a=2.0, w=None, n=1.0, sha
         t_hbm = per_chip / hbm
         needs_ici = is_d & (n > 1)
         run.require(needs_ici & ~(ici > 0), "ici_bw must be > 0 for shard 'D'")
-        sub = Checks()
-        t_ar = np.asarray(collective_seconds("allreduce", o_bytes, n, np.where(needs_ici, ici, 1.0),
-                                             ici_latency, domain, dcn_bw, dcn_latency,
-                                             base_latency=base_latency, checks=sub),
-                          dtype=float)
-        for mask, exc, reason in sub.items:  # only where the AllReduce happens
-            run.require(np.broadcast_to(mask, needs_ici.shape) & needs_ici, reason, exc)
-        t_comms = np.where(needs_ici, t_ar, 0.0)
+        t_comms = np.zeros(np.broadcast_shapes(  # the shape the AllReduce would have had
+            needs_ici.shape, *map(np.shape, (ici_latency, domain, dcn_bw, dcn_latency,
+                                             base_latency))))
+        if needs_ici.any():  # the AllReduce of shard 'D' over more than one chip
+            sub = Checks()
+            t_ar = np.asarray(collective_seconds(
+                "allreduce", o_bytes, n, np.where(needs_ici, ici, 1.0), ici_latency, domain,
+                dcn_bw, dcn_latency, base_latency=base_latency, checks=sub), dtype=float)
+            for mask, exc, reason in sub.items:  # only where the AllReduce happens
+                run.require(np.broadcast_to(mask, needs_ici.shape) & needs_ici, reason, exc)
+            t_comms = np.where(needs_ici, t_ar, 0.0)
     run.finite(t_math, t_hbm, t_comms, per_chip)
     if run.own:
         run.checks.raise_first()
