@@ -21,13 +21,16 @@ from __future__ import annotations
 import functools
 import re
 
-__all__ = ["CELL_PATTERN", "CELL_RE", "MAX_COL", "MAX_ROW", "cell_name", "column_letters",
-           "column_number", "parse_cell", "parse_range", "quote_sheet", "unquote_sheet"]
+__all__ = ["CELL_PATTERN", "CELL_RE", "FILE_CELL_PATTERN", "MAX_COL", "MAX_ROW", "cell_name",
+           "column_letters", "column_number", "parse_cell", "parse_range", "quote_sheet",
+           "unquote_sheet"]
 
 #: Excel's sheet size (rows, columns), 2007 and later.
 MAX_ROW, MAX_COL = 1_048_576, 16_384
 
-#: One cell in A1 notation, ``$`` allowed: groups (column letters, row digits).
+#: One cell as a file writes it (``r="B7"``: upper case, no ``$``): groups (letters, row).
+FILE_CELL_PATTERN = r"([A-Z]{1,3})([1-9][0-9]{0,6})"
+#: One cell in A1 notation as a person or a formula writes it: any case, ``$`` allowed.
 CELL_PATTERN = r"\$?([A-Za-z]{1,3})\$?([1-9][0-9]{0,6})"
 #: :data:`CELL_PATTERN` compiled (``fullmatch`` for a whole cell).
 CELL_RE = re.compile(CELL_PATTERN)

@@ -15,7 +15,7 @@ import re
 
 import numpy as np
 
-from rooflinexl.addresses import column_letters, parse_cell, parse_range
+from rooflinexl.addresses import FILE_CELL_PATTERN, column_letters, parse_cell, parse_range
 from rooflinexl.errors import EXCEL_ERRORS, ExcelError
 from rooflinexl.ooxml.package import (
     UnusableWorkbookError,
@@ -71,6 +71,30 @@ def child_res(p: bytes):
 
         hit = _child_cache[p] = (elem(b"f"), elem(b"v"), elem(b"is"))
     return hit
+
+
+_plain_cache: dict[str, re.Pattern] = {}
+
+
+def plain_cells_re(p: str) -> re.Pattern:
+    """The everyday cell, as text: ``<c r="B7" ...>`` with optional ``<f>``, ``<v>``, ``<is>``.
+
+    ``p`` is the sheet's namespace prefix (``""`` or ``"x:"``). Groups: column letters,
+    row, the other attributes, the whole ``<f>`` element, its attributes, its text, the
+    ``<v>`` text, the ``<is>`` content. A sheet where this does not find every cell (an
+    unusual form) is read with :func:`iter_cells` instead.
+    """
+    rx = _plain_cache.get(p)
+    if rx is None:
+        q = re.escape(p)
+        rx = _plain_cache[p] = re.compile(
+            "<" + q + 'c r="' + FILE_CELL_PATTERN + '"([^<>/]*)'
+            "(?:/>|>"
+            "(<" + q + "f([^<>/]*)(?:/>|>([^<]*)</" + q + "f>))?"
+            "(?:<" + q + "v\\s*/>|<" + q + "v>([^<]*)</" + q + "v>)?"
+            "(?:<" + q + "is>(.*?)</" + q + "is>)?"
+            "</" + q + "c>)", re.S)
+    return rx
 
 
 def attr_value(rx: re.Pattern, attrs: bytes) -> bytes | None:

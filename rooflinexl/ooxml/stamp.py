@@ -13,7 +13,7 @@ import shutil
 import struct
 import zipfile
 
-from rooflinexl.addresses import CELL_RE
+from rooflinexl.addresses import CELL_RE, FILE_CELL_PATTERN
 from rooflinexl.ooxml.atomic import commit_temp, write_temp
 from rooflinexl.ooxml.package import (
     CHUNK,
@@ -47,8 +47,8 @@ from rooflinexl.ooxml.sheetxml import (
 # --------------------------------------------------------------------------
 
 
-_CANON_REF = re.compile(r"[A-Z]{1,3}[1-9][0-9]{0,6}")
-_CANON_REFS = re.compile(r"[A-Z]{1,3}[1-9][0-9]{0,6}(?:\n[A-Z]{1,3}[1-9][0-9]{0,6})*")
+_CANON_REF = re.compile(FILE_CELL_PATTERN)
+_CANON_REFS = re.compile(f"{FILE_CELL_PATTERN}(?:\n{FILE_CELL_PATTERN})*")
 
 
 def _normalise_refs(refs, sheet: str) -> list[bytes]:

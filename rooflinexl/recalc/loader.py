@@ -46,6 +46,7 @@ from rooflinexl.ooxml.package import (
 from rooflinexl.ooxml.sheetxml import (
     child_res,
     iter_cells,
+    plain_cells_re,
     shared_strings,
     sheet_data_span,
     split_ref,
@@ -173,24 +174,6 @@ _T_TEXT = re.compile(r"<(?:[A-Za-z_][\w.\-]*:)?t(?:\s[^>]*)?>([^<]*)</(?:[A-Za-z
 
 # ------------------------------------------------------------------ sheet XML
 
-_fast_cache: dict[str, re.Pattern] = {}
-
-
-def _fast_re(p: str) -> re.Pattern:
-    """The everyday cell: <c r="B7" ...> with optional <f>, <v>, <is> children."""
-    rx = _fast_cache.get(p)
-    if rx is None:
-        q = re.escape(p)
-        rx = _fast_cache[p] = re.compile(
-            "<" + q + 'c r="([A-Z]{1,3})([0-9]{1,7})"([^<>/]*)'
-            "(?:/>|>"
-            "(<" + q + "f([^<>/]*)(?:/>|>([^<]*)</" + q + "f>))?"
-            "(?:<" + q + "v\\s*/>|<" + q + "v>([^<]*)</" + q + "v>)?"
-            "(?:<" + q + "is>(.*?)</" + q + "is>)?"
-            "</" + q + "c>)", re.S)
-    return rx
-
-
 _ATTR = re.compile(r"""(\w+)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 _T_IN = re.compile(r"""\st\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 
@@ -239,7 +222,7 @@ def _read_sheet(sheet: Sheet, data: bytes, member: str, strings: list[str]) -> N
         return
     p = pb.decode("ascii")
     text = data[lo:hi].decode("utf-8")
-    matches = _fast_re(p).findall(text)
+    matches = plain_cells_re(p).findall(text)
     starts = text.count("<" + p + "c ") + text.count("<" + p + "c>")
     if len(matches) != starts or "<!" in text:
         matches = list(_general(data, lo, hi, pb))
