@@ -811,3 +811,14 @@ def test_libreoffice_recalculates_a_stamped_file_to_the_same_values(calc_book, t
     assert got["Calc"]["F2"] == "H100 <&> "
     assert got["Calc"]["G2"] is True
     assert got["Other & Co"]["B1"] == 6
+
+
+def test_inline_strings_read_alike_by_the_engine_and_the_cached_value_reader():
+    # ECMA-376 ST_Xstring: _x000D_ is a carriage return in an inline string as in a shared
+    # one; a phonetic run (rPh) is not part of the text. One reader for both paths.
+    from rooflinexl.ooxml.sheetxml import inline_text
+    from rooflinexl.recalc.loader import decode
+
+    inline = "<r><t>a_x000D_b</t></r><rPh sb=\"0\" eb=\"1\"><t>ア</t></rPh><r><t> &amp;c</t></r>"
+    assert decode("inlineStr", None, inline, []) == "a\rb &c"
+    assert inline_text(b"<is>" + inline.encode() + b"</is>") == "a\rb &c"

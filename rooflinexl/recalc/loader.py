@@ -45,6 +45,7 @@ from rooflinexl.ooxml.package import (
 )
 from rooflinexl.ooxml.sheetxml import (
     child_res,
+    inline_text,
     iter_cells,
     plain_cells_re,
     shared_strings,
@@ -146,9 +147,7 @@ def decode(t: str, v: str | None, inline: str | None, strings: list[str]):
     if t == "inlineStr" or inline is not None:
         if inline is None:
             return None
-        if inline.startswith("<t>") and inline.endswith("</t>") and inline.count("<") == 2:
-            return unescape(inline[3:-4])
-        return unescape("".join(_T_TEXT.findall(inline)))
+        return inline_text(b"<is>" + inline.encode("utf-8") + b"</is>")  # the package reader's
     if v is None or v == "":
         return None
     if t in ("n", ""):
@@ -168,9 +167,6 @@ def decode(t: str, v: str | None, inline: str | None, strings: list[str]):
         return _errors().get(code, code)
     return unescape(v)  # str, d
 
-
-_T_TEXT = re.compile(r"<(?:[A-Za-z_][\w.\-]*:)?t(?:\s[^>]*)?>([^<]*)</(?:[A-Za-z_][\w.\-]*:)?t>"
-                     r"|<(?:[A-Za-z_][\w.\-]*:)?rPh\b.*?</(?:[A-Za-z_][\w.\-]*:)?rPh>", re.S)
 
 # ------------------------------------------------------------------ sheet XML
 
