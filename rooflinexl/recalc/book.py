@@ -17,7 +17,6 @@ for debugging and differential testing.
 from __future__ import annotations
 
 import os
-import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,8 +24,7 @@ from pathlib import Path
 from rooflinexl.addresses import cell_name, parse_cell, unquote_sheet
 from rooflinexl.cellvalues import cached_value, format_value
 from rooflinexl.ooxml import Limits, open_package, stamp_cached_values
-from rooflinexl.ooxml.package import names_map, workbook_part
-from rooflinexl.ooxml.sheetxml import unescape_xml
+from rooflinexl.ooxml.package import names_map
 from rooflinexl.recalc.engine import Evaluation
 
 
@@ -92,32 +90,24 @@ class RecalcResult:
         return "\n".join(lines)
 
 
-_DEFINED = re.compile(rb'<definedName\b([^>]*)>([^<]*)</definedName>')
-_NAME = re.compile(rb'\bname="([^"]*)"')
-
-
 def named_cells(path, *, limits: Limits = Limits()) -> list[tuple[str, str, str]]:
     """Workbook-level defined names that point to one cell: (name, sheet, 'B7')."""
+    from rooflinexl.recalc.loader import defined_names
+
     with open_package(path, limits) as zf:
-        wb = workbook_part(zf, names_map(zf))
-        if wb is None:
-            return []
-        data = zf.read(wb)
+        names, _local, case, _iterate = defined_names(zf, names_map(zf))
     out = []
-    for attrs, text in _DEFINED.findall(data):
-        if b"localSheetId" in attrs:
+    for upper, text in names.items():
+        name = case.get(upper, upper)
+        if name.startswith("_xlnm."):
             continue
-        m = _NAME.search(attrs)
-        if not m or m.group(1).startswith(b"_xlnm."):
-            continue
-        sheet, bang, cell = unescape_xml(text.decode("utf-8")).rpartition("!")
+        sheet, bang, cell = text.rpartition("!")
         try:
             row, col = parse_cell(cell)
         except ValueError:
             continue
         if bang and sheet:
-            out.append((unescape_xml(m.group(1).decode("utf-8")), unquote_sheet(sheet),
-                        cell_name(row, col)))
+            out.append((name, unquote_sheet(sheet), cell_name(row, col)))
     return out
 
 

@@ -55,8 +55,7 @@ from rooflinexl.ooxml.sheetxml import (
 )
 from rooflinexl.recalc.prepass import TableInfo
 
-__all__ = ["Book", "FormulaCell", "Sheet", "col_letters", "col_number", "malformed_xml",
-           "read_book"]
+__all__ = ["Book", "FormulaCell", "Sheet", "decode", "defined_names", "malformed_xml", "read_book"]
 
 
 
@@ -321,8 +320,9 @@ def _general(data: bytes, lo: int, hi: int, p: bytes):
 # --------------------------------------------------------------- workbook part
 
 
-def _defined_names(zf, names_map):
-    """Workbook-scope names (upper case) and sheet-scope ones keyed (sheet, NAME)."""
+def defined_names(zf, names_map):
+    """Workbook-scope names (upper case) and sheet-scope ones keyed (sheet, NAME), each name's
+    first spelling, and the iteration settings: ``(names, local, case, iterate)``."""
     wb = workbook_part(zf, names_map)
     root = parse_xml(zf.read(wb), wb)
     order = [el.get("name") or "" for el in root.iter() if local_name(el.tag) == "sheet"]
@@ -469,6 +469,6 @@ def read_book(path, limits: Limits = Limits()) -> Book:
                 for key in {tname, dname}:
                     if key:
                         tables[key.upper()] = info
-        names, local, case, iterate = _defined_names(zf, names_map)
+        names, local, case, iterate = defined_names(zf, names_map)
     return Book(path, sheets, names, local, tables, case, iterate)
 
