@@ -30,8 +30,9 @@ def run_cli(args, *, tty: bool) -> tuple[int, str, str]:
     cmd = [sys.executable, "-m", "rooflinexl.cli", *map(str, args)]
     env = {**os.environ, "COLUMNS": "120"}
     if not tty:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
-        return p.returncode, p.stdout, p.stderr
+        # bytes, decoded as the pty branch does: text=True would turn the CSV's \r\n into \n
+        p = subprocess.run(cmd, capture_output=True, timeout=300, env=env)
+        return p.returncode, p.stdout.decode(), p.stderr.decode("utf-8", "replace")
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 120, 0, 0))  # 24 x 120
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=slave, env=env)
