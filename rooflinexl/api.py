@@ -34,6 +34,7 @@ from rooflinexl.dtypes import (
     TIER_BOUND,
     TIER_LATENCY,
     TIERS,
+    Keyword,
     normalize_keyword,
     resolve_dtype,
     resolve_tier,
@@ -165,14 +166,9 @@ def _keyword(value, resolve, default):
     return out
 
 
-def lookup_keyword(mapping: dict, what: str):
-    def resolve(v):
-        if v is None:
-            raise KeywordError(f"{what} is required: one of {', '.join(mapping.values())}")
-        if not isinstance(v, str) or normalize_keyword(v) not in mapping:
-            raise KeywordError(f"{what} {v!r} is not one of {', '.join(mapping.values())}")
-        return mapping[normalize_keyword(v)]
-    return resolve
+def lookup_keyword(mapping: dict, what: str) -> Keyword:
+    """The :class:`~rooflinexl.dtypes.Keyword` resolver of ``mapping`` (normalised -> canonical)."""
+    return Keyword(what, mapping)
 
 
 def codes_of(arr) -> tuple[np.ndarray, list]:

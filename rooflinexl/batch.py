@@ -52,7 +52,7 @@ import pandas as pd
 
 from rooflinexl import api
 from rooflinexl.chips import ChipTable, load_chips
-from rooflinexl.dtypes import TIER_BOUND, normalize_keyword, resolve_dtype, resolve_tier
+from rooflinexl.dtypes import TIER_BOUND, Keyword, normalize_keyword, resolve_dtype, resolve_tier
 from rooflinexl.errors import RooflineError
 from rooflinexl.model import Checks, Run
 from rooflinexl.models import ModelTable, load_models
@@ -569,14 +569,8 @@ OPS: dict[str, Op] = {op.name: op for op in (
     Op("train", ("train_time",), "chip, model, tokens, n_chips; mfu, dtype, seq_len",
        ("t_math", "time", "bound"), _train),
 )}
-_OP_KEYS = {normalize_keyword(k): op.name for op in OPS.values() for k in (op.name, *op.aliases)}
-
-
-def _resolve_op(value: str) -> str:
-    key = normalize_keyword(value)
-    if key not in _OP_KEYS:
-        raise BatchInputError(f"op {value!r} is not one of {', '.join(OPS)}")
-    return _OP_KEYS[key]
+_resolve_op = Keyword("op", {normalize_keyword(k): op.name for op in OPS.values()
+                            for k in (op.name, *op.aliases)}, error=BatchInputError)
 
 
 def _output_columns(ops) -> list[str]:
