@@ -33,7 +33,7 @@ def compare_formualizer(path: Path) -> BookMatch:
 
     from rooflinexl.check import values_equal
     from rooflinexl.errors import EXCEL_ERRORS, ExcelError
-    from rooflinexl.xlsxio import UnusableWorkbookError, read_cached_values
+    from rooflinexl.ooxml import UnusableWorkbookError, read_cached_values
 
     out = BookMatch(path)
     t0 = time.perf_counter()

@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 _PARSE = "import sys, zipfile; zipfile.ZipFile(sys.argv[1]).close()"
 _CHECK = """
 import sys
-from rooflinexl.xlsxio import UnusableWorkbookError, check_package
+from rooflinexl.ooxml import UnusableWorkbookError, check_package
 try:
     check_package(sys.argv[1])
 except UnusableWorkbookError as exc:

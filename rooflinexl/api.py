@@ -11,6 +11,13 @@ Errors raise precise exceptions (:mod:`rooflinexl.errors`): an unknown chip
 domain :class:`DomainError`, an unknown keyword :class:`KeywordError`. Passing
 ``checks=`` (a :class:`rooflinexl.model.Checks`) collects per-element errors
 instead of raising them; the Excel adapters use it.
+
+The vectorised core that :mod:`rooflinexl.batch` shares with these functions is
+public too: :class:`Coded` arrays, :func:`plain`, :func:`lookup_keyword`,
+:func:`codes_of`, :func:`map_keyword`, and the ``*_parts`` functions
+(:func:`matmul_parts`, :func:`roofline_parts`, :func:`decode_parts`,
+:func:`prefill_parts`) that return a function's terms before its ``result``
+keyword picks one.
 """
 from __future__ import annotations
 
@@ -27,12 +34,13 @@ from rooflinexl.dtypes import (
     TIER_BOUND,
     TIER_LATENCY,
     TIERS,
+    Keyword,
     normalize_keyword,
     resolve_dtype,
     resolve_tier,
 )
 from rooflinexl.errors import KeywordError, MissingSpecError, UnknownChipError, UnknownModelError
-from rooflinexl.model import Checks, _Run
+from rooflinexl.model import Checks, Run
 from rooflinexl.models import ModelTable, load_models
 from rooflinexl.prices import PRICING, load_prices, lookup
 from rooflinexl.units import parse_header
@@ -121,7 +129,7 @@ class Coded:
         return all(isinstance(v, str) for v in self.values)
 
 
-def _plain(value):
+def plain(value):
     """``value`` itself, or the object array of a :class:`Coded`."""
     return value.array if isinstance(value, Coded) else value
 
@@ -158,17 +166,12 @@ def _keyword(value, resolve, default):
     return out
 
 
-def _lookup(mapping: dict, what: str):
-    def resolve(v):
-        if v is None:
-            raise KeywordError(f"{what} is required: one of {', '.join(mapping.values())}")
-        if not isinstance(v, str) or normalize_keyword(v) not in mapping:
-            raise KeywordError(f"{what} {v!r} is not one of {', '.join(mapping.values())}")
-        return mapping[normalize_keyword(v)]
-    return resolve
+def lookup_keyword(mapping: dict, what: str) -> Keyword:
+    """The :class:`~rooflinexl.dtypes.Keyword` resolver of ``mapping`` (normalised -> canonical)."""
+    return Keyword(what, mapping)
 
 
-def _codes(arr) -> tuple[np.ndarray, list]:
+def codes_of(arr) -> tuple[np.ndarray, list]:
     """(codes, values) of a :class:`Coded` or an array of hashable values.
 
     ``uniq[codes]`` is ``arr``.
@@ -186,12 +189,12 @@ def _codes(arr) -> tuple[np.ndarray, list]:
     return codes.reshape(arr.shape), list(index)
 
 
-def _map(keys, table: dict, pos: int | None = None, dtype=object):
+def map_keyword(keys, table: dict, pos: int | None = None, dtype=object):
     """Apply a dict to a keyword (str) or keyword array, elementwise (one lookup per key)."""
     get = (lambda k: table[k]) if pos is None else (lambda k: table[k][pos])
     if isinstance(keys, str):
         return get(keys)
-    codes, uniq = _codes(keys)
+    codes, uniq = codes_of(keys)
     vals = np.empty(len(uniq), dtype=dtype)
     for j, k in enumerate(uniq):
         vals[j] = get(k)
@@ -214,7 +217,7 @@ class _Chips:
         if isinstance(chip, Coded) and chip.all_str():
             fast = chip.codes, chip.values
         else:
-            self.names = np.asarray(_plain(chip), dtype=object)
+            self.names = np.asarray(plain(chip), dtype=object)
             fast = factorize(
                 chip if isinstance(chip, np.ndarray) and chip.dtype.kind == "U" else self.names)
         if fast is not None:  # large all-str array: look up and explain each distinct name once
@@ -252,7 +255,7 @@ class _Chips:
             vals = self.table.numeric(column)[safe]
             codes, cols = np.zeros((), dtype=np.intp), [column]
         else:
-            codes, cols = _codes(column if isinstance(column, Coded)
+            codes, cols = codes_of(column if isinstance(column, Coded)
                                  else np.asarray(column, dtype=object))
             safe, codes = np.broadcast_arrays(safe, codes)
             # one gather from a (distinct columns x chips) matrix
@@ -296,11 +299,11 @@ def _network(ch: _Chips, tier, n, needs_torus=False, where=True) -> _Net:
     ``needs_torus`` marks elements that need ``scaleup_topology`` (AllToAll on
     a scale-up tier): blank there is a missing spec.
     """
-    tier_col = _map(tier, TIERS)
+    tier_col = map_keyword(tier, TIERS)
     bw = ch.spec(tier_col, where=where)
-    lat_col = _map(tier, {t: TIER_LATENCY.get(t, "") for t in TIERS})
+    lat_col = map_keyword(tier, {t: TIER_LATENCY.get(t, "") for t in TIERS})
     lat = np.nan_to_num(ch.spec(lat_col, where=False), nan=0.0)
-    scaleup = np.asarray(_plain(_map(tier, {t: t in SCALEUP_TIERS for t in TIERS},
+    scaleup = np.asarray(plain(map_keyword(tier, {t: t in SCALEUP_TIERS for t in TIERS},
                                      dtype=bool)), dtype=bool)
     domain = np.where(scaleup, ch.spec("scaleup_size", where=False), np.nan)
     domain = np.where(np.isnan(domain), np.inf, domain)
@@ -331,18 +334,18 @@ def _tier(tier, default):
 
 
 def _peak(ch: _Chips, dt):
-    return ch.spec(_map(dt, DTYPES, 1))
+    return ch.spec(map_keyword(dt, DTYPES, 1))
 
 
 def _bytes(dt):
-    return np.asarray(_map(dt, DTYPES, 0, dtype=float), dtype=float)
+    return np.asarray(map_keyword(dt, DTYPES, 0, dtype=float), dtype=float)
 
 
 def _select(result, values: dict):
     """Pick ``values[result]`` elementwise (result: a str or an object array)."""
     if isinstance(result, str):
         return values[result]
-    result = _plain(result)
+    result = plain(result)
     shape = np.broadcast_shapes(result.shape, *(np.shape(v) for v in values.values()))
     out = np.empty(shape, dtype=object)
     res = np.broadcast_to(result, shape)
@@ -351,7 +354,7 @@ def _select(result, values: dict):
     return out
 
 
-def _finish(run: _Run, value):
+def _finish(run: Run, value):
     if run.own:
         run.checks.raise_first()
     if isinstance(value, (np.ndarray, np.generic)):
@@ -412,10 +415,10 @@ def crit_intensity(chip, tier="hbm", dtype="bf16", *, chips=None, checks=None):
     >>> [round(crit_intensity("H100", t)) for t in ("hbm", "nvlink", "nic")]
     [295, 2198, 19780]
     """
-    run = _Run(checks)
+    run = Run(checks)
     ch = _Chips(chip, chips, run.checks)
     peak = _peak(ch, _dtype(dtype))
-    bw = ch.spec(_map(_tier(tier, "hbm"), TIERS))
+    bw = ch.spec(map_keyword(_tier(tier, "hbm"), TIERS))
     return _finish(run, model.critical_intensity(peak, bw, checks=run.checks))
 
 
@@ -470,11 +473,11 @@ def crit_batch(chip, D=None, F=None, dtype="bf16", weight_dtype=None, tier="hbm"
     >>> round(crit_batch("TPU v5e", weight_dtype="int8"), 1)
     120.1
     """
-    run = _Run(checks)
+    run = Run(checks)
     ch = _Chips(chip, chips, run.checks)
     dt = _dtype(dtype)
     wdt = dt if weight_dtype is None else _dtype(weight_dtype)
-    i = model.critical_intensity(_peak(ch, dt), ch.spec(_map(_tier(tier, "hbm"), TIERS)),
+    i = model.critical_intensity(_peak(ch, dt), ch.spec(map_keyword(_tier(tier, "hbm"), TIERS)),
                                  checks=run.checks)
     return _finish(run, model.crit_batch(i, D, F, _bytes(dt), _bytes(wdt), checks=run.checks))
 
@@ -536,13 +539,13 @@ def matmul_time(chip, B, D, F, dtype="bf16", weight_dtype=None, n_chips=1, shard
     >>> matmul_time("H100", 256, 8192, 8192, result="bound")
     'memory'
     """
-    run = _Run(checks)
-    res, values, _ = _matmul_parts(run, chip, B, D, F, dtype, weight_dtype, n_chips, shard,
+    run = Run(checks)
+    res, values, _ = matmul_parts(run, chip, B, D, F, dtype, weight_dtype, n_chips, shard,
                                    result, chips)
     return _finish(run, _select(res, values))
 
 
-def _matmul_parts(run: _Run, chip, B, D, F, dtype, weight_dtype, n_chips, shard, result, chips):
+def matmul_parts(run: Run, chip, B, D, F, dtype, weight_dtype, n_chips, shard, result, chips):
     """Body of :func:`matmul_time`: (canonical result, {result: value}, per-chip FLOPs).
 
     Every ``result`` value is computed (``bound`` only where asked for);
@@ -551,10 +554,10 @@ def _matmul_parts(run: _Run, chip, B, D, F, dtype, weight_dtype, n_chips, shard,
     ch = _Chips(chip, chips, run.checks)
     dt = _dtype(dtype)
     wdt = dt if weight_dtype is None else _dtype(weight_dtype)
-    sh = _keyword(shard, _lookup(SHARDS, "shard"), "none")
-    res = _keyword(result, _lookup({r: r for r in MATMUL_RESULTS}, "result"), "time")
+    sh = _keyword(shard, lookup_keyword(SHARDS, "shard"), "none")
+    res = _keyword(result, lookup_keyword({r: r for r in MATMUL_RESULTS}, "result"), "time")
     n = np.asarray(1.0 if n_chips is None else n_chips, dtype=float)
-    sh = _plain(sh)
+    sh = plain(sh)
     needs_ici = np.asarray(np.asarray(sh, dtype=object) == "D") & (n > 1)
     if needs_ici.any():
         net = _network(ch, "ici", n, where=needs_ici)
@@ -619,11 +622,11 @@ def moe_min_batch(chip, E, k, dtype="bf16", weight_dtype=None, tier="hbm", *, ch
     >>> round(moe_min_batch("TPU v5e", 256, 8, weight_dtype="int8"), 1)
     3843.9
     """
-    run = _Run(checks)
+    run = Run(checks)
     ch = _Chips(chip, chips, run.checks)
     dt = _dtype(dtype)
     wdt = dt if weight_dtype is None else _dtype(weight_dtype)
-    i = model.critical_intensity(_peak(ch, dt), ch.spec(_map(_tier(tier, "hbm"), TIERS)),
+    i = model.critical_intensity(_peak(ch, dt), ch.spec(map_keyword(_tier(tier, "hbm"), TIERS)),
                                  checks=run.checks)
     return _finish(run, model.moe_min_batch(i, E, k, _bytes(wdt), checks=run.checks))
 
@@ -674,7 +677,7 @@ def net_critical_d(chip, n_chips, dtype="bf16", tier="ici", *, chips=None, check
     >>> round(net_critical_d("H100", 16))
     61538
     """
-    run = _Run(checks)
+    run = Run(checks)
     ch = _Chips(chip, chips, run.checks)
     dt = _dtype(dtype)
     n = np.asarray(n_chips, dtype=float)
@@ -718,9 +721,9 @@ def roofline_flops(chip, intensity, tier="hbm", dtype="bf16", *, chips=None, che
     >>> roofline_flops("H100", 0.5)
     1675000000000.0
     """
-    run = _Run(checks)
+    run = Run(checks)
     ch = _Chips(chip, chips, run.checks)
-    bw = ch.spec(_map(_tier(tier, "hbm"), TIERS))
+    bw = ch.spec(map_keyword(_tier(tier, "hbm"), TIERS))
     return _finish(run, model.roofline_flops(_peak(ch, _dtype(dtype)), bw, intensity,
                                              checks=run.checks))
 
@@ -767,17 +770,17 @@ def roofline_time(chip, flops, bytes, tier="hbm", dtype="bf16", result="time", *
     >>> round(roofline_time("H100", 65536, 12 * 65536, dtype="fp32") * 1e6, 2)
     0.23
     """
-    run = _Run(checks)
-    res, values, _ = _roofline_parts(run, chip, flops, bytes, tier, dtype, result, chips)
+    run = Run(checks)
+    res, values, _ = roofline_parts(run, chip, flops, bytes, tier, dtype, result, chips)
     return _finish(run, _select(res, values))
 
 
-def _roofline_parts(run: _Run, chip, flops, bytes, tier, dtype, result, chips):
+def roofline_parts(run: Run, chip, flops, bytes, tier, dtype, result, chips):
     """Body of :func:`roofline_time`: (canonical result, {result: value}, canonical tier)."""
     ch = _Chips(chip, chips, run.checks)
     tr = _tier(tier, "hbm")
-    res = _keyword(result, _lookup({r: r for r in ROOFLINE_RESULTS}, "result"), "time")
-    bw = ch.spec(_map(tr, TIERS))
+    res = _keyword(result, lookup_keyword({r: r for r in ROOFLINE_RESULTS}, "result"), "time")
+    bw = ch.spec(map_keyword(tr, TIERS))
     t_math, t_comms = model.roofline_terms(flops, bytes, _peak(ch, _dtype(dtype)), bw,
                                            checks=run.checks)
     values = {"time": np.maximum(t_math, t_comms), "upper": np.add(t_math, t_comms),
@@ -785,8 +788,8 @@ def _roofline_parts(run: _Run, chip, flops, bytes, tier, dtype, result, chips):
     if not isinstance(res, str) or res == "intensity":
         values["intensity"] = model.arith_intensity(flops, bytes, checks=run.checks)
     if not isinstance(res, str) or res == "bound":
-        label = _map(tr, TIER_BOUND)
-        mem = np.broadcast_to(np.asarray(_plain(label), dtype=object), np.shape(t_comms))
+        label = map_keyword(tr, TIER_BOUND)
+        mem = np.broadcast_to(np.asarray(plain(label), dtype=object), np.shape(t_comms))
         values["bound"] = np.where(np.asarray(t_math) >= t_comms, "compute", mem).astype(object)
     return res, values, tr
 
@@ -880,12 +883,12 @@ def collective_time(chip, kind, bytes, n_chips, tier="ici", *, chips=None, check
     >>> round(collective_time("H100", "AllReduce", 2 * 8192, 8) * 1e6, 2)
     15.06
     """
-    run = _Run(checks)
+    run = Run(checks)
     ch = _Chips(chip, chips, run.checks)
-    kd = _keyword(kind, _lookup(COLLECTIVES, "kind"), None)
+    kd = _keyword(kind, lookup_keyword(COLLECTIVES, "kind"), None)
     if kd is None:
         raise KeywordError("kind is required: one of " + ", ".join(COLLECTIVE_NAMES))
-    kd = _plain(kd)
+    kd = plain(kd)
     n = np.asarray(n_chips, dtype=float)
     net = _network(ch, _tier(tier, "ici"), n, needs_torus=np.asarray(kd, dtype=object) ==
                    "alltoall")
@@ -933,7 +936,7 @@ def weight_load_time(chip, n_params, dtype="bf16", n_chips=1, *, chips=None, che
     >>> round(weight_load_time("TPU v4", 200e9, n_chips=32) * 1e3, 1)
     10.4
     """
-    run = _Run(checks)
+    run = Run(checks)
     ch = _Chips(chip, chips, run.checks)
     return _finish(run, model.weight_load_time(n_params, _bytes(_dtype(dtype)),
                                                1 if n_chips is None else n_chips,
@@ -957,7 +960,7 @@ def kv_cache_bytes(layers, kv_heads, head_dim, tokens, batch=1, dtype="bf16", *,
 PRICE_RESULTS = ("price", "date", "source")
 
 
-def _list_price(run: _Run, ch: _Chips, provider, pricing, prices, result="price", where=True):
+def _list_price(run: Run, ch: _Chips, provider, pricing, prices, result="price", where=True):
     """Price per chip-hour (or its date or source): the chip table's ``price_per_hour``
     (provider None) or the price table's latest ``pricing`` row of ``provider``; a missing
     price is a MissingSpecError where ``where`` is true."""
@@ -967,7 +970,7 @@ def _list_price(run: _Run, ch: _Chips, provider, pricing, prices, result="price"
     else:
         if not isinstance(provider, str):
             raise KeywordError(f"provider must be text, one provider per call; got {provider!r}")
-        kind = "on-demand" if pricing is None else _lookup(
+        kind = "on-demand" if pricing is None else lookup_keyword(
             {normalize_keyword(k): k for k in PRICING}, "pricing")(pricing)
         if not isinstance(kind, str):
             raise KeywordError("pricing must be one value per call")
@@ -1029,9 +1032,9 @@ def chip_price(chip, provider=None, pricing="on-demand", result="price", *, pric
     >>> chip_price("H100", "CoreWeave"), chip_price("H100", "CoreWeave", result="date")
     (4.25, '2024-02-07')
     """
-    run = _Run(checks)
+    run = Run(checks)
     ch = _Chips(chip, chips, run.checks)
-    res = _lookup({r: r for r in PRICE_RESULTS}, "result")("price" if result is None
+    res = lookup_keyword({r: r for r in PRICE_RESULTS}, "result")("price" if result is None
                                                             else result)
     return _finish(run, _list_price(run, ch, provider, pricing, prices, res))
 
@@ -1087,7 +1090,7 @@ def cost_per_flop(chip, dtype="bf16", mfu=1, price=None, *, provider=None, prici
     >>> round(cost_per_flop("B200", price=6.0) * 1e18, 3)
     0.741
     """
-    run = _Run(checks)
+    run = Run(checks)
     ch = _Chips(chip, chips, run.checks)
     quote = np.asarray(np.nan if price is None else price, dtype=float)
     need_list = np.isnan(quote)
@@ -1114,7 +1117,7 @@ def chip_spec(chip, field, *, chips=None, checks=None):
     >>> chip_spec("H200", "hbm_bw")
     4800000000000.0
     """
-    run = _Run(checks)
+    run = Run(checks)
     ch = _Chips(chip, chips, run.checks)
     table = ch.table
 
@@ -1129,7 +1132,7 @@ def chip_spec(chip, field, *, chips=None, checks=None):
     if fd is None:
         raise KeywordError(f"field is required: one of {', '.join(table.columns)}")
     safe = np.where(ch.unknown, 0, ch.idx)
-    fields = np.asarray(_plain(fd), dtype=object)
+    fields = np.asarray(plain(fd), dtype=object)
     safe_b, fields_b = np.broadcast_arrays(safe, fields)
     out = np.empty(safe_b.shape, dtype=object)
     for f in sorted(set(fields_b.ravel().tolist())):
@@ -1169,7 +1172,7 @@ class _Models:
 
     def __init__(self, model, models, checks: Checks):
         self.table: ModelTable = load_models(models)
-        self.names = np.asarray(_plain(model), dtype=object)
+        self.names = np.asarray(plain(model), dtype=object)
         self.idx, self.unknown = self.table.index(self.names)
         self.safe = np.where(self.unknown, 0, self.idx)
         if self.unknown.any():
@@ -1212,7 +1215,7 @@ def _model_setup(run, chip, model_name, chips, models, dtype, weight_dtype, kv_d
     return ch, m, dt, wdt, kdt
 
 
-def _tp_comms(run: _Run, ch: _Chips, m: dict, tokens, a, n) -> np.ndarray:
+def _tp_comms(run: Run, ch: _Chips, m: dict, tokens, a, n) -> np.ndarray:
     """Communication of a step on n chips (zero on one chip), not overlapped.
 
     Dense layers, tensor-parallel (Megatron-style): the attention output and the
@@ -1338,18 +1341,18 @@ def decode_time(chip, model_name, context, batch=1, n_chips=1, dtype="bf16", wei
     >>> round(decode_time("H100", "Llama 3.1 8B", 4096) * 1e3, 3)
     4.641
     """
-    run = _Run(checks)
-    res, values = _decode_parts(run, chip, model_name, context, batch, n_chips, dtype,
+    run = Run(checks)
+    res, values = decode_parts(run, chip, model_name, context, batch, n_chips, dtype,
                                 weight_dtype, kv_dtype, mbu, mfu, result, chips, models)
     return _finish(run, _select(res, values))
 
 
-def _decode_parts(run, chip, model_name, context, batch, n_chips, dtype, weight_dtype, kv_dtype,
+def decode_parts(run, chip, model_name, context, batch, n_chips, dtype, weight_dtype, kv_dtype,
                   mbu, mfu, result, chips, models):
     """Body of :func:`decode_time`: (canonical result, {result: value}); batch uses them all."""
     ch, m, dt, wdt, kdt = _model_setup(run, chip, model_name, chips, models, dtype,
                                        weight_dtype, kv_dtype)
-    res = _keyword(result, _lookup({r: r for r in MODEL_RESULTS}, "result"), "time")
+    res = _keyword(result, lookup_keyword({r: r for r in MODEL_RESULTS}, "result"), "time")
     B, n = _num(batch, 1.0), _num(n_chips, 1.0)
     frac = model.moe_expert_fraction(m["k"], m["E"], B, checks=run.checks)
     read = model.model_params(m["P"], m["V"], m["d"], m["tied"], m["PE"], m["E"], m["k"],
@@ -1409,18 +1412,18 @@ def prefill_time(chip, model_name, prompt, batch=1, n_chips=1, dtype="bf16", wei
     >>> round(prefill_time("H100", "Llama 3.1 8B", 8192), 4)
     0.1334
     """
-    run = _Run(checks)
-    res, values = _prefill_parts(run, chip, model_name, prompt, batch, n_chips, dtype,
+    run = Run(checks)
+    res, values = prefill_parts(run, chip, model_name, prompt, batch, n_chips, dtype,
                                  weight_dtype, kv_dtype, mbu, mfu, result, chips, models)
     return _finish(run, _select(res, values))
 
 
-def _prefill_parts(run, chip, model_name, prompt, batch, n_chips, dtype, weight_dtype, kv_dtype,
+def prefill_parts(run, chip, model_name, prompt, batch, n_chips, dtype, weight_dtype, kv_dtype,
                    mbu, mfu, result, chips, models):
     """Body of :func:`prefill_time`: (canonical result, {result: value})."""
     ch, m, dt, wdt, kdt = _model_setup(run, chip, model_name, chips, models, dtype,
                                        weight_dtype, kv_dtype)
-    res = _keyword(result, _lookup({r: r for r in MODEL_RESULTS}, "result"), "time")
+    res = _keyword(result, lookup_keyword({r: r for r in MODEL_RESULTS}, "result"), "time")
     B, n = _num(batch, 1.0), _num(n_chips, 1.0)
     with np.errstate(all="ignore"):
         tokens = np.multiply(B, prompt)
@@ -1483,7 +1486,7 @@ def train_time(chip, model_name, tokens, n_chips, mfu=1, dtype="bf16", seq_len=0
     >>> round(train_time("H100", "Llama 3.1 70B", 15e12, 4096, 0.45) / 86400, 1)
     39.7
     """
-    run = _Run(checks)
+    run = Run(checks)
     ch, m, dt, _, _ = _model_setup(run, chip, model_name, chips, models, dtype, None, None)
     flops = model.train_flops(m["active"], tokens, m["L"], m["nh"], m["H"], _num(seq_len, 0.0),
                               checks=run.checks)
@@ -1539,7 +1542,7 @@ def max_batch(chip, model_name, context, n_chips=1, weight_dtype="bf16", kv_dtyp
     >>> max_batch("H200", "Llama 3.1 70B", 8192, 4)
     172.0
     """
-    run = _Run(checks)
+    run = Run(checks)
     ch, m, wdt, _, kdt = _model_setup(run, chip, model_name, chips, models, weight_dtype,
                                       None, kv_dtype)
     n = _num(n_chips, 1.0)
@@ -1577,7 +1580,7 @@ def model_spec(model_name, field, *, models=None, checks=None):
 
     (Mistral's 12.9B active counts the 0.13B input embedding, a lookup here.)
     """
-    run = _Run(checks)
+    run = Run(checks)
     md = _Models(model_name, models, run.checks)
     table = md.table
     known = (*table.columns, *MODEL_DERIVED)
@@ -1598,7 +1601,7 @@ def model_spec(model_name, field, *, models=None, checks=None):
         "kv_per_token": lambda: model.kv_values_per_token(m["L"], m["K"], m["H"], m["r"],
                                                           m["q"], checks=run.checks),
     }
-    fields = np.asarray(_plain(fd), dtype=object)
+    fields = np.asarray(plain(fd), dtype=object)
     idx, fields_b = np.broadcast_arrays(md.safe, fields)
     unknown = np.broadcast_to(md.unknown, idx.shape)
     out = np.empty(idx.shape, dtype=object)

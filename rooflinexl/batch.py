@@ -52,11 +52,11 @@ import pandas as pd
 
 from rooflinexl import api
 from rooflinexl.chips import ChipTable, load_chips
-from rooflinexl.dtypes import TIER_BOUND, normalize_keyword, resolve_dtype, resolve_tier
+from rooflinexl.dtypes import TIER_BOUND, Keyword, normalize_keyword, resolve_dtype, resolve_tier
 from rooflinexl.errors import RooflineError
-from rooflinexl.model import Checks, _Run
+from rooflinexl.model import Checks, Run
 from rooflinexl.models import ModelTable, load_models
-from rooflinexl.xlsxio import atomic_write
+from rooflinexl.ooxml import atomic_write
 
 __all__ = ["evaluate", "sweep", "product_frame", "parse_values", "read_table", "write_table",
            "check_columns", "neutralise_csv", "OPS", "OUTPUTS", "ARGUMENTS", "LABEL_COLUMNS",
@@ -97,7 +97,12 @@ class Op:
     run: Callable
 
 
-def _colkey(name) -> str:
+def column_key(name) -> str:
+    """A column name as batch matches it: trimmed, case-folded, spaces and dashes as ``_``.
+
+    >>> column_key(" Weight-Dtype ")
+    'weight_dtype'
+    """
     return re.sub(r"[\s\-]+", "_", str(name).strip()).casefold()
 
 
@@ -187,7 +192,8 @@ class _Keywords:
 _RESOLVERS = {
     "dtype": resolve_dtype, "weight_dtype": resolve_dtype, "kv_dtype": resolve_dtype,
     "tier": resolve_tier,
-    "shard": api._lookup(api.SHARDS, "shard"), "kind": api._lookup(api.COLLECTIVES, "kind"),
+    "shard": api.lookup_keyword(api.SHARDS, "shard"),
+    "kind": api.lookup_keyword(api.COLLECTIVES, "kind"),
     "chip": None,
 }
 
@@ -202,7 +208,7 @@ class _Table:
         self.columns: dict[str, object] = {}
         seen: dict[str, object] = {}
         for col in frame.columns:
-            arg = ARGUMENTS.get(_colkey(col))
+            arg = ARGUMENTS.get(column_key(col))
             if arg is None:
                 continue
             if arg in seen:
@@ -306,7 +312,7 @@ class _Group:
                 values = [fallback if c is None else v
                           for c, v in zip(col.canon, values, strict=True)]
             else:  # fallback array: blank rows take the fallback's value
-                fb_codes, fb_values = api._codes(
+                fb_codes, fb_values = api.codes_of(
                     fallback if isinstance(fallback, api.Coded)
                     else np.asarray(fallback, dtype=object))
                 is_blank = blank[codes]
@@ -396,7 +402,7 @@ def _matmul(g: _Group):
     B, D, F = g.num("B"), g.num("D"), g.num("F")
     n, shard = g.num("n_chips", api.matmul_time), g.kw("shard", api.matmul_time)
     ck = g.checks()
-    _, v, flops = api._matmul_parts(_Run(ck), chip, B, D, F, dt, wdt, n, shard, "bound",
+    _, v, flops = api.matmul_parts(Run(ck), chip, B, D, F, dt, wdt, n, shard, "bound",
                                     g.t.table)
     with np.errstate(all="ignore"):
         per_s = np.divide(flops, v["time"])
@@ -442,9 +448,9 @@ def _roofline(g: _Group):
     flops, nbytes = g.num("flops"), g.num("bytes")
     tier, dt = g.kw("tier", fn), g.kw("dtype", fn)
     ck = g.checks()
-    _, v, tier = api._roofline_parts(_Run(ck), chip, flops, nbytes, tier, dt, "bound",
+    _, v, tier = api.roofline_parts(Run(ck), chip, flops, nbytes, tier, dt, "bound",
                                      g.t.table)
-    memory = np.asarray(api._plain(api._map(tier, TIER_BOUND)), dtype=object) == "memory"
+    memory = np.asarray(api.plain(api.map_keyword(tier, TIER_BOUND)), dtype=object) == "memory"
     with np.errstate(all="ignore"):
         per_s = np.divide(flops, v["time"])
     g.put(ck, t_math=v["math"], t_hbm=np.where(memory, v["hbm"], np.nan),
@@ -501,7 +507,7 @@ def _model_step(g: _Group, parts, fn, tokens_arg: str):
     tokens, batch, n = g.num(tokens_arg), g.num("batch", fn), g.num("n_chips", fn)
     mbu, mfu = g.num("mbu", fn), g.num("mfu", fn)
     ck = g.checks()
-    _, v = parts(_Run(ck), chip, model_name, tokens, batch, n, dt, wdt, kdt, mbu, mfu, "bound",
+    _, v = parts(Run(ck), chip, model_name, tokens, batch, n, dt, wdt, kdt, mbu, mfu, "bound",
                  g.t.table, g.t.models)
     with np.errstate(all="ignore"):
         per_s = np.divide(v["flops"], v["time"])
@@ -513,11 +519,11 @@ def _model_step(g: _Group, parts, fn, tokens_arg: str):
 
 
 def _decode(g: _Group):
-    _model_step(g, api._decode_parts, api.decode_time, "context")
+    _model_step(g, api.decode_parts, api.decode_time, "context")
 
 
 def _prefill(g: _Group):
-    _model_step(g, api._prefill_parts, api.prefill_time, "prompt")
+    _model_step(g, api.prefill_parts, api.prefill_time, "prompt")
 
 
 def _train(g: _Group):
@@ -563,14 +569,8 @@ OPS: dict[str, Op] = {op.name: op for op in (
     Op("train", ("train_time",), "chip, model, tokens, n_chips; mfu, dtype, seq_len",
        ("t_math", "time", "bound"), _train),
 )}
-_OP_KEYS = {normalize_keyword(k): op.name for op in OPS.values() for k in (op.name, *op.aliases)}
-
-
-def _resolve_op(value: str) -> str:
-    key = normalize_keyword(value)
-    if key not in _OP_KEYS:
-        raise BatchInputError(f"op {value!r} is not one of {', '.join(OPS)}")
-    return _OP_KEYS[key]
+_resolve_op = Keyword("op", {normalize_keyword(k): op.name for op in OPS.values()
+                            for k in (op.name, *op.aliases)}, error=BatchInputError)
 
 
 def _output_columns(ops) -> list[str]:
@@ -623,11 +623,11 @@ def check_columns(columns, ops, passthrough=()) -> None:
         return
     ops = list(ops)
     reads = list(dict.fromkeys(a for op in ops for a in _reads(op)))
-    allowed = {_colkey(a) for a in (*reads, "op", *OUTPUTS, *LABEL_COLUMNS)}
-    allowed |= {_colkey(c) for c in (passthrough or ())}
+    allowed = {column_key(a) for a in (*reads, "op", *OUTPUTS, *LABEL_COLUMNS)}
+    allowed |= {column_key(c) for c in (passthrough or ())}
     problems = []
     for col in columns:
-        key = _colkey(col)
+        key = column_key(col)
         if key in allowed:
             continue
         arg = ARGUMENTS.get(key)
@@ -636,7 +636,7 @@ def check_columns(columns, ops, passthrough=()) -> None:
             problems.append(f"column {str(col)!r} is an argument of {', '.join(users)}, "
                             f"not of {', '.join(ops) or 'the ops in the table'}")
             continue
-        near = difflib.get_close_matches(key, [_colkey(a) for a in reads] or list(ARGUMENTS),
+        near = difflib.get_close_matches(key, [column_key(a) for a in reads] or list(ARGUMENTS),
                                          n=1, cutoff=0.6)
         hint = ""
         if near:
@@ -725,7 +725,7 @@ def _ops_of_column(values, inferable: bool) -> list[str]:
 
 
 def _ops_present(frame) -> list[str]:
-    names = {ARGUMENTS.get(_colkey(c)): c for c in frame.columns}
+    names = {ARGUMENTS.get(column_key(c)): c for c in frame.columns}
     if "op" not in names:
         return ["matmul"]
     col = frame[names["op"]]
@@ -942,9 +942,6 @@ def _number(text: str):
         return text
 
 
-_READERS = (".csv", ".xlsx", ".xlsm", ".parquet", ".pq")
-
-
 def read_table(path, sheet=None) -> pd.DataFrame:
     """Scenario table from a CSV, xlsx (first sheet unless ``sheet``) or parquet file."""
     suffix = str(path).lower().rsplit(".", 1)[-1]
@@ -1063,7 +1060,7 @@ def write_table(frame: pd.DataFrame, path, *, formula_guard: bool = True, like=N
         The table.
     path : str or os.PathLike
         ``.csv``, ``.xlsx``/``.xlsm`` or ``.parquet``/``.pq``; ``-`` for CSV
-        on stdout. Written atomically (:func:`rooflinexl.xlsxio.atomic_write`):
+        on stdout. Written atomically (:func:`rooflinexl.ooxml.atomic_write`):
         a failure (full disk, permission) leaves the previous file as it was.
     formula_guard : bool
         CSV only: prefix text cells starting with = + - @ tab or CR with

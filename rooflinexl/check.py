@@ -1,4 +1,4 @@
-"""Stale-value checks and change reports: ``rooflinexl recalc --check`` and ``rooflinexl diff``.
+"""Stale-value checks and workbook diffs (the comparison): ``recalc --check`` and ``diff``.
 
 :func:`check_book` recalculates a workbook without writing it and compares
 every formula's computed value with the value cached in the file (numbers
@@ -8,6 +8,9 @@ within a relative tolerance, text, booleans and error values exactly).
 a :class:`BookReport`; a :class:`Report` of several renders as ``text``,
 ``json`` (``docs/schemas/report.schema.json``), ``junit`` (one testsuite per
 workbook, one testcase per sheet) or ``markdown`` (a pull-request comment).
+
+The comparison lives here; :mod:`rooflinexl.reports` renders it and
+:mod:`rooflinexl.cellvalues` says when two values match.
 
 Every reported cell carries a label, the nearest row label and column header
 (constant text cells only, so computed text never labels a cell), e.g.
@@ -20,15 +23,23 @@ import contextlib
 import datetime as _dt
 import functools
 import json
-import math
-import re
-import socket
 import statistics
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 
+from rooflinexl.addresses import cell_name, parse_cell
+from rooflinexl.cellvalues import (
+    RTOL,
+    cached_value,
+    format_change,
+    format_value,
+    json_value,
+    plural,
+    relative_change,
+    value_type,
+    values_equal,
+)
 from rooflinexl.errors import EXCEL_ERRORS, ExcelError, failure_message
 
 __all__ = [
@@ -45,8 +56,6 @@ __all__ = [
     "values_equal",
 ]
 
-#: Default relative tolerance of a numeric comparison.
-RTOL = 1e-9
 #: Report formats.
 FORMATS = ("text", "json", "junit", "markdown")
 #: What makes ``--check`` fail.
@@ -54,121 +63,6 @@ FAIL_ON = ("errors", "stale", "both")
 #: Version of the JSON report layout (docs/schemas/report.schema.json).
 SCHEMA_VERSION = 1
 
-_CELL = re.compile(r"^([A-Z]{1,3})(\d+)$")
-
-
-# --------------------------------------------------------------------------- values
-
-
-def value_type(v) -> str:
-    """``number``, ``text``, ``bool``, ``error`` or ``empty``."""
-    if v is None or v == "":
-        return "empty"
-    if isinstance(v, bool):
-        return "bool"
-    if isinstance(v, ExcelError):
-        return "error"
-    if isinstance(v, (int, float)):
-        return "number"
-    return "text"
-
-
-def _as_cached(v):
-    """A computed value as ``recalc`` would cache it (NaN/inf become #NUM!)."""
-    if isinstance(v, float) and not math.isfinite(v):
-        return ExcelError("#NUM!", "not a finite number")
-    if hasattr(v, "item") and not isinstance(v, (str, bytes)):  # numpy scalar
-        v = v.item()
-    return v
-
-
-def values_equal(a, b, rtol: float = RTOL, atol: float = 0.0) -> bool:
-    """Whether two cell values match: numbers within ``rtol``; anything else exactly.
-
-    An empty cell and empty text are equal; a boolean never equals a number.
-
-    Examples
-    --------
-    >>> values_equal(1.0, 1.0 + 1e-12), values_equal(1.0, 1.001), values_equal(True, 1)
-    (True, False, False)
-    >>> values_equal(ExcelError("#N/A"), "#N/A"), values_equal(None, "")
-    (False, True)
-    """
-    ta, tb = value_type(a), value_type(b)
-    if ta != tb:
-        return False
-    if ta == "number":
-        return math.isclose(float(a), float(b), rel_tol=rtol, abs_tol=atol)
-    if ta == "empty":
-        return True
-    return str(a) == str(b)
-
-
-def relative_change(old, new) -> float | None:
-    """``(new - old) / |old|`` for two numbers, else None (also when ``old`` is 0).
-
-    Examples
-    --------
-    >>> round(relative_change(10, 9.2), 6), relative_change(0, 1), relative_change("a", 1)
-    (-0.08, None, None)
-    """
-    if value_type(old) != "number" or value_type(new) != "number":
-        return None
-    old, new = float(old), float(new)
-    if old == 0 or not (math.isfinite(old) and math.isfinite(new)):
-        return None
-    return (new - old) / abs(old)
-
-
-def format_value(v, *, quote_text: bool = True) -> str:
-    """A cell value for a report: numbers to 6 significant digits, text quoted."""
-    t = value_type(v)
-    if t == "empty":
-        return "(empty)"
-    if t == "bool":
-        return "TRUE" if v else "FALSE"
-    if t == "number":
-        return _fmt_number(float(v), 6)
-    if t == "error":
-        return str(v)
-    return f'"{v}"' if quote_text else str(v)
-
-
-def _fmt_number(x: float, digits: int) -> str:
-    if x == int(x) and abs(x) < 1e15:
-        return str(int(x))
-    return f"{x:.{digits}g}"
-
-
-def _fmt_pair(old, new) -> tuple[str, str]:
-    """Both values formatted; more digits when 6 significant digits hide the difference."""
-    a, b = format_value(old), format_value(new)
-    if a == b and value_type(old) == value_type(new) == "number" and old != new:
-        a, b = _fmt_number(float(old), 17), _fmt_number(float(new), 17)
-    return a, b
-
-
-def format_change(rel: float | None) -> str:
-    """``-8.0 %``, ``+8.7 %``; more decimals for tiny changes; ``""`` for None."""
-    if rel is None:
-        return ""
-    pct = rel * 100
-    if pct == 0:
-        return "0.0 %"
-    if abs(pct) >= 0.05:
-        return f"{pct:+.1f} %"
-    return f"{pct:+.2g} %"
-
-
-def _json_value(v):
-    t = value_type(v)
-    if t == "empty":
-        return None
-    if t == "number":
-        return float(v) if isinstance(v, float) else int(v)
-    if t == "bool":
-        return bool(v)
-    return str(v)
 
 
 # --------------------------------------------------------------------------- results
@@ -199,6 +93,12 @@ class CellChange:
     def address(self) -> str:
         return f"{self.sheet}!{self.cell}"
 
+    def fails(self, fail_on: str) -> bool:
+        """Whether this cell fails ``recalc --check --fail-on fail_on``."""
+        if self.status == "error" and fail_on in ("errors", "both"):
+            return True
+        return self.stale and self.status in ("stale", "error") and fail_on in ("stale", "both")
+
     @property
     def rel_change(self) -> float | None:
         return relative_change(self.old, self.new)
@@ -214,8 +114,8 @@ class CellChange:
             "input": self.input,
             "formula": self.formula,
             "old_formula": self.old_formula,
-            "old": _json_value(self.old),
-            "new": _json_value(self.new),
+            "old": json_value(self.old),
+            "new": json_value(self.new),
             "old_type": value_type(self.old),
             "new_type": value_type(self.new),
             "rel_change": self.rel_change,
@@ -280,7 +180,7 @@ class BookReport:
         """The cells that fail the check under ``fail_on`` (every change in a diff)."""
         if self.mode == "diff":
             return list(self.cells)
-        return [c for c in self.cells if _fails(c, fail_on)]
+        return [c for c in self.cells if c.fails(fail_on)]
 
     def failed(self, fail_on: str = "both") -> bool:
         if self.unusable:
@@ -313,15 +213,15 @@ class BookReport:
             if self.mode == "check":
                 parts = []
                 if stale:
-                    parts.append(f"{_n(stale, 'stale cell')} on {sheet}")
+                    parts.append(f"{plural(stale, 'stale cell')} on {sheet}")
                 if errors:
-                    parts.append(f"{_n(errors, 'error cell')} on {sheet}")
+                    parts.append(f"{plural(errors, 'error cell')} on {sheet}")
                 text = ", ".join(parts)
             else:
                 kinds = [f"{sum(c.status == k for c in cells)} {k}" for k in ("added", "removed")
                          if any(c.status == k for c in cells)]
-                text = f"{_n(n, 'cell')} on {sheet} moved ({inputs} input{'s' * (inputs != 1)}" \
-                       f", {n - inputs} result{'s' * (n - inputs != 1)}" \
+                text = f"{plural(n, 'cell')} on {sheet} moved ({plural(inputs, 'input')}" \
+                       f", {plural(n - inputs, 'result')}" \
                        + "".join(f", {k}" for k in kinds) + ")"
             if med is not None:
                 text += f", median {format_change(med)}"
@@ -340,7 +240,7 @@ class BookReport:
             if not n:
                 return f"{self.name}: no differences in {self.compared} cells"
             verb = "differs" if n == 1 else "differ"
-            return (f"{self.name}: {_n(n, 'cell')} {verb} ({inputs} input"
+            return (f"{self.name}: {plural(n, 'cell')} {verb} ({inputs} input"
                     f"{'s' * (inputs != 1)}, {n - inputs} result{'s' * (n - inputs != 1)})")
         verdict = "FAIL" if self.failed(fail_on) else "ok"
         if self.uncached:
@@ -368,16 +268,6 @@ class BookReport:
             "sheets": [s.to_dict() for s in self.sheet_summaries()],
             "cells": [c.to_dict() for c in self.cells],
         }
-
-
-def _fails(c: CellChange, fail_on: str) -> bool:
-    if c.status == "error" and fail_on in ("errors", "both"):
-        return True
-    return c.stale and c.status in ("stale", "error") and fail_on in ("stale", "both")
-
-
-def _n(k: int, word: str) -> str:
-    return f"{k} {word}{'s' * (k != 1)}"
 
 
 @dataclass
@@ -427,6 +317,8 @@ class Report:
         and markdown (default 100, a pull-request comment must stay short);
         JSON and JUnit always list every cell.
         """
+        from rooflinexl.reports import render_junit, render_markdown, render_text
+
         if fmt == "text":
             return render_text(self, max_cells=500 if max_cells is None else max_cells)
         if fmt == "json":
@@ -486,10 +378,10 @@ class Labels:
         return ""
 
     def label(self, sheet: str, cell: str) -> str:
-        m = _CELL.match(cell)
-        if m is None:
+        try:
+            row, col = parse_cell(cell)
+        except ValueError:
             return ""
-        row, col = int(m.group(2)), _col_num(m.group(1))
         parts = [self.row_label(sheet, row, col), self.header(sheet, row, col)]
         parts = [p for p in parts if p]
         if len(parts) == 2 and parts[0] == parts[1]:
@@ -501,16 +393,12 @@ def _unzip(pairs):
     return [p[0] for p in pairs], [p[1] for p in pairs]
 
 
-def _col_num(letters: str) -> int:
-    n = 0
-    for ch in letters:
-        n = n * 26 + ord(ch) - 64
-    return n
-
-
 def _split(cell: str) -> tuple[int, int]:
-    m = _CELL.match(cell)
-    return (int(m.group(2)), _col_num(m.group(1))) if m else (0, 0)
+    """(row, column) of a cell, (0, 0) for text that is not one (sorted first)."""
+    try:
+        return parse_cell(cell)
+    except ValueError:
+        return (0, 0)
 
 
 def read_constants(path, *, sheets: Iterable[str] | None = None,
@@ -578,7 +466,7 @@ def check_book(path, *, rtol: float = RTOL, limits=None, labels: bool = True) ->
         An .xlsx or .xlsm workbook.
     rtol : float
         Relative tolerance of numeric comparisons (text, booleans, errors: exact).
-    limits : rooflinexl.xlsxio.Limits, optional
+    limits : rooflinexl.ooxml.Limits, optional
         Package limits (zip-bomb protection).
     labels : bool
         Label the reported cells (one read-only openpyxl pass over their sheets).
@@ -589,15 +477,16 @@ def check_book(path, *, rtol: float = RTOL, limits=None, labels: bool = True) ->
         Every stale cell (cached value differs) and every error cell, in
         workbook order; ``message`` set instead when the file is unusable.
     """
+    from rooflinexl.ooxml import Limits, open_package, read_cached_values
     from rooflinexl.recalc.book import recalc_book
-    from rooflinexl.xlsxio import Limits, read_cached_values
 
     limits = limits or Limits()
     t0 = time.perf_counter()
     rep = BookReport(path=str(path), mode="check")
     try:
-        result = recalc_book(path, None, limits=limits, write=False)
-        cached = read_cached_values(path, limits=limits)
+        with open_package(path, limits):  # opened and checked once for both
+            result = recalc_book(path, None, limits=limits, write=False)
+            cached = read_cached_values(path, limits=limits)
     except Exception as exc:  # a user's file never gives a traceback
         rep.message = failure_message(exc, path)
         return rep
@@ -610,7 +499,7 @@ def check_book(path, *, rtol: float = RTOL, limits=None, labels: bool = True) ->
     for (sheet, cell), res in sorted(ev.cells.items(),
                                      key=lambda kv: (order.get(kv[0][0], 0), _split(kv[0][1]))):
         old = cached.get(sheet, {}).get(cell)
-        new = _as_cached(res.value)
+        new = cached_value(res.value)
         stale = not values_equal(old, new, rtol)
         is_error = isinstance(new, ExcelError)
         if stale or is_error:
@@ -673,36 +562,30 @@ class _Snapshot:
 
 
 def _snapshot(path, limits, recalc: bool) -> _Snapshot:
-    from rooflinexl.xlsxio import check_package, formula_cells, read_cached_values
+    from rooflinexl.ooxml import formula_cells, open_package, read_cached_values
 
-    check_package(path, limits)
-    cached = read_cached_values(path, limits=limits)
-    formulas = formula_cells(path, limits=limits)
-    if recalc:
-        from rooflinexl.recalc.book import recalc_book
+    with open_package(path, limits):  # opened and checked once for every reader below
+        cached = read_cached_values(path, limits=limits)
+        formulas = formula_cells(path, limits=limits)
+        ev = None
+        if recalc:
+            from rooflinexl.recalc.book import recalc_book
 
-        ev = recalc_book(path, None, limits=limits, write=False).evaluation
+            ev = recalc_book(path, None, limits=limits, write=False).evaluation
+    if ev is not None:
         for (sheet, cell), res in ev.cells.items():
-            cached.setdefault(sheet, {})[cell] = _as_cached(res.value)
+            cached.setdefault(sheet, {})[cell] = cached_value(res.value)
     consts = read_constants(path, skip={s: v.keys() for s, v in cached.items()})
     sheets = list(formulas) + [s for s in consts if s not in formulas]
     values: dict[str, dict[str, object]] = {}
     for sheet in sheets:
         vals = values.setdefault(sheet, {})
         for (r, c), v in consts.get(sheet, {}).items():
-            vals[_addr(r, c)] = v
+            vals[cell_name(r, c)] = v
         vals.update(cached.get(sheet, {}))
     forms = {s: {c: ("=" + f if f else "") for c, f in fs.items()} for s, fs in formulas.items()}
     results = {s: set(v) for s, v in cached.items()}
     return _Snapshot(sheets, values, forms, results, consts)
-
-
-def _addr(row: int, col: int) -> str:
-    letters = ""
-    while col:
-        col, rem = divmod(col - 1, 26)
-        letters = chr(65 + rem) + letters
-    return f"{letters}{row}"
 
 
 def diff_books(old, new, *, rtol: float = RTOL, recalc: bool = False, limits=None) -> BookReport:
@@ -717,7 +600,7 @@ def diff_books(old, new, *, rtol: float = RTOL, recalc: bool = False, limits=Non
     recalc : bool
         Recompute both workbooks first and compare computed results instead of
         the values cached in the files.
-    limits : rooflinexl.xlsxio.Limits, optional
+    limits : rooflinexl.ooxml.Limits, optional
         Package limits (zip-bomb protection).
 
     Returns
@@ -734,7 +617,7 @@ def diff_books(old, new, *, rtol: float = RTOL, recalc: bool = False, limits=Non
     ``diff_books("main/Roofline.xlsx", "Roofline.xlsx").sheet_summaries()[1].text``
     is ``'6 cells on Cost moved (0 inputs, 6 results), median -8.0 %'``.
     """
-    from rooflinexl.xlsxio import Limits
+    from rooflinexl.ooxml import Limits
 
     limits = limits or Limits()
     t0 = time.perf_counter()
@@ -789,234 +672,3 @@ def diff_report(old, new, *, rtol: float = RTOL, recalc: bool = False, limits=No
                   rtol=rtol)
 
 
-# --------------------------------------------------------------------------- rendering
-
-
-def _cell_line(c: CellChange, mode: str) -> str:
-    a, b = _fmt_pair(c.old, c.new)
-    if mode == "diff":
-        tag = "input " if c.input else "result"
-        line = f"{c.address:<22} {tag} {c.label:<44} {a} -> {b}"
-        if c.old_formula:
-            line += f"   formula {c.old_formula} -> {c.formula}"
-    elif c.status == "error":
-        line = f"{c.address:<22} {c.label:<44} " + (f"{a} -> {b}" if c.stale else b)
-        if c.reason:
-            line += f"   ({c.reason})"
-    else:
-        line = f"{c.address:<22} {c.label:<44} {a} -> {b}"
-    change = format_change(c.rel_change)
-    return f"  {line}   {change}".rstrip() if change else f"  {line}".rstrip()
-
-
-def render_text(report: Report, *, max_cells: int = 500) -> str:
-    """Plain text for a terminal or a CI log."""
-    lines = []
-    for book in report.books:
-        lines.append(book.headline(report.fail_on))
-        if book.unusable or book.uncached:
-            continue
-        for s in book.sheet_summaries():
-            lines.append(f"  {s.text}")
-        for c in book.cells[:max_cells]:
-            lines.append(_cell_line(c, report.mode))
-        if len(book.cells) > max_cells:
-            lines.append(f"  ... and {len(book.cells) - max_cells} more (use --format json)")
-    if len(report.books) > 1:
-        lines.append(_overall(report))
-    return "\n".join(lines)
-
-
-def _overall(report: Report) -> str:
-    n = len(report.books)
-    failed = sum(b.status(report.fail_on) == "fail" for b in report.books)
-    bad = sum(b.unusable for b in report.books)
-    word = "differ" if report.mode == "diff" else "fail"
-    text = f"{_n(n, 'workbook')}: {failed} {word}"
-    return text + (f", {bad} unusable" if bad else "")
-
-
-_XML_BAD = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-
-
-def _xml_text(s: str) -> str:
-    return _XML_BAD.sub("\ufffd", s)
-
-
-def render_junit(report: Report) -> str:
-    """JUnit XML: one testsuite per workbook, one testcase per sheet.
-
-    A sheet's testcase fails (``<failure type="stale">`` and/or
-    ``<failure type="formula-error">``; in a diff ``type="changed"``) with one
-    line per cell; cells that do not fail under ``fail_on`` go to its
-    ``<system-out>``. An unusable workbook is a testcase ``open`` with an
-    ``<error type="unusable">``. Valid against docs/schemas/junit.xsd.
-    """
-    import xml.etree.ElementTree as ET
-
-    stamp = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
-    host = socket.gethostname() or "localhost"
-    root = ET.Element("testsuites", name=f"rooflinexl {report.mode}")
-    tot = {"tests": 0, "failures": 0, "errors": 0, "time": 0.0}
-    for book in report.books:
-        suite = ET.SubElement(root, "testsuite", name=book.name)
-        props = ET.SubElement(suite, "properties")
-        for k, v in (("mode", report.mode), ("rtol", repr(report.rtol)),
-                     ("fail_on", report.fail_on), ("path", book.path)) + \
-                ((("old_path", book.old_path),) if book.old_path else ()):
-            ET.SubElement(props, "property", name=k, value=_xml_text(str(v)))
-        tests = failures = errors = 0
-        classname = Path(book.path).name
-        if book.unusable:
-            case = ET.SubElement(suite, "testcase", name="open", classname=classname, time="0")
-            err = ET.SubElement(case, "error", type="unusable", message=_xml_text(book.message))
-            err.text = _xml_text(book.message)
-            tests, errors = 1, 1
-        else:
-            by: dict[str, list[CellChange]] = {}
-            for c in book.cells:
-                by.setdefault(c.sheet, []).append(c)
-            summaries = {s.sheet: s for s in book.sheet_summaries()}
-            per = book.seconds / max(len(book.tested_sheets), 1)
-            for sheet in book.tested_sheets:
-                tests += 1
-                case = ET.SubElement(suite, "testcase", name=sheet, classname=classname,
-                                     time=f"{per:.3f}")
-                cells = by.get(sheet, [])
-                failing = [c for c in cells if book.mode == "diff" or _fails(c, report.fail_on)]
-                failing_ids = {id(c) for c in failing}
-                quiet = [c for c in cells if id(c) not in failing_ids]
-                if book.mode == "diff":
-                    groups = [("changed", summaries[sheet].text if failing else "", failing)]
-                else:
-                    stale = [c for c in failing if c.stale and report.fail_on != "errors"]
-                    errs = [c for c in failing if c.status == "error"
-                            and report.fail_on != "stale"]
-                    groups = [("stale", _group_message(stale, "stale cell", sheet), stale),
-                              ("formula-error", _group_message(errs, "error cell", sheet), errs)]
-                for kind, msg, group in groups:
-                    if group:
-                        f = ET.SubElement(case, "failure", type=kind, message=_xml_text(msg))
-                        f.text = _xml_text("\n".join(_cell_compact(c) for c in group))
-                if failing:
-                    failures += 1
-                if quiet:
-                    out = ET.SubElement(case, "system-out")
-                    out.text = _xml_text("\n".join(_cell_compact(c) for c in quiet))
-            if book.mode == "check" and book.unknown_functions:
-                tests += 1
-                case = ET.SubElement(suite, "testcase", name="functions", classname=classname,
-                                     time="0")
-                if report.fail_on != "stale":
-                    msg = "unknown functions: " + ", ".join(book.unknown_functions)
-                    ET.SubElement(case, "failure", type="unknown-function",
-                                  message=_xml_text(msg)).text = _xml_text(msg)
-                    failures += 1
-        suite.set("tests", str(tests))
-        suite.set("failures", str(failures))
-        suite.set("errors", str(errors))
-        suite.set("skipped", "0")
-        suite.set("time", f"{book.seconds:.3f}")
-        suite.set("timestamp", stamp)
-        suite.set("hostname", host)
-        tot["tests"] += tests
-        tot["failures"] += failures
-        tot["errors"] += errors
-        tot["time"] += book.seconds
-    for k in ("tests", "failures", "errors"):
-        root.set(k, str(tot[k]))
-    root.set("time", f"{tot['time']:.3f}")
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode")
-
-
-def _group_message(cells: list[CellChange], word: str, sheet: str) -> str:
-    rels = [r for r in (c.rel_change for c in cells) if r is not None]
-    text = f"{_n(len(cells), word)} on {sheet}"
-    return text + (f", median {format_change(statistics.median(rels))}" if rels else "")
-
-
-def _cell_compact(c: CellChange) -> str:
-    """One line per cell for JUnit: ``Cost!E14 (H200 / ...): 2.80867 -> 2.58398 (-8.0 %)``."""
-    a, b = _fmt_pair(c.old, c.new)
-    head = f"{c.address} ({c.label})" if c.label else c.address
-    if c.status == "error":
-        text = f"{head}: " + (f"{a} -> {b}" if c.stale else b) + \
-            (f" ({c.reason})" if c.reason else "")
-    else:
-        kind = "" if c.status in ("stale", "changed") else f" [{c.status}]"
-        kind += " [input]" if c.input else ""
-        text = f"{head}{kind}: {a} -> {b}"
-    change = format_change(c.rel_change)
-    return text + (f" ({change})" if change else "")
-
-
-def _md(s: str) -> str:
-    return " ".join(str(s).split()).replace("|", "\\|").replace("`", "'")
-
-
-def render_markdown(report: Report, *, max_cells: int = 100) -> str:
-    """GitHub-flavoured markdown, e.g. for a pull-request comment or a job summary."""
-    lines = []
-    n = len(report.books)
-    failed = sum(b.status(report.fail_on) != "ok" for b in report.books)
-    if report.mode == "check":
-        title = (f"rooflinexl check: {failed} of {_n(n, 'workbook')} failing" if failed
-                 else f"rooflinexl check: {_n(n, 'workbook')} up to date")
-    else:
-        b = report.books[0]
-        verb = "differs" if len(b.cells) == 1 else "differ"
-        title = (f"rooflinexl diff: {_n(len(b.cells), 'cell')} {verb}" if b.cells
-                 else "rooflinexl diff: unusable input" if b.unusable
-                 else "rooflinexl diff: no differences")
-    lines += [f"### {title}", ""]
-    if report.mode == "check":
-        lines += ["| workbook | formulas | stale | errors | result |",
-                  "|---|---:|---:|---:|---|"]
-        for b in report.books:
-            st = b.status(report.fail_on)
-            mark = {"ok": "ok", "fail": "**FAIL**", "unusable": "**unusable**"}[st]
-            lines.append(f"| `{_md(b.path)}` | {b.compared} | {len(b.stale)} | "
-                         f"{len(b.errors)} | {mark} |")
-        lines.append("")
-    for b in report.books:
-        if report.mode == "check" and not b.cells and not b.unusable and \
-                not b.unknown_functions:
-            continue
-        head = (f"`{_md(b.old_path)}` → `{_md(b.path)}`" if b.mode == "diff"
-                else f"`{_md(b.path)}`")
-        lines += [f"#### {head}", ""]
-        if b.unusable:
-            lines += [f"Unusable: {_md(b.message)}", ""]
-            continue
-        if b.unknown_functions:
-            lines += [f"Unknown functions: {_md(', '.join(b.unknown_functions))}", ""]
-        for s in b.sheet_summaries():
-            lines.append(f"- {_md(s.text)}")
-        if not b.cells:
-            lines += ["", f"No differences in {b.compared} cells.", ""]
-            continue
-        lines.append("")
-        if b.mode == "diff":
-            lines += ["| cell | kind | label | old | new | change |",
-                      "|---|---|---|---:|---:|---:|"]
-        else:
-            lines += ["| cell | label | cached | recalculated | change | note |",
-                      "|---|---|---:|---:|---:|---|"]
-        for c in b.cells[:max_cells]:
-            old, new = (_md(v) for v in _fmt_pair(c.old, c.new))
-            change = format_change(c.rel_change)
-            if b.mode == "diff":
-                kind = ("input" if c.input else "result") + \
-                    (f" ({c.status})" if c.status != "changed" else "")
-                lines.append(f"| `{_md(c.address)}` | {kind} | {_md(c.label)} | {old} | "
-                             f"{new} | {change} |")
-            else:
-                note = "" if c.status == "stale" else _md(f"error: {c.reason}".strip())
-                lines.append(f"| `{_md(c.address)}` | {_md(c.label)} | {old} | {new} | "
-                             f"{change} | {note} |")
-        if len(b.cells) > max_cells:
-            lines.append(f"\n… and {len(b.cells) - max_cells} more cells (see the JSON or "
-                         "JUnit report).")
-        lines.append("")
-    return "\n".join(lines).rstrip() + "\n"

@@ -97,7 +97,7 @@ def make_limits(max_file_mb=None, max_uncompressed_mb=None, max_ratio=None, max_
     """Limits from the options, else the ``ROOFLINEXL_MAX_*`` environment, else the defaults."""
     import dataclasses
 
-    from rooflinexl.xlsxio import Limits
+    from rooflinexl.ooxml import Limits
 
     try:
         base = Limits.from_env()
@@ -190,7 +190,7 @@ def _emit_report(report, fmt, reports, quiet) -> None:
         else:
             path = Path(spec)
             kind = _REPORT_SUFFIXES.get(path.suffix.lower(), fmt)
-        from rooflinexl.xlsxio import atomic_write
+        from rooflinexl.ooxml import atomic_write
 
         text = report.render(kind).encode("utf-8")
         try:
@@ -627,12 +627,12 @@ def sweep(params, output, plot_path, tiers, strict, formula_guard, chips_path, m
 
 def _plot_results(result, path, tiers, chip_names, chips_path, dtype, title=None):
     """Roofline chart of a result table: its chips (or ``chip_names``) and its points."""
-    from rooflinexl.batch import ARGUMENTS, _colkey
+    from rooflinexl.batch import ARGUMENTS, column_key
     from rooflinexl.chips import load_chips
     from rooflinexl.plot import plot_roofline, points_from_results
 
     table = load_chips(chips_path)
-    cols = {ARGUMENTS.get(_colkey(c)): c for c in result.columns} if result is not None else {}
+    cols = {ARGUMENTS.get(column_key(c)): c for c in result.columns} if result is not None else {}
     if not chip_names and "chip" in cols:
         known = [table.row_of(c) for c in result[cols["chip"]].dropna().unique().tolist()]
         chip_names = [table.names[j] for j in sorted({j for j in known if j is not None})]

@@ -57,16 +57,44 @@ def normalize_keyword(text: str) -> str:
     return _SEP.sub("", text.strip()).casefold()
 
 
-def _resolve(value, table: dict, aliases: dict, what: str) -> str:
-    from rooflinexl.errors import KeywordError
+class Keyword:
+    """The one resolver of a keyword argument (dtype, tier, shard, kind, pricing, op ...).
 
-    if not isinstance(value, str):
-        raise KeywordError(f"{what} must be text, one of {', '.join(table)}; got {value!r}")
-    key = normalize_keyword(value)
-    key = aliases.get(key, key)
-    if key not in table:
-        raise KeywordError(f"{what} {value!r} is not one of {', '.join(table)}")
-    return key
+    ``canonical`` maps each normalised spelling (:func:`normalize_keyword`) to the
+    canonical value; ``aliases`` more normalised spellings to a canonical key. Calling
+    it resolves one value or raises ``error`` (default
+    :class:`~rooflinexl.errors.KeywordError`) with a message that lists the values.
+
+    Examples
+    --------
+    >>> shard = Keyword("shard", {"none": "none", "d": "D", "f": "F"})
+    >>> shard(" d "), shard.listed
+    ('D', 'none, D, F')
+    """
+
+    def __init__(self, what: str, canonical: dict, aliases: dict | None = None,
+                 error: type[Exception] | None = None):
+        self.what, self.canonical, self.aliases = what, dict(canonical), dict(aliases or {})
+        self.error = error
+        self.listed = ", ".join(dict.fromkeys(self.canonical.values()))
+
+    def __call__(self, value) -> str:
+        from rooflinexl.errors import KeywordError
+
+        error = self.error or KeywordError
+        if value is None:
+            raise error(f"{self.what} is required: one of {self.listed}")
+        if not isinstance(value, str):
+            raise error(f"{self.what} must be text, one of {self.listed}; got {value!r}")
+        key = normalize_keyword(value)
+        key = self.aliases.get(key, key)
+        if key not in self.canonical:
+            raise error(f"{self.what} {value!r} is not one of {self.listed}")
+        return self.canonical[key]
+
+
+DTYPE = Keyword("dtype", {k: k for k in DTYPES}, DTYPE_ALIASES)
+TIER = Keyword("tier", {k: k for k in TIERS}, TIER_ALIASES)
 
 
 def resolve_dtype(value: str) -> str:
@@ -77,7 +105,7 @@ def resolve_dtype(value: str) -> str:
     >>> resolve_dtype(" BF16 "), resolve_dtype("e4m3")
     ('bf16', 'fp8')
     """
-    return _resolve(value, DTYPES, DTYPE_ALIASES, "dtype")
+    return DTYPE(value)
 
 
 def resolve_tier(value: str) -> str:
@@ -88,7 +116,7 @@ def resolve_tier(value: str) -> str:
     >>> resolve_tier("NVLink"), resolve_tier("InfiniBand")
     ('ici', 'dcn')
     """
-    return _resolve(value, TIERS, TIER_ALIASES, "tier")
+    return TIER(value)
 
 
 def dtype_bytes(dtype: str) -> float:

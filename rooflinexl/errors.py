@@ -37,7 +37,7 @@ class RooflineError(Exception):
 class WriteError(RooflineError, OSError):
     """An output file could not be written (one line: the path and the reason).
 
-    Raised by :func:`rooflinexl.xlsxio.atomic_write`; the previous file, if
+    Raised by :func:`rooflinexl.ooxml.atomic_write`; the previous file, if
     any, is unchanged.
     """
 

@@ -20,7 +20,7 @@ host's, with the engine's formula scanner.
 """
 from __future__ import annotations
 
-from rooflinexl.xlsxio import Limits, rewrite_formulas
+from rooflinexl.ooxml import Limits, rewrite_formulas
 
 __all__ = ["HOSTS", "convert_formula", "convert_workbook", "spell"]
 
@@ -128,7 +128,7 @@ def convert_workbook(src, dst, host: str, *, limits: Limits = Limits()) -> int:
     Examples
     --------
     >>> import openpyxl, tempfile, os
-    >>> from rooflinexl.xlsxio import formula_cells
+    >>> from rooflinexl.ooxml import formula_cells
     >>> wb = openpyxl.Workbook(); wb.active["A1"] = '=VERSION()&"VERSION()"'
     >>> p = os.path.join(tempfile.mkdtemp(), "b.xlsx"); wb.save(p)
     >>> convert_workbook(p, p, "lite"), formula_cells(p)

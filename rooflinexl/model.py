@@ -88,8 +88,9 @@ def _out(x):
     return x.item() if x.ndim == 0 else x
 
 
-class _Run:
-    """Per-call helper: raises at the end unless a Checks collector was given."""
+class Run:
+    """Per-call checks of one model function: collected into a :class:`Checks` when the
+    caller gives one (the Excel adapters, batch), else the first problem raised at the end."""
 
     def __init__(self, checks: Checks | None):
         self.own = checks is None
@@ -162,7 +163,7 @@ def arith_intensity(flops, bytes, *, checks=None):
     >>> round(arith_intensity(1024, 12 * 1024), 6)
     0.083333
     """
-    run = _Run(checks)
+    run = Run(checks)
     flops, nbytes = np.broadcast_arrays(_f(flops), _f(bytes))
     run.nonneg("flops", flops)
     run.nonneg("bytes", nbytes)
@@ -207,7 +208,7 @@ def critical_intensity(peak, bandwidth, *, checks=None):
     >>> round(critical_intensity(9.89e14, 3.35e12), 1)
     295.2
     """
-    run = _Run(checks)
+    run = Run(checks)
     peak, bw = np.broadcast_arrays(_f(peak), _f(bandwidth))
     run.positive("peak", peak)
     run.positive("bandwidth", bw)
@@ -253,7 +254,7 @@ def roofline_flops(peak, bandwidth, intensity, *, checks=None):
     >>> roofline_flops(9.89e14, 3.35e12, 100)
     335000000000000.0
     """
-    run = _Run(checks)
+    run = Run(checks)
     peak, bw, i = np.broadcast_arrays(_f(peak), _f(bandwidth), _f(intensity))
     run.positive("peak", peak)
     run.positive("bandwidth", bw)
@@ -306,7 +307,7 @@ def roofline_terms(flops, bytes, peak, bandwidth, *, checks=None):
     >>> round(max(t_math, t_comms) * 1e3, 2)
     3.85
     """
-    run = _Run(checks)
+    run = Run(checks)
     flops, nbytes, peak, bw = np.broadcast_arrays(_f(flops), _f(bytes), _f(peak),
                                                   _f(bandwidth))
     run.nonneg("flops", flops)
@@ -375,7 +376,7 @@ def crit_batch(intensity, D=None, F=None, a=2.0, w=None, *, checks=None):
     >>> round(crit_batch(3.94e14 / 8.2e11, 4096, 16384, a=1), 1)
     259.3
     """
-    run = _Run(checks)
+    run = Run(checks)
     D = np.inf if D is None else D
     F = np.inf if F is None else F
     w = a if w is None else w
@@ -466,17 +467,16 @@ def matmul_terms(B, D, F, peak, hbm_bw, ici_bw=np.nan, a=2.0, w=None, n=1.0, sha
     >>> round(t[0] * 1e3, 3), t[0] > t[1]
     (1.112, True)
     """
-    run = _Run(checks)
+    run = Run(checks)
     w = a if w is None else w
-    shard_arr = np.asarray(shard, dtype=object)
-    B, D, F, peak, hbm, ici, a, w, n, shard_arr = np.broadcast_arrays(
-        _f(B), _f(D), _f(F), _f(peak), _f(hbm_bw), _f(ici_bw), _f(a), _f(w), _f(n), shard_arr)
+    shard_arr = np.asarray(shard, dtype=object)  # compared before broadcasting: often one str
+    B, D, F, peak, hbm, ici, a, w, n, is_d, is_f = np.broadcast_arrays(
+        _f(B), _f(D), _f(F), _f(peak), _f(hbm_bw), _f(ici_bw), _f(a), _f(w), _f(n),
+        np.asarray(shard_arr == "D", dtype=bool), np.asarray(shard_arr == "F", dtype=bool))
     for name, x in (("B", B), ("D", D), ("F", F), ("peak", peak), ("hbm_bw", hbm),
                     ("dtype bytes", a), ("weight_dtype bytes", w)):
         run.positive(name, x)
     run.integer("n_chips", n, 1)
-    is_d = shard_arr == "D"
-    is_f = shard_arr == "F"
     run.require(~is_d & ~is_f & (n > 1),
                 "shard 'none' needs n_chips = 1; use shard 'D' or 'F' to split the matmul")
     with np.errstate(all="ignore"):
@@ -489,14 +489,17 @@ def matmul_terms(B, D, F, peak, hbm_bw, ici_bw=np.nan, a=2.0, w=None, n=1.0, sha
         t_hbm = per_chip / hbm
         needs_ici = is_d & (n > 1)
         run.require(needs_ici & ~(ici > 0), "ici_bw must be > 0 for shard 'D'")
-        sub = Checks()
-        t_ar = np.asarray(collective_seconds("allreduce", o_bytes, n, np.where(needs_ici, ici, 1.0),
-                                             ici_latency, domain, dcn_bw, dcn_latency,
-                                             base_latency=base_latency, checks=sub),
-                          dtype=float)
-        for mask, exc, reason in sub.items:  # only where the AllReduce happens
-            run.require(np.broadcast_to(mask, needs_ici.shape) & needs_ici, reason, exc)
-        t_comms = np.where(needs_ici, t_ar, 0.0)
+        t_comms = np.zeros(np.broadcast_shapes(  # the shape the AllReduce would have had
+            needs_ici.shape, *map(np.shape, (ici_latency, domain, dcn_bw, dcn_latency,
+                                             base_latency))))
+        if needs_ici.any():  # the AllReduce of shard 'D' over more than one chip
+            sub = Checks()
+            t_ar = np.asarray(collective_seconds(
+                "allreduce", o_bytes, n, np.where(needs_ici, ici, 1.0), ici_latency, domain,
+                dcn_bw, dcn_latency, base_latency=base_latency, checks=sub), dtype=float)
+            for mask, exc, reason in sub.items:  # only where the AllReduce happens
+                run.require(np.broadcast_to(mask, needs_ici.shape) & needs_ici, reason, exc)
+            t_comms = np.where(needs_ici, t_ar, 0.0)
     run.finite(t_math, t_hbm, t_comms, per_chip)
     if run.own:
         run.checks.raise_first()
@@ -546,7 +549,7 @@ def moe_min_batch(intensity, E, k, w=2.0, *, checks=None):
     >>> round(moe_min_batch(1.97e14 / 8.2e11, 256, 8, w=1), 1)
     3843.9
     """
-    run = _Run(checks)
+    run = Run(checks)
     i, E, k, w = np.broadcast_arrays(_f(intensity), _f(E), _f(k), _f(w))
     run.positive("critical intensity", i)
     run.integer("E", E, 1)
@@ -622,7 +625,7 @@ def net_critical_d(peak, bandwidth, n, a=2.0, domain=np.inf, out_bandwidth=np.na
     >>> round(net_critical_d(9.89e14, 4.5e11, 16, domain=8, out_bandwidth=5e10))
     61538
     """
-    run = _Run(checks)
+    run = Run(checks)
     peak, bw, n, a = np.broadcast_arrays(_f(peak), _f(bandwidth), _f(n), _f(a))
     run.positive("peak", peak)
     run.positive("bandwidth", bw)
@@ -676,7 +679,7 @@ def attn_intensity(T, S, G, *, checks=None):
     >>> round(attn_intensity(1, 8192, 8), 3)
     7.992
     """
-    run = _Run(checks)
+    run = Run(checks)
     T, S, G = np.broadcast_arrays(_f(T), _f(S), _f(G))
     run.positive("T", T)
     run.positive("S", S)
@@ -800,7 +803,7 @@ def collective_seconds(kind, bytes, n, bandwidth, latency=0.0, domain=np.inf,
     >>> round(collective_seconds("alltoall", 1e9, 8, 4.5e11) * 1e6, 2)
     243.06
     """
-    run = _Run(checks)
+    run = Run(checks)
     kind_arr = np.asarray(kind, dtype=object)
     nbytes, n, bw, lat, dom, bw2, lat2, tor, base = np.broadcast_arrays(
         _f(bytes), _f(n), _f(bandwidth), _f(latency), _f(domain), _f(out_bandwidth),
@@ -926,7 +929,7 @@ def weight_load_time(n_params, w, n, hbm_bw, *, checks=None):
     >>> round(weight_load_time(200e9, 2, 32, 1.2e12) * 1e3, 2)
     10.42
     """
-    run = _Run(checks)
+    run = Run(checks)
     p, w, n, bw = np.broadcast_arrays(_f(n_params), _f(w), _f(n), _f(hbm_bw))
     run.nonneg("n_params", p)
     run.positive("dtype bytes", w)
@@ -975,7 +978,7 @@ def kv_cache_bytes(layers, kv_heads, head_dim, tokens, batch=1.0, a=2.0, *, chec
     >>> kv_cache_bytes(80, 8, 128, 8192) / 1e9
     2.68435456
     """
-    run = _Run(checks)
+    run = Run(checks)
     L, K, H, T, Bt, a = np.broadcast_arrays(_f(layers), _f(kv_heads), _f(head_dim), _f(tokens),
                                             _f(batch), _f(a))
     run.positive("layers", L)
@@ -1026,7 +1029,7 @@ def cost_per_flop(price_per_hour, peak, mfu=1.0, *, checks=None):
     >>> round(cost_per_flop(10, 9.89e14) * 1e18, 2)
     2.81
     """
-    run = _Run(checks)
+    run = Run(checks)
     price, peak, mfu = np.broadcast_arrays(_f(price_per_hour), _f(peak), _f(mfu))
     run.nonneg("price_per_hour", price)
     run.positive("peak", peak)
@@ -1088,7 +1091,7 @@ def moe_expert_fraction(k, E, tokens, *, checks=None):
     >>> round(moe_expert_fraction(2, 8, 64), 8)
     0.99999999
     """
-    run = _Run(checks)
+    run = Run(checks)
     k, E, T = np.broadcast_arrays(_f(k), _f(E), _f(tokens))
     run.integer("experts", E, 1)
     run.require(~((k >= 1) & (k <= E)), "active_experts must be between 1 and experts")
@@ -1148,7 +1151,7 @@ def model_params(params, vocab, d_model, tied=0.0, expert_params=0.0, E=1.0, k=1
     >>> round(model_params(116.83e9, 201088, 2880, 0, 114701598720, 128, 4) / 1e9, 2)
     5.13
     """
-    run = _Run(checks)
+    run = Run(checks)
     P, V, d, t, PE, E, k, f = np.broadcast_arrays(
         _f(params), _f(vocab), _f(d_model), _f(tied), _f(expert_params), _f(E), _f(k),
         _f(np.nan if fraction is None else fraction))
@@ -1204,7 +1207,7 @@ def kv_values_per_token(layers, kv_heads, head_dim, kv_lora_rank=np.nan, qk_rope
     >>> kv_values_per_token(61, 128, 128, 512, 64)
     35136.0
     """
-    run = _Run(checks)
+    run = Run(checks)
     L, K, H, r, q = np.broadcast_arrays(_f(layers), _f(kv_heads), _f(head_dim),
                                         _f(kv_lora_rank), _f(qk_rope_dim))
     run.positive("layers", L)
@@ -1270,7 +1273,7 @@ def decode_flops_bytes(active, read, kv_per_token, layers, n_heads, head_dim, co
     >>> round(f / 1e9, 2), round(b / 1e9, 3)
     (17.16, 15.546)
     """
-    run = _Run(checks)
+    run = Run(checks)
     P, R, kv, L, nh, H, S, B, w, a = np.broadcast_arrays(
         _f(active), _f(read), _f(kv_per_token), _f(layers), _f(n_heads), _f(head_dim),
         _f(context), _f(batch), _f(w), _f(a_kv))
@@ -1342,7 +1345,7 @@ def prefill_flops_bytes(active, read, out_proj, kv_per_token, layers, n_heads, h
     >>> round(f / 1e12, 3), round(b / 1e9, 3)
     (13.263, 14.262)
     """
-    run = _Run(checks)
+    run = Run(checks)
     P, R, Po, kv, L, nh, H, T, B, w, a = np.broadcast_arrays(
         _f(active), _f(read), _f(out_proj), _f(kv_per_token), _f(layers), _f(n_heads),
         _f(head_dim), _f(prompt), _f(batch), _f(w), _f(a_kv))
@@ -1399,7 +1402,7 @@ def train_flops(active, tokens, layers=0.0, n_heads=0.0, head_dim=0.0, seq_len=0
     >>> train_flops(70e9, 15e12)
     6.3e+24
     """
-    run = _Run(checks)
+    run = Run(checks)
     P, D, L, nh, H, S = np.broadcast_arrays(_f(active), _f(tokens), _f(layers), _f(n_heads),
                                             _f(head_dim), _f(seq_len))
     run.nonneg("tokens", D)
@@ -1447,7 +1450,7 @@ def step_terms(flops, bytes, n, peak, hbm_bw, mfu=1.0, mbu=1.0, *, checks=None):
     >>> step_terms(9.89e14, 3.35e12, 1, 9.89e14, 3.35e12, mbu=0.8)
     (1.0, 1.25)
     """
-    run = _Run(checks)
+    run = Run(checks)
     F, nb, n, p, bw, u, m = np.broadcast_arrays(_f(flops), _f(bytes), _f(n), _f(peak),
                                                 _f(hbm_bw), _f(mfu), _f(mbu))
     run.integer("n_chips", n, 1)
@@ -1501,7 +1504,7 @@ def max_batch(capacity, weight_bytes, kv_bytes_per_seq, *, checks=None):
     >>> max_batch(4 * 141e9, 141.2e9, 2.68435456e9)
     157.0
     """
-    run = _Run(checks)
+    run = Run(checks)
     cap, w, kv = np.broadcast_arrays(_f(capacity), _f(weight_bytes), _f(kv_bytes_per_seq))
     run.nonneg("capacity", cap)
     run.nonneg("weight bytes", w)

@@ -38,19 +38,20 @@ def points_from_results(results, label=None):
     """
     import pandas as pd
 
-    from rooflinexl.batch import ARGUMENTS, _colkey
+    from rooflinexl.batch import ARGUMENTS, column_key
 
     df = results if isinstance(results, pd.DataFrame) else pd.DataFrame(results)
     if not {"intensity", "flops_per_s"} <= set(df.columns):
         raise ValueError("the results need intensity and flops_per_s columns "
                          "(the output of rooflinexl batch or sweep)")
-    args = {ARGUMENTS.get(_colkey(c)): c for c in df.columns}
+    args = {ARGUMENTS.get(column_key(c)): c for c in df.columns}
     ok = np.isfinite(pd.to_numeric(df["intensity"], errors="coerce")) & np.isfinite(
         pd.to_numeric(df["flops_per_s"], errors="coerce"))
     df = df[ok.to_numpy()]
     chip = df[args["chip"]].astype(str) if "chip" in args else pd.Series("", index=df.index)
     if label is None:
-        label = next((c for c in df.columns if _colkey(c) in ("label", "name", "scenario")), None)
+        label = next((c for c in df.columns
+                      if column_key(c) in ("label", "name", "scenario")), None)
     if label is not None:
         text = df[label].astype(str)
     else:
@@ -58,7 +59,7 @@ def points_from_results(results, label=None):
         if varying:
             text = pd.Series("", index=df.index)
             for col in varying:
-                text = text.str.cat(str(ARGUMENTS[_colkey(col)]) + "=" + _short(df[col]),
+                text = text.str.cat(str(ARGUMENTS[column_key(col)]) + "=" + _short(df[col]),
                                     sep=" ")
             text = text.str.strip()
         else:
@@ -195,7 +196,7 @@ def plot_roofline(chips, tiers=("hbm",), points=None, path="roofline.png", *, dt
     if skipped:
         fig.text(0.01, 0.005, "not drawn: " + "; ".join(skipped), fontsize=7, color="0.4")
     path = Path(path)
-    from rooflinexl.xlsxio import atomic_write
+    from rooflinexl.ooxml import atomic_write
 
     fmt = path.suffix.lstrip(".").lower() or None
     atomic_write(path, lambda fh: fig.savefig(fh, dpi=120, format=fmt))

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from rooflinexl.check import RTOL, values_equal
 from rooflinexl.errors import ExcelError
-from rooflinexl.xlsxio import UnusableWorkbookError, read_cached_values
+from rooflinexl.ooxml import UnusableWorkbookError, read_cached_values
 
 #: suffixes of the workbooks recalculated
 SUFFIXES = (".xlsx", ".xlsm")

@@ -23,7 +23,7 @@ from click.testing import CliRunner
 from rooflinexl.check import Labels, check_books, diff_books, relative_change, values_equal
 from rooflinexl.cli import main
 from rooflinexl.errors import ExcelError
-from rooflinexl.xlsxio import formula_cells, read_cached_values, sheet_parts, stamp_cached_values
+from rooflinexl.ooxml import formula_cells, read_cached_values, sheet_parts, stamp_cached_values
 
 ROOT = Path(__file__).resolve().parents[1]
 BOOK = ROOT / "workbooks" / "Roofline.xlsx"

@@ -46,7 +46,7 @@ from click.testing import CliRunner
 
 from rooflinexl.cli import main
 from rooflinexl.errors import EXCEL_ERRORS
-from rooflinexl.xlsxio import formula_cells, read_cached_values
+from rooflinexl.ooxml import formula_cells, read_cached_values
 
 ROOT = Path(__file__).resolve().parents[1]
 SAVED = ROOT / "tests" / "data" / "excel-saved"
@@ -84,7 +84,7 @@ _CELL = re.compile(rb"<((?:[A-Za-z_][\w.\-]*:)?)c(\s[^>]*?)?(/>|>(.*?)</\1c\s*>)
 def strip_formula_values(xml: bytes) -> bytes:
     """Sheet XML with the ``<v>`` children and ``t`` attribute of formula cells removed.
 
-    Written independently of rooflinexl.xlsxio's scanner, so it checks it.
+    Written independently of rooflinexl.ooxml's scanner, so it checks it.
     """
     def one(m: re.Match) -> bytes:
         p, attrs, body = m.group(1), m.group(2) or b"", m.group(4)

@@ -27,6 +27,7 @@ import decimal
 import inspect
 import math
 import os
+import re
 
 import numpy as np
 import pytest
@@ -269,34 +270,60 @@ def test_fuzz_excel_function(name, fn):
 
 
 def test_fuzz_counts_reported():
-    """Runs last in this module: the totals, for the record (pytest -s shows them)."""
-    if COUNTS["calls"]:
-        print(f"\nudf fuzz: {COUNTS}")
+    """Runs after the fuzz tests of this module: they reached both the computing and the
+    error paths (a fuzzer whose every call raised, or none of whose elements computed,
+    would pass the properties above without testing anything). pytest -s shows the totals."""
+    if not COUNTS["calls"]:
+        pytest.skip("the fuzz tests of this module did not run (selected alone)")
+    print(f"\nudf fuzz: {COUNTS}")
+    assert COUNTS["calls"] >= len(FUNCS) * min(EXAMPLES, 50)  # every function was fuzzed
+    assert COUNTS["errors_raised"] < 0.8 * COUNTS["calls"]  # most calls returned a value
+    computed = COUNTS["elements"] - COUNTS["error_elements"]
+    assert computed >= 0.05 * COUNTS["elements"]  # numbers came out, not only errors
+    assert COUNTS["error_elements"] >= 0.05 * COUNTS["elements"]  # bad inputs did reach cells
 
 
-@pytest.mark.parametrize("args", [
-    ([["chip", "bf16_flops", "hbm_bw"], ["X", float("nan"), 1.0]], "X"),
-    ([["chip", "bf16_flops", "hbm_bw"], ["X", 1e308, 1e-308]], "X"),
-    ([["chip", "bf16_flops", "hbm_bw"], ["X", -1.0, 0.0]], "X"),
-    ([["chip", "bf16_flops", "hbm_bw"], ["X", "fast", True]], "X"),
-    ([["chip", "bf16_flops", "hbm_bw"], [None, 1.0, 1.0]], [[None], ["X"]]),
+_HEAD = ["chip", "bf16_flops", "hbm_bw"]
+
+
+@pytest.mark.parametrize("chips, chip, refused", [
+    # a table cell we cannot read is a bad call naming its row and column (never a default)
+    ([_HEAD, ["X", float("nan"), 1.0]], "X", "row 2, column 'bf16_flops'"),
+    ([_HEAD, ["X", -1.0, 0.0]], "X", "row 2, column 'bf16_flops'"),
+    ([_HEAD, ["X", "fast", True]], "X", "row 2, column 'bf16_flops'"),
+    ([_HEAD, [None, 1.0, 1.0]], [[None], ["X"]], "row 2, column 'chip'"),
     # found by the fuzzer: an int beyond float range in the table raised OverflowError
-    ([["chip", "bf16_flops", "hbm_bw"], ["X", 10**400, 1.0]], "X"),
+    ([_HEAD, ["X", 10**400, 1.0]], "X", "row 2, column 'bf16_flops'"),
 ])
-def test_degenerate_chip_tables(args):
-    """Corner tables found while fuzzing, kept as regressions."""
-    chips, chip = args
-    for name, fn in FUNCS:
-        if "chips" not in inspect.signature(fn).parameters:
-            continue
+def test_degenerate_chip_tables_are_refused_by_every_function(chips, chip, refused):
+    """Corner tables found while fuzzing, kept as regressions: every function that reads
+    the chip table refuses them with a message that names the bad cell."""
+    from rooflinexl.prices import load_prices
+
+    tried = 0
+    for _name, fn in FUNCS:
         params = list(inspect.signature(fn).parameters)
+        if params[:2] != ["chips", "chip"]:
+            continue
         extra = {"kind": "AllReduce", "field": "hbm_bw", "models": MODELS,
-                 "model": "Llama 3.1 8B"}
+                 "model": "Llama 3.1 8B", "prices": load_prices().to_rows()}
         call = [chips, chip] + [extra.get(p, 8.0) for p in params[2:]
                                 if inspect.signature(fn).parameters[p].default
                                 is inspect.Parameter.empty]
-        try:
-            result = fn(*call)
-        except udfs.RooflineInputError:
-            continue
-        check_result(name, result, call, {})
+        with pytest.raises(udfs.RooflineInputError, match=re.escape(refused)):
+            fn(*call)
+        tried += 1
+    assert tried >= 10
+
+
+def test_extreme_but_valid_chip_table():
+    """bf16_flops 1e308 FLOP/s and hbm_bw 1e-308 B/s are numbers a table may hold; the
+    ridge point 1e308 / 1e-308 = 1e616 FLOP/byte is beyond float range: #NUM!, while the
+    spec itself reads back exactly."""
+    chips = [_HEAD, ["X", 1e308, 1e-308]]
+    assert udfs.chip_spec(chips, "X", "hbm_bw") == 1e-308
+    assert udfs.chip_spec(chips, "X", "bf16_flops") == 1e308
+    assert udfs.crit_intensity(chips, "X") == "#NUM!"
+    # 8 FLOP and 8 bytes: 8/1e308 s of math, 8/1e-308 = 8e308 s of memory: beyond float range
+    assert udfs.roofline_time(chips, "X", 8.0, 8.0) == "#NUM!"
+    assert udfs.roofline_time(chips, "X", 8.0, 0.0) == 8 / 1e308  # no bytes: the math term

@@ -474,7 +474,7 @@ def test_external_links_are_never_followed(tmp_path, kind):
     code, events, output = audited_recalc(book, tmp_path / "out.xlsx")
     opened = [e for e in events if e[0] == "open"]
     assert not opened, f"the linked workbook was opened: {opened}"
-    from rooflinexl.xlsxio import read_cached_values
+    from rooflinexl.ooxml import read_cached_values
 
     got = read_cached_values(tmp_path / "out.xlsx")["Sheet"]["B1"]
     assert got != 424242.0, "the linked workbook's value was read"

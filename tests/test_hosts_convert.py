@@ -18,9 +18,9 @@ from click.testing import CliRunner
 
 from rooflinexl.cli import main
 from rooflinexl.hosts import convert_formula, convert_workbook
+from rooflinexl.ooxml import formula_cells, read_cached_values
 from rooflinexl.workbooks import BUILDERS
 from rooflinexl.workbooks.build import VARIANTS, variant_path
-from rooflinexl.xlsxio import formula_cells, read_cached_values
 
 ROOT = Path(__file__).resolve().parents[1]
 BOOK = ROOT / "workbooks" / "Roofline.xlsx"

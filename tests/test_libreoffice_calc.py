@@ -32,9 +32,9 @@ from rooflinexl import __version__
 from rooflinexl.chips import load_chips
 from rooflinexl.errors import ExcelError
 from rooflinexl.libreoffice import addin, soffice
+from rooflinexl.ooxml import formula_cells, read_cached_values
 from rooflinexl.recalc.book import recalc_book
 from rooflinexl.workbooks.build import BUILDERS
-from rooflinexl.xlsxio import formula_cells, read_cached_values
 
 pytestmark = pytest.mark.slow
 

@@ -219,3 +219,32 @@ def test_unknown_unit_header_is_an_error_and_exit_1(tmp_path):
     res = run("recalc", book, "-o", tmp_path / "out.xlsx")
     assert res.exit_code == 1
     assert "column 'hbm_bw': unknown unit 'furlongs'" in res.output and "TB/s" in res.output
+
+
+def _with_bad_character_reference(src, dst, where: bytes):
+    """A copy of ``src`` whose first ``where`` in a sheet's XML gets ``&#0;`` appended:
+    a character reference to no XML character (XML 1.0, production [66] and WFC "Legal
+    Character"), so the part is not well-formed and Excel repairs or refuses it."""
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
+        for info in zin.infolist():
+            data = zin.read(info)
+            if info.filename.startswith("xl/worksheets/") and where in data:
+                data = data.replace(where, where + b"&#0;", 1)
+                where = b"\0no more"
+            zout.writestr(info, data)
+    assert where == b"\0no more", "the marker was not found"
+
+
+@pytest.mark.parametrize("command", [("recalc",), ("recalc", "--check"), ("diff",)])
+def test_bad_character_reference_is_refused_by_every_command(tmp_path, command):
+    # recalc used to keep '&#0;' as text and exit 0 while --check and diff refused the
+    # file (exit 2): one un-escaper now refuses it everywhere, naming the reference
+    book = tmp_path / "mine.xlsx"
+    _user_book(book, {"A1": '=LEN("ab")', "A2": "=A1*2"})
+    bad = tmp_path / "bad.xlsx"
+    _with_bad_character_reference(book, bad, b'LEN("ab')
+    extra = {("recalc",): ["-o", tmp_path / "o.xlsx"], ("diff",): [book]}.get(command, [])
+    res = run(*command, bad, *extra)
+    assert res.exit_code == 2, res.output
+    assert "&#0;" in res.output and "Traceback" not in res.output
+    assert not (tmp_path / "o.xlsx").exists()

@@ -20,9 +20,14 @@ from pathlib import Path
 
 import pytest
 
-from rooflinexl import xlsxio
 from rooflinexl.errors import WriteError
-from rooflinexl.xlsxio import Limits, UnusableWorkbookError, atomic_write, check_package
+from rooflinexl.ooxml import (
+    Limits,
+    UnusableWorkbookError,
+    atomic_write,
+    check_package,
+    read_cached_values,
+)
 
 TIMEOUT = 120
 posix = pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits and signals")
@@ -102,7 +107,7 @@ def test_damaged_shared_strings_are_refused_by_every_reader(text_book, tmp_path,
 def test_intact_shared_strings_still_read(text_book):
     proc = cli("recalc", "--check", text_book)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert xlsxio.read_cached_values(text_book) == {"S": {"B1": 3.0}}
+    assert read_cached_values(text_book) == {"S": {"B1": 3.0}}
 
 
 # ------------------------------------------------------------ item 5: temporary files
@@ -120,7 +125,7 @@ def test_temp_file_has_the_targets_mode_from_creation(tmp_path, monkeypatch):
             created.append(stat.S_IMODE(os.fstat(fd).st_mode))
         return fd
 
-    monkeypatch.setattr(xlsxio.os, "open", spy_open)
+    monkeypatch.setattr(os, "open", spy_open)
     atomic_write(target, lambda fh: (during.append(stat.S_IMODE(os.fstat(fh.fileno()).st_mode)),
                                      fh.write(b"new")))
     assert created and created[0] & 0o077 == 0, oct(created[0])  # never group/other-readable
@@ -135,8 +140,8 @@ def test_killed_runs_leave_no_readable_copy_and_the_next_run_cleans_up(text_book
     book.write_bytes(text_book.read_bytes())
     book.chmod(0o600)
     # a run killed while writing: its temp file is complete but never renamed
-    code = ("import os, signal; from rooflinexl import xlsxio\n"
-            f"xlsxio.atomic_write({str(book)!r}, lambda fh: (fh.write(b'x' * 1000), "
+    code = ("import os, signal; from rooflinexl.ooxml import atomic_write\n"
+            f"atomic_write({str(book)!r}, lambda fh: (fh.write(b'x' * 1000), "
             "os.kill(os.getpid(), signal.SIGKILL)))\n")
     proc = subprocess.run([sys.executable, "-c", code], timeout=TIMEOUT)
     assert proc.returncode == -9
@@ -175,7 +180,7 @@ def test_in_place_through_a_symlink_updates_the_workbook_it_points_to(text_book,
     proc = cli("recalc", "--in-place", link)
     assert proc.returncode == 0, proc.stderr
     assert link.is_symlink() and os.readlink(link) == real.name
-    assert xlsxio.read_cached_values(real) == {"S": {"B1": 3.0}}  # LEN("abc")
+    assert read_cached_values(real) == {"S": {"B1": 3.0}}  # LEN("abc")
 
 
 @posix
@@ -214,7 +219,7 @@ def test_absurd_central_directory_refused_before_zipfile_parses_it(tmp_path, mon
     def no_parse(*a, **k):
         raise AssertionError("zipfile.ZipFile parsed the directory")
 
-    monkeypatch.setattr(xlsxio.zipfile, "ZipFile", no_parse)
+    monkeypatch.setattr(zipfile, "ZipFile", no_parse)
     with pytest.raises(UnusableWorkbookError, match="over the limit of 10000"):
         check_package(path)
     with pytest.raises(AssertionError, match="parsed the directory"):

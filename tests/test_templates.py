@@ -18,11 +18,11 @@ from openpyxl.utils import get_column_letter
 from rooflinexl import api, udfs
 from rooflinexl.chips import COLUMNS, ChipTable
 from rooflinexl.dtypes import DTYPES, TIERS
+from rooflinexl.ooxml import formula_cells
 from rooflinexl.recalc import evaluate_workbook
 from rooflinexl.workbooks.build import BUILDERS
 from rooflinexl.workbooks.layout import INPUT_FILL, save_deterministic
 from rooflinexl.workbooks.templates import COST_COLUMNS, SWEEP_AXES
-from rooflinexl.xlsxio import formula_cells
 
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATES = ["templates/capacity_plan.xlsx", "templates/training_plan.xlsx",

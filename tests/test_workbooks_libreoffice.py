@@ -29,9 +29,9 @@ from libreoffice import recalc_with_libreoffice, require_soffice, values
 from rooflinexl import udfs
 from rooflinexl.chips import COLUMNS, ChipTable
 from rooflinexl.dtypes import DTYPES, TIERS
+from rooflinexl.ooxml import formula_cells
 from rooflinexl.workbooks.build import BUILDERS
 from rooflinexl.workbooks.layout import add_chips_sheet, add_models_sheet
-from rooflinexl.xlsxio import formula_cells
 
 ROOT = Path(__file__).resolve().parents[1]
 BOOKS = sorted(BUILDERS)

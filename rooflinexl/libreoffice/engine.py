@@ -29,7 +29,7 @@ from rooflinexl.libreoffice.addin import (
     stage,
 )
 from rooflinexl.libreoffice.soffice import DEFAULT_TIMEOUT, convert
-from rooflinexl.xlsxio import Limits, formula_cells, read_cached_values
+from rooflinexl.ooxml import Limits, formula_cells, read_cached_values
 
 __all__ = ["evaluate_libreoffice", "function_names"]
 

@@ -44,7 +44,10 @@ from pathlib import Path
 
 import numpy as np
 
+from rooflinexl.addresses import column_letters as col_letters
+from rooflinexl.addresses import parse_cell
 from rooflinexl.errors import ExcelError
+from rooflinexl.ooxml import Limits
 from rooflinexl.recalc import engine
 from rooflinexl.recalc.compile import (
     OPERATORS,
@@ -57,7 +60,7 @@ from rooflinexl.recalc.compile import (
 )
 from rooflinexl.recalc.engine import CellResult, Evaluation
 from rooflinexl.recalc.kernels import BlockEval, dispatch_order
-from rooflinexl.recalc.loader import Book, col_letters, malformed_xml, read_book
+from rooflinexl.recalc.loader import Book, malformed_xml, read_book
 from rooflinexl.recalc.refs import (
     MAX_COL,
     MAX_ROW,
@@ -68,7 +71,6 @@ from rooflinexl.recalc.refs import (
     template,
 )
 from rooflinexl.recalc.values import BOOL, EMPTY, ERR, NUM, STR, SheetStore, Vec
-from rooflinexl.xlsxio import Limits
 
 __all__ = ["PathCounts", "evaluate_blocks"]
 
@@ -931,7 +933,7 @@ def _take_per_cell(run: _Run, ev: Evaluation, keep: dict | None) -> None:
         if keep is not None and cell not in keep.get(sheet, ()) and res.array_ref is None:
             continue
         run.per_cell[key] = res
-        m = _split(cell)
+        m = parse_cell(cell)
         if res.reason == _NOT_COMPUTED:
             run.poison.setdefault(sheet, set()).add(m)
         rows, vals = points.setdefault((sheet, m[1]), ([], []))
@@ -957,16 +959,6 @@ def _set_constant(cell, x) -> None:
         cell.data_type = "s"
     else:
         cell.value = None
-
-
-def _split(addr: str) -> tuple[int, int]:
-    i = 0
-    while addr[i].isalpha():
-        i += 1
-    col = 0
-    for ch in addr[:i]:
-        col = col * 26 + ord(ch) - 64
-    return int(addr[i:]), col
 
 
 def _all_per_cell(path: Path, functions, why: str, t0: float) -> Evaluation:
@@ -1030,7 +1022,7 @@ def _collect(run: _Run, units: list[Unit], book: Book, ctx: Context) -> Evaluati
     for key, res in run.per_cell.items():
         keys.append(key)
         results.append(res)
-        r, c = _split(key[1])
+        r, c = parse_cell(key[1])
         sort_si.append(np.array([sheet_order.get(key[0], 1 << 30)]))
         sort_r.append(np.array([r]))
         sort_c.append(np.array([c]))
@@ -1123,7 +1115,7 @@ class _Reasons:
             return out
         self.memo[key] = (here, "circular chain of errors")
         code = str(res.value)
-        row, col = _split(addr)
+        row, col = parse_cell(addr)
         u = self._unit(sheet, row, col)
         if isinstance(res.value, ExcelError) and res.value.reason:
             out = (here, res.value.reason)

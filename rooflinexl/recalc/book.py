@@ -1,13 +1,14 @@
 """``rooflinexl recalc``: evaluate a workbook headless and store the values as cached values.
 
-The pipeline (DESIGN.md section 7): refuse unusable input
-(:func:`rooflinexl.xlsxio.check_package`), evaluate every formula with our Excel
+The pipeline (DESIGN.md section 7): open and check the package once
+(:func:`rooflinexl.ooxml.open_package`; the readers below reuse the open
+archive), evaluate every formula with our Excel
 functions registered -- filled-down formulas as numpy blocks
 (:func:`rooflinexl.recalc.blocks.evaluate_blocks`), the rest per cell by the
 ``formulas`` library (:func:`rooflinexl.recalc.engine.evaluate_workbook`) --
 then write the computed values into the original file's sheet XML, formulas
 and every other part kept byte for byte, atomically
-(:func:`rooflinexl.xlsxio.stamp_cached_values`).
+(:func:`rooflinexl.ooxml.stamp_cached_values`).
 
 ``engine="cells"`` (``rooflinexl recalc --engine cells``, or the environment
 variable ``ROOFLINEXL_RECALC_ENGINE=cells``) evaluates everything per cell,
@@ -15,17 +16,16 @@ for debugging and differential testing.
 """
 from __future__ import annotations
 
-import math
 import os
-import re
 import time
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rooflinexl.errors import ExcelError
+from rooflinexl.addresses import cell_name, parse_cell, unquote_sheet
+from rooflinexl.cellvalues import cached_value, format_value
+from rooflinexl.ooxml import Limits, open_package, stamp_cached_values
+from rooflinexl.ooxml.package import names_map
 from rooflinexl.recalc.engine import Evaluation
-from rooflinexl.xlsxio import Limits, check_package, stamp_cached_values
 
 
 def excel_functions() -> dict:
@@ -75,7 +75,8 @@ class RecalcResult:
             lines.append("Named results:")
             width = max(len(k) for k, _, _ in self.named)
             for name, where, value in self.named:
-                lines.append(f"  {name:<{width}}  {format_value(value):>14}   ({where})")
+                shown = format_value(value, quote_text=False)
+                lines.append(f"  {name:<{width}}  {shown:>14}   ({where})")
         if ev.unknown_functions:
             lines.append("Unknown functions: " + ", ".join(sorted(ev.unknown_functions)))
         if self.errors:
@@ -89,38 +90,24 @@ class RecalcResult:
         return "\n".join(lines)
 
 
-def format_value(v) -> str:
-    """A cell value for the report: TRUE/FALSE, 4 decimals or scientific, text as is."""
-    if isinstance(v, bool):
-        return "TRUE" if v else "FALSE"
-    if isinstance(v, float):
-        if v != 0 and (abs(v) >= 1e7 or abs(v) < 1e-3):
-            return f"{v:.4e}"
-        return f"{v:,.4f}".rstrip("0").rstrip(".") if math.isfinite(v) else str(v)
-    return "" if v is None else str(v)
-
-
-_DEFINED = re.compile(rb'<definedName\b([^>]*)>([^<]*)</definedName>')
-_NAME = re.compile(rb'\bname="([^"]*)"')
-_ONE_CELL = re.compile(r"^(?:'((?:[^']|'')+)'|([^'!]+))!\$?([A-Z]{1,3})\$?(\d+)$")
-
-
-def named_cells(path) -> list[tuple[str, str, str]]:
+def named_cells(path, *, limits: Limits = Limits()) -> list[tuple[str, str, str]]:
     """Workbook-level defined names that point to one cell: (name, sheet, 'B7')."""
-    with zipfile.ZipFile(path) as zf:
-        try:
-            data = zf.read("xl/workbook.xml")
-        except KeyError:
-            return []
+    from rooflinexl.recalc.loader import defined_names
+
+    with open_package(path, limits) as zf:
+        names, _local, case, _iterate = defined_names(zf, names_map(zf))
     out = []
-    for attrs, text in _DEFINED.findall(data):
-        if b"localSheetId" in attrs:
+    for upper, text in names.items():
+        name = case.get(upper, upper)
+        if name.startswith("_xlnm."):
             continue
-        m = _NAME.search(attrs)
-        ref = _ONE_CELL.match(text.decode("utf-8").replace("&apos;", "'").replace("&amp;", "&"))
-        if m and ref and not m.group(1).startswith(b"_xlnm."):
-            sheet = (ref.group(1) or "").replace("''", "'") or ref.group(2)
-            out.append((m.group(1).decode("utf-8"), sheet, f"{ref.group(3)}{ref.group(4)}"))
+        sheet, bang, cell = text.rpartition("!")
+        try:
+            row, col = parse_cell(cell)
+        except ValueError:
+            continue
+        if bang and sheet:
+            out.append((name, unquote_sheet(sheet), cell_name(row, col)))
     return out
 
 
@@ -160,7 +147,7 @@ def recalc_book(src, dst=None, *, limits: Limits = Limits(), write: bool = True,
 
     Raises
     ------
-    rooflinexl.xlsxio.UnusableWorkbookError
+    rooflinexl.ooxml.UnusableWorkbookError
         The file is missing, not a workbook, encrypted, or over a limit.
     """
     from rooflinexl.recalc.blocks import evaluate_blocks
@@ -172,37 +159,32 @@ def recalc_book(src, dst=None, *, limits: Limits = Limits(), write: bool = True,
     phase = phase or (lambda _name: None)
     t0 = time.perf_counter()
     phase("checking")
-    check_package(src, limits)
-    phase("evaluating")
-    if engine == "libreoffice":
-        from rooflinexl.libreoffice.engine import evaluate_libreoffice
+    with open_package(src, limits):  # checked once; the readers below reuse the archive
+        phase("evaluating")
+        if engine == "libreoffice":
+            from rooflinexl.libreoffice.engine import evaluate_libreoffice
 
-        ev = evaluate_libreoffice(src, limits=limits)
-    else:
-        ev = evaluate_blocks(src, excel_functions(), limits=limits, engine_mode=engine)
+            ev = evaluate_libreoffice(src, limits=limits)
+        else:
+            ev = evaluate_blocks(src, excel_functions(), limits=limits, engine_mode=engine)
+        named = []
+        for name, sheet, cell in named_cells(src, limits=limits):
+            res = ev.cells.get((sheet, cell))
+            if res is not None:
+                named.append((name, f"{sheet}!{cell}", res.value))
     t1 = time.perf_counter()
     out = None
-    if write and dst is not None:
+    if write and dst is not None:  # after closing src, so that in-place works on Windows too
         phase("writing")
         values: dict[str, dict[str, object]] = {}
         for (sheet, cell), res in ev.cells.items():
-            values.setdefault(sheet, {})[cell] = _cached(res.value)
+            values.setdefault(sheet, {})[cell] = cached_value(res.value)
         stamp_cached_values(src, dst, values, limits=limits)
         out = Path(dst)
     t2 = time.perf_counter()
-    named = []
-    for name, sheet, cell in named_cells(src):
-        res = ev.cells.get((sheet, cell))
-        if res is not None:
-            named.append((name, f"{sheet}!{cell}", res.value))
     seconds = {"evaluate": t1 - t0, "write": t2 - t1, "total": t2 - t0}
     if getattr(ev, "paths", None) is not None:
         seconds.update({f"evaluate.{k}": v for k, v in ev.paths.seconds.items()})
     return RecalcResult(src, out, ev, named, seconds)
 
 
-def _cached(v):
-    """A value as it is cached in the file: no NaN/inf (they become #NUM!)."""
-    if isinstance(v, float) and not math.isfinite(v):
-        return ExcelError("#NUM!", "not a finite number")
-    return v

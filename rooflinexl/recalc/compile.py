@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from rooflinexl.recalc.loader import col_letters
+from rooflinexl.addresses import column_letters, column_number, unquote_sheet
 from rooflinexl.recalc.parser import ParseError, parse
 from rooflinexl.recalc.prepass import rewrite_formula, used_area
 from rooflinexl.recalc.refs import MAX_COL, MAX_ROW, template
@@ -119,28 +119,15 @@ _A1 = re.compile(r"^(?:(?P<sheet>'(?:[^']|'')+'|[^'!:\[\]]+)!)?"
                  r"(?::(?P<c2>\$?[A-Za-z]{1,3})(?P<r2>\$?[0-9]{1,7}))?$")
 
 
-def _col(letters: str) -> int:
-    n = 0
-    for ch in letters.upper().lstrip("$"):
-        n = n * 26 + ord(ch) - 64
-    return n
-
-
-def _unquote(sheet: str) -> str:
-    if sheet.startswith("'"):
-        return sheet[1:-1].replace("''", "'")
-    return sheet
-
-
 def parse_a1(text: str, own_sheet: str):
     """(sheet, r1, c1, r2, c2) of an absolute A1 reference text, else None."""
     m = _A1.match(text.strip())
     if m is None:
         return None
-    sheet = _unquote(m.group("sheet")) if m.group("sheet") else own_sheet
-    r1, c1 = int(m.group("r1").lstrip("$")), _col(m.group("c1"))
+    sheet = unquote_sheet(m.group("sheet")) if m.group("sheet") else own_sheet
+    r1, c1 = int(m.group("r1").lstrip("$")), column_number(m.group("c1"))
     if m.group("c2"):
-        r2, c2 = int(m.group("r2").lstrip("$")), _col(m.group("c2"))
+        r2, c2 = int(m.group("r2").lstrip("$")), column_number(m.group("c2"))
     else:
         r2, c2 = r1, c1
     return sheet, min(r1, r2), min(c1, c2), max(r1, r2), max(c1, c2)
@@ -171,9 +158,9 @@ class Context:
         self.defined = {n: t for (_s, n), t in book.local_names.items()} | dict(book.names)
         #: (sheet, anchor) -> the range its array formula fills (spill references D1#)
         self.arrays = {
-            (s.name, f"{col_letters(fc.col)}{fc.row}"):
-                f"{col_letters(fc.array_ref[1])}{fc.array_ref[0]}:"
-                f"{col_letters(fc.array_ref[3])}{fc.array_ref[2]}"
+            (s.name, f"{column_letters(fc.col)}{fc.row}"):
+                f"{column_letters(fc.array_ref[1])}{fc.array_ref[0]}:"
+                f"{column_letters(fc.array_ref[3])}{fc.array_ref[2]}"
             for s in book.sheets for fc in s.special if fc.array_ref is not None}
 
     def sheet(self, name: str) -> str:

@@ -25,8 +25,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from openpyxl.utils.cell import column_index_from_string, get_column_letter, range_boundaries
+from openpyxl.utils.cell import range_boundaries
 
+from rooflinexl.addresses import column_letters, column_number
 from rooflinexl.errors import EXCEL_ERRORS, ExcelError, RooflineError
 from rooflinexl.recalc.prepass import (
     OMITTED,
@@ -550,7 +551,7 @@ def _py_value(x: Any) -> Any:
 def _cells_of(ref: str) -> list[tuple[int, int, str]]:
     min_col, min_row, max_col, max_row = range_boundaries(ref)
     return [
-        (r - min_row, c - min_col, f"{get_column_letter(c)}{r}")
+        (r - min_row, c - min_col, f"{column_letters(c)}{r}")
         for r in range(min_row, max_row + 1)
         for c in range(min_col, max_col + 1)
     ]
@@ -558,7 +559,7 @@ def _cells_of(ref: str) -> list[tuple[int, int, str]]:
 
 def _split(addr: str) -> tuple[int, int]:
     m = re.match(r"([A-Z]+)(\d+)$", addr)
-    return int(m.group(2)), column_index_from_string(m.group(1))
+    return int(m.group(2)), column_number(m.group(1))
 
 
 def evaluate_workbook(
@@ -783,7 +784,7 @@ def _explain(
                 (orig for w, orig in work.sheet_names.items() if w.upper() == wsheet.upper()),
                 wsheet,
             )
-            addr = f"{get_column_letter(int(rng['n1']) + b)}{int(rng['r1']) + a}"
+            addr = f"{column_letters(int(rng['n1']) + b)}{int(rng['r1']) + a}"
             return sheet, addr, arr[a, b]
         return None
 

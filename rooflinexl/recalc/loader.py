@@ -3,9 +3,9 @@
 The block evaluator (:mod:`rooflinexl.recalc.blocks`) needs every cell's value
 and formula, fast: openpyxl builds an object per cell (seconds for a
 10,000-row plan), this module scans the sheet XML with one regular expression
-per sheet (the same byte-level approach as :mod:`rooflinexl.xlsxio`, whose
-package checks it reuses) and falls back to :mod:`rooflinexl.xlsxio`'s
-general cell scanner for sheets written in an unusual form.
+per sheet (the same byte-level approach as :mod:`rooflinexl.ooxml`, whose
+package checks, parts and shared strings it reuses) and falls back to
+:func:`rooflinexl.ooxml.sheetxml.iter_cells` for sheets written in an unusual form.
 
 Values are decoded the way the per-cell engine sees them (openpyxl as
 ``formulas`` configures it): shared strings with ``_xHHHH_`` escapes resolved,
@@ -21,7 +21,6 @@ need their own text (:func:`rooflinexl.recalc.refs.render` writes it on demand).
 from __future__ import annotations
 
 import contextlib
-import functools
 import re
 import zipfile
 from dataclasses import dataclass, field
@@ -29,16 +28,35 @@ from pathlib import Path
 
 import numpy as np
 
-from rooflinexl import xlsxio
+from rooflinexl.addresses import column_letters as col_letters
+from rooflinexl.addresses import column_number as col_number
+from rooflinexl.addresses import parse_range
+from rooflinexl.ooxml import Limits, UnusableWorkbookError, open_package
+from rooflinexl.ooxml.package import (
+    find_member,
+    local_name,
+    parse_xml,
+    relationships,
+    sheet_members,
+    workbook_part,
+)
+from rooflinexl.ooxml.package import (
+    names_map as names_map_of,
+)
+from rooflinexl.ooxml.sheetxml import (
+    child_res,
+    inline_text,
+    iter_cells,
+    plain_cells_re,
+    shared_strings,
+    sheet_data_span,
+    split_ref,
+    unescape_xml,
+)
 from rooflinexl.recalc.prepass import TableInfo
-from rooflinexl.xlsxio import Limits
 
-__all__ = ["Book", "FormulaCell", "Sheet", "col_letters", "col_number", "malformed_xml",
-           "read_book"]
+__all__ = ["Book", "FormulaCell", "Sheet", "decode", "defined_names", "malformed_xml", "read_book"]
 
-#: 1-based column number of ``'AB'`` and its inverse, cached (one implementation: xlsxio's)
-col_number = functools.lru_cache(maxsize=None)(xlsxio._col_num)
-col_letters = functools.lru_cache(maxsize=None)(xlsxio._col_letters)
 
 
 @dataclass
@@ -106,55 +124,14 @@ class Book:
 
 # ------------------------------------------------------------------- decoding
 
-_ENTITY = re.compile(r"&(#[0-9]+|#x[0-9A-Fa-f]+|lt|gt|amp|quot|apos);")
-_ENTITY_MAP = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}
-_XHEX = re.compile(r"_x([0-9A-Z]{4})_")  # formulas' shared-string unescape
-
-
-def unescape(s: str) -> str:
-    """XML entities of element text."""
-    if "&" not in s:
-        return s
-
-    def sub(m):
-        e = m.group(1)
-        if e[0] == "#":
-            try:
-                return chr(int(e[2:], 16) if e[1] in "xX" else int(e[1:]))
-            except (ValueError, OverflowError):  # not a character: keep the text
-                return m.group(0)
-        return _ENTITY_MAP[e]
-
-    return _ENTITY.sub(sub, s)
+#: XML entities of element text (the package reader's one un-escaper)
+unescape = unescape_xml
 
 
 def _errors():
     from formulas.tokens.operand import Error
 
     return Error.errors
-
-
-def _shared_strings(zf, names) -> list[str]:
-    wb = xlsxio._workbook_part(zf, names)
-    member = None
-    for _id, typ, part in xlsxio._relationships(zf, names, wb):
-        if typ.endswith("/sharedStrings"):
-            member = xlsxio._member(names, part)
-    member = member or xlsxio._member(names, "xl/sharedStrings.xml")
-    if member is None:
-        return []
-    root = xlsxio._parse_xml(zf.read(member), member)
-    out = []
-    for si in root:
-        if xlsxio._local(si.tag) != "si":
-            continue
-        texts: list[str] = []
-        xlsxio._si_texts(si, texts)
-        text = "".join(texts)
-        if "_x" in text:
-            text = _XHEX.sub(lambda m: chr(int(m.group(1), 16)), text)
-        out.append(text.replace("x005F_", ""))
-    return out
 
 
 def _number(text: str):
@@ -169,9 +146,7 @@ def decode(t: str, v: str | None, inline: str | None, strings: list[str]):
     if t == "inlineStr" or inline is not None:
         if inline is None:
             return None
-        if inline.startswith("<t>") and inline.endswith("</t>") and inline.count("<") == 2:
-            return unescape(inline[3:-4])
-        return unescape("".join(_T_TEXT.findall(inline)))
+        return inline_text(b"<is>" + inline.encode("utf-8") + b"</is>")  # the package reader's
     if v is None or v == "":
         return None
     if t in ("n", ""):
@@ -192,28 +167,7 @@ def decode(t: str, v: str | None, inline: str | None, strings: list[str]):
     return unescape(v)  # str, d
 
 
-_T_TEXT = re.compile(r"<(?:[A-Za-z_][\w.\-]*:)?t(?:\s[^>]*)?>([^<]*)</(?:[A-Za-z_][\w.\-]*:)?t>"
-                     r"|<(?:[A-Za-z_][\w.\-]*:)?rPh\b.*?</(?:[A-Za-z_][\w.\-]*:)?rPh>", re.S)
-
 # ------------------------------------------------------------------ sheet XML
-
-_fast_cache: dict[str, re.Pattern] = {}
-
-
-def _fast_re(p: str) -> re.Pattern:
-    """The everyday cell: <c r="B7" ...> with optional <f>, <v>, <is> children."""
-    rx = _fast_cache.get(p)
-    if rx is None:
-        q = re.escape(p)
-        rx = _fast_cache[p] = re.compile(
-            "<" + q + 'c r="([A-Z]{1,3})([0-9]{1,7})"([^<>/]*)'
-            "(?:/>|>"
-            "(<" + q + "f([^<>/]*)(?:/>|>([^<]*)</" + q + "f>))?"
-            "(?:<" + q + "v\\s*/>|<" + q + "v>([^<]*)</" + q + "v>)?"
-            "(?:<" + q + "is>(.*?)</" + q + "is>)?"
-            "</" + q + "c>)", re.S)
-    return rx
-
 
 _ATTR = re.compile(r"""(\w+)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 _T_IN = re.compile(r"""\st\s*=\s*(?:"([^"]*)"|'([^']*)')""")
@@ -244,7 +198,7 @@ def _formula(sheet: Sheet, row: int, col: int, fa: str, ft: str, arrays: list) -
             special.append(FormulaCell(row, col, None, si, None, "shared"))
     elif ftype == "array":
         ref = attrs.get("ref")
-        rng = xlsxio._parse_range(ref.encode("ascii", "replace")) if ref else None
+        rng = parse_range(ref) if ref else None
         rng = rng or (row, col, row, col)
         arrays.append(rng)
         special.append(FormulaCell(row, col, text or "=", None, rng, "array"))
@@ -258,12 +212,12 @@ def _formula(sheet: Sheet, row: int, col: int, fa: str, ft: str, arrays: list) -
 
 def _read_sheet(sheet: Sheet, data: bytes, member: str, strings: list[str]) -> None:
     arrays: list[tuple[int, int, int, int]] = []
-    lo, hi, pb = xlsxio._sheet_data_span(data, member)
+    lo, hi, pb = sheet_data_span(data, member)
     if lo == hi:
         return
     p = pb.decode("ascii")
     text = data[lo:hi].decode("utf-8")
-    matches = _fast_re(p).findall(text)
+    matches = plain_cells_re(p).findall(text)
     starts = text.count("<" + p + "c ") + text.count("<" + p + "c>")
     if len(matches) != starts or "<!" in text:
         matches = list(_general(data, lo, hi, pb))
@@ -344,10 +298,10 @@ def _read_sheet(sheet: Sheet, data: bytes, member: str, strings: list[str]) -> N
 
 
 def _general(data: bytes, lo: int, hi: int, p: bytes):
-    """The fast scan's tuples (as str), for any cell form xlsxio's scanner accepts."""
-    f_re, v_re, is_re = xlsxio._child_res(p)
-    for ref, _p, ca, body, _m in xlsxio._iter_cells(data, lo, hi):
-        m = xlsxio._CELL_REF_B.fullmatch(ref)
+    """The fast scan's tuples (as str), for any cell form the package reader's scanner accepts."""
+    f_re, v_re, is_re = child_res(p)
+    for ref, _p, ca, body, _m in iter_cells(data, lo, hi):
+        row, col = split_ref(ref)
         fel = fa = ft = v = is_ = b""
         if body:
             fm = f_re.search(body)
@@ -359,27 +313,28 @@ def _general(data: bytes, lo: int, hi: int, p: bytes):
             im = is_re.search(body)
             if im is not None:
                 is_ = im.group("t") or b""
-        yield tuple(x.decode("utf-8") for x in (m.group(1), m.group(2), ca or b"", fel, fa,
-                                                ft, v, is_))
+        yield (col_letters(col), str(row),
+               *(x.decode("utf-8") for x in (ca or b"", fel, fa, ft, v, is_)))
 
 
 # --------------------------------------------------------------- workbook part
 
 
-def _defined_names(zf, names_map):
-    """Workbook-scope names (upper case) and sheet-scope ones keyed (sheet, NAME)."""
-    wb = xlsxio._workbook_part(zf, names_map)
-    root = xlsxio._parse_xml(zf.read(wb), wb)
-    order = [el.get("name") or "" for el in root.iter() if xlsxio._local(el.tag) == "sheet"]
+def defined_names(zf, names_map):
+    """Workbook-scope names (upper case) and sheet-scope ones keyed (sheet, NAME), each name's
+    first spelling, and the iteration settings: ``(names, local, case, iterate)``."""
+    wb = workbook_part(zf, names_map)
+    root = parse_xml(zf.read(wb), wb)
+    order = [el.get("name") or "" for el in root.iter() if local_name(el.tag) == "sheet"]
     names: dict[str, str] = {}
     local: dict[tuple[str, str], str] = {}
     case: dict[str, str] = {}
     iterate = None
     for el in root.iter():
-        if xlsxio._local(el.tag) == "calcPr" and el.get("iterate") in ("1", "true"):
+        if local_name(el.tag) == "calcPr" and el.get("iterate") in ("1", "true"):
             iterate = (_attr_number(el.get("iterateCount"), 100, int),
                        _attr_number(el.get("iterateDelta"), 0.001, float))
-        if xlsxio._local(el.tag) != "definedName":
+        if local_name(el.tag) != "definedName":
             continue
         name, text = el.get("name"), el.text or ""
         if not name or not text:
@@ -407,15 +362,15 @@ def _attr_number(text, default, kind):
 
 def _tables(zf, names_map, sheet: Sheet, member: str) -> list[TableInfo]:
     out = []
-    for _id, typ, part in xlsxio._relationships(zf, names_map, member):
+    for _id, typ, part in relationships(zf, names_map, member):
         if not typ.endswith("/table"):
             continue
-        tm = xlsxio._member(names_map, part)
+        tm = find_member(names_map, part)
         if tm is None:
             continue
-        root = xlsxio._parse_xml(zf.read(tm), tm)
+        root = parse_xml(zf.read(tm), tm)
         ref = root.get("ref") or ""
-        rng = xlsxio._parse_range(ref.encode("ascii", "replace"))
+        rng = parse_range(ref)
         if rng is None:
             continue
         r0, c0, r1, c1 = rng
@@ -428,7 +383,7 @@ def _tables(zf, names_map, sheet: Sheet, member: str) -> list[TableInfo]:
         except ValueError:
             totals = 0
         cols = [el.get("name") or "" for el in root.iter()
-                if xlsxio._local(el.tag) == "tableColumn"]
+                if local_name(el.tag) == "tableColumn"]
         if len(cols) != c1 - c0 + 1:
             cells = zip(sheet.const_rows, sheet.const_cols, sheet.const_vals, strict=True)
             head = {c: v for r, c, v in cells if r == r0}
@@ -474,11 +429,11 @@ _OPENPYXL_PARTS = {"apply_stylesheet": "xl/styles.xml", "read_strings": "xl/shar
 @contextlib.contextmanager
 def malformed_xml(path, part: str | None = None):
     """Turn a crash while reading ``path`` (its ``part``, or the one found in the traceback)
-    into :class:`~rooflinexl.xlsxio.UnusableWorkbookError`: a corrupt part that passed the
+    into :class:`~rooflinexl.UnusableWorkbookError`: a corrupt part that passed the
     package checks is a refusal with a remedy, not an internal error."""
     try:
         yield
-    except xlsxio.UnusableWorkbookError:
+    except UnusableWorkbookError:
         raise
     except _MALFORMED as exc:
         if part is None:
@@ -490,18 +445,18 @@ def malformed_xml(path, part: str | None = None):
             part = _part_of(exc, members)
         reason = str(exc).splitlines()[0][:120] if str(exc) else ""
         reason = f"{type(exc).__name__}: {reason}" if reason else type(exc).__name__
-        raise xlsxio.UnusableWorkbookError(
+        raise UnusableWorkbookError(
             f"{path}: malformed workbook XML in {part or 'a workbook part'} "
             f"({reason}): re-save it in Excel or LibreOffice") from None
 
 
 def read_book(path, limits: Limits = Limits()) -> Book:
-    """Read every worksheet of ``path`` (checked with :func:`xlsxio.check_package`)."""
+    """Read every worksheet of ``path`` (checked with :func:`rooflinexl.ooxml.check_package`)."""
     path = Path(path)
-    with xlsxio._package(path, limits) as zf:
-        names_map = xlsxio._names_map(zf)
-        parts = xlsxio._sheet_parts_zf(zf, names_map)
-        strings = _shared_strings(zf, names_map)
+    with open_package(path, limits) as zf:
+        names_map = names_map_of(zf)
+        parts = sheet_members(zf, names_map)
+        strings = shared_strings(zf, names_map)
         sheets = []
         tables: dict[str, TableInfo] = {}
         for i, (name, member) in enumerate(parts.items()):
@@ -514,6 +469,6 @@ def read_book(path, limits: Limits = Limits()) -> Book:
                 for key in {tname, dname}:
                     if key:
                         tables[key.upper()] = info
-        names, local, case, iterate = _defined_names(zf, names_map)
+        names, local, case, iterate = defined_names(zf, names_map)
     return Book(path, sheets, names, local, tables, case, iterate)
 

@@ -36,7 +36,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from openpyxl.utils.cell import get_column_letter, range_boundaries
+from openpyxl.utils.cell import range_boundaries
+
+from rooflinexl.addresses import MAX_COL, MAX_ROW, column_letters, column_number
 
 __all__ = [
     "MAX_NESTING",
@@ -351,10 +353,10 @@ def _parse_specifier(body: str) -> tuple[set[str], list[str]]:
 
 
 def _a1(sheet: str, r1: int, c1: int, r2: int, c2: int) -> str:
-    a = f"${get_column_letter(c1)}${r1}"
+    a = f"${column_letters(c1)}${r1}"
     if (r1, c1) == (r2, c2):
         return f"{quote_sheet(sheet)}!{a}"
-    return f"{quote_sheet(sheet)}!{a}:${get_column_letter(c2)}${r2}"
+    return f"{quote_sheet(sheet)}!{a}:${column_letters(c2)}${r2}"
 
 
 def resolve_structured(table: TableInfo, body: str, row: int | None = None) -> str:
@@ -740,17 +742,10 @@ def rewrite_formula(
 
 
 #: the sheet's last row and column (Excel 2007 and later)
-SHEET_ROWS, SHEET_COLS = 1_048_576, 16_384
+SHEET_ROWS, SHEET_COLS = MAX_ROW, MAX_COL
 _COL_ONLY = re.compile(r"^(\$?)([A-Za-z]{1,3})$")
 _ROW_ONLY = re.compile(r"^(\$?)([0-9]{1,7})$")
 _CELL = re.compile(r"^(\$?)([A-Za-z]{1,3})(\$?)([0-9]{1,7})$")
-
-
-def _col_number(letters: str) -> int:
-    n = 0
-    for ch in letters.upper():
-        n = n * 26 + ord(ch) - 64
-    return n
 
 
 def clip_ranges(toks: list, clip: tuple[int, int]) -> bool:
@@ -850,25 +845,25 @@ def _edge_range(toks: list, j: int, clip: tuple[int, int]):
     ra, rb = _ROW_ONLY.match(a), _ROW_ONLY.match(b)
     ma, mb = _CELL.match(a), _CELL.match(b)
     if ca and cb:  # whole columns
-        r1, c1, r2, c2 = 1, _col_number(ca.group(2)), SHEET_ROWS, _col_number(cb.group(2))
+        r1, c1, r2, c2 = 1, column_number(ca.group(2)), SHEET_ROWS, column_number(cb.group(2))
         if not c1 <= c2 <= SHEET_COLS:
             return None
         n2, m2 = last_row, (max(last_col, c1) if c2 == SHEET_COLS else c2)
-        new_a, new_b = f"{a}$1", f"{cb.group(1)}{get_column_letter(m2)}${n2}"
+        new_a, new_b = f"{a}$1", f"{cb.group(1)}{column_letters(m2)}${n2}"
     elif ra and rb:  # whole rows
         r1, c1, r2, c2 = int(ra.group(2)), 1, int(rb.group(2)), SHEET_COLS
         if not 1 <= r1 <= r2 <= SHEET_ROWS:
             return None
         n2, m2 = (max(last_row, r1) if r2 == SHEET_ROWS else r2), last_col
-        new_a, new_b = f"$A{a}", f"${get_column_letter(m2)}{rb.group(1)}{n2}"
+        new_a, new_b = f"$A{a}", f"${column_letters(m2)}{rb.group(1)}{n2}"
     elif ma and mb:
         r1, r2 = int(ma.group(4)), int(mb.group(4))
-        c1, c2 = _col_number(ma.group(2)), _col_number(mb.group(2))
+        c1, c2 = column_number(ma.group(2)), column_number(mb.group(2))
         if r2 != SHEET_ROWS and c2 != SHEET_COLS or r1 > r2 or c1 > c2 or c2 > SHEET_COLS:
             return None
         n2 = max(last_row, r1) if r2 == SHEET_ROWS else r2
         m2 = max(last_col, c1) if c2 == SHEET_COLS else c2
-        new_a, new_b = a, f"{mb.group(1)}{get_column_letter(m2)}{mb.group(3)}{n2}"
+        new_a, new_b = a, f"{mb.group(1)}{column_letters(m2)}{mb.group(3)}{n2}"
     else:
         return None
     ref = [_Tok("word", new_a), toks[j], _Tok("word", new_b)]
@@ -986,7 +981,7 @@ def _index_edits(toks, first, past, ref, whole, kept):
     # one blank row (column) beyond the used area
     end = ref[-1].text
     m = _CELL.match(end)
-    col_letters = get_column_letter(m2 + 1 if grow_cols else m2)
+    col_letters = column_letters(m2 + 1 if grow_cols else m2)
     row_no = n2 + 1 if grow_rows else n2
     grown = [*ref[:-1], _Tok("word", f"{m.group(1)}{col_letters}{m.group(3)}{row_no}")]
     edits = [(first, past, grown)]
@@ -1052,7 +1047,7 @@ def _is_undefined(word: str, known: set[str]) -> bool:
     if up in known or up in ("TRUE", "FALSE") or up.startswith("_XLPM."):
         return False
     m = _A1_CELL.match(word)
-    if m and _col_number(m.group(1)) <= SHEET_COLS and 1 <= int(m.group(2)) <= SHEET_ROWS:
+    if m and column_number(m.group(1)) <= SHEET_COLS and 1 <= int(m.group(2)) <= SHEET_ROWS:
         return False
     return not word.startswith("$") and (word[0].isalpha() or word[0] in "_\\")
 
@@ -1505,8 +1500,8 @@ def _kept_pieces(arg: list, skips, sheet, nested: bool, hidden: bool, filtered: 
     info = skips.get(name) if name is not None else None
     if info is None:
         return None
-    c1, r1 = _col_number(m.group("c1")), int(m.group("r1"))
-    c2, r2 = (_col_number(m.group("c2")), int(m.group("r2"))) if m.group("c2") else (c1, r1)
+    c1, r1 = column_number(m.group("c1")), int(m.group("r1"))
+    c2, r2 = (column_number(m.group("c2")), int(m.group("r2"))) if m.group("c2") else (c1, r1)
     c1, c2, r1, r2 = min(c1, c2), max(c1, c2), min(r1, r2), max(r1, r2)
     rows_out = set()
     if hidden:
@@ -1537,8 +1532,8 @@ def _kept_pieces(arg: list, skips, sheet, nested: bool, hidden: bool, filtered: 
         while d + 1 < len(runs_of) and runs_of[d + 1] == runs_of[c]:
             d += 1
         for a, b in runs_of[c]:
-            tl = f"{get_column_letter(c1 + c)}{a}"
-            br = f"{get_column_letter(c1 + d)}{b}"
+            tl = f"{column_letters(c1 + c)}{a}"
+            br = f"{column_letters(c1 + d)}{b}"
             pieces.append(sheet_part + (tl if tl == br else f"{tl}:{br}"))
         c = d + 1
     return pieces
@@ -1621,8 +1616,8 @@ def static_offsets(toks: list) -> bool:
             i += 1
             continue
         nums += [True] * (4 - len(nums))
-        c1, r1 = _col_number(m.group("c1")), int(m.group("r1"))
-        c2, r2 = (_col_number(m.group("c2")), int(m.group("r2"))) if m.group("c2") else (
+        c1, r1 = column_number(m.group("c1")), int(m.group("r1"))
+        c2, r2 = (column_number(m.group("c2")), int(m.group("r2"))) if m.group("c2") else (
             c1, r1)
         prefix = f"{m.group('sheet')}!" if m.group("sheet") else ""
         text = str(offset_address(prefix, min(r1, r2), min(c1, c2), abs(r2 - r1) + 1,
@@ -1757,14 +1752,14 @@ def implicit_intersection(toks: list, row: int, col: int) -> bool:
                 "(", ":", "#", "!")):
             i += 1
             continue
-        c1, r1 = _col_number(m.group("c1")), int(m.group("r1"))
-        c2, r2 = _col_number(m.group("c2")), int(m.group("r2"))
+        c1, r1 = column_number(m.group("c1")), int(m.group("r1"))
+        c2, r2 = column_number(m.group("c2")), int(m.group("r2"))
         c1, c2, r1, r2 = min(c1, c2), max(c1, c2), min(r1, r2), max(r1, r2)
         rr = r1 if r1 == r2 else (row if r1 <= row <= r2 else None)
         cc = c1 if c1 == c2 else (col if c1 <= col <= c2 else None)
         prefix = f"{m.group('sheet')}!" if m.group("sheet") else ""
         new_text = "#VALUE!" if rr is None or cc is None else (
-            f"{prefix}{get_column_letter(cc)}{rr}")
+            f"{prefix}{column_letters(cc)}{rr}")
         new = _tokenize(new_text)
         toks[first:i + 2] = new
         changed = True

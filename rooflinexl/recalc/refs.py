@@ -21,12 +21,12 @@ from itertools import chain
 
 import numpy as np
 
-from rooflinexl.recalc.loader import col_letters as _cl
-from rooflinexl.recalc.loader import col_number as _cn
+from rooflinexl.addresses import MAX_COL, MAX_ROW
+from rooflinexl.addresses import column_letters as _cl
+from rooflinexl.addresses import column_number as _cn
 
 __all__ = ["Slot", "Template", "group_keys", "r1c1_key", "render", "template"]
 
-MAX_ROW, MAX_COL = 1_048_576, 16_384
 
 _SCAN = re.compile(r"""
   "(?:[^"]|"")*"

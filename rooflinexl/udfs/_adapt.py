@@ -19,7 +19,6 @@ message.
 """
 from __future__ import annotations
 
-import functools
 import math
 import os
 import sys
@@ -126,6 +125,11 @@ class Call:
         """Float array (or the default) of a numeric argument."""
         if optional and x is None:
             return default
+        if type(x) is float or type(x) is int:  # the common scalar cell
+            v = float(x) if -1e308 < x < 1e308 else math.inf
+            if v - v == 0.0:
+                self.shapes.append(())
+                return v
         arr = as_array(name, x)
         self.shapes.append(arr.shape)
         values = arr.reshape(-1).tolist()
@@ -183,6 +187,9 @@ class Call:
         """
         if x is None:
             return None
+        if type(x) is str:  # the common scalar cell
+            self.shapes.append(())
+            return None if x.strip() == "" else x
         arr = as_array(name, x)
         self.shapes.append(arr.shape)
         if arr.ndim == 0:
@@ -205,81 +212,77 @@ class Call:
         return self.text("chip", x)
 
 
-@functools.lru_cache(maxsize=32)
-def _table_cached(key) -> ChipTable:
-    return ChipTable.from_rows([list(r) for r in key])
+class _RangeTables:
+    """Tables parsed from host ranges, once per distinct range (the fingerprint: its cells).
+
+    A host passes the same chip range on every call, as a fresh list of lists; the
+    cells as a tuple of tuples are its fingerprint (hashing ~1,000 cells costs a few
+    µs, parsing them a few hundred). Ranges holding NaN, or a cell that is not
+    hashable, are parsed on every call: they never compare equal to themselves.
+    """
+
+    def __init__(self, name: str, parse, what: str, header: str, maxsize: int = 32):
+        self.name, self.parse, self.what, self.header = name, parse, what, header
+        self.maxsize = maxsize
+        self.parsed: dict[tuple, object] = {}
+
+    def __call__(self, rows):
+        if type(rows) is list and rows and type(rows[0]) is list:
+            try:
+                key = tuple(map(tuple, rows))
+                hit = self.parsed.get(key)
+            except TypeError:  # an unhashable cell: no fingerprint
+                key = hit = None
+            if hit is not None:
+                return hit
+        else:
+            key = None
+        table = self._parse(rows)
+        if key is not None:
+            if len(self.parsed) >= self.maxsize:
+                self.parsed.pop(next(iter(self.parsed)))
+            self.parsed[key] = table
+        return table
+
+    def _parse(self, x):
+        if x is None:
+            raise RooflineInputError(f"{self.name}: give the {self.what}")
+        rows = as_array(self.name, x)
+        if rows.ndim != 2 or rows.shape[0] < 2:
+            raise RooflineInputError(f"{self.name}: the {self.name[:-1]} table must be a range "
+                                     f"of at least two rows, the header ({self.header}) first")
+        cells = [[None if isinstance(v, float) and math.isnan(v) else v for v in row]
+                 for row in rows.tolist()]
+        try:
+            return self.parse(cells)
+        except RooflineError as exc:
+            raise RooflineInputError(f"{self.name}: {exc}") from None
+
+
+_chip_tables = _RangeTables("chips", ChipTable.from_rows, "chip table range with its header "
+                            "row (in the shipped workbooks the name Chips)",
+                            "chip, bf16_flops, hbm_bw, ...")
+_model_tables = _RangeTables("models", ModelTable.from_rows, "model table range with its "
+                             "header row (in the shipped workbooks the name Models)",
+                             "model, params, layers, ...")
+_price_tables = _RangeTables("prices", PriceTable.from_rows, "price table range with its header "
+                             "row (in the shipped templates the name Prices)",
+                             "chip, provider, pricing, date, price_per_hour, source", maxsize=8)
 
 
 def table(chips) -> ChipTable:
     """ChipTable of the ``chips`` range (header row first), parsed once per distinct range."""
-    if isinstance(chips, ChipTable):
-        return chips
-    if chips is None:
-        raise RooflineInputError("chips: give the chip table range with its header row "
-                                 "(in the shipped workbooks the name Chips)")
-    rows = as_array("chips", chips)
-    if rows.ndim != 2 or rows.shape[0] < 2:
-        raise RooflineInputError("chips: the chip table must be a range of at least two rows, "
-                                 "the header (chip, bf16_flops, hbm_bw, ...) first")
-    key = tuple(tuple(None if isinstance(v, float) and math.isnan(v) else v for v in row)
-                for row in rows.tolist())
-    try:
-        try:
-            return _table_cached(key)
-        except TypeError:  # an unhashable cell: parse without the cache
-            return ChipTable.from_rows(rows.tolist())
-    except RooflineError as exc:
-        raise RooflineInputError(f"chips: {exc}") from None
-
-
-@functools.lru_cache(maxsize=32)
-def _model_table_cached(key) -> ModelTable:
-    return ModelTable.from_rows([list(r) for r in key])
+    return chips if isinstance(chips, ChipTable) else _chip_tables(chips)
 
 
 def model_table(models) -> ModelTable:
     """ModelTable of the ``models`` range (header row first), parsed once per distinct range."""
-    if isinstance(models, ModelTable):
-        return models
-    if models is None:
-        raise RooflineInputError("models: give the model table range with its header row "
-                                 "(in the shipped workbooks the name Models)")
-    rows = as_array("models", models)
-    if rows.ndim != 2 or rows.shape[0] < 2:
-        raise RooflineInputError("models: the model table must be a range of at least two "
-                                 "rows, the header (model, params, layers, ...) first")
-    key = tuple(tuple(None if isinstance(v, float) and math.isnan(v) else v for v in row)
-                for row in rows.tolist())
-    try:
-        try:
-            return _model_table_cached(key)
-        except TypeError:  # an unhashable cell: parse without the cache
-            return ModelTable.from_rows(rows.tolist())
-    except RooflineError as exc:
-        raise RooflineInputError(f"models: {exc}") from None
-@functools.lru_cache(maxsize=8)
-def _prices_cached(key) -> PriceTable:
-    return PriceTable.from_rows([list(r) for r in key])
+    return models if isinstance(models, ModelTable) else _model_tables(models)
 
 
 def price_table(prices) -> PriceTable:
     """PriceTable of the ``prices`` range (header row first), parsed once per distinct range."""
-    if isinstance(prices, PriceTable):
-        return prices
-    if prices is None:
-        raise RooflineInputError("prices: give the price table range with its header row "
-                                 "(in the shipped templates the name Prices)")
-    rows = as_array("prices", prices)
-    if rows.ndim != 2 or rows.shape[0] < 2:
-        raise RooflineInputError("prices: the price table must be a range of at least two rows, "
-                                 "the header (chip, provider, pricing, date, price_per_hour, "
-                                 "source) first")
-    key = tuple(tuple(None if isinstance(v, float) and math.isnan(v) else v for v in row)
-                for row in rows.tolist())
-    try:
-        return _prices_cached(key)
-    except RooflineError as exc:
-        raise RooflineInputError(f"prices: {exc}") from None
+    return prices if isinstance(prices, PriceTable) else _price_tables(prices)
 
 
 # -------------------------------------------------------------------- outputs
@@ -306,6 +309,8 @@ def _cell(v, code, why):
 
 def finish(call: Call, value):
     """Host value of a result: a scalar, or a list (of lists) in the inputs' orientation."""
+    if not call.checks.items and type(value) is float and not any(call.shapes):
+        return _cell(value, None, None)  # a scalar call that computed: nothing to broadcast
     value = np.asarray(value, dtype=object if isinstance(value, np.ndarray)
                        and value.dtype == object else None)
     shapes = [value.shape] + call.shapes + [m.shape for m, _, _ in call.checks.items]

@@ -16,12 +16,12 @@ from openpyxl import Workbook
 from openpyxl.comments import Comment
 from openpyxl.formatting.rule import CellIsRule
 from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
-from openpyxl.utils import get_column_letter
 from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.properties import PageSetupProperties
 from openpyxl.worksheet.table import Table, TableStyleInfo
 
+from rooflinexl.addresses import column_letters
 from rooflinexl.chips import COLUMN_DOCS, COLUMNS, UNITS, ChipTable
 from rooflinexl.dtypes import DTYPES, TIERS
 from rooflinexl.models import COLUMNS as MODEL_COLUMNS
@@ -76,14 +76,14 @@ def add_chips_sheet(wb: Workbook, table: ChipTable, title: str = "Chips") -> str
     ws.append([header_label(c) for c in cols])
     for r in rows[1:]:
         ws.append(r)
-    last_col = get_column_letter(len(cols))
+    last_col = column_letters(len(cols))
     last_row = len(rows)
     ref = f"A1:{last_col}{last_row}"
     tab = Table(displayName="ChipSpecs", ref=ref)
     tab.tableStyleInfo = TableStyleInfo(name="TableStyleMedium2", showRowStripes=True)
     ws.add_table(tab)
     for j, c in enumerate(cols, start=1):
-        letter = get_column_letter(j)
+        letter = column_letters(j)
         ws.column_dimensions[letter].width = {"chip": 10, "aliases": 24, "source": 60,
                                               "notes": 60, "price_source": 30}.get(c, 14)
         if c in UNITS:
@@ -102,7 +102,7 @@ def add_chips_sheet(wb: Workbook, table: ChipTable, title: str = "Chips") -> str
     # print the numbers (up to the price date) one page wide; sources stay on the sheet
     print_setup(ws)
     if "price_date" in cols:
-        ws.print_area = f"A1:{get_column_letter(cols.index('price_date') + 1)}{last_row}"
+        ws.print_area = f"A1:{column_letters(cols.index('price_date') + 1)}{last_row}"
     absolute = f"{_q(title)}!$A$1:${last_col}${last_row}"
     wb.defined_names["Chips"] = DefinedName("Chips", attr_text=absolute)
     wb.defined_names["ChipNames"] = DefinedName(
@@ -131,13 +131,13 @@ def add_models_sheet(wb: Workbook, table: ModelTable | None = None,
         ws.append(r)
     for _ in range(SPARE_MODEL_ROWS):
         ws.append([None] * len(cols))
-    last_col = get_column_letter(len(cols))
+    last_col = column_letters(len(cols))
     last_row = len(rows) + SPARE_MODEL_ROWS
     tab = Table(displayName="ModelSpecs", ref=f"A1:{last_col}{last_row}")
     tab.tableStyleInfo = TableStyleInfo(name="TableStyleMedium2", showRowStripes=True)
     ws.add_table(tab)
     for j, c in enumerate(cols, start=1):
-        letter = get_column_letter(j)
+        letter = column_letters(j)
         ws.column_dimensions[letter].width = {"model": 16, "aliases": 28, "source": 70,
                                               "notes": 60}.get(c, 11)
         for i in range(2, last_row + 1):
@@ -170,12 +170,12 @@ def add_prices_sheet(wb: Workbook, prices, title: str = "Prices") -> str:
     rows = prices.to_rows()
     for r in rows:
         ws.append(r)
-    last_col, last_row = get_column_letter(len(rows[0])), len(rows)
+    last_col, last_row = column_letters(len(rows[0])), len(rows)
     tab = Table(displayName="PriceList", ref=f"A1:{last_col}{last_row}")
     tab.tableStyleInfo = TableStyleInfo(name="TableStyleMedium2", showRowStripes=True)
     ws.add_table(tab)
     for j, w in enumerate((12, 16, 14, 11, 14, 70, 40), start=1):
-        ws.column_dimensions[get_column_letter(j)].width = w
+        ws.column_dimensions[column_letters(j)].width = w
     for i in range(2, last_row + 1):
         cell = ws.cell(row=i, column=5)
         cell.number_format, cell.fill, cell.font = "0.000", INPUT_FILL, Font(color="1F4E79")
@@ -305,7 +305,7 @@ class SheetWriter:
 
     def finish(self) -> None:
         for j, w in self.widths.items():
-            self.ws.column_dimensions[get_column_letter(j)].width = w
+            self.ws.column_dimensions[column_letters(j)].width = w
         print_setup(self.ws)
 
 
@@ -362,7 +362,7 @@ def save_deterministic(wb: Workbook, path) -> None:
                 out.external_attr = info.external_attr
                 dst.writestr(out, data)
 
-    from rooflinexl.xlsxio import atomic_write
+    from rooflinexl.ooxml import atomic_write
 
     atomic_write(path, write)
 

@@ -12,8 +12,8 @@ from copy import copy
 
 from openpyxl import Workbook
 from openpyxl.styles import Alignment
-from openpyxl.utils import get_column_letter
 
+from rooflinexl.addresses import column_letters, column_number
 from rooflinexl.chips import ChipTable
 from rooflinexl.prices import PRICING, load_prices
 from rooflinexl.workbooks.charts import Point, add_roofline_chart
@@ -95,13 +95,7 @@ def _chip_field(table: ChipTable, chip: str, column: str, expr: str, missing: st
 
 def _letters(headers: list[str]) -> dict[str, str]:
     """Column letter of each header key (the text before ' [')."""
-    return {h.split(" [")[0]: get_column_letter(j) for j, h in enumerate(headers, start=1)}
-
-
-def _col(letter: str) -> int:
-    from openpyxl.utils import column_index_from_string
-
-    return column_index_from_string(letter)
+    return {h.split(" [")[0]: column_letters(j) for j, h in enumerate(headers, start=1)}
 
 
 def _step_args(c: dict, context: str, eff: str) -> str:
@@ -178,7 +172,7 @@ def _serving_table(s: SheetWriter, rows: list[tuple], extra_inputs: list[str],
     first, last = s.table(headers, body, caption=caption)
     for r in range(first, last + 1):
         for key, calc in _serving_columns(L, r, eff, usable).items():
-            s.put(r, _col(L[key]), calc)
+            s.put(r, column_number(L[key]), calc)
     s.ws.freeze_panes = f"C{first}"
     s.widths.update({j: 10.5 for j in range(3, len(headers) + 1)})
     s.widths.update({1: 16, 2: 9})
@@ -313,21 +307,21 @@ def build_capacity_plan(table: ChipTable) -> Workbook:
                                                     "computed)")
     for r in range(first, last + 1):
         c = {k: f"{v}{r}" for k, v in L.items()}
-        s.put(r, _col(L["replicas"]),
+        s.put(r, column_number(L["replicas"]),
               Calc(f'=IF({c["fits"]}="fits",ROUNDUP({c["target"]}/{c["tokens/s"]},0),"—")',
                    "#,##0"))
-        s.put(r, _col(L["chips"]),
+        s.put(r, column_number(L["chips"]),
               Calc(f'=IF({c["fits"]}="fits",{c["replicas"]}*{c["n_chips"]},"—")', "#,##0"))
-        s.put(r, _col(L["USD per 1M output tokens"]),
+        s.put(r, column_number(L["USD per 1M output tokens"]),
               Calc(_chip_field(table, c["chip"], "price_per_hour",
                                f'{{v}}*{c["n_chips"]}/({c["tokens/s"]}*3600)*1E+6', "no price"),
                    "0.000"))
         # one prompt at a time on the replica: its chips' cost for TTFT, per prompt token
-        s.put(r, _col(L["USD per 1M input tokens"]),
+        s.put(r, column_number(L["USD per 1M input tokens"]),
               Calc(_chip_field(table, c["chip"], "price_per_hour",
                                f'{{v}}*{c["n_chips"]}*{c["TTFT"]}/1E+3/3600/{c["prompt"]}*1E+6',
                                "no price"), "0.000"))
-        s.put(r, _col(L["energy"]),
+        s.put(r, column_number(L["energy"]),
               Calc(_chip_field(table, c["chip"], "tdp_w",
                                f'{{v}}*{c["n_chips"]}*{c["TPOT"]}/1E+3/{c["batch"]}', "no TDP"),
                    "0.00"))
@@ -418,17 +412,17 @@ def build_training_plan(table: ChipTable) -> Workbook:
         head = f"Chips,{c['chip']},Models,{c['model']}"
         t = (f"TRAIN_TIME({head},{c['tokens']},{c['n_chips']},$A$6,$B$6,"
              f"{c['seq_len']})")
-        s.put(r, _col(L["time"]), Calc(f"={t}/86400", "#,##0.0"))
-        s.put(r, _col(L["chip-hours"]), Calc(f"={t}*{c['n_chips']}/3600", SCI))
-        s.put(r, _col(L["cost"]), Calc(_chip_field(
+        s.put(r, column_number(L["time"]), Calc(f"={t}/86400", "#,##0.0"))
+        s.put(r, column_number(L["chip-hours"]), Calc(f"={t}*{c['n_chips']}/3600", SCI))
+        s.put(r, column_number(L["cost"]), Calc(_chip_field(
             table, c["chip"], "price_per_hour", f'{c["chip-hours"]}*{{v}}', "no price"),
             "#,##0"))
-        s.put(r, _col(L["chips for deadline"]), Calc(
+        s.put(r, column_number(L["chips for deadline"]), Calc(
             f"=ROUNDUP({t}*{c['n_chips']}/({c['deadline']}*86400),0)", "#,##0"))
-        s.put(r, _col(L["energy"]), Calc(_chip_field(
+        s.put(r, column_number(L["energy"]), Calc(_chip_field(
             table, c["chip"], "tdp_w", f'{c["chip-hours"]}*{{v}}/1E+6', "no TDP"), "#,##0"))
-        s.put(r, _col(L["bound"]), Calc('="compute"'))
-        s.put(r, _col(L["ours / published"]), Calc(
+        s.put(r, column_number(L["bound"]), Calc('="compute"'))
+        s.put(r, column_number(L["ours / published"]), Calc(
             f'=IF({c["published chip-hours"]}="","—",{c["chip-hours"]}/'
             f'{c["published chip-hours"]})', "0.00"))
     s.validate("model", f"A{first}:A{last}")
@@ -522,14 +516,14 @@ def build_cost_comparison(table: ChipTable, prices=None) -> Workbook:
                                caption="Scenarios (prices from the Cost sheet)")
     for r in range(tf, tl + 1):
         c = {k: f"{v}{r}" for k, v in L.items()}
-        t.put(r, _col(L["price"]),
+        t.put(r, column_number(L["price"]),
               Calc(f"=INDEX({price_rng[1]},MATCH({c['chip']},{price_rng[0]},0))", "0.00"))
-        t.put(r, _col(L["USD/1M tokens"]),
+        t.put(r, column_number(L["USD/1M tokens"]),
               Calc(f"={c['price']}*{c['n_chips']}/({c['tokens/s']}*3600)*1E+6", "0.000"))
-        t.put(r, _col(L["USD/1M tokens at peak"]),
+        t.put(r, column_number(L["USD/1M tokens at peak"]),
               Calc(f'=2*MODEL_SPEC(Models,{c["model"]},"active_params")*1E+6*'
                    f"COST_PER_FLOP(Chips,{c['chip']},{c['dtype']},1,{c['price']})", "0.000"))
-        t.put(r, _col(L["decode / peak-only"]),
+        t.put(r, column_number(L["decode / peak-only"]),
               Calc(f"={c['USD/1M tokens']}/{c['USD/1M tokens at peak']}", "0.0"))
     t.row = tl + 2
     for line in SERVING_NOTES:
@@ -618,7 +612,7 @@ def _cost_rows(s: SheetWriter, table: ChipTable, prices) -> tuple[int, int, dict
     """
     from openpyxl.worksheet.datavalidation import DataValidation
 
-    L = {k: get_column_letter(j) for j, k in enumerate(COST_COLUMNS, start=1)}
+    L = {k: column_letters(j) for j, k in enumerate(COST_COLUMNS, start=1)}
     default = [n for n, p in zip(table.names, table.numeric("price_per_hour"), strict=True)
                if p == p]
     quotes = {"H200": (80, "node", 8)}  # example: an 8-GPU node quote (= 10 USD/chip-hour)
@@ -638,18 +632,18 @@ def _cost_rows(s: SheetWriter, table: ChipTable, prices) -> tuple[int, int, dict
     for r in range(first, last + 1):
         f = {k: v.format(r=r) for k, v in c.items()}
         args = f"Chips,{f['chip']},Prices,{f['provider']},{f['pricing']}"
-        s.put(r, _col(L["list"]), Calc(f"=CHIP_PRICE({args})", "0.00"))
-        s.put(r, _col(L["date"]), Calc(f'=CHIP_PRICE({args},"date")'))
-        s.put(r, _col(L["price"]), Calc(
+        s.put(r, column_number(L["list"]), Calc(f"=CHIP_PRICE({args})", "0.00"))
+        s.put(r, column_number(L["date"]), Calc(f'=CHIP_PRICE({args},"date")'))
+        s.put(r, column_number(L["price"]), Calc(
             f'=IF({f["quote"]}="",{f["list"]},{f["quote"]}/IF({f["per"]}="node",'
             f'{f["per_node"]},1))', "0.00"))
-        s.put(r, _col(L["peak"]), Calc(
+        s.put(r, column_number(L["peak"]), Calc(
             f"=COST_PER_FLOP(Chips,{f['chip']},$A$6,1,{f['price']})*1E+18", "0.00"))
-        s.put(r, _col(L["mfu"]), Calc(
+        s.put(r, column_number(L["mfu"]), Calc(
             f"=COST_PER_FLOP(Chips,{f['chip']},$A$6,$B$6,{f['price']})*1E+18", "0.00"))
-        s.put(r, _col(L["per_usd"]), Calc(f"=1E+18/{f['mfu']}", SCI))
-        s.put(r, _col(L["source"]), Calc(f'=CHIP_PRICE({args},"source")'))
-        s.ws.cell(row=r, column=_col(L["source"])).alignment = Alignment(
+        s.put(r, column_number(L["per_usd"]), Calc(f"=1E+18/{f['mfu']}", SCI))
+        s.put(r, column_number(L["source"]), Calc(f'=CHIP_PRICE({args},"source")'))
+        s.ws.cell(row=r, column=column_number(L["source"])).alignment = Alignment(
             wrap_text=True, vertical="top")
     s.validate("chip", f"A{first}:A{last}")
     for col, formula in ((L["per"], '"chip,node"'), (L["provider"], "ProviderNames"),
@@ -705,7 +699,7 @@ def build_matmul_sweep(table: ChipTable) -> Workbook:
     s.validate("chip", f"A{ax_first}:A{ax_first + len(axes['chip']) - 1}")
     rng = {}
     for j, (k, v) in enumerate(axes.items()):
-        col = get_column_letter(1 + j)
+        col = column_letters(1 + j)
         rng[k] = (f"${col}${ax_first}:${col}${ax_first + len(v) - 1}", len(v))
     n_c, n_b, n_d, n_f = (len(axes[k]) for k in ("chip", "B", "D", "F"))
     sizes = {"chip": n_b * n_d * n_f, "B": n_d * n_f, "D": n_f, "F": 1}

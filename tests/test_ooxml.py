@@ -1,4 +1,4 @@
-"""rooflinexl.xlsxio: refusing unusable packages and stamping cached values.
+"""rooflinexl.ooxml: refusing unusable packages and stamping cached values.
 
 The stamper must leave a user's workbook exactly as it was except for the
 ``<v>`` element and ``t`` attribute of the formula cells it fills (and the
@@ -27,15 +27,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from openpyxl.worksheet.formula import ArrayFormula
 
-from rooflinexl import xlsxio
 from rooflinexl.errors import ExcelError, RooflineError
-from rooflinexl.xlsxio import (
+from rooflinexl.ooxml import (
     Limits,
     UnusableWorkbookError,
     check_package,
     formula_cells,
     read_cached_values,
     sheet_parts,
+    sheetxml,
+    stamp,
     stamp_cached_values,
 )
 
@@ -228,7 +229,7 @@ def test_refs_with_dollars_and_lower_case(calc_book, tmp_path):
        text=st.text(max_size=40))
 def test_values_round_trip(calc_book, tmp_path, number, text):
     out = tmp_path / "rt.xlsx"
-    if text in xlsxio._ERROR_VALUES:
+    if text in sheetxml._ERROR_VALUES:
         text = text + " "
     stamp_cached_values(calc_book, out, {"Calc": {"E2": number, "F2": text}})
     got = read_cached_values(out)["Calc"]
@@ -254,12 +255,12 @@ def test_fast_path_and_full_scan_agree(calc_book, monkeypatch, first, second):
     xml = members(calc_book)["xl/worksheets/sheet1.xml"]
     part = "xl/worksheets/sheet1.xml"
     for values in (first, second):
-        targets = {xlsxio._normalise_ref(k, "Calc"): xlsxio._encode_value(v, ("Calc", k))
+        targets = {stamp._normalise_ref(k, "Calc"): sheetxml.encode_value(v, ("Calc", k))
                    for k, v in values.items()}
-        fast = xlsxio._stamp_sheet(xml, part, "Calc", targets)
+        fast = stamp._stamp_sheet(xml, part, "Calc", targets)
         with monkeypatch.context() as m:
-            m.setattr(xlsxio, "_stamp_fast", lambda *a: None)
-            full = xlsxio._stamp_sheet(xml, part, "Calc", targets)
+            m.setattr(stamp, "_stamp_fast", lambda *a: None)
+            full = stamp._stamp_sheet(xml, part, "Calc", targets)
         assert fast == full
         assert strip_values(fast) == strip_values(xml)
         xml = fast
@@ -365,7 +366,7 @@ def test_array_range_cells_are_created_with_rows(tmp_path):
     rows = root.findall(".//m:sheetData/m:row", ns)
     assert [int(r.get("r")) for r in rows] == sorted(int(r.get("r")) for r in rows)
     for row in rows:  # cells sorted by column inside each row
-        cols = [xlsxio._split_ref(c.get("r").encode())[1] for c in row.findall("m:c", ns)]
+        cols = [sheetxml.split_ref(c.get("r").encode())[1] for c in row.findall("m:c", ns)]
         assert cols == sorted(cols)
     assert [c.get("r") for c in rows[1].findall("m:c", ns)] == ["A2", "B2", "C2", "D2", "E2"]
 
@@ -573,7 +574,7 @@ def test_failure_midway_leaves_dst_untouched_and_no_temp_file(calc_book, tmp_pat
             raise OSError("disk full")
         real_copy(fsrc, fdst, length)
 
-    monkeypatch.setattr(xlsxio.shutil, "copyfileobj", broken_copy)
+    monkeypatch.setattr(shutil, "copyfileobj", broken_copy)
     with pytest.raises(OSError, match="disk full"):
         stamp_cached_values(calc_book, dst, {"Calc": {"E2": 1.0}})
     assert dst.read_bytes() == b"previous contents"
@@ -591,7 +592,7 @@ def test_failed_rename_leaves_no_temp_file(calc_book, tmp_path, monkeypatch):
     def no_replace(a, b):
         raise PermissionError("dst is locked")
 
-    monkeypatch.setattr(xlsxio.os, "replace", no_replace)
+    monkeypatch.setattr(os, "replace", no_replace)
     with pytest.raises(OSError, match=r"dst\.xlsx: cannot write: dst is locked"):
         stamp_cached_values(calc_book, tmp_path / "dst.xlsx", {"Calc": {"E2": 1.0}})
     assert os.listdir(tmp_path) == ["calc.xlsx"]
@@ -810,3 +811,14 @@ def test_libreoffice_recalculates_a_stamped_file_to_the_same_values(calc_book, t
     assert got["Calc"]["F2"] == "H100 <&> "
     assert got["Calc"]["G2"] is True
     assert got["Other & Co"]["B1"] == 6
+
+
+def test_inline_strings_read_alike_by_the_engine_and_the_cached_value_reader():
+    # ECMA-376 ST_Xstring: _x000D_ is a carriage return in an inline string as in a shared
+    # one; a phonetic run (rPh) is not part of the text. One reader for both paths.
+    from rooflinexl.ooxml.sheetxml import inline_text
+    from rooflinexl.recalc.loader import decode
+
+    inline = "<r><t>a_x000D_b</t></r><rPh sb=\"0\" eb=\"1\"><t>ア</t></rPh><r><t> &amp;c</t></r>"
+    assert decode("inlineStr", None, inline, []) == "a\rb &c"
+    assert inline_text(b"<is>" + inline.encode() + b"</is>") == "a\rb &c"
