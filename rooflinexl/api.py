@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rooflinexl import model
-from rooflinexl.chips import ChipTable, factorize, load_chips
+from rooflinexl.chips import ChipTable, load_chips
 from rooflinexl.dtypes import (
     DTYPES,
     SCALEUP_TIERS,
@@ -43,6 +43,7 @@ from rooflinexl.errors import KeywordError, MissingSpecError, UnknownChipError, 
 from rooflinexl.model import Checks, Run
 from rooflinexl.models import ModelTable, load_models
 from rooflinexl.prices import PRICING, load_prices, lookup
+from rooflinexl.tables import factorize
 from rooflinexl.units import parse_header
 
 __all__ = [

@@ -9,18 +9,13 @@ sheet) and the column.
 """
 from __future__ import annotations
 
-import csv
-import functools
 import math
-import re
-import sys
-from collections.abc import Iterable, Sequence
-from importlib import resources
-from pathlib import Path
+from collections.abc import Sequence
 
 import numpy as np
 
-from rooflinexl.errors import ChipTableError, KeywordError, UnitError
+from rooflinexl.errors import ChipTableError, UnitError, UnknownChipError
+from rooflinexl.tables import NamedTable, is_blank, normalize_name
 from rooflinexl.units import SI_UNITS, TEXT_DIMENSIONS, check_year_month, parse_header, unit_factor
 
 REQUIRED = ("chip", "bf16_flops", "hbm_bw")
@@ -105,18 +100,8 @@ COLUMN_DOCS: dict[str, str] = {
              "figures, caveats.",
 }
 
-_SEP = re.compile(r"[\s_\-]+")
-
-
-def normalize_chip_name(name: str) -> str:
-    """Lookup key of a chip name: trimmed, case-folded, separator runs made one space.
-
-    Examples
-    --------
-    >>> normalize_chip_name("  tpu-v5e ") == normalize_chip_name("TPU v5e")
-    True
-    """
-    return _SEP.sub(" ", name.strip()).casefold()
+#: the lookup key of a chip name (:func:`rooflinexl.tables.normalize_name`)
+normalize_chip_name = normalize_name
 
 
 def _header_key(cell) -> str:
@@ -124,71 +109,7 @@ def _header_key(cell) -> str:
     return parse_header(cell)[0]
 
 
-def _is_blank(value) -> bool:
-    if value is None:
-        return True
-    if isinstance(value, float) and math.isnan(value):
-        return True
-    return isinstance(value, str) and value.strip() == ""
-
-
-#: arrays at least this long are factorised (hashed once per distinct value) before lookups
-FACTORIZE_MIN = 256
-
-
-def factorize(values) -> tuple[np.ndarray, list] | None:
-    """(codes, uniques) of an array whose elements are all str, or None.
-
-    ``uniques[codes]`` rebuilds the array; uniques are in order of first
-    appearance and equal strings share a code. A numpy str array uses
-    ``np.unique``; an object array uses ``pandas.factorize`` when pandas is
-    already imported (never imported here: the Excel path stays numpy-only),
-    else one dict of its distinct values. None means "no fast path": a small
-    array, or an element that is not a str (None, NaN, a number); callers
-    then loop in Python with their exact per-element semantics.
-
-    Examples
-    --------
-    >>> codes, uniques = factorize(np.array(["b", "a", "b"] * 100))
-    >>> uniques, codes[:3].tolist()
-    (['b', 'a'], [0, 1, 0])
-    >>> factorize(np.array(["b", None] * 200, dtype=object)) is None
-    True
-    """
-    if not isinstance(values, np.ndarray) or values.size < FACTORIZE_MIN:
-        return None
-    flat = values.reshape(-1)
-    if values.dtype.kind == "U":
-        uniq, first, inverse = np.unique(flat, return_index=True, return_inverse=True)
-        order = np.argsort(first, kind="stable")
-        rank = np.empty_like(order)
-        rank[order] = np.arange(order.size)
-        return rank[inverse].reshape(values.shape), [str(u) for u in uniq[order]]
-    if values.dtype != object:
-        return None
-    pd = sys.modules.get("pandas")
-    try:
-        if pd is not None:
-            codes, uniq = pd.factorize(flat)
-            uniq = list(uniq)
-            if (codes < 0).any():  # None or NaN
-                return None
-        else:
-            index = dict.fromkeys(flat)
-            uniq = list(index)
-            codes = None
-    except TypeError:  # unhashable elements
-        return None
-    if not all(isinstance(u, str) for u in uniq):
-        return None
-    if codes is None:
-        for j, u in enumerate(uniq):
-            index[u] = j
-        codes = np.fromiter(map(index.__getitem__, flat), dtype=np.intp, count=flat.size)
-    return np.asarray(codes, dtype=np.intp).reshape(values.shape), uniq
-
-
-class ChipTable:
+class ChipTable(NamedTable):
     """A validated chip-spec table.
 
     Build it with :meth:`default`, :meth:`from_csv`, :meth:`from_dataframe` or
@@ -203,6 +124,13 @@ class ChipTable:
         blank, a name or alias is used twice, or a number is not a finite
         non-negative number. The message names the row and the column.
     """
+
+    kind = "chip"
+    data_file = "chips.csv"
+    columns_order = COLUMNS
+    range_hint = "chip, bf16_flops, hbm_bw"
+    table_error = ChipTableError
+    unknown_error = UnknownChipError
 
     def __init__(self, header: Sequence, rows: Sequence[Sequence], *, first_row: int = 2):
         parsed = [parse_header(h) for h in header]
@@ -230,7 +158,7 @@ class ChipTable:
         body = []
         for n, row in enumerate(rows):
             row = list(row)[:width] + [None] * max(0, width - len(row))
-            if all(_is_blank(v) for v in row):
+            if all(is_blank(v) for v in row):
                 continue  # trailing blank rows of a selected range
             body.append((first_row + n, row))
         if not body:
@@ -249,7 +177,7 @@ class ChipTable:
             elif SCHEMA.get(col) == "year-month":
                 self._text[col] = [self._year_month(r, row[i], col) for r, row in body]
             else:
-                self._text[col] = ["" if _is_blank(row[i]) else str(row[i]).strip()
+                self._text[col] = ["" if is_blank(row[i]) else str(row[i]).strip()
                                    for _, row in body]
         for col in REQUIRED[1:]:
             bad = np.isnan(self._numeric[col])
@@ -296,7 +224,7 @@ class ChipTable:
 
     @staticmethod
     def _year_month(row: int, value, col: str) -> str:
-        if _is_blank(value):
+        if is_blank(value):
             return ""
         if hasattr(value, "year") and hasattr(value, "month"):  # a date cell
             return f"{value.year:04d}-{value.month:02d}"
@@ -307,7 +235,7 @@ class ChipTable:
 
     @staticmethod
     def _number(row: int, value, col: str) -> float:
-        if _is_blank(value):
+        if is_blank(value):
             return math.nan
         if isinstance(value, bool):
             raise ChipTableError(f"chip table row {row}, column {col!r}: {value!r} is not a number")
@@ -325,144 +253,6 @@ class ChipTable:
                 f"chip table row {row}, column {col!r}: {value!r} must be a finite number >= 0")
         return x
 
-    # ----------------------------------------------------------------- loaders
-    @classmethod
-    def from_rows(cls, rows: Sequence[Sequence]) -> ChipTable:
-        """Table from an Excel range: a 2-D list whose first row is the header.
-
-        Examples
-        --------
-        >>> t = ChipTable.from_rows([["chip", "bf16_flops", "hbm_bw"], ["X1", 2e14, 1e12]])
-        >>> t.names
-        ('X1',)
-        """
-        rows = list(rows) if rows is not None else []
-        if not rows or not isinstance(rows[0], (list, tuple)):
-            raise ChipTableError(
-                "chip table must be a range of rows with the header first "
-                "(chip, bf16_flops, hbm_bw, ...)")
-        return cls(rows[0], rows[1:])
-
-    @classmethod
-    def from_csv(cls, path) -> ChipTable:
-        """Table from a CSV file with a header row (UTF-8, comma-separated)."""
-        with open(path, newline="", encoding="utf-8-sig") as fh:
-            rows = list(csv.reader(fh))
-        if not rows:
-            raise ChipTableError(f"chip table {path}: the file is empty")
-        return cls(rows[0], rows[1:])
-
-    @classmethod
-    def from_dataframe(cls, df) -> ChipTable:
-        """Table from a pandas DataFrame whose columns are the header."""
-        return cls(list(df.columns), df.astype(object).values.tolist())
-
-    @classmethod
-    def default(cls) -> ChipTable:
-        """The packaged default table (``rooflinexl/data/chips.csv``), parsed once."""
-        return _default_table()
-
-    # ------------------------------------------------------------------ access
-    def __len__(self) -> int:
-        return len(self.names)
-
-    def __repr__(self) -> str:
-        return f"ChipTable({len(self)} chips: {', '.join(self.names)})"
-
-    def has(self, column: str) -> bool:
-        """Whether the table has ``column`` (numeric or text)."""
-        return column in self._numeric or column in self._text
-
-    def is_numeric(self, column: str) -> bool:
-        """Whether ``column`` is one of the table's numeric columns."""
-        return column in self._numeric
-
-    def numeric(self, column: str) -> np.ndarray:
-        """Float column (NaN where blank); all-NaN when the table lacks the column."""
-        if column in self._numeric:
-            return self._numeric[column]
-        return np.full(len(self), np.nan)
-
-    def text(self, column: str) -> list[str]:
-        """Text column ('' where blank, all '' when the table lacks it)."""
-        return self._text.get(column, [""] * len(self))
-
-    def row_of(self, name) -> int | None:
-        """Row index of a chip name or alias; None when unknown."""
-        if not isinstance(name, str):
-            return None
-        return self._index.get(normalize_chip_name(name))
-
-    def index(self, names) -> tuple[np.ndarray, np.ndarray]:
-        """Vectorised lookup: (row index array, unknown mask) of an array of names."""
-        arr = names if isinstance(names, np.ndarray) and names.dtype.kind == "U" else \
-            np.asarray(names, dtype=object)
-        fast = factorize(arr)
-        if fast is not None:  # large all-str array: one lookup per distinct name
-            codes, uniq = fast
-            rows = np.array([-1 if (j := self.row_of(u)) is None else j for u in uniq],
-                            dtype=np.intp)
-            out = rows[codes]
-            return out, out < 0
-        flat = arr.ravel()
-        cache: dict = {}
-        out = np.empty(flat.shape, dtype=np.intp)
-        for i, v in enumerate(flat.tolist()):
-            try:
-                j = cache[v]
-            except (KeyError, TypeError):
-                j = self.row_of(v)
-                j = -1 if j is None else j
-                try:
-                    cache[v] = j
-                except TypeError:
-                    pass
-            out[i] = j
-        out = out.reshape(arr.shape)
-        return out, out < 0
-
-    def unknown_message(self, name) -> str:
-        """The ``#N/A`` reason for a name that is not in the table, listing the known chips."""
-        if name is None or (isinstance(name, str) and not name.strip()):
-            return f"no chip name given (known: {', '.join(self.names)})"
-        return f"unknown chip {name!r} (known: {', '.join(self.names)})"
-
-    def field(self, name: str, field: str):
-        """One field of one chip: float (NaN when blank) or str."""
-        j = self.row_of(name)
-        if j is None:
-            from rooflinexl.errors import UnknownChipError
-            raise UnknownChipError(self.unknown_message(name))
-        col = _header_key(field)
-        if col in self._numeric:
-            return float(self._numeric[col][j])
-        if col in self._text:
-            return self._text[col][j]
-        raise KeywordError(f"field {field!r} is not a column of the chip table "
-                           f"({', '.join(self.columns)})")
-
-    def to_rows(self, columns: Iterable[str] = COLUMNS) -> list[list]:
-        """Header + rows as a 2-D list (numbers as floats, blanks as None)."""
-        cols = [c for c in columns if self.has(c)]
-        out = [list(cols)]
-        for j in range(len(self)):
-            row = []
-            for c in cols:
-                if c in self._numeric:
-                    x = self._numeric[c][j]
-                    row.append(None if math.isnan(x) else float(x))
-                else:
-                    row.append(self._text[c][j] or None)
-            out.append(row)
-        return out
-
-
-@functools.lru_cache(maxsize=1)
-def _default_table() -> ChipTable:
-    path = resources.files("rooflinexl") / "data" / "chips.csv"
-    with resources.as_file(path) as p:
-        return ChipTable.from_csv(Path(p))
-
 
 def load_chips(source=None) -> ChipTable:
     """Chip table from ``source``: None (packaged default), a ChipTable, a CSV path,
@@ -473,12 +263,4 @@ def load_chips(source=None) -> ChipTable:
     >>> "H100" in load_chips().names
     True
     """
-    if source is None:
-        return ChipTable.default()
-    if isinstance(source, ChipTable):
-        return source
-    if isinstance(source, (str, Path)):
-        return ChipTable.from_csv(source)
-    if hasattr(source, "columns") and hasattr(source, "values"):
-        return ChipTable.from_dataframe(source)
-    return ChipTable.from_rows(source)
+    return ChipTable.load(source)

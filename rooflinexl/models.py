@@ -24,17 +24,13 @@ instead of ``2 kv_heads head_dim``), ``tied_embeddings`` (0/1, TRUE/FALSE),
 """
 from __future__ import annotations
 
-import csv
-import functools
 import math
 from collections.abc import Sequence
-from importlib import resources
-from pathlib import Path
 
 import numpy as np
 
-from rooflinexl.chips import normalize_chip_name
-from rooflinexl.errors import KeywordError, ModelTableError, UnitError, UnknownModelError
+from rooflinexl.errors import ModelTableError, UnitError, UnknownModelError
+from rooflinexl.tables import NamedTable, is_blank, normalize_name
 from rooflinexl.units import SI_UNITS, parse_header, unit_factor
 
 REQUIRED = ("model", "params", "layers", "d_model", "n_heads", "kv_heads", "head_dim", "vocab")
@@ -75,12 +71,7 @@ def header_column(cell) -> tuple[str, float]:
         raise ModelTableError(f"model table: {exc}") from None
 
 
-def _is_blank(value) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value)) or (
-        isinstance(value, str) and value.strip() == "")
-
-
-class ModelTable:
+class ModelTable(NamedTable):
     """A validated model table.
 
     Build it with :meth:`default`, :meth:`from_csv`, :meth:`from_dataframe` or
@@ -104,6 +95,13 @@ class ModelTable:
     (8.0, 2.0)
     """
 
+    kind = "model"
+    data_file = "models.csv"
+    columns_order = COLUMNS
+    range_hint = ", ".join(REQUIRED)
+    table_error = ModelTableError
+    unknown_error = UnknownModelError
+
     def __init__(self, header: Sequence, rows: Sequence[Sequence], *, first_row: int = 2):
         parsed = [header_column(h) for h in header]
         seen: dict[str, int] = {}
@@ -123,7 +121,7 @@ class ModelTable:
         body = []
         for n, row in enumerate(rows):
             row = list(row)[:width] + [None] * max(0, width - len(row))
-            if all(_is_blank(v) for v in row):
+            if all(is_blank(v) for v in row):
                 continue
             body.append((first_row + n, row))
         if not body:
@@ -138,7 +136,7 @@ class ModelTable:
                 self._numeric[col] = np.array(
                     [self._number(r, row[i], col, factor) for r, row in body], dtype=float)
             else:
-                self._text[col] = ["" if _is_blank(row[i]) else str(row[i]).strip()
+                self._text[col] = ["" if is_blank(row[i]) else str(row[i]).strip()
                                    for _, row in body]
         self.names: tuple[str, ...] = tuple(self._text["model"])
         for col in REQUIRED[1:]:
@@ -165,7 +163,7 @@ class ModelTable:
                 raise ModelTableError(f"model table row {r}, column 'model': model name is blank")
             for label, col in [(name, "model")] + [
                     (a, "aliases") for a in alias_text.split(";") if a.strip()]:
-                key = normalize_chip_name(label)
+                key = normalize_name(label)
                 if key in self._index and self._index[key] != j:
                     raise ModelTableError(
                         f"model table row {r}, column {col!r}: {label.strip()!r} is already the "
@@ -185,7 +183,7 @@ class ModelTable:
 
     @staticmethod
     def _number(row: int, value, col: str, factor: float) -> float:
-        if _is_blank(value):
+        if is_blank(value):
             return math.nan
         if col == "tied_embeddings" and isinstance(value, (bool, np.bool_)):
             return float(value)
@@ -213,121 +211,6 @@ class ModelTable:
                 f"model table row {row}, column {col!r}: {value!r} must be {kind}")
         return x
 
-    # ----------------------------------------------------------------- loaders
-    @classmethod
-    def from_rows(cls, rows: Sequence[Sequence]) -> ModelTable:
-        """Table from an Excel range: a 2-D list whose first row is the header."""
-        rows = list(rows) if rows is not None else []
-        if not rows or not isinstance(rows[0], (list, tuple)):
-            raise ModelTableError("model table must be a range of rows with the header first "
-                                  f"({', '.join(REQUIRED)}, ...)")
-        return cls(rows[0], rows[1:])
-
-    @classmethod
-    def from_csv(cls, path) -> ModelTable:
-        """Table from a CSV file with a header row (UTF-8, comma-separated)."""
-        with open(path, newline="", encoding="utf-8-sig") as fh:
-            rows = list(csv.reader(fh))
-        if not rows:
-            raise ModelTableError(f"model table {path}: the file is empty")
-        return cls(rows[0], rows[1:])
-
-    @classmethod
-    def from_dataframe(cls, df) -> ModelTable:
-        """Table from a pandas DataFrame whose columns are the header."""
-        return cls(list(df.columns), df.astype(object).values.tolist())
-
-    @classmethod
-    def default(cls) -> ModelTable:
-        """The packaged table (``rooflinexl/data/models.csv``), parsed once."""
-        return _default_table()
-
-    # ------------------------------------------------------------------ access
-    def __len__(self) -> int:
-        return len(self.names)
-
-    def __repr__(self) -> str:
-        return f"ModelTable({len(self)} models: {', '.join(self.names)})"
-
-    def has(self, column: str) -> bool:
-        """Whether the table has ``column``."""
-        return column in self._numeric or column in self._text
-
-    def is_numeric(self, column: str) -> bool:
-        """Whether ``column`` is a numeric column of the table."""
-        return column in self._numeric
-
-    def numeric(self, column: str) -> np.ndarray:
-        """Float column (NaN where blank, all NaN when the table lacks it)."""
-        if column in self._numeric:
-            return self._numeric[column]
-        return np.full(len(self), np.nan)
-
-    def text(self, column: str) -> list[str]:
-        """Text column ('' where blank)."""
-        return self._text.get(column, [""] * len(self))
-
-    def row_of(self, name) -> int | None:
-        """Row index of a model name or alias; None when unknown."""
-        if not isinstance(name, str):
-            return None
-        return self._index.get(normalize_chip_name(name))
-
-    def index(self, names) -> tuple[np.ndarray, np.ndarray]:
-        """(row index array, unknown mask) of an array of names."""
-        arr = np.asarray(names, dtype=object)
-        out = np.empty(arr.shape, dtype=np.intp)
-        flat = out.reshape(-1)
-        cache: dict = {}
-        for i, v in enumerate(arr.reshape(-1).tolist()):
-            key = v if isinstance(v, (str, type(None))) else repr(v)
-            if key not in cache:
-                j = self.row_of(v)
-                cache[key] = -1 if j is None else j
-            flat[i] = cache[key]
-        return out, out < 0
-
-    def unknown_message(self, name) -> str:
-        """The ``#N/A`` reason for a name that is not in the table."""
-        if name is None or (isinstance(name, str) and not name.strip()):
-            return f"no model name given (known: {', '.join(self.names)})"
-        return f"unknown model {name!r} (known: {', '.join(self.names)})"
-
-    def field(self, name: str, field: str):
-        """One field of one model: float (NaN when blank) or str."""
-        j = self.row_of(name)
-        if j is None:
-            raise UnknownModelError(self.unknown_message(name))
-        col = parse_header(field)[0]
-        if col in self._numeric:
-            return float(self._numeric[col][j])
-        if col in self._text:
-            return self._text[col][j]
-        raise KeywordError(f"field {field!r} is not a column of the model table "
-                           f"({', '.join(self.columns)})")
-
-    def to_rows(self, columns=COLUMNS) -> list[list]:
-        """Header + rows as a 2-D list (numbers as floats, blanks as None)."""
-        cols = [c for c in columns if self.has(c)]
-        out = [list(cols)]
-        for j in range(len(self)):
-            row = []
-            for c in cols:
-                if c in self._numeric:
-                    x = self._numeric[c][j]
-                    row.append(None if math.isnan(x) else float(x))
-                else:
-                    row.append(self._text[c][j] or None)
-            out.append(row)
-        return out
-
-
-@functools.lru_cache(maxsize=1)
-def _default_table() -> ModelTable:
-    path = resources.files("rooflinexl") / "data" / "models.csv"
-    with resources.as_file(path) as p:
-        return ModelTable.from_csv(Path(p))
-
 
 def load_models(source=None) -> ModelTable:
     """Model table from ``source``: None (packaged), a ModelTable, a CSV path, a DataFrame,
@@ -338,12 +221,4 @@ def load_models(source=None) -> ModelTable:
     >>> "DeepSeek-V3" in load_models().names
     True
     """
-    if source is None:
-        return ModelTable.default()
-    if isinstance(source, ModelTable):
-        return source
-    if isinstance(source, (str, Path)):
-        return ModelTable.from_csv(source)
-    if hasattr(source, "columns") and hasattr(source, "values"):
-        return ModelTable.from_dataframe(source)
-    return ModelTable.from_rows(source)
+    return ModelTable.load(source)

@@ -29,8 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
-from rooflinexl.chips import normalize_chip_name
 from rooflinexl.errors import ChipTableError, UnitError
+from rooflinexl.tables import is_blank, normalize_name
 from rooflinexl.units import check_year_month, parse_header, unit_factor
 
 __all__ = ["PriceTable", "load_prices", "lookup", "PRICING", "PRICE_SCHEMA"]
@@ -41,11 +41,6 @@ PRICING = ("on-demand", "spot", "capacity-block", "1-year", "3-year")
 PRICE_SCHEMA = {"chip": "text", "provider": "text", "pricing": "text", "date": "year-month",
                 "price_per_hour": "USD/h", "source": "text", "notes": "text"}
 _REQUIRED = ("chip", "provider", "pricing", "date", "price_per_hour", "source")
-
-
-def _blank(v) -> bool:
-    return v is None or (isinstance(v, float) and math.isnan(v)) or (
-        isinstance(v, str) and not v.strip())
 
 
 class PriceTable:
@@ -77,12 +72,12 @@ class PriceTable:
         seen = set()
         for n, row in enumerate(rows, start=2):
             row = list(row) + [None] * (len(keys) - len(row))
-            if all(_blank(v) for v in row):
+            if all(is_blank(v) for v in row):
                 continue
             rec = {}
             for k, i in col.items():
                 v = row[i]
-                if k in _REQUIRED and _blank(v):
+                if k in _REQUIRED and is_blank(v):
                     raise ChipTableError(f"price table row {n}, column {k!r}: value is blank")
                 if k == "price_per_hour":
                     try:
@@ -100,12 +95,12 @@ class PriceTable:
                     except UnitError as exc:
                         raise ChipTableError(f"price table {exc}") from None
                 else:
-                    rec[k] = "" if _blank(v) else str(v).strip()
+                    rec[k] = "" if is_blank(v) else str(v).strip()
             if rec["pricing"].casefold() not in PRICING:
                 raise ChipTableError(f"price table row {n}, column 'pricing': "
                                      f"{rec['pricing']!r} is not one of {', '.join(PRICING)}")
             rec["pricing"] = rec["pricing"].casefold()
-            key = (normalize_chip_name(rec["chip"]), rec["provider"].casefold(), rec["pricing"],
+            key = (normalize_name(rec["chip"]), rec["provider"].casefold(), rec["pricing"],
                    rec["date"])
             if key in seen:
                 raise ChipTableError(f"price table row {n}: {rec['chip']} / {rec['provider']} / "
@@ -171,11 +166,11 @@ class PriceTable:
 
 
 def _canonical(name: str, aliases) -> str:
-    key = normalize_chip_name(name)
+    key = normalize_name(name)
     if aliases is None:
         return key
     j = aliases.row_of(name)
-    return key if j is None else normalize_chip_name(aliases.names[j])
+    return key if j is None else normalize_name(aliases.names[j])
 
 
 @functools.lru_cache(maxsize=1)
