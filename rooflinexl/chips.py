@@ -186,23 +186,7 @@ class ChipTable(NamedTable):
                 raise ChipTableError(f"chip table row {r}, column {col!r}: required value is blank")
         self._check_network()
         self.names: tuple[str, ...] = tuple(self._text["chip"])
-        self._index: dict[str, int] = {}
-        owner: dict[str, str] = {}
-        aliases = self._text.get("aliases", [""] * len(self.names))
-        for j, (name, alias_text) in enumerate(zip(self.names, aliases, strict=True)):
-            r = self.row_numbers[j]
-            if not name:
-                raise ChipTableError(f"chip table row {r}, column 'chip': chip name is blank")
-            for label, col in [(name, "chip")] + [
-                    (a, "aliases") for a in alias_text.split(";") if a.strip()]:
-                key = normalize_chip_name(label)
-                if key in self._index and self._index[key] != j:
-                    raise ChipTableError(
-                        f"chip table row {r}, column {col!r}: {label.strip()!r} is already the "
-                        f"name or an alias of {owner[key]!r} "
-                        f"(row {self.row_numbers[self._index[key]]})")
-                self._index[key] = j
-                owner[key] = name
+        self._index_names("chip")
 
     def _check_network(self) -> None:
         """``scaleup_size`` a whole number >= 1; ``scaleup_topology`` one of :data:`TOPOLOGIES`."""

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from rooflinexl.errors import ModelTableError, UnitError, UnknownModelError
-from rooflinexl.tables import NamedTable, is_blank, normalize_name
+from rooflinexl.tables import NamedTable, is_blank
 from rooflinexl.units import SI_UNITS, parse_header, unit_factor
 
 REQUIRED = ("model", "params", "layers", "d_model", "n_heads", "kv_heads", "head_dim", "vocab")
@@ -154,23 +154,7 @@ class ModelTable(NamedTable):
         lora, rope = np.isnan(self.numeric("kv_lora_rank")), np.isnan(self.numeric("qk_rope_dim"))
         self._check(lora != rope, "kv_lora_rank",
                     "kv_lora_rank and qk_rope_dim go together (MLA): give both or neither")
-        self._index: dict[str, int] = {}
-        owner: dict[str, str] = {}
-        aliases = self._text.get("aliases", [""] * len(self.names))
-        for j, (name, alias_text) in enumerate(zip(self.names, aliases, strict=True)):
-            r = self.row_numbers[j]
-            if not name:
-                raise ModelTableError(f"model table row {r}, column 'model': model name is blank")
-            for label, col in [(name, "model")] + [
-                    (a, "aliases") for a in alias_text.split(";") if a.strip()]:
-                key = normalize_name(label)
-                if key in self._index and self._index[key] != j:
-                    raise ModelTableError(
-                        f"model table row {r}, column {col!r}: {label.strip()!r} is already the "
-                        f"name or an alias of {owner[key]!r} "
-                        f"(row {self.row_numbers[self._index[key]]})")
-                self._index[key] = j
-                owner[key] = name
+        self._index_names("model")
 
     def _require(self, col: str, where, why: str) -> None:
         self._check(np.asarray(where) & np.isnan(self.numeric(col)), col, why)

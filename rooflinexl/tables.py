@@ -128,9 +128,33 @@ class NamedTable:
 
     names: tuple[str, ...]
     columns: tuple[str, ...]
+    row_numbers: list[int]
     _numeric: dict[str, np.ndarray]
     _text: dict[str, list[str]]
     _index: dict[str, int]
+
+    def _index_names(self, name_column: str) -> None:
+        """Build ``_index`` (normalised name or alias -> row) from ``names`` and the
+        ``aliases`` column (``;``-separated); a blank name, or a name or alias used twice, is
+        :attr:`table_error` naming the row and the column."""
+        self._index = {}
+        owner: dict[str, str] = {}
+        aliases = self._text.get("aliases", [""] * len(self.names))
+        for j, (name, alias_text) in enumerate(zip(self.names, aliases, strict=True)):
+            r = self.row_numbers[j]
+            if not name:
+                raise self.table_error(f"{self.kind} table row {r}, column {name_column!r}: "
+                                       f"{self.kind} name is blank")
+            for label, col in [(name, name_column)] + [
+                    (a, "aliases") for a in alias_text.split(";") if a.strip()]:
+                key = normalize_name(label)
+                if key in self._index and self._index[key] != j:
+                    raise self.table_error(
+                        f"{self.kind} table row {r}, column {col!r}: {label.strip()!r} is "
+                        f"already the name or an alias of {owner[key]!r} "
+                        f"(row {self.row_numbers[self._index[key]]})")
+                self._index[key] = j
+                owner[key] = name
 
     # ----------------------------------------------------------------- loaders
     @classmethod
