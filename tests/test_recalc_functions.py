@@ -165,3 +165,22 @@ def test_round_filled_down_is_one_block_with_excels_digits(tmp_path):
     ev = recalc_book(p, write=False, engine="blocks").evaluation
     assert all(ev.value("S", f"C{r}") == pytest.approx((r - 1) + 0.01, abs=1e-9)
                for r in range(2, 5002))
+
+
+def test_gcd_lcm_as_excel():
+    """Microsoft, "GCD function" / "LCM function" examples (GCD(5,2)=1, GCD(24,36)=12,
+    GCD(7,1)=1, GCD(5,0)=5; LCM(5,2)=10, LCM(24,36)=72) and Excel's cached values in
+    IronCalc's GCD_LCM.xlsx (saved by Excel): decimals truncated (LCM(7.5,4.5,7.7)=28),
+    a negative #NUM!, text "8" is 8, a boolean #VALUE!, LCM(123456789,1000)=123456789000,
+    LCM(2^31-1, 2^30-1, 2) >= 2^53 #NUM!."""
+    from rooflinexl.recalc.functions import BUILTINS
+
+    gcd, lcm = BUILTINS["GCD"], BUILTINS["LCM"]
+    assert [gcd(5, 2), gcd(24, 36), gcd(7, 1), gcd(5, 0)] == [1.0, 12.0, 1.0, 5.0]
+    assert [lcm(5, 2), lcm(24, 36)] == [10.0, 72.0]
+    assert lcm(7.5, 4.5, 7.7) == 28.0
+    assert str(gcd(-7.5, 5)) == "#NUM!"
+    assert lcm("8", 2) == 8.0
+    assert str(lcm(True, 2)) == "#VALUE!"
+    assert lcm(123456789, 1000) == 123456789000.0
+    assert str(lcm(2 ** 31 - 1, 2 ** 30 - 1, 2)) == "#NUM!"

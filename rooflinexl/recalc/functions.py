@@ -320,18 +320,22 @@ BUILTINS["VDB"] = _vdb
 #
 # * a number ``2`` or ``"=2"`` matches the number 2 and the text ``"2"`` (Excel reads numeric
 #   text as its number for equality); date text (``">1/1/2024"``, ``"2024-01-01"``) is its
-#   serial number; ``"<>2"`` every other cell, blanks and text included;
+#   serial number; ``"<>2"`` every cell but the number 2, blanks and text (``"2"`` too)
+#   included (Excel's cached values in IronCalc's COUNTIF.xlsx: ``"=23"`` counts 23 and
+#   "23", ``"<>23"`` leaves out only 23);
 #   ``">1"`` only numbers, never text, booleans or blanks;
 # * text matches text cells, case-insensitively, the whole cell; ``?`` is any one character,
 #   ``*`` any run of characters, ``~`` makes the next one literal; ``"<>x"`` is every cell
 #   that does not match ``x``, blank cells included; ``"<b"`` compares text cells only;
 # * ``""`` matches blank cells and empty text, ``"="`` blank cells only, ``"<>"`` every
-#   cell that is not blank;
+#   cell that is not blank; ``"<"``, ``">="`` ... with nothing after the operator match no
+#   cell (Excel's cached values in IronCalc's COUNTIF.xlsx, saved by Excel);
 # * a reference to an empty cell as the criterion is the number 0 (COUNTIFS: "treats the
 #   empty cell as a 0 value").
 #
-# An error in the criterion is the result; errors in the ranges match only a criterion that
-# is that error. SUMIF, AVERAGEIF, MAXIFS ... take the numbers of the matching cells of their
+# An error value as the criterion counts the cells holding that error (Excel's cached values
+# in IronCalc's COUNTIF.xlsx, saved by Excel); errors in the ranges match only a criterion
+# that is that error. SUMIF, AVERAGEIF, MAXIFS ... take the numbers of the matching cells of their
 # sum/average/max range (text, booleans and blanks there are ignored, an error there is the
 # result); AVERAGEIF(S) with nothing to average is #DIV/0!, MAXIFS/MINIFS give 0.
 
@@ -448,6 +452,7 @@ class _Cells:
                     return kind == _BLANK
                 if op == "<>":
                     return kind != _BLANK
+                return np.zeros(len(kind), bool)  # "<", ">=" ... with nothing after: none
             up = crit.strip().upper()
             if up in ("TRUE", "FALSE"):
                 crit = up == "TRUE"
@@ -460,6 +465,9 @@ class _Cells:
                 if v is not None:
                     crit = v
         if op == "<>":
+            if isinstance(crit, (int, float, np.integer, np.floating)) and not isinstance(
+                    crit, (bool, np.bool_)):  # numeric text stays in: "<>23" keeps "23"
+                return ~((kind == _NUM) & (self.num == float(crit)))
             return ~self._compare("=", crit)
         return self._compare(op, crit)
 
@@ -534,8 +542,6 @@ def _criteria_call(pairs, reduce, values=None):
         for c, (_, crit), g in zip(cells, pairs, crits, strict=True):
             if g is not None:
                 crit = g[i if len(g) > 1 else 0][j if len(g[0]) > 1 else 0]
-            if isinstance(crit, ExcelError):
-                return crit
             ok &= c.match(crit)
         return reduce(ok)
 
@@ -1122,3 +1128,81 @@ def _mround(number, multiple):
 
 BUILTINS.update(ROUND=_round_function("ROUND", "half"), ROUNDUP=_round_function("ROUNDUP", "up"),
                 ROUNDDOWN=_round_function("ROUNDDOWN", "down"), MROUND=_mround)
+
+
+# ------------------------------------------------------------------ GCD, LCM
+#
+# Microsoft, "GCD function", "LCM function" (read 2026-12-01): each number is truncated to an
+# integer; a nonnumeric argument is #VALUE!, one below zero #NUM!, one at or above 2^53
+# #NUM!, an LCM at or above 2^53 #NUM!. As Excel computes them (IronCalc's GCD_LCM.xlsx,
+# saved by Excel): empty cells are skipped, numeric and date text is its number (unpadded
+# date text only), empty text and booleans are #VALUE! (in ranges and arrays too), the first
+# error value is the result, and no number at all is #VALUE!.
+
+_INT_LIMIT = 2.0 ** 53
+
+
+def _whole_numbers(args, name: str) -> list[int]:
+    out = []
+    for a in args:
+        if hasattr(a, "shape"):  # a whole column from the block path: go row by row
+            raise TypeError("scalar function")
+        for row in _grid(a):
+            for x in row:
+                if x is None:
+                    continue
+                if isinstance(x, ExcelError):
+                    raise _Err(str(x), getattr(x, "reason", "") or f"{name}: an error value")
+                if isinstance(x, (bool, np.bool_)):
+                    raise _Err("#VALUE!", f"{name}: {x} is a boolean, not a number")
+                if isinstance(x, (int, float, np.integer, np.floating)):
+                    v = float(x)
+                else:
+                    s = str(x)
+                    v = _text_number(s)
+                    if v is None and s == s.strip():
+                        v = _text_date(s)
+                    if v is None:
+                        raise _Err("#VALUE!", f"{name}: {s!r} is not a number")
+                if v < 0 or not math.isfinite(v):
+                    raise _Err("#NUM!", f"{name}: {v:g} is negative")
+                if v >= _INT_LIMIT:
+                    raise _Err("#NUM!", f"{name}: {v:g} is 2^53 or more")
+                out.append(math.floor(v))
+    if not out:
+        raise _Err("#VALUE!", f"{name}: no number")
+    return out
+
+
+def _gcd(*numbers):
+    """GCD(number1, [number2], ...): the greatest common divisor (Microsoft's examples).
+
+    >>> _gcd(5, 2), _gcd(24, 36), _gcd(7, 1), _gcd(5, 0), _gcd([[7.5, 4.5, None]])
+    (1.0, 12.0, 1.0, 5.0, 1.0)
+    >>> str(_gcd(-7.5, 5)), str(_gcd(True, 2)), str(_gcd("", 2)), _gcd("8", 2)
+    ('#NUM!', '#VALUE!', '#VALUE!', 2.0)
+    """
+    try:
+        return float(math.gcd(*_whole_numbers(numbers, "GCD")))
+    except _Err as ex:
+        return ex.error
+
+
+def _lcm(*numbers):
+    """LCM(number1, [number2], ...): the least common multiple (Microsoft's examples).
+
+    >>> _lcm(5, 2), _lcm(24, 36), _lcm([[10, 3, None]]), _lcm(0, 5), _lcm(7.9, 4.9)
+    (10.0, 72.0, 30.0, 0.0, 28.0)
+    >>> str(_lcm(2 ** 31 - 1, 2 ** 30 - 1, 2)), str(_lcm(1e100, 1))
+    ('#NUM!', '#NUM!')
+    """
+    try:
+        v = math.lcm(*_whole_numbers(numbers, "LCM"))
+    except _Err as ex:
+        return ex.error
+    if v >= _INT_LIMIT:
+        return ExcelError("#NUM!", "LCM: the result is 2^53 or more")
+    return float(v)
+
+
+BUILTINS.update(GCD=_gcd, LCM=_lcm)
