@@ -1206,3 +1206,28 @@ def _lcm(*numbers):
 
 
 BUILTINS.update(GCD=_gcd, LCM=_lcm)
+
+
+def _char(number):
+    """CHAR(number): the character with code ``number`` (1-255, truncated) in the Windows
+    ANSI code page, Windows-1252 for en-US (Microsoft, "CHAR function": "Windows: ANSI";
+    Excel's cached values in IronCalc's CHAR.xlsx, saved by Excel: CHAR(128) "€", CHAR(136)
+    "ˆ", CHAR(129), a code Windows-1252 leaves undefined, U+0081; 256 and 0 #VALUE!).
+
+    >>> _char(65), _char(128), _char(136), _char(129), _char(255.9), str(_char(256))
+    ('A', '€', 'ˆ', '\\x81', 'ÿ', '#VALUE!')
+    """
+    try:
+        x = _scalar(number, "number")
+        v = math.trunc(_number(x, "number"))
+    except _Err as ex:
+        return ex.error
+    if not 1 <= v <= 255:
+        return ExcelError("#VALUE!", f"CHAR: {v} is not a character code from 1 to 255")
+    try:
+        return bytes([v]).decode("cp1252")
+    except UnicodeDecodeError:  # 0x81, 0x8D, 0x8F, 0x90, 0x9D: the same code point
+        return chr(v)
+
+
+BUILTINS["CHAR"] = _char
