@@ -184,3 +184,27 @@ def test_gcd_lcm_as_excel():
     assert str(lcm(True, 2)) == "#VALUE!"
     assert lcm(123456789, 1000) == 123456789000.0
     assert str(lcm(2 ** 31 - 1, 2 ** 30 - 1, 2)) == "#NUM!"
+
+
+def test_database_functions_as_excel():
+    """Microsoft, "DSUM function" / "DAVERAGE function" example (read 2026-12-01): trees
+    Apple 18/20/14/105, Pear 12/12/10/96, Cherry 13/14/9/105, Apple 14/15/10/75, Pear 9/8/8/
+    76.8, Apple 8/9/6/45 (Tree, Height, Age, Yield, Profit); DSUM(A5:E11,"Profit",A1:A2)
+    with Tree "Apple" is 225; DAVERAGE(A5:E11,"Yield",A1:B2) for Apple over 10 ft is 12;
+    DAVERAGE(A5:E11,3,A5:E11) the average age of all trees, 13; DCOUNT with Apple,
+    Height > 10 and < 16 over Age is 1; DMAX Profit is 105, DMIN Profit of Apple over 10 ft
+    is 75."""
+    from rooflinexl.recalc.functions import BUILTINS
+
+    db = [["Tree", "Height", "Age", "Yield", "Profit"],
+          ["Apple", 18, 20, 14, 105], ["Pear", 12, 12, 10, 96], ["Cherry", 13, 14, 9, 105],
+          ["Apple", 14, 15, 10, 75], ["Pear", 9, 8, 8, 76.8], ["Apple", 8, 9, 6, 45]]
+    apple = [["Tree"], ["Apple"]]
+    tall_apple = [["Tree", "Height"], ["Apple", ">10"]]
+    assert BUILTINS["DSUM"](db, "Profit", apple) == 225.0
+    assert BUILTINS["DAVERAGE"](db, "Yield", tall_apple) == 12.0
+    assert BUILTINS["DAVERAGE"](db, 3, db) == 13.0
+    assert BUILTINS["DCOUNT"](db, "Age", [["Tree", "Height", "Height"],
+                                           ["Apple", ">10", "<16"]]) == 1.0
+    assert BUILTINS["DMAX"](db, "Profit", [["Tree"], [None]]) == 105.0
+    assert BUILTINS["DMIN"](db, "Profit", tall_apple) == 75.0

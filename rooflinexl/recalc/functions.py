@@ -1231,3 +1231,122 @@ def _char(number):
 
 
 BUILTINS["CHAR"] = _char
+
+
+# ------------------------------------------------------------------ database functions
+#
+# Microsoft, "DSUM function", "DAVERAGE function" ... (read 2026-12-01): ``database`` is a
+# range whose first row labels its columns; ``field`` a label (any case) or a 1-based column
+# number; ``criteria`` a range of labels over conditions: the conditions in one row must all
+# hold, any row will do, a blank condition holds for every record. A condition is written as
+# a COUNTIF criterion, except that plain text matches the cells that begin with it (Microsoft,
+# "Filter by using advanced criteria": typing text finds the rows whose cells begin with it;
+# "=text" is the whole cell).
+
+
+def _db_label(x) -> str | None:
+    """A column label as text, compared case-insensitively (a number or TRUE as Excel shows it)."""
+    return None if x is None else value_text(x).casefold()
+
+
+def _db_records(database, field, criteria, name: str, need_field: bool):
+    """(the field's cells of the matching records, or None without a field) for a D-function."""
+    for a in (database, criteria):
+        if hasattr(a, "shape"):  # a whole column from the block path: go row by row
+            raise TypeError("scalar function")
+    db, crit = _grid(database), _grid(criteria)
+    if len(db) < 2 or len(crit) < 2:
+        raise _Err("#VALUE!", f"{name}: the database and the criteria need a label row and "
+                   "a row below it")
+    labels = [_db_label(x) for x in db[0]]
+    rows = db[1:]
+    col = None
+    if field is not None or need_field:
+        f = _scalar(field, "field") if isinstance(field, list) else field
+        if isinstance(f, ExcelError):
+            raise _Err(str(f), f"{name}: field is an error value")
+        if f is None:
+            raise _Err("#VALUE!", f"{name}: field must be a label or a column number")
+        if isinstance(f, (int, float, np.integer, np.floating)) and not isinstance(
+                f, (bool, np.bool_)):
+            col = math.trunc(float(f)) - 1
+            if not 0 <= col < len(labels):
+                raise _Err("#VALUE!", f"{name}: field {f:g} is outside the database")
+        else:
+            key = _db_label(f)
+            if key not in labels:
+                raise _Err("#VALUE!", f"{name}: no column labelled {f!r}")
+            col = labels.index(key)
+    ok = np.zeros(len(rows), bool)
+    for crow in crit[1:]:
+        sel = np.ones(len(rows), bool)
+        for label, cond in zip(crit[0], crow, strict=False):
+            if cond is None:
+                continue
+            key = _db_label(label)
+            if key is None or key not in labels:  # a condition under no known label
+                sel[:] = False
+                break
+            if isinstance(cond, str) and not isinstance(cond, ExcelError) and cond and not (
+                    cond.startswith(_OPS) or _text_number(cond) is not None):
+                cond = cond + "*"  # plain text: cells that begin with it
+            j = labels.index(key)
+            sel &= _Cells([[r[j] if j < len(r) else None] for r in rows]).match(cond)
+        ok |= sel
+    if col is None:
+        return None, ok
+    return _Cells([[r[col] if col < len(r) else None] for r in rows]), ok
+
+
+def _database(name: str, reduce, need_field: bool = True):
+    def fn(database, field=None, criteria=None):
+        try:
+            cells, ok = _db_records(database, field, criteria, name, need_field)
+            return reduce(cells, ok)
+        except _Err as ex:
+            return ex.error
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"{name}(database, field, criteria) as Excel (see the notes above)."
+    return fn
+
+
+def _db_numbers(cells, ok):
+    return cells.num[ok & (cells.kind == _NUM)]
+
+
+def _db_count(cells, ok):
+    return float(ok.sum()) if cells is None else float((ok & (cells.kind == _NUM)).sum())
+
+
+def _db_counta(cells, ok):
+    return float(ok.sum()) if cells is None else float((ok & (cells.kind != _BLANK)).sum())
+
+
+def _db_stat(kind: str):
+    def reduce(cells, ok):
+        v = _db_numbers(cells, ok)
+        if kind == "SUM":
+            return float(v.sum())
+        if kind == "PRODUCT":
+            return float(np.prod(v)) if len(v) else 0.0
+        if kind in ("MIN", "MAX"):
+            return float(v.min() if kind == "MIN" else v.max()) if len(v) else 0.0
+        if kind == "AVERAGE":
+            if not len(v):
+                raise _Err("#DIV/0!", "DAVERAGE: no number meets the criteria")
+            return float(v.mean())
+        ddof = 1 if kind in ("VAR", "STDEV") else 0
+        if len(v) <= ddof:
+            raise _Err("#DIV/0!", f"D{kind}: too few numbers meet the criteria")
+        var = float(v.var(ddof=ddof))
+        return math.sqrt(var) if kind.startswith("STDEV") else var
+    return reduce
+
+
+BUILTINS.update(
+    DCOUNT=_database("DCOUNT", _db_count, need_field=False),
+    DCOUNTA=_database("DCOUNTA", _db_counta, need_field=False),
+    **{f"D{k}": _database(f"D{k}", _db_stat(k))
+       for k in ("SUM", "PRODUCT", "MIN", "MAX", "AVERAGE", "VAR", "VARP", "STDEV",
+                 "STDEVP")},
+)
