@@ -24,6 +24,10 @@ KNOWN: dict[tuple[str, str, str], tuple[object, object, str]] = {
     ("GCD_LCM.xlsx", "Sheet1", "I13"): (0.0, "#VALUE!", "a formula's empty result in a range"),
     ("GCD_LCM.xlsx", "Sheet1", "J13"): (0.0, "#VALUE!", "a formula's empty result in a range"),
     ("GCD_LCM.xlsx", "Sheet1", "I35"): (0.0, 5.0, "a formula's empty result in a range"),
+    # DCOUNT with TRUE as the field (the column labelled TRUE holds 23, 455 and 2): Excel
+    # counts none, DCOUNTA over the same records counts 10; undocumented
+    ("DCOUNT_DCOUNTA_DGET_DPRODUCT.xlsx", "DCOUNT_DCOUNTA", "B66"): (
+        0.0, 3.0, "DCOUNT with a boolean field, undocumented"),
     # an omitted first argument: Excel gives #N/A (undocumented); ours skips it
     ("GCD_LCM.xlsx", "Sheet1", "D34"): ("#N/A", 5.0, "omitted argument, undocumented"),
     ("GCD_LCM.xlsx", "Sheet1", "E34"): ("#N/A", 5.0, "omitted argument, undocumented"),
@@ -32,7 +36,8 @@ KNOWN: dict[tuple[str, str, str], tuple[object, object, str]] = {
 
 def test_the_corpus_is_complete():
     assert [p.name for p in BOOKS] == [
-        "CHAR.xlsx", "DAY.xlsx", "DMIN_DMAX_DAVERAGE_DSUM.xlsx",
+        "CHAR.xlsx", "DAY.xlsx", "DCOUNT_DCOUNTA_DGET_DPRODUCT.xlsx",
+        "DMIN_DMAX_DAVERAGE_DSUM.xlsx",
         "DVAR_DVARP_DSTDEV_DSTDEVP.xlsx", "ERF.xlsx", "GCD_LCM.xlsx"]
     assert (DATA / "LICENSE-ironcalc-MIT.txt").is_file()
 

@@ -1250,7 +1250,7 @@ def _db_label(x) -> str | None:
 
 
 def _db_records(database, field, criteria, name: str, need_field: bool):
-    """(the field's cells of the matching records, or None without a field) for a D-function."""
+    """(the field's cells or None without a field, which records match, the field's values)."""
     for a in (database, criteria):
         if hasattr(a, "shape"):  # a whole column from the block path: go row by row
             raise TypeError("scalar function")
@@ -1294,15 +1294,16 @@ def _db_records(database, field, criteria, name: str, need_field: bool):
             sel &= _Cells([[r[j] if j < len(r) else None] for r in rows]).match(cond)
         ok |= sel
     if col is None:
-        return None, ok
-    return _Cells([[r[col] if col < len(r) else None] for r in rows]), ok
+        return None, ok, None
+    raw = [r[col] if col < len(r) else None for r in rows]
+    return _Cells([[x] for x in raw]), ok, raw
 
 
 def _database(name: str, reduce, need_field: bool = True):
     def fn(database, field=None, criteria=None):
         try:
-            cells, ok = _db_records(database, field, criteria, name, need_field)
-            return reduce(cells, ok)
+            cells, ok, raw = _db_records(database, field, criteria, name, need_field)
+            return reduce(cells, ok, raw)
         except _Err as ex:
             return ex.error
     fn.__name__ = fn.__qualname__ = name
@@ -1314,16 +1315,26 @@ def _db_numbers(cells, ok):
     return cells.num[ok & (cells.kind == _NUM)]
 
 
-def _db_count(cells, ok):
+def _db_count(cells, ok, raw):
     return float(ok.sum()) if cells is None else float((ok & (cells.kind == _NUM)).sum())
 
 
-def _db_counta(cells, ok):
+def _db_counta(cells, ok, raw):
     return float(ok.sum()) if cells is None else float((ok & (cells.kind != _BLANK)).sum())
 
 
+def _db_get(cells, ok, raw):
+    hits = np.flatnonzero(ok)
+    if len(hits) == 0:
+        raise _Err("#VALUE!", "DGET: no record meets the criteria")
+    if len(hits) > 1:
+        raise _Err("#NUM!", "DGET: more than one record meets the criteria")
+    x = raw[int(hits[0])]
+    return 0.0 if x is None else x
+
+
 def _db_stat(kind: str):
-    def reduce(cells, ok):
+    def reduce(cells, ok, raw):
         v = _db_numbers(cells, ok)
         if kind == "SUM":
             return float(v.sum())
@@ -1346,6 +1357,7 @@ def _db_stat(kind: str):
 BUILTINS.update(
     DCOUNT=_database("DCOUNT", _db_count, need_field=False),
     DCOUNTA=_database("DCOUNTA", _db_counta, need_field=False),
+    DGET=_database("DGET", _db_get),
     **{f"D{k}": _database(f"D{k}", _db_stat(k))
        for k in ("SUM", "PRODUCT", "MIN", "MAX", "AVERAGE", "VAR", "VARP", "STDEV",
                  "STDEVP")},
