@@ -208,3 +208,16 @@ def test_database_functions_as_excel():
                                            ["Apple", ">10", "<16"]]) == 1.0
     assert BUILTINS["DMAX"](db, "Profit", [["Tree"], [None]]) == 105.0
     assert BUILTINS["DMIN"](db, "Profit", tall_apple) == 75.0
+
+
+def test_complex_as_excel():
+    """Microsoft, "COMPLEX function" examples: COMPLEX(3,4) "3+4i", COMPLEX(3,4,"j") "3+4j",
+    COMPLEX(0,1) "i", COMPLEX(1,0) "1"; Excel's cached value in IronCalc's COMPLEXs.xlsx
+    (saved by Excel): COMPLEX(1.23, 9.5121, <empty cell>) is "1.23+9.5121i", and with 0 as
+    the suffix #VALUE!."""
+    from rooflinexl.recalc.functions import BUILTINS
+
+    f = BUILTINS["COMPLEX"]
+    assert [f(3, 4), f(3, 4, "j"), f(0, 1), f(1, 0)] == ["3+4i", "3+4j", "i", "1"]
+    assert f(1.23, 9.5121, None) == "1.23+9.5121i"
+    assert str(f(1, 2, 0)) == "#VALUE!"

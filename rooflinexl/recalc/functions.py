@@ -1362,3 +1362,32 @@ BUILTINS.update(
        for k in ("SUM", "PRODUCT", "MIN", "MAX", "AVERAGE", "VAR", "VARP", "STDEV",
                  "STDEVP")},
 )
+
+
+def _complex(real_num, i_num, suffix=None):
+    """COMPLEX(real_num, i_num, [suffix]) (Microsoft, "COMPLEX function", read 2026-12-01):
+    the text ``x+yi`` or ``x+yj``; suffix lowercase "i" or "j", "i" when omitted (an empty
+    cell too: Excel's cached ``1.23+9.5121i`` for COMPLEX(1.23, 9.5121, <empty>) in
+    IronCalc's COMPLEXs.xlsx, saved by Excel); another suffix or a nonnumeric part #VALUE!.
+
+    >>> _complex(3, 4), _complex(3, 4, "j"), _complex(0, 1), _complex(1, 0)
+    ('3+4i', '3+4j', 'i', '1')
+    >>> _complex(1.23, 9.5121, None), _complex(1.23, 9.5121, "")
+    ('1.23+9.5121i', '1.23+9.5121i')
+    >>> str(_complex(1, 2, 0)), str(_complex(1, 2, "I")), str(_complex("a", 1))
+    ('#VALUE!', '#VALUE!', '#VALUE!')
+    """
+    try:
+        re_ = _number(_scalar(real_num, "real_num"), "real_num")
+        im = _number(_scalar(i_num, "i_num"), "i_num")
+        sfx = _scalar(suffix, "suffix") if suffix is not None else None
+    except _Err as ex:
+        return ex.error
+    if sfx is None or sfx == "":
+        sfx = "i"
+    if sfx not in ("i", "j"):
+        return ExcelError("#VALUE!", f'COMPLEX: suffix {sfx!r} is not "i" or "j"')
+    return complex_text(re_, im, sfx)
+
+
+BUILTINS["COMPLEX"] = _complex
