@@ -48,7 +48,10 @@ CASES = {
     '=COUNTIF(D1:D11,"?")': 3,  # text of one character: x, X, "2"; numbers never
     "=COUNTIF(D1:D11,2)": 2,  # the number 2 and the text "2"
     '=COUNTIF(D1:D11,"2")': 2,
-    '=COUNTIF(D1:D11,"<>2")': 9,
+    # every cell but the number 2: the text "2" stays in, as Excel computes it (IronCalc's
+    # COUNTIF.xlsx, saved by Excel, Rows!E2: COUNTIF over 23, "23", TRUE, 1, -23, "hey",
+    # FALSE with "<>23" is 6; Rows!C2 with 23 is 2)
+    '=COUNTIF(D1:D11,"<>2")': 10,
     '=COUNTIF(D1:D11,">1")': 1,  # numbers only: 2 (not the text "2", not TRUE)
     '=COUNTIF(D1:D11,">=0")': 3,  # 1, 2, 0
     "=COUNTIF(D1:D11,TRUE)": 1,
@@ -63,7 +66,14 @@ CASES = {
     '=MAXIFS(B2:B5,A2:A5,"apples")': 86,
     '=MINIFS(B2:B5,A2:A5,"apples")': 32,
     '=MAXIFS(B2:B5,A2:A5,"kiwis")': 0,
-    '=COUNTIF(D1:D11,#N/A)': "#N/A",  # an error as the criterion is the result
+    # an error as the criterion counts the cells holding it (none here), as Excel computes it
+    # (IronCalc's COUNTIF.xlsx, saved by Excel, Rows!AA2: a criterion cell holding #N/A
+    # over Y2:Y15, one #N/A there, gives 1; AA3, #DIV/0!, gives 1)
+    '=COUNTIF(D1:D11,#N/A)': 0,
+    # an operator with nothing after it (but = and <>) matches no cell (IronCalc's
+    # COUNTIF.xlsx, saved by Excel, Rows!I10:L10: "<", "<=", ">", ">=" over G2:G15 are 0)
+    '=COUNTIF(D1:D11,">=")': 0,
+    '=COUNTIF(D1:D11,"<")': 0,
     # dates: M1:M3 = 2023-12-31, 2024-01-01, 2024-01-02 as serial numbers 45291 ... 45293;
     # date text in a criterion is its serial number
     '=COUNTIF(M1:M3,">1/1/2024")': 1,

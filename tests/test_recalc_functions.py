@@ -165,3 +165,59 @@ def test_round_filled_down_is_one_block_with_excels_digits(tmp_path):
     ev = recalc_book(p, write=False, engine="blocks").evaluation
     assert all(ev.value("S", f"C{r}") == pytest.approx((r - 1) + 0.01, abs=1e-9)
                for r in range(2, 5002))
+
+
+def test_gcd_lcm_as_excel():
+    """Microsoft, "GCD function" / "LCM function" examples (GCD(5,2)=1, GCD(24,36)=12,
+    GCD(7,1)=1, GCD(5,0)=5; LCM(5,2)=10, LCM(24,36)=72) and Excel's cached values in
+    IronCalc's GCD_LCM.xlsx (saved by Excel): decimals truncated (LCM(7.5,4.5,7.7)=28),
+    a negative #NUM!, text "8" is 8, a boolean #VALUE!, LCM(123456789,1000)=123456789000,
+    LCM(2^31-1, 2^30-1, 2) >= 2^53 #NUM!."""
+    from rooflinexl.recalc.functions import BUILTINS
+
+    gcd, lcm = BUILTINS["GCD"], BUILTINS["LCM"]
+    assert [gcd(5, 2), gcd(24, 36), gcd(7, 1), gcd(5, 0)] == [1.0, 12.0, 1.0, 5.0]
+    assert [lcm(5, 2), lcm(24, 36)] == [10.0, 72.0]
+    assert lcm(7.5, 4.5, 7.7) == 28.0
+    assert str(gcd(-7.5, 5)) == "#NUM!"
+    assert lcm("8", 2) == 8.0
+    assert str(lcm(True, 2)) == "#VALUE!"
+    assert lcm(123456789, 1000) == 123456789000.0
+    assert str(lcm(2 ** 31 - 1, 2 ** 30 - 1, 2)) == "#NUM!"
+
+
+def test_database_functions_as_excel():
+    """Microsoft, "DSUM function" / "DAVERAGE function" example (read 2026-12-01): trees
+    Apple 18/20/14/105, Pear 12/12/10/96, Cherry 13/14/9/105, Apple 14/15/10/75, Pear 9/8/8/
+    76.8, Apple 8/9/6/45 (Tree, Height, Age, Yield, Profit); DSUM(A5:E11,"Profit",A1:A2)
+    with Tree "Apple" is 225; DAVERAGE(A5:E11,"Yield",A1:B2) for Apple over 10 ft is 12;
+    DAVERAGE(A5:E11,3,A5:E11) the average age of all trees, 13; DCOUNT with Apple,
+    Height > 10 and < 16 over Age is 1; DMAX Profit is 105, DMIN Profit of Apple over 10 ft
+    is 75."""
+    from rooflinexl.recalc.functions import BUILTINS
+
+    db = [["Tree", "Height", "Age", "Yield", "Profit"],
+          ["Apple", 18, 20, 14, 105], ["Pear", 12, 12, 10, 96], ["Cherry", 13, 14, 9, 105],
+          ["Apple", 14, 15, 10, 75], ["Pear", 9, 8, 8, 76.8], ["Apple", 8, 9, 6, 45]]
+    apple = [["Tree"], ["Apple"]]
+    tall_apple = [["Tree", "Height"], ["Apple", ">10"]]
+    assert BUILTINS["DSUM"](db, "Profit", apple) == 225.0
+    assert BUILTINS["DAVERAGE"](db, "Yield", tall_apple) == 12.0
+    assert BUILTINS["DAVERAGE"](db, 3, db) == 13.0
+    assert BUILTINS["DCOUNT"](db, "Age", [["Tree", "Height", "Height"],
+                                           ["Apple", ">10", "<16"]]) == 1.0
+    assert BUILTINS["DMAX"](db, "Profit", [["Tree"], [None]]) == 105.0
+    assert BUILTINS["DMIN"](db, "Profit", tall_apple) == 75.0
+
+
+def test_complex_as_excel():
+    """Microsoft, "COMPLEX function" examples: COMPLEX(3,4) "3+4i", COMPLEX(3,4,"j") "3+4j",
+    COMPLEX(0,1) "i", COMPLEX(1,0) "1"; Excel's cached value in IronCalc's COMPLEXs.xlsx
+    (saved by Excel): COMPLEX(1.23, 9.5121, <empty cell>) is "1.23+9.5121i", and with 0 as
+    the suffix #VALUE!."""
+    from rooflinexl.recalc.functions import BUILTINS
+
+    f = BUILTINS["COMPLEX"]
+    assert [f(3, 4), f(3, 4, "j"), f(0, 1), f(1, 0)] == ["3+4i", "3+4j", "i", "1"]
+    assert f(1.23, 9.5121, None) == "1.23+9.5121i"
+    assert str(f(1, 2, 0)) == "#VALUE!"

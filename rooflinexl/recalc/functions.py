@@ -320,18 +320,22 @@ BUILTINS["VDB"] = _vdb
 #
 # * a number ``2`` or ``"=2"`` matches the number 2 and the text ``"2"`` (Excel reads numeric
 #   text as its number for equality); date text (``">1/1/2024"``, ``"2024-01-01"``) is its
-#   serial number; ``"<>2"`` every other cell, blanks and text included;
+#   serial number; ``"<>2"`` every cell but the number 2, blanks and text (``"2"`` too)
+#   included (Excel's cached values in IronCalc's COUNTIF.xlsx: ``"=23"`` counts 23 and
+#   "23", ``"<>23"`` leaves out only 23);
 #   ``">1"`` only numbers, never text, booleans or blanks;
 # * text matches text cells, case-insensitively, the whole cell; ``?`` is any one character,
 #   ``*`` any run of characters, ``~`` makes the next one literal; ``"<>x"`` is every cell
 #   that does not match ``x``, blank cells included; ``"<b"`` compares text cells only;
 # * ``""`` matches blank cells and empty text, ``"="`` blank cells only, ``"<>"`` every
-#   cell that is not blank;
+#   cell that is not blank; ``"<"``, ``">="`` ... with nothing after the operator match no
+#   cell (Excel's cached values in IronCalc's COUNTIF.xlsx, saved by Excel);
 # * a reference to an empty cell as the criterion is the number 0 (COUNTIFS: "treats the
 #   empty cell as a 0 value").
 #
-# An error in the criterion is the result; errors in the ranges match only a criterion that
-# is that error. SUMIF, AVERAGEIF, MAXIFS ... take the numbers of the matching cells of their
+# An error value as the criterion counts the cells holding that error (Excel's cached values
+# in IronCalc's COUNTIF.xlsx, saved by Excel); errors in the ranges match only a criterion
+# that is that error. SUMIF, AVERAGEIF, MAXIFS ... take the numbers of the matching cells of their
 # sum/average/max range (text, booleans and blanks there are ignored, an error there is the
 # result); AVERAGEIF(S) with nothing to average is #DIV/0!, MAXIFS/MINIFS give 0.
 
@@ -448,6 +452,7 @@ class _Cells:
                     return kind == _BLANK
                 if op == "<>":
                     return kind != _BLANK
+                return np.zeros(len(kind), bool)  # "<", ">=" ... with nothing after: none
             up = crit.strip().upper()
             if up in ("TRUE", "FALSE"):
                 crit = up == "TRUE"
@@ -460,6 +465,9 @@ class _Cells:
                 if v is not None:
                     crit = v
         if op == "<>":
+            if isinstance(crit, (int, float, np.integer, np.floating)) and not isinstance(
+                    crit, (bool, np.bool_)):  # numeric text stays in: "<>23" keeps "23"
+                return ~((kind == _NUM) & (self.num == float(crit)))
             return ~self._compare("=", crit)
         return self._compare(op, crit)
 
@@ -534,8 +542,6 @@ def _criteria_call(pairs, reduce, values=None):
         for c, (_, crit), g in zip(cells, pairs, crits, strict=True):
             if g is not None:
                 crit = g[i if len(g) > 1 else 0][j if len(g[0]) > 1 else 0]
-            if isinstance(crit, ExcelError):
-                return crit
             ok &= c.match(crit)
         return reduce(ok)
 
@@ -1122,3 +1128,266 @@ def _mround(number, multiple):
 
 BUILTINS.update(ROUND=_round_function("ROUND", "half"), ROUNDUP=_round_function("ROUNDUP", "up"),
                 ROUNDDOWN=_round_function("ROUNDDOWN", "down"), MROUND=_mround)
+
+
+# ------------------------------------------------------------------ GCD, LCM
+#
+# Microsoft, "GCD function", "LCM function" (read 2026-12-01): each number is truncated to an
+# integer; a nonnumeric argument is #VALUE!, one below zero #NUM!, one at or above 2^53
+# #NUM!, an LCM at or above 2^53 #NUM!. As Excel computes them (IronCalc's GCD_LCM.xlsx,
+# saved by Excel): empty cells are skipped, numeric and date text is its number (unpadded
+# date text only), empty text and booleans are #VALUE! (in ranges and arrays too), the first
+# error value is the result, and no number at all is #VALUE!.
+
+_INT_LIMIT = 2.0 ** 53
+
+
+def _whole_numbers(args, name: str) -> list[int]:
+    out = []
+    for a in args:
+        if hasattr(a, "shape"):  # a whole column from the block path: go row by row
+            raise TypeError("scalar function")
+        for row in _grid(a):
+            for x in row:
+                if x is None:
+                    continue
+                if isinstance(x, ExcelError):
+                    raise _Err(str(x), getattr(x, "reason", "") or f"{name}: an error value")
+                if isinstance(x, (bool, np.bool_)):
+                    raise _Err("#VALUE!", f"{name}: {x} is a boolean, not a number")
+                if isinstance(x, (int, float, np.integer, np.floating)):
+                    v = float(x)
+                else:
+                    s = str(x)
+                    v = _text_number(s)
+                    if v is None and s == s.strip():
+                        v = _text_date(s)
+                    if v is None:
+                        raise _Err("#VALUE!", f"{name}: {s!r} is not a number")
+                if v < 0 or not math.isfinite(v):
+                    raise _Err("#NUM!", f"{name}: {v:g} is negative")
+                if v >= _INT_LIMIT:
+                    raise _Err("#NUM!", f"{name}: {v:g} is 2^53 or more")
+                out.append(math.floor(v))
+    if not out:
+        raise _Err("#VALUE!", f"{name}: no number")
+    return out
+
+
+def _gcd(*numbers):
+    """GCD(number1, [number2], ...): the greatest common divisor (Microsoft's examples).
+
+    >>> _gcd(5, 2), _gcd(24, 36), _gcd(7, 1), _gcd(5, 0), _gcd([[7.5, 4.5, None]])
+    (1.0, 12.0, 1.0, 5.0, 1.0)
+    >>> str(_gcd(-7.5, 5)), str(_gcd(True, 2)), str(_gcd("", 2)), _gcd("8", 2)
+    ('#NUM!', '#VALUE!', '#VALUE!', 2.0)
+    """
+    try:
+        return float(math.gcd(*_whole_numbers(numbers, "GCD")))
+    except _Err as ex:
+        return ex.error
+
+
+def _lcm(*numbers):
+    """LCM(number1, [number2], ...): the least common multiple (Microsoft's examples).
+
+    >>> _lcm(5, 2), _lcm(24, 36), _lcm([[10, 3, None]]), _lcm(0, 5), _lcm(7.9, 4.9)
+    (10.0, 72.0, 30.0, 0.0, 28.0)
+    >>> str(_lcm(2 ** 31 - 1, 2 ** 30 - 1, 2)), str(_lcm(1e100, 1))
+    ('#NUM!', '#NUM!')
+    """
+    try:
+        v = math.lcm(*_whole_numbers(numbers, "LCM"))
+    except _Err as ex:
+        return ex.error
+    if v >= _INT_LIMIT:
+        return ExcelError("#NUM!", "LCM: the result is 2^53 or more")
+    return float(v)
+
+
+BUILTINS.update(GCD=_gcd, LCM=_lcm)
+
+
+def _char(number):
+    """CHAR(number): the character with code ``number`` (1-255, truncated) in the Windows
+    ANSI code page, Windows-1252 for en-US (Microsoft, "CHAR function": "Windows: ANSI";
+    Excel's cached values in IronCalc's CHAR.xlsx, saved by Excel: CHAR(128) "€", CHAR(136)
+    "ˆ", CHAR(129), a code Windows-1252 leaves undefined, U+0081; 256 and 0 #VALUE!).
+
+    >>> _char(65), _char(128), _char(136), _char(129), _char(255.9), str(_char(256))
+    ('A', '€', 'ˆ', '\\x81', 'ÿ', '#VALUE!')
+    """
+    try:
+        x = _scalar(number, "number")
+        v = math.trunc(_number(x, "number"))
+    except _Err as ex:
+        return ex.error
+    if not 1 <= v <= 255:
+        return ExcelError("#VALUE!", f"CHAR: {v} is not a character code from 1 to 255")
+    try:
+        return bytes([v]).decode("cp1252")
+    except UnicodeDecodeError:  # 0x81, 0x8D, 0x8F, 0x90, 0x9D: the same code point
+        return chr(v)
+
+
+BUILTINS["CHAR"] = _char
+
+
+# ------------------------------------------------------------------ database functions
+#
+# Microsoft, "DSUM function", "DAVERAGE function" ... (read 2026-12-01): ``database`` is a
+# range whose first row labels its columns; ``field`` a label (any case) or a 1-based column
+# number; ``criteria`` a range of labels over conditions: the conditions in one row must all
+# hold, any row will do, a blank condition holds for every record. A condition is written as
+# a COUNTIF criterion, except that plain text matches the cells that begin with it (Microsoft,
+# "Filter by using advanced criteria": typing text finds the rows whose cells begin with it;
+# "=text" is the whole cell).
+
+
+def _db_label(x) -> str | None:
+    """A column label as text, compared case-insensitively (a number or TRUE as Excel shows it)."""
+    return None if x is None else value_text(x).casefold()
+
+
+def _db_records(database, field, criteria, name: str, need_field: bool):
+    """(the field's cells or None without a field, which records match, the field's values)."""
+    for a in (database, criteria):
+        if hasattr(a, "shape"):  # a whole column from the block path: go row by row
+            raise TypeError("scalar function")
+    db, crit = _grid(database), _grid(criteria)
+    if len(db) < 2 or len(crit) < 2:
+        raise _Err("#VALUE!", f"{name}: the database and the criteria need a label row and "
+                   "a row below it")
+    labels = [_db_label(x) for x in db[0]]
+    rows = db[1:]
+    col = None
+    if field is not None or need_field:
+        f = _scalar(field, "field") if isinstance(field, list) else field
+        if isinstance(f, ExcelError):
+            raise _Err(str(f), f"{name}: field is an error value")
+        if f is None:
+            raise _Err("#VALUE!", f"{name}: field must be a label or a column number")
+        if isinstance(f, (int, float, np.integer, np.floating)) and not isinstance(
+                f, (bool, np.bool_)):
+            col = math.trunc(float(f)) - 1
+            if not 0 <= col < len(labels):
+                raise _Err("#VALUE!", f"{name}: field {f:g} is outside the database")
+        else:
+            key = _db_label(f)
+            if key not in labels:
+                raise _Err("#VALUE!", f"{name}: no column labelled {f!r}")
+            col = labels.index(key)
+    ok = np.zeros(len(rows), bool)
+    for crow in crit[1:]:
+        sel = np.ones(len(rows), bool)
+        for label, cond in zip(crit[0], crow, strict=False):
+            if cond is None:
+                continue
+            key = _db_label(label)
+            if key is None or key not in labels:  # a condition under no known label
+                sel[:] = False
+                break
+            if isinstance(cond, str) and not isinstance(cond, ExcelError) and cond and not (
+                    cond.startswith(_OPS) or _text_number(cond) is not None):
+                cond = cond + "*"  # plain text: cells that begin with it
+            j = labels.index(key)
+            sel &= _Cells([[r[j] if j < len(r) else None] for r in rows]).match(cond)
+        ok |= sel
+    if col is None:
+        return None, ok, None
+    raw = [r[col] if col < len(r) else None for r in rows]
+    return _Cells([[x] for x in raw]), ok, raw
+
+
+def _database(name: str, reduce, need_field: bool = True):
+    def fn(database, field=None, criteria=None):
+        try:
+            cells, ok, raw = _db_records(database, field, criteria, name, need_field)
+            return reduce(cells, ok, raw)
+        except _Err as ex:
+            return ex.error
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"{name}(database, field, criteria) as Excel (see the notes above)."
+    return fn
+
+
+def _db_numbers(cells, ok):
+    return cells.num[ok & (cells.kind == _NUM)]
+
+
+def _db_count(cells, ok, raw):
+    return float(ok.sum()) if cells is None else float((ok & (cells.kind == _NUM)).sum())
+
+
+def _db_counta(cells, ok, raw):
+    return float(ok.sum()) if cells is None else float((ok & (cells.kind != _BLANK)).sum())
+
+
+def _db_get(cells, ok, raw):
+    hits = np.flatnonzero(ok)
+    if len(hits) == 0:
+        raise _Err("#VALUE!", "DGET: no record meets the criteria")
+    if len(hits) > 1:
+        raise _Err("#NUM!", "DGET: more than one record meets the criteria")
+    x = raw[int(hits[0])]
+    return 0.0 if x is None else x
+
+
+def _db_stat(kind: str):
+    def reduce(cells, ok, raw):
+        v = _db_numbers(cells, ok)
+        if kind == "SUM":
+            return float(v.sum())
+        if kind == "PRODUCT":
+            return float(np.prod(v)) if len(v) else 0.0
+        if kind in ("MIN", "MAX"):
+            return float(v.min() if kind == "MIN" else v.max()) if len(v) else 0.0
+        if kind == "AVERAGE":
+            if not len(v):
+                raise _Err("#DIV/0!", "DAVERAGE: no number meets the criteria")
+            return float(v.mean())
+        ddof = 1 if kind in ("VAR", "STDEV") else 0
+        if len(v) <= ddof:
+            raise _Err("#DIV/0!", f"D{kind}: too few numbers meet the criteria")
+        var = float(v.var(ddof=ddof))
+        return math.sqrt(var) if kind.startswith("STDEV") else var
+    return reduce
+
+
+BUILTINS.update(
+    DCOUNT=_database("DCOUNT", _db_count, need_field=False),
+    DCOUNTA=_database("DCOUNTA", _db_counta, need_field=False),
+    DGET=_database("DGET", _db_get),
+    **{f"D{k}": _database(f"D{k}", _db_stat(k))
+       for k in ("SUM", "PRODUCT", "MIN", "MAX", "AVERAGE", "VAR", "VARP", "STDEV",
+                 "STDEVP")},
+)
+
+
+def _complex(real_num, i_num, suffix=None):
+    """COMPLEX(real_num, i_num, [suffix]) (Microsoft, "COMPLEX function", read 2026-12-01):
+    the text ``x+yi`` or ``x+yj``; suffix lowercase "i" or "j", "i" when omitted (an empty
+    cell too: Excel's cached ``1.23+9.5121i`` for COMPLEX(1.23, 9.5121, <empty>) in
+    IronCalc's COMPLEXs.xlsx, saved by Excel); another suffix or a nonnumeric part #VALUE!.
+
+    >>> _complex(3, 4), _complex(3, 4, "j"), _complex(0, 1), _complex(1, 0)
+    ('3+4i', '3+4j', 'i', '1')
+    >>> _complex(1.23, 9.5121, None), _complex(1.23, 9.5121, "")
+    ('1.23+9.5121i', '1.23+9.5121i')
+    >>> str(_complex(1, 2, 0)), str(_complex(1, 2, "I")), str(_complex("a", 1))
+    ('#VALUE!', '#VALUE!', '#VALUE!')
+    """
+    try:
+        re_ = _number(_scalar(real_num, "real_num"), "real_num")
+        im = _number(_scalar(i_num, "i_num"), "i_num")
+        sfx = _scalar(suffix, "suffix") if suffix is not None else None
+    except _Err as ex:
+        return ex.error
+    if sfx is None or sfx == "":
+        sfx = "i"
+    if sfx not in ("i", "j"):
+        return ExcelError("#VALUE!", f'COMPLEX: suffix {sfx!r} is not "i" or "j"')
+    return complex_text(re_, im, sfx)
+
+
+BUILTINS["COMPLEX"] = _complex

@@ -529,6 +529,7 @@ def rewrite_formula(
     skips: Mapping[str, SheetSkips] | None = None,
     arrays: Mapping[tuple[str, str], str] | None = None,
     implicit: bool = False,
+    formulas: Mapping[tuple[str, str], str] | None = None,
 ) -> Rewrite:
     """Rewrite one formula (text starting with ``=``) for ``formulas``.
 
@@ -724,6 +725,10 @@ def rewrite_formula(
         i += 1
     if arrays is not None and spill_refs(out, arrays, sheet):
         res.kinds.add("spill")
+    if formulas is not None and formula_texts(out, formulas, sheet):
+        res.kinds.add("formulatext")
+        res.functions = [f for f in res.functions
+                         if _excel_base_name(f) not in ("FORMULATEXT", "ISFORMULA")]
     if clip is not None and clip_ranges(out, clip):
         res.kinds.add("range")
     if implicit and row is not None and col is not None and implicit_intersection(
@@ -1196,6 +1201,15 @@ def prepare_workbook(
     skips = {ws.title: _sheet_skips(ws) for ws in wb.worksheets}
     arrays = {(ws.title, anchor.replace("$", "")): ref.replace("$", "")
               for ws in wb.worksheets for anchor, ref in ws.array_formulae.items()}
+    texts = {}
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for c in row:
+                if c.data_type == "f":
+                    v = c.value
+                    v = v.text if isinstance(v, ArrayFormula) else v
+                    if isinstance(v, str):
+                        texts[(ws.title, c.coordinate)] = v if v.startswith("=") else "=" + v
     for ws in wb.worksheets:
         orig_sheet = back[ws.title]
         for row in ws.iter_rows():
@@ -1221,6 +1235,7 @@ def prepare_workbook(
                     text, tables=tables, function_names=known, sheet=ws.title,
                     row=c.row, col=c.column, sheet_renames=renames, clip=clip,
                     defined=defined, skips=skips, arrays=arrays, implicit=ref is None,
+                    formulas=texts,
                 )
                 new = rw.text
                 if rw.too_deep:
@@ -1685,6 +1700,98 @@ def spill_refs(toks: list, arrays: Mapping[tuple[str, str], str], sheet: str | N
         changed = True
         i = first + len(new)
     return changed
+
+
+# ------------------------------------------------------------------ FORMULATEXT
+
+_FORMULATEXT_NAMES = frozenset({"FORMULATEXT", "_XLFN.FORMULATEXT"})
+_ISFORMULA_NAMES = frozenset({"ISFORMULA", "_XLFN.ISFORMULA"})
+
+
+def displayed_formula(text: str) -> str:
+    """A formula as Excel's formula bar shows it: without the ``_xlfn.``/``_xlws.``
+    prefixes the file format adds to newer functions.
+
+    >>> displayed_formula('=_xlfn._xlws.SORT(A1:A3)&"_xlfn.x"')
+    '=SORT(A1:A3)&"_xlfn.x"'
+    """
+    toks = _tokenize(text)
+    out = []
+    for t in toks:
+        if t.kind == "word":
+            w = t.text
+            while w[:6].upper() in ("_XLFN.", "_XLWS."):
+                w = w[6:]
+            out.append(w)
+        else:
+            out.append(t.text)
+    return "".join(out)
+
+
+def formula_texts(toks: list, formulas: Mapping[tuple[str, str], str],
+                  sheet: str | None) -> bool:
+    """``FORMULATEXT(ref)`` as the text literal of the formula in ``ref``'s cell, and
+    ``ISFORMULA(ref)`` as TRUE or FALSE, in place (a workbook's formulas do not change
+    while it recalculates). Microsoft, "FORMULATEXT function" (read 2026-12-01): it returns
+    what the formula bar shows; a range gives the formula of its upper-left cell; a cell
+    without a formula is #N/A. "ISFORMULA function": TRUE when the reference is to a cell
+    that contains a formula. Other arguments (a whole column, a name, a computed reference,
+    a range for ISFORMULA) stay as they are.
+
+    >>> toks = _tokenize("FORMULATEXT(B2)&_xlfn.FORMULATEXT(S!C1:C4)&FORMULATEXT(Z9)")
+    >>> toks += _tokenize("&ISFORMULA(B2)&_xlfn.ISFORMULA(Z9)")
+    >>> formula_texts(toks, {("S", "B2"): "=COS(A2)&'x'", ("S", "C1"): "=1"}, "S")
+    True
+    >>> print("".join(t.text for t in toks))
+    "=COS(A2)&'x'"&"=1"&#N/A&TRUE&FALSE
+    """
+    changed = False
+    i = 0
+    while i < len(toks) - 1:
+        t = toks[i]
+        if not (t.kind == "word" and t.text.upper() in _FORMULATEXT_NAMES | _ISFORMULA_NAMES
+                and toks[i + 1].text == "("):
+            i += 1
+            continue
+        end = _closing(toks, i + 1)
+        m = (_REF_ARG.match("".join(x.text for x in _strip_ws(toks[i + 2:end])))
+             if end is not None else None)
+        isformula = t.text.upper() in _ISFORMULA_NAMES
+        if m is None or (isformula and m.group("c2")):  # ISFORMULA of a range: undocumented
+            i += 1
+            continue
+        prefix = m.group("sheet")
+        name = (prefix[1:-1].replace("''", "'") if prefix and prefix.startswith("'")
+                else prefix) or sheet
+        r1, c1 = int(m.group("r1")), column_number(m.group("c1"))
+        if m.group("c2"):
+            r1, c1 = min(r1, int(m.group("r2"))), min(c1, column_number(m.group("c2")))
+        text = formulas.get((name, f"{column_letters(c1)}{r1}"))
+        if isformula:
+            new = [_Tok("word", "TRUE" if text is not None else "FALSE")]
+        elif text is not None:
+            new = [_Tok("str", '"' + displayed_formula(text).replace('"', '""') + '"')]
+        else:
+            new = [_Tok("word", "#N/A")]
+        toks[i:end + 1] = new
+        changed = True
+        i += 1
+    return changed
+
+
+def resolve_formulatext(formula: str, formulas: Mapping[tuple[str, str], str],
+                        sheet: str) -> str:
+    """``formula`` with its ``FORMULATEXT(ref)`` and ``ISFORMULA(ref)`` calls made
+    literals (:func:`formula_texts`).
+
+    >>> resolve_formulatext("=LEN(FORMULATEXT(A1))", {("S", "A1"): "=1+1"}, "S")
+    '=LEN("=1+1")'
+    """
+    up = formula.upper()
+    if "FORMULATEXT" not in up and "ISFORMULA" not in up:
+        return formula
+    toks = _tokenize(formula)
+    return "".join(t.text for t in toks) if formula_texts(toks, formulas, sheet) else formula
 
 
 def _excel_base_name(name: str) -> str:
