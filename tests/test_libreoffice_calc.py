@@ -263,7 +263,8 @@ def test_extension_installs_works_and_uninstalls(tmp_path):
 
     profile = soffice.write_profile(tmp_path / "profile")
     shared = os.geteuid() == 0
-    env = [f"-env:UNO_SHARED_PACKAGES_CACHE={(tmp_path / 'shared').as_uri()}"] if shared else []
+    cache = tmp_path / "unopkg-shared-cache"  # a throw-away place for a --shared install
+    env = [f"-env:UNO_SHARED_PACKAGES_CACHE={cache.as_uri()}"] if shared else []
     unopkg = [*env, f"-env:UserInstallation={profile.resolve().as_uri()}"]
     book = tmp_path / "b.xlsx"
     wb = openpyxl.Workbook()

@@ -13,11 +13,9 @@ from __future__ import annotations
 
 import openpyxl
 import pytest
+from formula_cases import ENGINES, evaluate_cases
 
 from rooflinexl.errors import ExcelError
-from rooflinexl.recalc.book import recalc_book
-
-ENGINES = ("auto", "cells")
 
 # column A: Microsoft's fruit, column B: its numbers (rows 2-5)
 # column D rows 1-11: 1, 2, "x", "X", (blank), "abc", "2", TRUE, "a*c", (blank), 0
@@ -109,13 +107,7 @@ def evaluations(tmp_path_factory):
         if v is not None:
             ws[f"D{r}"] = v
         ws[f"E{r}"] = r
-    cells = {}
-    for i, formula in enumerate(CASES, start=1):
-        ws[f"K{i}"] = formula
-        cells[formula] = f"K{i}"
-    p = tmp_path_factory.mktemp("crit") / "c.xlsx"
-    wb.save(p)
-    return cells, {e: recalc_book(p, write=False, engine=e).evaluation for e in ENGINES}
+    return evaluate_cases(wb, ws, "K", CASES, tmp_path_factory.mktemp("crit"))
 
 
 @pytest.mark.parametrize("engine", ENGINES)

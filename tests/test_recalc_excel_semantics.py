@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import openpyxl
 import pytest
+from formula_cases import ENGINES, evaluate_cases
 
 from rooflinexl.errors import ExcelError
-from rooflinexl.recalc.book import recalc_book
-
-ENGINES = ("auto", "cells")
 
 CASES = {
     # a name nobody defined: #NAME? (formulas: #REF!)
@@ -53,13 +51,7 @@ def evaluations(tmp_path_factory):
     ws.title = "S"
     ws["Z1"] = 0.05
     wb.defined_names["Rate"] = DefinedName("Rate", attr_text="S!$Z$1")
-    cells = {}
-    for i, formula in enumerate(CASES, start=1):
-        ws[f"A{i}"] = formula
-        cells[formula] = f"A{i}"
-    p = tmp_path_factory.mktemp("sem") / "s.xlsx"
-    wb.save(p)
-    return cells, {e: recalc_book(p, write=False, engine=e).evaluation for e in ENGINES}
+    return evaluate_cases(wb, ws, "A", CASES, tmp_path_factory.mktemp("sem"))
 
 
 @pytest.mark.parametrize("engine", ENGINES)

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import openpyxl
 import pytest
+from formula_cases import ENGINES, evaluate_cases
 from openpyxl.worksheet.formula import ArrayFormula
 
 from rooflinexl.recalc.book import recalc_book
 
-ENGINES = ("auto", "cells")
 CASES = {
     # SEQUENCE: "=SEQUENCE(4,5)" is 4 rows by 5 columns counting 1 to 20, row by row
     "=SUM(SEQUENCE(4))": 10,
@@ -94,13 +94,7 @@ def evaluations(tmp_path_factory):
         ws.cell(6 + k // 3, 2 + k % 3, k + 1)
     for r in range(1, 5):
         ws[f"J{r}"] = f"=OFFSET(A{r},1,0)"  # filled down: each row reads the row below
-    cells = {}
-    for i, formula in enumerate(CASES, start=1):
-        ws[f"H{i}"] = formula
-        cells[formula] = f"H{i}"
-    p = tmp_path_factory.mktemp("fn") / "f.xlsx"
-    wb.save(p)
-    return cells, {e: recalc_book(p, write=False, engine=e).evaluation for e in ENGINES}
+    return evaluate_cases(wb, ws, "H", CASES, tmp_path_factory.mktemp("fn"))
 
 
 @pytest.mark.parametrize("engine", ENGINES)

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import openpyxl
 import pytest
+from formula_cases import ENGINES, evaluate_cases
 from openpyxl.workbook.defined_name import DefinedName
 
 from rooflinexl.errors import ExcelError
-from rooflinexl.recalc.book import recalc_book
 
-ENGINES = ("auto", "cells")
 CASES = {
     "=LET(x, 5, SUM(x, 1))": 6,  # Microsoft
     "=_xlfn.LET(_xlpm.x,5,SUM(_xlpm.x,1))": 6,  # the same as Excel saves it
@@ -43,13 +42,7 @@ def evaluations(tmp_path_factory):
         "Fact": "LAMBDA(n,IF(n<=1,1,n*Fact(n-1)))",
     }.items():
         wb.defined_names[name] = DefinedName(name, attr_text=text)
-    cells = {}
-    for i, formula in enumerate(CASES, start=1):
-        ws[f"C{i}"] = formula
-        cells[formula] = f"C{i}"
-    p = tmp_path_factory.mktemp("let") / "l.xlsx"
-    wb.save(p)
-    return cells, {e: recalc_book(p, write=False, engine=e).evaluation for e in ENGINES}
+    return evaluate_cases(wb, ws, "C", CASES, tmp_path_factory.mktemp("let"))
 
 
 @pytest.mark.parametrize("engine", ENGINES)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import openpyxl
 import pytest
+from formula_cases import evaluate_cases
 
-from rooflinexl.recalc.book import recalc_book
 from rooflinexl.recalc.parser import ParseError, parse, references
 
 CASES = {
@@ -42,13 +42,9 @@ def evaluation(tmp_path_factory):
     ws = wb.active
     ws.title = "S"
     ws["A1"], ws["A2"] = 10, 5
-    cells = {}
-    for i, formula in enumerate(CASES, start=1):
-        ws[f"C{i}"] = formula
-        cells[formula] = f"C{i}"
-    p = tmp_path_factory.mktemp("parse") / "p.xlsx"
-    wb.save(p)
-    return cells, recalc_book(p, write=False, engine="blocks").evaluation
+    cells, evs = evaluate_cases(wb, ws, "C", CASES, tmp_path_factory.mktemp("parse"),
+                                 engines=("blocks",))
+    return cells, evs["blocks"]
 
 
 @pytest.mark.parametrize("formula", list(CASES))
