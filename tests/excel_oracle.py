@@ -97,3 +97,27 @@ def workbooks(*folders) -> list[Path]:
     for d in folders:
         out.extend(p for p in Path(d).rglob("*") if p.suffix.lower() in SUFFIXES)
     return sorted(out)
+
+
+def assert_matches_excel(path: Path, known: dict) -> None:
+    """Every formula cell of ``path`` equals Excel's cached value, except the ``known``
+    differences ``{(book, sheet, cell): (Excel's value, ours today, why)}``; each known
+    difference must still differ exactly so (a fixed one must leave the list)."""
+    import pytest
+
+    m = compare_book(path)
+    assert not m.failure, m.failure
+    assert m.cells > 0
+    mine = {(s, c): v for (b, s, c), v in known.items() if b == path.name}
+    unexpected = [x for x in m.mismatches if (x.sheet, x.cell) not in mine]
+    assert not unexpected, "\n".join(
+        f"{x.sheet}!{x.cell} {x.formula}: Excel {x.excel!r}, ours {x.ours!r} ({x.reason})"
+        for x in unexpected[:20])
+    differing = {(x.sheet, x.cell): x for x in m.mismatches}
+    for key, (excel, ours, _why) in mine.items():
+        assert key in differing, f"{path.name} {key} now matches Excel: remove it from KNOWN"
+        x = differing[key]
+        assert x.excel == pytest.approx(excel, rel=1e-12) if isinstance(excel, float) \
+            else x.excel == excel
+        assert x.ours == pytest.approx(ours, rel=1e-12) if isinstance(ours, float) \
+            else x.ours == ours

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from excel_oracle import compare_book, workbooks
+from excel_oracle import assert_matches_excel, workbooks
 
 DATA = Path(__file__).resolve().parent / "data" / "ironcalc"
 BOOKS = workbooks(DATA)
@@ -44,19 +44,8 @@ def test_the_corpus_is_complete():
 
 @pytest.mark.parametrize("path", BOOKS, ids=[p.name for p in BOOKS])
 def test_every_formula_cell_equals_excels_cached_value(path):
-    m = compare_book(path)
-    assert not m.failure, m.failure
-    assert m.cells > 0
-    known = {(s, c): v for (b, s, c), v in KNOWN.items() if b == path.name}
-    unexpected = [x for x in m.mismatches if (x.sheet, x.cell) not in known]
-    assert not unexpected, "\n".join(
-        f"{x.sheet}!{x.cell} {x.formula}: Excel {x.excel!r}, ours {x.ours!r} ({x.reason})"
-        for x in unexpected[:20])
-    differing = {(x.sheet, x.cell): x for x in m.mismatches}
-    for key, (excel, ours, _why) in known.items():
-        assert key in differing, f"{path.name} {key} now matches Excel: remove it from KNOWN"
-        assert differing[key].excel == excel
-        assert differing[key].ours == ours
+    assert_matches_excel(path, KNOWN)
+
 
 
 def test_formulatext_is_the_formula_bar_text():
