@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from rooflinexl.libreoffice import addin  # noqa: E402
-from rooflinexl.libreoffice.soffice import soffice_path, write_profile  # noqa: E402
+from rooflinexl.libreoffice.soffice import office_env, soffice_path, write_profile  # noqa: E402
 
 
 def make_book(path: Path, n: int, kind: str) -> Path:
@@ -67,7 +67,7 @@ def make_book(path: Path, n: int, kind: str) -> Path:
 
 def run(cmd: list[str]) -> tuple[float, float, float]:
     """CPU seconds (user + system), wall seconds and peak RSS (MB) of one process tree."""
-    env = dict(os.environ, LC_ALL="C.UTF-8", LANG="C.UTF-8")
+    env = office_env(LC_ALL="C.UTF-8", LANG="C.UTF-8")
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     _, status, usage = os.wait4(proc.pid, 0)

@@ -363,7 +363,7 @@ def test_function_wizard_shows_names_arguments_and_docs_from_udfs(tmp_path):
     run = subprocess.run([python, "-c", _WIZARD, soffice.soffice_path(),
                           (tmp_path / "profile").as_uri(),
                           json.dumps(addin.registration_args(folder))],
-                         capture_output=True, text=True, timeout=180)
+                         capture_output=True, text=True, timeout=180, env=soffice.office_env())
     assert run.returncode == 0, run.stderr
     listed = json.loads(run.stdout.strip().splitlines()[-1])
     for f in addin.catalogue():

@@ -37,7 +37,12 @@ from pathlib import Path
 
 from rooflinexl._version import __version__
 from rooflinexl.errors import RooflineError
-from rooflinexl.libreoffice.soffice import LibreOfficeError, program_dir, soffice_path
+from rooflinexl.libreoffice.soffice import (
+    LibreOfficeError,
+    office_env,
+    program_dir,
+    soffice_path,
+)
 
 __all__ = [
     "COMPONENT",
@@ -418,7 +423,7 @@ def _run_unopkg(args: list[str], shared: bool, unopkg_args) -> str:
         cmd.append("--shared")
     cmd.extend(unopkg_args)
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
-                          stdin=subprocess.DEVNULL)
+                          stdin=subprocess.DEVNULL, env=office_env())
     if proc.returncode:
         raise AddinSetupError(f"{' '.join(cmd)} failed: "
                               f"{(proc.stderr or proc.stdout).strip()}")

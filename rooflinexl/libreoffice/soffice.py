@@ -82,6 +82,32 @@ def write_profile(root: Path) -> Path:
     return root
 
 
+def office_env(**extra: str) -> dict[str, str]:
+    """The environment for ``soffice`` and ``unopkg``: ours, less a virtual environment.
+
+    LibreOffice's embedded Python (python3-uno) finds its standard library
+    from the first ``python3`` on ``PATH``; with a virtual environment
+    activated that is the venv's interpreter, whose ``pyvenv.cfg`` points the
+    embedded Python at another installation's library, and LibreOffice then
+    cannot load the add-in (the document fails to load: "source file could not
+    be loaded"). So every ``PATH`` entry that is a virtual environment's
+    ``bin`` folder (its parent holds ``pyvenv.cfg``) and ``VIRTUAL_ENV`` are
+    left out; the add-in finds rooflinexl through its own site configuration
+    (:func:`rooflinexl.libreoffice.addin.stage`). ``extra`` is added.
+
+    >>> env = office_env(LC_ALL="C.UTF-8")
+    >>> "VIRTUAL_ENV" in env, env["LC_ALL"]
+    (False, 'C.UTF-8')
+    """
+    env = dict(os.environ)
+    env.pop("VIRTUAL_ENV", None)
+    keep = [d for d in env.get("PATH", "").split(os.pathsep)
+            if d and not (Path(d).parent / "pyvenv.cfg").is_file()]
+    env["PATH"] = os.pathsep.join(keep)
+    env.update(extra)
+    return env
+
+
 def run_soffice(args: list[str], profile: Path, timeout: float = DEFAULT_TIMEOUT,
                 env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """Run ``soffice --headless ... ARGS`` with the user profile *profile*.
@@ -104,7 +130,7 @@ def run_soffice(args: list[str], profile: Path, timeout: float = DEFAULT_TIMEOUT
         f"-env:UserInstallation={profile.resolve().as_uri()}",
         *args,
     ]
-    full_env = dict(os.environ, LC_ALL="C.UTF-8", LANG="C.UTF-8", **(env or {}))
+    full_env = office_env(LC_ALL="C.UTF-8", LANG="C.UTF-8", **(env or {}))
     full_env.pop("LANGUAGE", None)
     proc = subprocess.Popen(
         cmd,
