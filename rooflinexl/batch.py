@@ -50,7 +50,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from rooflinexl import api
+from rooflinexl import api, api_args
 from rooflinexl.chips import ChipTable, load_chips
 from rooflinexl.dtypes import TIER_BOUND, Keyword, normalize_keyword, resolve_dtype, resolve_tier
 from rooflinexl.errors import RooflineError
@@ -123,9 +123,8 @@ class _Numbers:
         self.blank = None
         self.problems: list = []  # (mask, code, reason or reason array)
         if pd.api.types.is_bool_dtype(series.dtype):
-            vals = np.ones(len(series))
-            self.problems.append((np.ones(len(series), bool), "#VALUE!",
-                                  f"{name} is TRUE or FALSE: a number is required"))
+            vals = np.full(len(series), api_args.STAND_IN)
+            self.problems.append((np.ones(len(series), bool), *api_args.boolean(name)))
         elif pd.api.types.is_numeric_dtype(series.dtype):
             vals = series.to_numpy(dtype=float, na_value=np.nan)
         else:
@@ -134,22 +133,23 @@ class _Numbers:
             if text.any():
                 codes, uniq = pd.factorize(series[text])
                 blank_u = np.array([isinstance(u, str) and not u.strip() for u in uniq])
-                why = np.array([f"{name}: {u!r} is not a number" for u in uniq], dtype=object)
+                found = [api_args.not_a_number(name, u) for u in uniq]
+                why = np.array([reason for _, reason in found], dtype=object)
                 idx = np.flatnonzero(text)
                 is_text = ~blank_u[codes]
                 mask = np.zeros(len(series), bool)
                 mask[idx[is_text]] = True
                 reasons = np.full(len(series), None, dtype=object)
                 reasons[idx[is_text]] = why[codes[is_text]]
-                self.problems.append((mask, "#VALUE!", reasons))
-                vals = np.where(mask, 1.0, vals)
+                self.problems.append((mask, found[0][0], reasons))
+                vals = np.where(mask, api_args.STAND_IN, vals)
         blank = np.isnan(vals)
         for mask, _, _ in self.problems:
             blank &= ~mask
         nonfinite = np.isinf(vals)
         if nonfinite.any():
-            self.problems.append((nonfinite, "#NUM!", f"{name} is not a finite number"))
-            vals = np.where(nonfinite, 1.0, vals)
+            self.problems.append((nonfinite, *api_args.not_finite(name)))
+            vals = np.where(nonfinite, api_args.STAND_IN, vals)
         self.blank = blank if blank.any() else None
         self.values = vals
 
@@ -254,9 +254,8 @@ class _Group:
         col = self.t.numbers(arg)
         if col is None:
             if default is _MISSING:
-                self._problem(True, "#VALUE!", f"{arg} is blank: a number is required "
-                                               f"(no {arg} column)")
-                return 1.0
+                self._problem(True, *api_args.blank_required(arg, f" (no {arg} column)"))
+                return api_args.STAND_IN
             return default
         vals = self._take(col.values)
         for mask, code, reason in col.problems:
@@ -269,10 +268,10 @@ class _Group:
             if blank.any():
                 vals = vals.copy()
                 if default is _MISSING:
-                    self._problem(blank, "#VALUE!", f"{arg} is blank: a number is required")
-                    vals[blank] = 1.0
-                else:  # an omitted optional argument: None means the term vanishes
-                    vals[blank] = np.inf if default is None else default
+                    self._problem(blank, *api_args.blank_required(arg))
+                    vals[blank] = api_args.STAND_IN
+                else:
+                    vals[blank] = api_args.blank_number(default)
         return vals
 
     def _codes(self, arg):
@@ -290,7 +289,7 @@ class _Group:
         got = self._codes(arg)
         if got is None:
             if required is not None:
-                self._problem(True, "#VALUE!", f"{arg} is blank (no {arg} column)")
+                self._problem(True, *api_args.blank_keyword(arg, f" (no {arg} column)"))
             return fallback if fallback is not None else default
         col, codes = got
         present = np.bincount(codes, minlength=len(col.canon)) > 0
@@ -302,7 +301,7 @@ class _Group:
         blank = np.array([c is None for c in col.canon], dtype=bool) & present
         if required is not None and (blank & ~bad).any():
             m = (blank & ~bad)[codes]
-            self._problem(m, "#VALUE!", f"{arg} is blank")
+            self._problem(m, *api_args.blank_keyword(arg))
         if arg == "chip":  # api: a blank or non-text chip is "no chip name given"
             values = ["" if c is None else c for c in col.canon]
             return _materialise(values, codes)

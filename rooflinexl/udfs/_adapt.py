@@ -25,6 +25,7 @@ import sys
 
 import numpy as np
 
+from rooflinexl import api_args
 from rooflinexl.chips import ChipTable
 from rooflinexl.errors import EXCEL_ERRORS, ExcelError, RooflineError
 from rooflinexl.model import Checks
@@ -141,9 +142,8 @@ class Call:
             else:
                 bad = ~np.isfinite(out)
                 if bad.any():
-                    out[bad] = 1.0
-                    self.checks.add(bad.reshape(arr.shape), "#NUM!",
-                                    f"{name} is not a finite number")
+                    out[bad] = api_args.STAND_IN
+                    self.checks.add(bad.reshape(arr.shape), *api_args.not_finite(name))
                 return out.reshape(arr.shape)
         out = np.empty(arr.shape, dtype=float)
         flat = out.reshape(-1)
@@ -158,20 +158,20 @@ class Call:
                 if math.isfinite(v):
                     flat[i] = v
                     continue
-                key = ("#NUM!", f"{name} is not a finite number")
+                key = api_args.not_finite(name)
             elif _blank(v):
-                if optional:  # None default: the term vanishes (D, F -> infinity)
-                    flat[i] = np.inf if default is None else default
+                if optional:
+                    flat[i] = api_args.blank_number(default)
                     continue
-                key = ("#VALUE!", f"{name} is blank: a number is required")
+                key = api_args.blank_required(name)
             elif isinstance(v, str) and v in EXCEL_ERRORS:
                 key = (str(v), getattr(v, "reason", "") or f"{name} is {v}")
             elif isinstance(v, (bool, np.bool_)):
-                key = ("#VALUE!", f"{name} is {'TRUE' if v else 'FALSE'}: a number is required")
+                key = api_args.boolean(name, v)
             else:
-                key = ("#VALUE!", f"{name}: {v!r} is not a number")
+                key = api_args.not_a_number(name, v)
             bad.setdefault(key, []).append(i)
-            flat[i] = 1.0
+            flat[i] = api_args.STAND_IN
         for (code, reason), idx in bad.items():
             mask = np.zeros(arr.size, dtype=bool)
             mask[idx] = True
@@ -201,7 +201,7 @@ class Call:
             if not given:
                 return None
             blank = np.array([v is None for v in values]).reshape(arr.shape)
-            self.checks.add(blank, "#VALUE!", f"{name} is blank")
+            self.checks.add(blank, *api_args.blank_keyword(name))
             values = [given[0] if v is None else v for v in values]
         return np.array(values, dtype=object).reshape(arr.shape)
 
