@@ -1,10 +1,12 @@
-"""The input rules of the public functions: what a blank, text, a boolean or inf becomes.
+"""Arguments of the public functions: defaults, and what a blank, text, a boolean, inf become.
 
 Both edges that take user input element by element — the Excel adapters
 (:mod:`rooflinexl.udfs`, one cell at a time or a range) and the scenario
 tables (:mod:`rooflinexl.batch`, one column at a time) — apply the same rules,
 written here once:
 
+* an argument's default is the one in its :mod:`rooflinexl.api` signature,
+  :func:`default` (so ``n_chips`` is 1 in a cell and in a table alike);
 * a blank optional number takes its default; a default of None means the term
   vanishes (``D``, ``F`` omitted: infinity), :func:`blank_number`;
 * a blank required number is ``#VALUE!`` "B is blank: a number is required",
@@ -22,24 +24,56 @@ code and the reason; the callers apply it to an element or to a column mask.
 
 >>> not_a_number("B", "abc")
 ('#VALUE!', "B: 'abc' is not a number")
->>> blank_number(None), blank_number(1.0)
-(inf, 1.0)
+>>> blank_number(None), blank_number(1), blank_number(None, "price")
+(inf, 1.0, nan)
+>>> from rooflinexl import api
+>>> default(api.matmul_time, "n_chips"), default(api.matmul_time, "B") is REQUIRED
+(1, True)
 """
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 
-__all__ = ["blank_number", "blank_required", "not_a_number", "boolean", "not_finite",
-           "blank_keyword", "STAND_IN"]
+__all__ = ["REQUIRED", "NONE_MEANS", "STAND_IN", "default", "blank_number", "blank_required",
+           "not_a_number", "boolean", "not_finite", "blank_keyword"]
 
 #: the value a failed element carries through the computation (its result is replaced by the
 #: error): a finite, positive number no formula rejects
 STAND_IN = 1.0
 
 
-def blank_number(default) -> float:
-    """The value of a blank optional number: its default; None (the term vanishes): inf."""
-    return math.inf if default is None else default
+#: the default of an argument that has none (a blank is an error)
+REQUIRED = inspect.Parameter.empty
+
+#: optional numbers whose None default is no vanishing term: a blank element is this value
+#: (``price``: no quote, the list price; :func:`rooflinexl.api.cost_per_flop` reads NaN so)
+NONE_MEANS = {"price": math.nan}
+
+
+@functools.cache
+def _defaults(fn) -> dict:
+    return {name: p.default for name, p in inspect.signature(fn).parameters.items()}
+
+
+def default(fn, name: str):
+    """Default of argument ``name`` of the api function ``fn`` (:data:`REQUIRED`: none).
+
+    Raises ``KeyError`` where ``fn`` has no such argument.
+    """
+    return _defaults(fn)[name]
+
+
+def blank_number(default, name: str = "") -> float:
+    """The value of a blank optional number ``name``: its default, as a float.
+
+    A default of None means the term vanishes (``D``, ``F``): inf, except the
+    arguments of :data:`NONE_MEANS`.
+    """
+    if default is None:
+        return NONE_MEANS.get(name, math.inf)
+    return float(default)
 
 
 def blank_required(name: str, why: str = "") -> tuple[str, str]:

@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import contextlib
 import difflib
-import inspect
 import io
 import math
 import re
@@ -106,12 +105,6 @@ def column_key(name) -> str:
     return re.sub(r"[\s\-]+", "_", str(name).strip()).casefold()
 
 
-def _default(fn, arg):
-    """Default of ``arg`` in the api signature of ``fn`` (``Parameter.empty``: required)."""
-    return inspect.signature(fn).parameters[arg].default
-
-
-_MISSING = inspect.Parameter.empty
 
 
 # ---------------------------------------------------------------- input columns
@@ -250,10 +243,10 @@ class _Group:
 
     def num(self, arg, fn=None):
         """Float array of a numeric argument; blanks get ``fn``'s default or are errors."""
-        default = _MISSING if fn is None else _default(fn, arg)
+        default = api_args.REQUIRED if fn is None else api_args.default(fn, arg)
         col = self.t.numbers(arg)
         if col is None:
-            if default is _MISSING:
+            if default is api_args.REQUIRED:
                 self._problem(True, *api_args.blank_required(arg, f" (no {arg} column)"))
                 return api_args.STAND_IN
             return default
@@ -267,11 +260,11 @@ class _Group:
             blank = self._take(col.blank)
             if blank.any():
                 vals = vals.copy()
-                if default is _MISSING:
+                if default is api_args.REQUIRED:
                     self._problem(blank, *api_args.blank_required(arg))
                     vals[blank] = api_args.STAND_IN
                 else:
-                    vals[blank] = api_args.blank_number(default)
+                    vals[blank] = api_args.blank_number(default, arg)
         return vals
 
     def _codes(self, arg):
@@ -285,7 +278,8 @@ class _Group:
         the row's dtype); an invalid keyword is that row's ``#VALUE!``. With
         ``required`` (a valid stand-in value) a blank is that row's ``#VALUE!``.
         """
-        default = required if required is not None else None if fn is None else _default(fn, arg)
+        default = required if required is not None else None if fn is None else api_args.default(
+            fn, arg)
         got = self._codes(arg)
         if got is None:
             if required is not None:

@@ -116,16 +116,22 @@ def _blank(v) -> bool:
 
 
 class Call:
-    """Arguments of one call and the per-element errors found in them."""
+    """Arguments of one call of the api function ``fn`` and the per-element errors found in them.
 
-    def __init__(self):
+    An argument's default is ``fn``'s (:func:`rooflinexl.api_args.default`).
+    """
+
+    def __init__(self, fn):
+        self.fn = fn
         self.checks = Checks()
         self.shapes: list[tuple] = []
 
-    def number(self, name: str, x, default=None, optional: bool = False):
+    def number(self, name: str, x):
         """Float array (or the default) of a numeric argument."""
+        default = api_args.default(self.fn, name)
+        optional = default is not api_args.REQUIRED
         if optional and x is None:
-            return default
+            return None if default is None else api_args.blank_number(default)
         if type(x) is float or type(x) is int:  # the common scalar cell
             v = float(x) if -1e308 < x < 1e308 else math.inf
             if v - v == 0.0:
@@ -161,7 +167,7 @@ class Call:
                 key = api_args.not_finite(name)
             elif _blank(v):
                 if optional:
-                    flat[i] = api_args.blank_number(default)
+                    flat[i] = api_args.blank_number(default, name)
                     continue
                 key = api_args.blank_required(name)
             elif isinstance(v, str) and v in EXCEL_ERRORS:
@@ -344,10 +350,10 @@ def finish(call: Call, value):
     return out.item() if out.ndim == 0 else out.tolist()
 
 
-def call(fn, call: Call, *args, **kwargs):
-    """Run an API function with per-element checks; map bad calls to RooflineInputError."""
+def call(call: Call, *args, **kwargs):
+    """Run the call's API function with per-element checks; bad calls: RooflineInputError."""
     try:
-        value = fn(*args, checks=call.checks, **kwargs)
+        value = call.fn(*args, checks=call.checks, **kwargs)
     except RooflineInputError:
         raise
     except RooflineError as exc:
