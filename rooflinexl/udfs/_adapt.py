@@ -7,7 +7,8 @@ goes through :func:`call`, which
 * turns each argument into an array (a 2-D list keeps its orientation),
 * turns text, booleans and error values where a number belongs into that
   element's ``#VALUE!`` (or passes the input's error value through),
-* fills blank optional elements with the default,
+* fills blank optional elements with the api function's default (the rules
+  and their messages, shared with :mod:`rooflinexl.batch`: :mod:`rooflinexl.api_args`),
 * calls the chip-aware API with a :class:`rooflinexl.model.Checks` collector,
 * and returns a plain value or a rectangular list whose bad elements are
   :class:`rooflinexl.errors.ExcelError` strings, never NaN, inf or None.
