@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import contextlib
 import difflib
-import inspect
 import io
 import math
 import re
@@ -50,7 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from rooflinexl import api
+from rooflinexl import api, api_args
 from rooflinexl.chips import ChipTable, load_chips
 from rooflinexl.dtypes import TIER_BOUND, Keyword, normalize_keyword, resolve_dtype, resolve_tier
 from rooflinexl.errors import RooflineError
@@ -106,12 +105,6 @@ def column_key(name) -> str:
     return re.sub(r"[\s\-]+", "_", str(name).strip()).casefold()
 
 
-def _default(fn, arg):
-    """Default of ``arg`` in the api signature of ``fn`` (``Parameter.empty``: required)."""
-    return inspect.signature(fn).parameters[arg].default
-
-
-_MISSING = inspect.Parameter.empty
 
 
 # ---------------------------------------------------------------- input columns
@@ -123,9 +116,8 @@ class _Numbers:
         self.blank = None
         self.problems: list = []  # (mask, code, reason or reason array)
         if pd.api.types.is_bool_dtype(series.dtype):
-            vals = np.ones(len(series))
-            self.problems.append((np.ones(len(series), bool), "#VALUE!",
-                                  f"{name} is TRUE or FALSE: a number is required"))
+            vals = np.full(len(series), api_args.STAND_IN)
+            self.problems.append((np.ones(len(series), bool), *api_args.boolean(name)))
         elif pd.api.types.is_numeric_dtype(series.dtype):
             vals = series.to_numpy(dtype=float, na_value=np.nan)
         else:
@@ -134,22 +126,23 @@ class _Numbers:
             if text.any():
                 codes, uniq = pd.factorize(series[text])
                 blank_u = np.array([isinstance(u, str) and not u.strip() for u in uniq])
-                why = np.array([f"{name}: {u!r} is not a number" for u in uniq], dtype=object)
+                found = [api_args.not_a_number(name, u) for u in uniq]
+                why = np.array([reason for _, reason in found], dtype=object)
                 idx = np.flatnonzero(text)
                 is_text = ~blank_u[codes]
                 mask = np.zeros(len(series), bool)
                 mask[idx[is_text]] = True
                 reasons = np.full(len(series), None, dtype=object)
                 reasons[idx[is_text]] = why[codes[is_text]]
-                self.problems.append((mask, "#VALUE!", reasons))
-                vals = np.where(mask, 1.0, vals)
+                self.problems.append((mask, found[0][0], reasons))
+                vals = np.where(mask, api_args.STAND_IN, vals)
         blank = np.isnan(vals)
         for mask, _, _ in self.problems:
             blank &= ~mask
         nonfinite = np.isinf(vals)
         if nonfinite.any():
-            self.problems.append((nonfinite, "#NUM!", f"{name} is not a finite number"))
-            vals = np.where(nonfinite, 1.0, vals)
+            self.problems.append((nonfinite, *api_args.not_finite(name)))
+            vals = np.where(nonfinite, api_args.STAND_IN, vals)
         self.blank = blank if blank.any() else None
         self.values = vals
 
@@ -250,13 +243,12 @@ class _Group:
 
     def num(self, arg, fn=None):
         """Float array of a numeric argument; blanks get ``fn``'s default or are errors."""
-        default = _MISSING if fn is None else _default(fn, arg)
+        default = api_args.REQUIRED if fn is None else api_args.default(fn, arg)
         col = self.t.numbers(arg)
         if col is None:
-            if default is _MISSING:
-                self._problem(True, "#VALUE!", f"{arg} is blank: a number is required "
-                                               f"(no {arg} column)")
-                return 1.0
+            if default is api_args.REQUIRED:
+                self._problem(True, *api_args.blank_required(arg, f" (no {arg} column)"))
+                return api_args.STAND_IN
             return default
         vals = self._take(col.values)
         for mask, code, reason in col.problems:
@@ -268,11 +260,11 @@ class _Group:
             blank = self._take(col.blank)
             if blank.any():
                 vals = vals.copy()
-                if default is _MISSING:
-                    self._problem(blank, "#VALUE!", f"{arg} is blank: a number is required")
-                    vals[blank] = 1.0
-                else:  # an omitted optional argument: None means the term vanishes
-                    vals[blank] = np.inf if default is None else default
+                if default is api_args.REQUIRED:
+                    self._problem(blank, *api_args.blank_required(arg))
+                    vals[blank] = api_args.STAND_IN
+                else:
+                    vals[blank] = api_args.blank_number(default, arg)
         return vals
 
     def _codes(self, arg):
@@ -286,11 +278,12 @@ class _Group:
         the row's dtype); an invalid keyword is that row's ``#VALUE!``. With
         ``required`` (a valid stand-in value) a blank is that row's ``#VALUE!``.
         """
-        default = required if required is not None else None if fn is None else _default(fn, arg)
+        default = required if required is not None else None if fn is None else api_args.default(
+            fn, arg)
         got = self._codes(arg)
         if got is None:
             if required is not None:
-                self._problem(True, "#VALUE!", f"{arg} is blank (no {arg} column)")
+                self._problem(True, *api_args.blank_keyword(arg, f" (no {arg} column)"))
             return fallback if fallback is not None else default
         col, codes = got
         present = np.bincount(codes, minlength=len(col.canon)) > 0
@@ -302,7 +295,7 @@ class _Group:
         blank = np.array([c is None for c in col.canon], dtype=bool) & present
         if required is not None and (blank & ~bad).any():
             m = (blank & ~bad)[codes]
-            self._problem(m, "#VALUE!", f"{arg} is blank")
+            self._problem(m, *api_args.blank_keyword(arg))
         if arg == "chip":  # api: a blank or non-text chip is "no chip name given"
             values = ["" if c is None else c for c in col.canon]
             return _materialise(values, codes)

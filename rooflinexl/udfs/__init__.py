@@ -13,8 +13,6 @@ Importing this module needs only numpy and the standard library.
 """
 from __future__ import annotations
 
-import math
-
 from rooflinexl import api
 from rooflinexl._version import __version__
 from rooflinexl.udfs._adapt import (
@@ -144,16 +142,16 @@ def version():
 @_doc("flops", "bytes")
 def arith_intensity(flops, bytes):
     """Arithmetic intensity in FLOP/byte: flops / bytes (reference section 2)."""
-    c = Call()
-    return call(api.arith_intensity, c, c.number("flops", flops), c.number("bytes", bytes))
+    c = Call(api.arith_intensity)
+    return call(c, c.number("flops", flops), c.number("bytes", bytes))
 
 
 @func(category=CATEGORY)
 @_doc("chips", "chip", "tier", "dtype")
 def crit_intensity(chips, chip, tier=None, dtype=None):
     """Critical intensity (ridge point) in FLOP/byte: peak(dtype) / bandwidth(tier)."""
-    c = Call()
-    return call(api.crit_intensity, c, c.chip(chip), c.text("tier", tier),
+    c = Call(api.crit_intensity)
+    return call(c, c.chip(chip), c.text("tier", tier),
                 c.text("dtype", dtype), chips=table(chips))
 
 
@@ -161,9 +159,9 @@ def crit_intensity(chips, chip, tier=None, dtype=None):
 @_doc("chips", "chip", "D", "F", "dtype", "weight_dtype", "tier")
 def crit_batch(chips, chip, D=None, F=None, dtype=None, weight_dtype=None, tier=None):
     """Critical token batch of X[B,D]·W[D,F]: B* = w / (2/I − a/F − a/D), I = peak/bandwidth."""
-    c = Call()
-    return call(api.crit_batch, c, c.chip(chip), c.number("D", D, optional=True),
-                c.number("F", F, optional=True), c.text("dtype", dtype),
+    c = Call(api.crit_batch)
+    return call(c, c.chip(chip), c.number("D", D),
+                c.number("F", F), c.text("dtype", dtype),
                 c.text("weight_dtype", weight_dtype), c.text("tier", tier), chips=table(chips))
 
 
@@ -172,10 +170,10 @@ def crit_batch(chips, chip, D=None, F=None, dtype=None, weight_dtype=None, tier=
 def matmul_time(chips, chip, B, D, F, dtype=None, weight_dtype=None, n_chips=None, shard=None,
                 result=None):
     """Roofline time in seconds of X[B,D]·W[D,F] on n chips: max(T_math, T_hbm, T_comms)."""
-    c = Call()
-    return call(api.matmul_time, c, c.chip(chip), c.number("B", B), c.number("D", D),
+    c = Call(api.matmul_time)
+    return call(c, c.chip(chip), c.number("B", B), c.number("D", D),
                 c.number("F", F), c.text("dtype", dtype), c.text("weight_dtype", weight_dtype),
-                c.number("n_chips", n_chips, 1.0, optional=True), c.text("shard", shard),
+                c.number("n_chips", n_chips), c.text("shard", shard),
                 c.text("result", result), chips=table(chips))
 
 
@@ -183,8 +181,8 @@ def matmul_time(chips, chip, B, D, F, dtype=None, weight_dtype=None, n_chips=Non
 @_doc("chips", "chip", "E", "k", "dtype", "weight_dtype", "tier")
 def moe_min_batch(chips, chip, E, k, dtype=None, weight_dtype=None, tier=None):
     """Minimum tokens per step for every MoE expert to be compute-bound: I·E·w / (2k)."""
-    c = Call()
-    return call(api.moe_min_batch, c, c.chip(chip), c.number("E", E), c.number("k", k),
+    c = Call(api.moe_min_batch)
+    return call(c, c.chip(chip), c.number("E", E), c.number("k", k),
                 c.text("dtype", dtype), c.text("weight_dtype", weight_dtype),
                 c.text("tier", tier), chips=table(chips))
 
@@ -193,8 +191,8 @@ def moe_min_batch(chips, chip, E, k, dtype=None, weight_dtype=None, tier=None):
 @_doc("chips", "chip", "n_chips", "dtype", "tier")
 def net_critical_d(chips, chip, n_chips, dtype=None, tier=None):
     """Contracting dimension D above which a D-sharded matmul on n chips is compute-bound."""
-    c = Call()
-    return call(api.net_critical_d, c, c.chip(chip), c.number("n_chips", n_chips),
+    c = Call(api.net_critical_d)
+    return call(c, c.chip(chip), c.number("n_chips", n_chips),
                 c.text("dtype", dtype), c.text("tier", tier), chips=table(chips))
 
 
@@ -202,8 +200,8 @@ def net_critical_d(chips, chip, n_chips, dtype=None, tier=None):
 @_doc("chips", "chip", "intensity", "tier", "dtype")
 def roofline_flops(chips, chip, intensity, tier=None, dtype=None):
     """Attainable FLOP/s at an arithmetic intensity: min(peak, intensity · bandwidth)."""
-    c = Call()
-    return call(api.roofline_flops, c, c.chip(chip), c.number("intensity", intensity),
+    c = Call(api.roofline_flops)
+    return call(c, c.chip(chip), c.number("intensity", intensity),
                 c.text("tier", tier), c.text("dtype", dtype), chips=table(chips))
 
 
@@ -211,8 +209,8 @@ def roofline_flops(chips, chip, intensity, tier=None, dtype=None):
 @_doc("chips", "chip", "flops", "bytes", "tier", "dtype", "result")
 def roofline_time(chips, chip, flops, bytes, tier=None, dtype=None, result=None):
     """Roofline time in seconds: max(flops / peak, bytes / bandwidth)."""
-    c = Call()
-    return call(api.roofline_time, c, c.chip(chip), c.number("flops", flops),
+    c = Call(api.roofline_time)
+    return call(c, c.chip(chip), c.number("flops", flops),
                 c.number("bytes", bytes), c.text("tier", tier), c.text("dtype", dtype),
                 c.text("result", result), chips=table(chips))
 
@@ -221,16 +219,16 @@ def roofline_time(chips, chip, flops, bytes, tier=None, dtype=None, result=None)
 @_doc("T", "S", "G")
 def attn_intensity(T, S, G):
     """Arithmetic intensity of GQA attention in FLOP/byte: T·S·G / (T·G + S)."""
-    c = Call()
-    return call(api.attn_intensity, c, c.number("T", T), c.number("S", S), c.number("G", G))
+    c = Call(api.attn_intensity)
+    return call(c, c.number("T", T), c.number("S", S), c.number("G", G))
 
 
 @func(category=CATEGORY)
 @_doc("chips", "chip", "kind", "bytes=coll_bytes", "n_chips", "tier")
 def collective_time(chips, chip, kind, bytes, n_chips, tier=None):
     """Collective time in seconds: α·steps + bytes/bw ring model, two-level beyond scaleup_size."""
-    c = Call()
-    return call(api.collective_time, c, c.chip(chip), c.text("kind", kind, required=True),
+    c = Call(api.collective_time)
+    return call(c, c.chip(chip), c.text("kind", kind, required=True),
                 c.number("bytes", bytes), c.number("n_chips", n_chips), c.text("tier", tier),
                 chips=table(chips))
 
@@ -239,9 +237,9 @@ def collective_time(chips, chip, kind, bytes, n_chips, tier=None):
 @_doc("chips", "chip", "n_params", "dtype", "n_chips")
 def weight_load_time(chips, chip, n_params, dtype=None, n_chips=None):
     """Seconds to read all weights from HBM once: n_params · bytes / (n_chips · hbm_bw)."""
-    c = Call()
-    return call(api.weight_load_time, c, c.chip(chip), c.number("n_params", n_params),
-                c.text("dtype", dtype), c.number("n_chips", n_chips, 1.0, optional=True),
+    c = Call(api.weight_load_time)
+    return call(c, c.chip(chip), c.number("n_params", n_params),
+                c.text("dtype", dtype), c.number("n_chips", n_chips),
                 chips=table(chips))
 
 
@@ -249,10 +247,10 @@ def weight_load_time(chips, chip, n_params, dtype=None, n_chips=None):
 @_doc("layers", "kv_heads", "head_dim", "tokens", "batch", "dtype")
 def kv_cache_bytes(layers, kv_heads, head_dim, tokens, batch=None, dtype=None):
     """KV-cache bytes: 2 · layers · kv_heads · head_dim · tokens · batch · bytes(dtype)."""
-    c = Call()
-    return call(api.kv_cache_bytes, c, c.number("layers", layers),
+    c = Call(api.kv_cache_bytes)
+    return call(c, c.number("layers", layers),
                 c.number("kv_heads", kv_heads), c.number("head_dim", head_dim),
-                c.number("tokens", tokens), c.number("batch", batch, 1.0, optional=True),
+                c.number("tokens", tokens), c.number("batch", batch),
                 c.text("dtype", dtype))
 
 
@@ -260,24 +258,24 @@ def kv_cache_bytes(layers, kv_heads, head_dim, tokens, batch=None, dtype=None):
 @_doc("chips", "chip", "dtype", "mfu", "price")
 def cost_per_flop(chips, chip, dtype=None, mfu=None, price=None):
     """USD per FLOP: price / (3600 · peak · mfu); price = your quote, else the list price."""
-    c = Call()
-    return call(api.cost_per_flop, c, c.chip(chip), c.text("dtype", dtype),
-                c.number("mfu", mfu, 1.0, optional=True),
-                c.number("price", price, math.nan, optional=True), chips=table(chips))
+    c = Call(api.cost_per_flop)
+    return call(c, c.chip(chip), c.text("dtype", dtype),
+                c.number("mfu", mfu),
+                c.number("price", price), chips=table(chips))
 
 
 @func(category=CATEGORY)
 @_doc("chips", "chip", "prices", "provider", "pricing", "result=price_result")
 def chip_price(chips, chip, prices, provider=None, pricing=None, result=None):
     """USD per chip-hour: a provider's latest dated price, CHIP_PRICE(Chips,"H100",Prices,"AWS")."""
-    c = Call()
+    c = Call(api.chip_price)
     prov = c.text("provider", provider)
     kind = c.text("pricing", pricing)
     res = c.text("result", result)
     for name, v in (("provider", prov), ("pricing", kind), ("result", res)):
         if v is not None and not isinstance(v, str):
             raise RooflineInputError(f"{name}: give one value (a cell), not a range")
-    return call(api.chip_price, c, c.chip(chip), prov, kind, res, prices=price_table(prices),
+    return call(c, c.chip(chip), prov, kind, res, prices=price_table(prices),
                 chips=table(chips))
 
 
@@ -285,8 +283,8 @@ def chip_price(chips, chip, prices, provider=None, pricing=None, result=None):
 @_doc("chips", "chip", "field")
 def chip_spec(chips, chip, field):
     """One field of one chip's row, e.g. CHIP_SPEC(Chips, "H200", "hbm_bw")."""
-    c = Call()
-    return call(api.chip_spec, c, c.chip(chip), c.text("field", field, required=True),
+    c = Call(api.chip_spec)
+    return call(c, c.chip(chip), c.text("field", field, required=True),
                 chips=table(chips))
 
 
@@ -294,20 +292,20 @@ def chip_spec(chips, chip, field):
 @_doc("models", "model", "field=model_field")
 def model_spec(models, model, field):
     """One field of one model's row, e.g. MODEL_SPEC(Models, "DeepSeek-V3", "experts")."""
-    c = Call()
-    return call(api.model_spec, c, c.text("model", model),
+    c = Call(api.model_spec)
+    return call(c, c.text("model", model),
                 c.text("field", field, required=True), models=model_table(models))
 
 
 def _model_step(fn, chips, chip, models, model, tokens_name, tokens, batch, n_chips, dtype,
                 weight_dtype, kv_dtype, mbu, mfu, result):
-    c = Call()
-    return call(fn, c, c.chip(chip), c.text("model", model), c.number(tokens_name, tokens),
-                c.number("batch", batch, 1.0, optional=True),
-                c.number("n_chips", n_chips, 1.0, optional=True), c.text("dtype", dtype),
+    c = Call(fn)
+    return call(c, c.chip(chip), c.text("model", model), c.number(tokens_name, tokens),
+                c.number("batch", batch),
+                c.number("n_chips", n_chips), c.text("dtype", dtype),
                 c.text("weight_dtype", weight_dtype), c.text("kv_dtype", kv_dtype),
-                c.number("mbu", mbu, 1.0, optional=True),
-                c.number("mfu", mfu, 1.0, optional=True), c.text("result", result),
+                c.number("mbu", mbu),
+                c.number("mfu", mfu), c.text("result", result),
                 chips=table(chips), models=model_table(models))
 
 
@@ -336,11 +334,11 @@ def prefill_time(chips, chip, models, model, prompt, batch=None, n_chips=None, d
       "dtype", "seq_len")
 def train_time(chips, chip, models, model, tokens, n_chips, mfu=None, dtype=None, seq_len=None):
     """Seconds to train on tokens: 6·N·D (+ attention with seq_len) / (n_chips·peak·mfu)."""
-    c = Call()
-    return call(api.train_time, c, c.chip(chip), c.text("model", model),
+    c = Call(api.train_time)
+    return call(c, c.chip(chip), c.text("model", model),
                 c.number("tokens", tokens), c.number("n_chips", n_chips),
-                c.number("mfu", mfu, 1.0, optional=True), c.text("dtype", dtype),
-                c.number("seq_len", seq_len, 0.0, optional=True),
+                c.number("mfu", mfu), c.text("dtype", dtype),
+                c.number("seq_len", seq_len),
                 chips=table(chips), models=model_table(models))
 
 
@@ -350,11 +348,11 @@ def train_time(chips, chip, models, model, tokens, n_chips, mfu=None, dtype=None
 def max_batch(chips, chip, models, model, context, n_chips=None, weight_dtype=None,
               kv_dtype=None, usable=None):
     """Largest batch whose weights + KV cache fit in n_chips' HBM (0: the weights do not fit)."""
-    c = Call()
-    return call(api.max_batch, c, c.chip(chip), c.text("model", model),
-                c.number("context", context), c.number("n_chips", n_chips, 1.0, optional=True),
+    c = Call(api.max_batch)
+    return call(c, c.chip(chip), c.text("model", model),
+                c.number("context", context), c.number("n_chips", n_chips),
                 c.text("weight_dtype", weight_dtype), c.text("kv_dtype", kv_dtype),
-                c.number("usable", usable, 1.0, optional=True),
+                c.number("usable", usable),
                 chips=table(chips), models=model_table(models))
 
 

@@ -7,7 +7,8 @@ goes through :func:`call`, which
 * turns each argument into an array (a 2-D list keeps its orientation),
 * turns text, booleans and error values where a number belongs into that
   element's ``#VALUE!`` (or passes the input's error value through),
-* fills blank optional elements with the default,
+* fills blank optional elements with the api function's default (the rules
+  and their messages, shared with :mod:`rooflinexl.batch`: :mod:`rooflinexl.api_args`),
 * calls the chip-aware API with a :class:`rooflinexl.model.Checks` collector,
 * and returns a plain value or a rectangular list whose bad elements are
   :class:`rooflinexl.errors.ExcelError` strings, never NaN, inf or None.
@@ -25,6 +26,7 @@ import sys
 
 import numpy as np
 
+from rooflinexl import api_args
 from rooflinexl.chips import ChipTable
 from rooflinexl.errors import EXCEL_ERRORS, ExcelError, RooflineError
 from rooflinexl.model import Checks
@@ -115,16 +117,22 @@ def _blank(v) -> bool:
 
 
 class Call:
-    """Arguments of one call and the per-element errors found in them."""
+    """Arguments of one call of the api function ``fn`` and the per-element errors found in them.
 
-    def __init__(self):
+    An argument's default is ``fn``'s (:func:`rooflinexl.api_args.default`).
+    """
+
+    def __init__(self, fn):
+        self.fn = fn
         self.checks = Checks()
         self.shapes: list[tuple] = []
 
-    def number(self, name: str, x, default=None, optional: bool = False):
+    def number(self, name: str, x):
         """Float array (or the default) of a numeric argument."""
+        default = api_args.default(self.fn, name)
+        optional = default is not api_args.REQUIRED
         if optional and x is None:
-            return default
+            return None if default is None else api_args.blank_number(default)
         if type(x) is float or type(x) is int:  # the common scalar cell
             v = float(x) if -1e308 < x < 1e308 else math.inf
             if v - v == 0.0:
@@ -141,9 +149,8 @@ class Call:
             else:
                 bad = ~np.isfinite(out)
                 if bad.any():
-                    out[bad] = 1.0
-                    self.checks.add(bad.reshape(arr.shape), "#NUM!",
-                                    f"{name} is not a finite number")
+                    out[bad] = api_args.STAND_IN
+                    self.checks.add(bad.reshape(arr.shape), *api_args.not_finite(name))
                 return out.reshape(arr.shape)
         out = np.empty(arr.shape, dtype=float)
         flat = out.reshape(-1)
@@ -158,20 +165,20 @@ class Call:
                 if math.isfinite(v):
                     flat[i] = v
                     continue
-                key = ("#NUM!", f"{name} is not a finite number")
+                key = api_args.not_finite(name)
             elif _blank(v):
-                if optional:  # None default: the term vanishes (D, F -> infinity)
-                    flat[i] = np.inf if default is None else default
+                if optional:
+                    flat[i] = api_args.blank_number(default, name)
                     continue
-                key = ("#VALUE!", f"{name} is blank: a number is required")
+                key = api_args.blank_required(name)
             elif isinstance(v, str) and v in EXCEL_ERRORS:
                 key = (str(v), getattr(v, "reason", "") or f"{name} is {v}")
             elif isinstance(v, (bool, np.bool_)):
-                key = ("#VALUE!", f"{name} is {'TRUE' if v else 'FALSE'}: a number is required")
+                key = api_args.boolean(name, v)
             else:
-                key = ("#VALUE!", f"{name}: {v!r} is not a number")
+                key = api_args.not_a_number(name, v)
             bad.setdefault(key, []).append(i)
-            flat[i] = 1.0
+            flat[i] = api_args.STAND_IN
         for (code, reason), idx in bad.items():
             mask = np.zeros(arr.size, dtype=bool)
             mask[idx] = True
@@ -201,7 +208,7 @@ class Call:
             if not given:
                 return None
             blank = np.array([v is None for v in values]).reshape(arr.shape)
-            self.checks.add(blank, "#VALUE!", f"{name} is blank")
+            self.checks.add(blank, *api_args.blank_keyword(name))
             values = [given[0] if v is None else v for v in values]
         return np.array(values, dtype=object).reshape(arr.shape)
 
@@ -344,10 +351,10 @@ def finish(call: Call, value):
     return out.item() if out.ndim == 0 else out.tolist()
 
 
-def call(fn, call: Call, *args, **kwargs):
-    """Run an API function with per-element checks; map bad calls to RooflineInputError."""
+def call(call: Call, *args, **kwargs):
+    """Run the call's API function with per-element checks; bad calls: RooflineInputError."""
     try:
-        value = fn(*args, checks=call.checks, **kwargs)
+        value = call.fn(*args, checks=call.checks, **kwargs)
     except RooflineInputError:
         raise
     except RooflineError as exc:
