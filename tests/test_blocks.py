@@ -459,3 +459,30 @@ def test_engine_option_and_environment_variable(tmp_path, monkeypatch):
     assert recalc_book(p, None, write=False).evaluation.paths.cell_cells == 3
     with pytest.raises(ValueError):
         recalc_book(p, None, write=False, engine="fast")
+
+
+def test_index_row_or_column_zero_in_an_array_formula_is_the_whole_row_or_column(tmp_path):
+    """pycel's lookup.xlsx (saved by Excel), sheet Index: {=INDEX($B$2:$F$6,2,0)} over
+    J13:N13, {=INDEX($B$2:$F$6,0,2)} over E18:E22 and {=INDEX($B$2:$F$6,0,0)} over J18:N22;
+    the values below are Excel's cached ones (Microsoft: "If you set row_num or column_num
+    to 0, INDEX returns the array of values for the entire column or row")."""
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    grid = [[1, 2, 3, 4, 5], [6, "X", 8, 9, 10], [11, 12, 13, 14, 15],
+            [16, 17, 18, 19, 20], [21, 22, 23, 24, "25"]]
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    for i, row in enumerate(grid):
+        for j, v in enumerate(row):
+            ws.cell(2 + i, 2 + j, v)
+    ws["B13"], ws["B18"], ws["E10"], ws["J10"] = 2, 0, 2, 0
+    ws["J13"] = ArrayFormula("J13:N13", "=INDEX($B$2:$F$6,$B13,J$10)")
+    ws["E18"] = ArrayFormula("E18:E22", "=INDEX($B$2:$F$6,$B18,E$10)")
+    ws["J18"] = ArrayFormula("J18:N22", "=INDEX($B$2:$F$6,$B18,J$10)")
+    p = tmp_path / "index0.xlsx"
+    wb.save(p)
+    excel = {"J13": 6, "K13": "X", "L13": 8, "M13": 9, "N13": 10,
+             "E18": 2, "E19": "X", "E20": 12, "E21": 17, "E22": 22,
+             "J18": 1, "N18": 5, "K19": "X", "N22": "25", "J22": 21, "M21": 19}
+    cells = recalc_book(p, write=False).evaluation.cells
+    assert {a: cells["Sheet", a].value for a in excel} == excel

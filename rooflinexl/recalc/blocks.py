@@ -246,7 +246,8 @@ def _array_units(ctx: Context, sheet: str, text: str, region, first_id: int) -> 
             return Rng(node.sheet, a - r0, cc, a - r0, cc, True, True)
         if isinstance(node, Call):
             red = inside_reduction or node.name not in _ELEMENTWISE
-            return Call(node.name, [at(x, c, red) for x in node.args], node.written)
+            spread = c - c0 if node.name == "INDEX" and not inside_reduction else None
+            return Call(node.name, [at(x, c, red) for x in node.args], node.written, spread)
         return node
 
     units = []
