@@ -39,6 +39,13 @@ CASES = {
     # error literals stay themselves
     "=#N/A": "#N/A",
     "=IFERROR(#DIV/0!,#REF!)": "#REF!",
+    # SUM/PRODUCT skip text (even "7") and booleans in a reference; PRODUCT of no number
+    # is 0 (Excel's cached values in IronCalc's PRODUCT_SUM.xlsx: Z2 is ="7", Z3 text)
+    "=SUM(Z2)": 0,
+    "=PRODUCT(Z2)": 0,
+    "=PRODUCT(Z3)": 0,
+    "=SUM(Z2:Z4)": 0,
+    '=SUM("7",Z4)': 7,  # typed as an argument, numeric text is a number (Microsoft)
 }
 
 
@@ -50,6 +57,7 @@ def evaluations(tmp_path_factory):
     ws = wb.active
     ws.title = "S"
     ws["Z1"] = 0.05
+    ws["Z2"], ws["Z3"], ws["Z4"] = '="7"', "abc", True
     wb.defined_names["Rate"] = DefinedName("Rate", attr_text="S!$Z$1")
     return evaluate_cases(wb, ws, "A", CASES, tmp_path_factory.mktemp("sem"))
 

@@ -333,6 +333,45 @@ def _registered(functions: Mapping[str, Callable]):
         table.update(saved)
 
 
+def _excel_sum(*args, product: bool = False):
+    """SUM / PRODUCT as Excel adds and multiplies (Microsoft, "SUM function", "PRODUCT
+    function", read 2026-12-01: "If an argument is an array or reference, only numbers in
+    that array or reference are counted. Empty cells, logical values, or text in the
+    array or reference are ignored"): text, even ``"7"``, and TRUE/FALSE in a range or an
+    array are skipped (``formulas`` read numeric text there as a number); a value typed
+    as an argument is a number, TRUE/FALSE or numeric text (other text #VALUE!); errors
+    come first. PRODUCT of no number at all is 0 (Excel's cached values, IronCalc's
+    PRODUCT_SUM.xlsx), SUM of none 0.
+    """
+    import numpy as np
+    import schedula as sh
+    from formulas.functions import _text2num, raise_errors
+
+    raise_errors(args)
+    nums: list[float] = []
+    for a in args:
+        if isinstance(a, np.ndarray):
+            nums.extend(float(x) for x in a.ravel().tolist()
+                        if isinstance(x, (int, float)) and not isinstance(x, bool))
+        elif a is sh.EMPTY or a is None:
+            continue
+        elif isinstance(a, str):
+            nums.append(float(_text2num(a)))  # ValueError -> formulas' #VALUE!
+        else:
+            nums.append(float(a))
+    if product:
+        return float(np.prod(nums)) if nums else 0.0
+    return float(np.sum(nums)) if nums else 0.0
+
+
+def excel_reductions() -> dict:
+    """formulas-level SUM and PRODUCT with Excel's rules (:func:`_excel_sum`), for both
+    evaluation paths."""
+    F = _formulas()
+    return {"SUM": F.wrap_func(_excel_sum),
+            "PRODUCT": F.wrap_func(functools.partial(_excel_sum, product=True))}
+
+
 @contextlib.contextmanager
 def excel_semantics():
     """While active, ``formulas`` follows Excel where it did not: numbers and booleans
@@ -381,9 +420,13 @@ def excel_semantics():
             return plain_complex(r, i, suffix)  # formulas' #NUM!
         return complex_text(float(r), float(i), suffix)
 
+    import formulas.functions.math as fm
+
     with _LOCK:
         saved = (ft._str, fo._str, fo.OPERATORS["^"], Operator.compile, fe._fmt_complex,
                  fd._text2datetime)
+        saved_math = dict(fm.FUNCTIONS)
+        fm.FUNCTIONS.update(excel_reductions())
         ft._str = fo._str = value_text
         fo.OPERATORS["^"] = fo.numeric_wrap(excel_power)
         Operator.compile = compile_operator
@@ -394,6 +437,8 @@ def excel_semantics():
         finally:
             (ft._str, fo._str, fo.OPERATORS["^"], Operator.compile, fe._fmt_complex,
              fd._text2datetime) = saved
+            fm.FUNCTIONS.clear()
+            fm.FUNCTIONS.update(saved_math)
 
 
 @contextlib.contextmanager

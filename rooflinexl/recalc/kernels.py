@@ -45,8 +45,11 @@ def _function(written: str):
     if not _TABLE:
         import importlib
 
+        from rooflinexl.recalc.engine import excel_reductions
+
         for mod in ("info", "logic", "math", "text", "look"):
             _TABLE.update(importlib.import_module(f"formulas.functions.{mod}").FUNCTIONS)
+        _TABLE.update(excel_reductions())  # SUM and PRODUCT as Excel (engine.py)
     f = _TABLE.get(written)
     if f is None:
         from formulas.functions.stat import FUNCTIONS as stat
