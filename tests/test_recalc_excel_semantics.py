@@ -46,6 +46,12 @@ CASES = {
     "=PRODUCT(Z3)": 0,
     "=SUM(Z2:Z4)": 0,
     '=SUM("7",Z4)': 7,  # typed as an argument, numeric text is a number (Microsoft)
+    # COUNT counts only numbers in a reference: IronCalc's COUNT.xlsx, B2:B10 = 1, FALSE,
+    # 0, TRUE, "Hola", blank, =1+2, "23" (text), =1/0: Excel's cached COUNT(B2:B10) is 3
+    "=COUNT(Y2:Y10)": 3,
+    # no number in the references: AVERAGE #DIV/0!, MAX 0 (Microsoft's function pages)
+    "=AVERAGE(Z2,Z3)": "#DIV/0!",
+    "=MAX(Z2:Z3)": 0,
 }
 
 
@@ -58,6 +64,8 @@ def evaluations(tmp_path_factory):
     ws.title = "S"
     ws["Z1"] = 0.05
     ws["Z2"], ws["Z3"], ws["Z4"] = '="7"', "abc", True
+    for i, v in enumerate([1, False, 0, True, "Hola", None, "=1+2", "23", "=1/0"], start=2):
+        ws[f"Y{i}"] = v
     wb.defined_names["Rate"] = DefinedName("Rate", attr_text="S!$Z$1")
     return evaluate_cases(wb, ws, "A", CASES, tmp_path_factory.mktemp("sem"))
 

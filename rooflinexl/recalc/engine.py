@@ -333,43 +333,63 @@ def _registered(functions: Mapping[str, Callable]):
         table.update(saved)
 
 
-def _excel_sum(*args, product: bool = False):
-    """SUM / PRODUCT as Excel adds and multiplies (Microsoft, "SUM function", "PRODUCT
-    function", read 2026-12-01: "If an argument is an array or reference, only numbers in
-    that array or reference are counted. Empty cells, logical values, or text in the
-    array or reference are ignored"): text, even ``"7"``, and TRUE/FALSE in a range or an
-    array are skipped (``formulas`` read numeric text there as a number); a value typed
-    as an argument is a number, TRUE/FALSE or numeric text (other text #VALUE!); errors
-    come first. PRODUCT of no number at all is 0 (Excel's cached values, IronCalc's
-    PRODUCT_SUM.xlsx), SUM of none 0.
+def _excel_numbers(args, kind: str):
+    """SUM, PRODUCT, AVERAGE, MAX, MIN and COUNT as Excel reads their arguments
+    (Microsoft, "SUM function", "COUNT function", "AVERAGE function", read 2026-12-01: "If
+    an argument is an array or reference, only numbers in that array or reference are
+    counted. Empty cells, logical values, or text in the array or reference are
+    ignored"): text, even ``"7"``, and TRUE/FALSE in a range or an array are skipped
+    (``formulas`` read numeric text there as a number); a value typed as an argument is
+    a number, TRUE/FALSE or numeric text, other text #VALUE! (COUNT: not counted); an
+    error anywhere is the result (COUNT: not counted). Of no number at all: PRODUCT,
+    SUM, MAX, MIN 0 (Excel's cached values, IronCalc's PRODUCT_SUM.xlsx), AVERAGE
+    #DIV/0!.
     """
     import numpy as np
     import schedula as sh
     from formulas.functions import _text2num, raise_errors
 
-    raise_errors(args)
+    F = _formulas()
+    count = kind == "COUNT"
+    if not count:
+        raise_errors(args)
     nums: list[float] = []
     for a in args:
         if isinstance(a, np.ndarray):
             nums.extend(float(x) for x in a.ravel().tolist()
-                        if isinstance(x, (int, float)) and not isinstance(x, bool))
+                        if isinstance(x, (int, float, np.integer, np.floating))
+                        and not isinstance(x, (bool, np.bool_)))
         elif a is sh.EMPTY or a is None:
             continue
+        elif isinstance(a, F.XlError):
+            continue  # COUNT (the others raised above)
         elif isinstance(a, str):
-            nums.append(float(_text2num(a)))  # ValueError -> formulas' #VALUE!
+            try:
+                nums.append(float(_text2num(a)))
+            except ValueError:
+                if not count:
+                    raise  # formulas' #VALUE!
         else:
             nums.append(float(a))
-    if product:
-        return float(np.prod(nums)) if nums else 0.0
-    return float(np.sum(nums)) if nums else 0.0
+    if count:
+        return len(nums)
+    if kind == "AVERAGE":
+        return float(np.mean(nums)) if nums else F.Error.errors["#DIV/0!"]
+    if not nums:
+        return 0.0
+    return float({"SUM": np.sum, "PRODUCT": np.prod, "MAX": np.max, "MIN": np.min}[kind](nums))
 
 
 def excel_reductions() -> dict:
-    """formulas-level SUM and PRODUCT with Excel's rules (:func:`_excel_sum`), for both
-    evaluation paths."""
+    """formulas-level SUM, PRODUCT, AVERAGE, MAX, MIN and COUNT with Excel's rules
+    (:func:`_excel_numbers`), for both evaluation paths."""
     F = _formulas()
-    return {"SUM": F.wrap_func(_excel_sum),
-            "PRODUCT": F.wrap_func(functools.partial(_excel_sum, product=True))}
+    return {k: F.wrap_func(functools.partial(_excel_numbers_of, kind=k))
+            for k in ("SUM", "PRODUCT", "AVERAGE", "MAX", "MIN", "COUNT")}
+
+
+def _excel_numbers_of(*args, kind: str):
+    return _excel_numbers(args, kind)
 
 
 @contextlib.contextmanager
@@ -420,7 +440,7 @@ def excel_semantics():
             return plain_complex(r, i, suffix)  # formulas' #NUM!
         return complex_text(float(r), float(i), suffix)
 
-    import formulas.functions.math as fm
+    import formulas.functions as fm  # its FUNCTIONS win over the submodules' tables
 
     with _LOCK:
         saved = (ft._str, fo._str, fo.OPERATORS["^"], Operator.compile, fe._fmt_complex,

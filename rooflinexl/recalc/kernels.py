@@ -49,12 +49,15 @@ def _function(written: str):
 
         for mod in ("info", "logic", "math", "text", "look"):
             _TABLE.update(importlib.import_module(f"formulas.functions.{mod}").FUNCTIONS)
-        _TABLE.update(excel_reductions())  # SUM and PRODUCT as Excel (engine.py)
+        _TABLE.update(excel_reductions())  # SUM, COUNT ... as Excel (engine.py)
     f = _TABLE.get(written)
     if f is None:
         from formulas.functions.stat import FUNCTIONS as stat
 
+        from rooflinexl.recalc.engine import excel_reductions
+
         _TABLE.update(stat)
+        _TABLE.update(excel_reductions())  # AVERAGE, MAX ... as Excel (engine.py)
         f = _TABLE[written]
     return f
 _NUMERIC = (NUM, BOOL, EMPTY)
