@@ -486,3 +486,20 @@ def test_index_row_or_column_zero_in_an_array_formula_is_the_whole_row_or_column
              "J18": 1, "N18": 5, "K19": "X", "N22": "25", "J22": 21, "M21": 19}
     cells = recalc_book(p, write=False).evaluation.cells
     assert {a: cells["Sheet", a].value for a in excel} == excel
+
+
+def test_empty_text_from_a_formula_is_no_empty_cell_on_the_per_cell_path(tmp_path):
+    """IronCalc's COUNTIF.xlsx (saved by Excel), sheet Rows: Y2:Y8 = #N/A, 12, #DIV/0!,
+    text, 0, ="", =""; Z5:Z8 = ""; Excel's cached COUNTIF($Y$2:$Y$8, CONCAT("<>", Z5))
+    filled down AB5:AB8 is 7 (every cell but none is blank; "" is text)."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    for r, v in enumerate(["=NA()", 12, "=1/0", "x", 0, '=""', '=""'], start=2):
+        ws[f"Y{r}"] = v
+    for r in range(5, 9):
+        ws[f"Z{r}"] = '=""'
+        ws[f"AB{r}"] = f'=COUNTIF($Y$2:$Y$8,_xlfn.CONCAT("<>",Z{r}))'
+    p = tmp_path / "emptytext.xlsx"
+    wb.save(p)
+    cells = recalc_book(p, write=False).evaluation.cells
+    assert [cells["Sheet", f"AB{r}"].value for r in range(5, 9)] == [7, 7, 7, 7]

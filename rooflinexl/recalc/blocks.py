@@ -965,6 +965,10 @@ def _set_constant(cell, x) -> None:
         cell.value = bool(x)
     elif isinstance(x, float):
         cell.value = float(x) if np.isfinite(x) else "#NUM!"
+    elif x == "":
+        # empty text is no empty cell (COUNTA counts it, COUNTIF "<>" matches it), but a
+        # constant "" is dropped on the way to the per-cell engine: keep it a formula
+        cell.value = '=""'
     elif isinstance(x, str):
         cell.value = x
         cell.data_type = "s"
