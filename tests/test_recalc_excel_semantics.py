@@ -52,6 +52,15 @@ CASES = {
     # no number in the references: AVERAGE #DIV/0!, MAX 0 (Microsoft's function pages)
     "=AVERAGE(Z2,Z3)": "#DIV/0!",
     "=MAX(Z2:Z3)": 0,
+    # LOOKUP's array form: wider than tall searches the first row and returns from the
+    # last row, otherwise the first column and the last column (Excel's cached values in
+    # pycel's lookup.xlsx, sheet Lookup, rows 20, 24, 28 and 30: AD1:AH2 = 0..4 over a..u)
+    "=LOOKUP(0.5,AD1:AH2)": "a",
+    "=LOOKUP(4.5,AD1:AH2)": "u",
+    '=LOOKUP("plugh",AD1:AH2)': "#N/A",
+    "=LOOKUP(2,AD4:AE8)": "i",
+    "=LOOKUP(3,AD4:AE8,AE4:AE8)": "o",
+    "=LOOKUP(2,AD4:AE8,AD4:AE8)": "#N/A",  # a two-column result_vector
 }
 
 
@@ -66,6 +75,11 @@ def evaluations(tmp_path_factory):
     ws["Z2"], ws["Z3"], ws["Z4"] = '="7"', "abc", True
     for i, v in enumerate([1, False, 0, True, "Hola", None, "=1+2", "23", "=1/0"], start=2):
         ws[f"Y{i}"] = v
+    for j, (n, t) in enumerate(zip(range(5), "aeiou", strict=True)):
+        ws.cell(1, 30 + j, n)  # AD1:AH2
+        ws.cell(2, 30 + j, t)
+        ws.cell(4 + j, 30, n)  # AD4:AE8
+        ws.cell(4 + j, 31, t)
     wb.defined_names["Rate"] = DefinedName("Rate", attr_text="S!$Z$1")
     return evaluate_cases(wb, ws, "A", CASES, tmp_path_factory.mktemp("sem"))
 
