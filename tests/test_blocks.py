@@ -503,3 +503,21 @@ def test_empty_text_from_a_formula_is_no_empty_cell_on_the_per_cell_path(tmp_pat
     wb.save(p)
     cells = recalc_book(p, write=False).evaluation.cells
     assert [cells["Sheet", f"AB{r}"].value for r in range(5, 9)] == [7, 7, 7, 7]
+
+
+def test_control_characters_from_a_block_reach_the_per_cell_path(tmp_path):
+    """CHAR(7) computed on the block path and read by a per-cell formula (formulas'
+    test.xlsx crashed here: openpyxl refuses the character as a constant). Excel: CODE of
+    CHAR(n) is n, LEN counts the character (Microsoft's CHAR and CODE pages)."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws["A1"] = '=CHAR(7)&"a""b"'
+    ws["B1"] = "=CODE(A1)"
+    ws["C1"] = "=LEN(A1)"
+    ws["D1"] = "=ISFORMULA(A1)"  # per cell
+    ws["E1"] = "=CODE(INDIRECT(\"A1\"))"  # per cell
+    p = tmp_path / "ctrl.xlsx"
+    wb.save(p)
+    cells = recalc_book(p, write=False).evaluation.cells
+    assert cells["Sheet", "E1"].value == 7
+    assert cells["Sheet", "C1"].value == 4

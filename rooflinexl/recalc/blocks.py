@@ -956,7 +956,10 @@ def _take_per_cell(run: _Run, ev: Evaluation, keep: dict | None) -> None:
 
 
 def _set_constant(cell, x) -> None:
+    import re
+
     from formulas.tokens.operand import XlError
+    from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 
     if isinstance(x, XlError):
         cell.value = str(x)
@@ -969,6 +972,17 @@ def _set_constant(cell, x) -> None:
         # empty text is no empty cell (COUNTA counts it, COUNTIF "<>" matches it), but a
         # constant "" is dropped on the way to the per-cell engine: keep it a formula
         cell.value = '=""'
+    elif isinstance(x, str) and ILLEGAL_CHARACTERS_RE.search(x):
+        # control characters (CHAR(7)) cannot be a constant in the file: rebuild the text
+        parts = []
+        for piece in re.split(f"({ILLEGAL_CHARACTERS_RE.pattern})", x):
+            if not piece:
+                continue
+            if ILLEGAL_CHARACTERS_RE.fullmatch(piece):
+                parts.append(f"CHAR({ord(piece)})")
+            else:
+                parts.append('"' + piece.replace('"', '""') + '"')
+        cell.value = "=" + "&".join(parts)
     elif isinstance(x, str):
         cell.value = x
         cell.data_type = "s"
