@@ -1426,6 +1426,8 @@ def _lookup(value, lookup, result=None, *rest):
     """
     if rest:
         return ExcelError("#VALUE!", "LOOKUP takes two or three arguments")
+    if isinstance(value, list):  # an array of lookup values (array formula): each one
+        return [[_lookup(v, lookup, result) for v in row] for row in value]
     try:
         value = _scalar(value, "lookup_value")
     except _Err as ex:
@@ -1444,11 +1446,17 @@ def _lookup(value, lookup, result=None, *rest):
     want = _lookup_key(0.0 if value is None else value)
     if want is None:
         return ExcelError("#N/A", "LOOKUP: lookup_value is not a number, text or boolean")
-    hit = None
-    for i, k in enumerate(keys):
-        key = _lookup_key(k)
-        if key is not None and key[0] == want[0] and key[1] <= want[1]:
-            hit = i
+    # a binary search over the values of the same type, as Excel's (an unsorted row or
+    # column gives what Excel gives: formulas' test.xlsx, sheet LOOKUP, saved by Excel)
+    cands = [(i, key[1]) for i, key in enumerate(map(_lookup_key, keys))
+             if key is not None and key[0] == want[0]]
+    hit, lo, hi = None, 0, len(cands) - 1
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        if cands[mid][1] <= want[1]:
+            hit, lo = cands[mid][0], mid + 1
+        else:
+            hi = mid - 1
     if hit is None:
         return ExcelError("#N/A", "LOOKUP: no value at or below lookup_value")
     if hit >= len(out):
