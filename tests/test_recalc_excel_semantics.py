@@ -61,6 +61,8 @@ CASES = {
     "=LOOKUP(2,AD4:AE8)": "i",
     "=LOOKUP(3,AD4:AE8,AE4:AE8)": "o",
     "=LOOKUP(2,AD4:AE8,AD4:AE8)": "#N/A",  # a two-column result_vector
+    # a negative number in an array constant (formulas' test.xlsx, sheet LOOKUP, S56)
+    "=LOOKUP(2,{-1.1,2.1,3.1,4.1})": -1.1,
 }
 
 
