@@ -61,6 +61,9 @@ def _function(written: str):
         f = _TABLE[written]
     return f
 _NUMERIC = (NUM, BOOL, EMPTY)
+#: functions that read a cell's text/boolean otherwise than a computed one (engine.py's
+#: excel_reductions)
+_EXCEL_READS = frozenset({"SUM", "PRODUCT", "AVERAGE", "MAX", "MIN", "COUNT"})
 #: ranges (times the block's rows, for a relative one) larger than this go per cell
 _MAX_RANGE_CELLS = 20_000_000
 
@@ -551,6 +554,12 @@ class BlockEval:
         elif not cols:
             ok[:] = False
         if not ok.all():
+            if node.name in _EXCEL_READS and any(
+                    kind == "vec" and not isinstance(a, Rng) and p.has(BOOL, STR)
+                    for (kind, p), a in zip(parts, node.args, strict=True)):
+                # a cell's TRUE or "7" is skipped, a computed one counts (Excel); the
+                # per-cell engine tells the two apart, a column of values here does not
+                raise Unsupported(f"{node.name} of a computed text or boolean")
             idx = np.flatnonzero(~ok)
             out_parts.append((idx, self._reduce_rows(node.written, parts, idx)))
         if n == 1:
