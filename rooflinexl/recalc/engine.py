@@ -335,65 +335,6 @@ def _registered(functions: Mapping[str, Callable]):
         table.update(saved)
 
 
-def _excel_numbers(args, kind: str):
-    """SUM, PRODUCT, AVERAGE, MAX, MIN and COUNT as Excel reads their arguments
-    (Microsoft, "SUM function", "COUNT function", "AVERAGE function", read 2026-12-01: "If
-    an argument is an array or reference, only numbers in that array or reference are
-    counted. Empty cells, logical values, or text in the array or reference are
-    ignored"): text, even ``"7"``, and TRUE/FALSE in a range or an array are skipped
-    (``formulas`` read numeric text there as a number); a value typed as an argument is
-    a number, TRUE/FALSE or numeric text, other text #VALUE! (COUNT: not counted); an
-    error anywhere is the result (COUNT: not counted). Of no number at all: PRODUCT,
-    SUM, MAX, MIN 0 (Excel's cached values, IronCalc's PRODUCT_SUM.xlsx), AVERAGE
-    #DIV/0!.
-    """
-    import numpy as np
-    import schedula as sh
-    from formulas.functions import _text2num, raise_errors
-
-    F = _formulas()
-    count = kind == "COUNT"
-    if not count:
-        raise_errors(args)
-    nums: list[float] = []
-    for a in args:
-        if isinstance(a, np.ndarray):
-            nums.extend(float(x) for x in a.ravel().tolist()
-                        if isinstance(x, (int, float, np.integer, np.floating))
-                        and not isinstance(x, (bool, np.bool_)))
-        elif a is sh.EMPTY or a is None:
-            continue
-        elif isinstance(a, F.XlError):
-            continue  # COUNT (the others raised above)
-        elif isinstance(a, str):
-            try:
-                nums.append(float(_text2num(a)))
-            except ValueError:
-                if not count:
-                    raise  # formulas' #VALUE!
-        else:
-            nums.append(float(a))
-    if count:
-        return len(nums)
-    if kind == "AVERAGE":
-        return float(np.mean(nums)) if nums else F.Error.errors["#DIV/0!"]
-    if not nums:
-        return 0.0
-    return float({"SUM": np.sum, "PRODUCT": np.prod, "MAX": np.max, "MIN": np.min}[kind](nums))
-
-
-def excel_reductions() -> dict:
-    """formulas-level SUM, PRODUCT, AVERAGE, MAX, MIN and COUNT with Excel's rules
-    (:func:`_excel_numbers`), for both evaluation paths."""
-    F = _formulas()
-    return {k: F.wrap_func(functools.partial(_excel_numbers_of, kind=k))
-            for k in ("SUM", "PRODUCT", "AVERAGE", "MAX", "MIN", "COUNT")}
-
-
-def _excel_numbers_of(*args, kind: str):
-    return _excel_numbers(args, kind)
-
-
 @contextlib.contextmanager
 def excel_semantics():
     """While active, ``formulas`` follows Excel where it did not: numbers and booleans
@@ -442,13 +383,9 @@ def excel_semantics():
             return plain_complex(r, i, suffix)  # formulas' #NUM!
         return complex_text(float(r), float(i), suffix)
 
-    import formulas.functions as fm  # its FUNCTIONS win over the submodules' tables
-
     with _LOCK:
         saved = (ft._str, fo._str, fo.OPERATORS["^"], Operator.compile, fe._fmt_complex,
                  fd._text2datetime)
-        saved_math = dict(fm.FUNCTIONS)
-        fm.FUNCTIONS.update(excel_reductions())
         ft._str = fo._str = value_text
         fo.OPERATORS["^"] = fo.numeric_wrap(excel_power)
         Operator.compile = compile_operator
@@ -459,8 +396,6 @@ def excel_semantics():
         finally:
             (ft._str, fo._str, fo.OPERATORS["^"], Operator.compile, fe._fmt_complex,
              fd._text2datetime) = saved
-            fm.FUNCTIONS.clear()
-            fm.FUNCTIONS.update(saved_math)
 
 
 @contextlib.contextmanager

@@ -45,25 +45,16 @@ def _function(written: str):
     if not _TABLE:
         import importlib
 
-        from rooflinexl.recalc.engine import excel_reductions
-
         for mod in ("info", "logic", "math", "text", "look"):
             _TABLE.update(importlib.import_module(f"formulas.functions.{mod}").FUNCTIONS)
-        _TABLE.update(excel_reductions())  # SUM, COUNT ... as Excel (engine.py)
     f = _TABLE.get(written)
     if f is None:
         from formulas.functions.stat import FUNCTIONS as stat
 
-        from rooflinexl.recalc.engine import excel_reductions
-
         _TABLE.update(stat)
-        _TABLE.update(excel_reductions())  # AVERAGE, MAX ... as Excel (engine.py)
         f = _TABLE[written]
     return f
 _NUMERIC = (NUM, BOOL, EMPTY)
-#: functions that read a cell's text/boolean otherwise than a computed one (engine.py's
-#: excel_reductions)
-_EXCEL_READS = frozenset({"SUM", "PRODUCT", "AVERAGE", "MAX", "MIN", "COUNT"})
 #: ranges (times the block's rows, for a relative one) larger than this go per cell
 _MAX_RANGE_CELLS = 20_000_000
 
@@ -554,12 +545,6 @@ class BlockEval:
         elif not cols:
             ok[:] = False
         if not ok.all():
-            if node.name in _EXCEL_READS and any(
-                    kind == "vec" and not isinstance(a, Rng) and p.has(BOOL, STR)
-                    for (kind, p), a in zip(parts, node.args, strict=True)):
-                # a cell's TRUE or "7" is skipped, a computed one counts (Excel); the
-                # per-cell engine tells the two apart, a column of values here does not
-                raise Unsupported(f"{node.name} of a computed text or boolean")
             idx = np.flatnonzero(~ok)
             out_parts.append((idx, self._reduce_rows(node.written, parts, idx)))
         if n == 1:
