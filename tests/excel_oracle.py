@@ -48,6 +48,8 @@ class BookMatch:
 
     @property
     def matched(self) -> int:
+        if self.failure:  # a workbook that could not be recalculated matches nothing
+            return 0
         return self.cells - len(self.mismatches)
 
 

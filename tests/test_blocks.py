@@ -459,3 +459,65 @@ def test_engine_option_and_environment_variable(tmp_path, monkeypatch):
     assert recalc_book(p, None, write=False).evaluation.paths.cell_cells == 3
     with pytest.raises(ValueError):
         recalc_book(p, None, write=False, engine="fast")
+
+
+def test_index_row_or_column_zero_in_an_array_formula_is_the_whole_row_or_column(tmp_path):
+    """pycel's lookup.xlsx (saved by Excel), sheet Index: {=INDEX($B$2:$F$6,2,0)} over
+    J13:N13, {=INDEX($B$2:$F$6,0,2)} over E18:E22 and {=INDEX($B$2:$F$6,0,0)} over J18:N22;
+    the values below are Excel's cached ones (Microsoft: "If you set row_num or column_num
+    to 0, INDEX returns the array of values for the entire column or row")."""
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    grid = [[1, 2, 3, 4, 5], [6, "X", 8, 9, 10], [11, 12, 13, 14, 15],
+            [16, 17, 18, 19, 20], [21, 22, 23, 24, "25"]]
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    for i, row in enumerate(grid):
+        for j, v in enumerate(row):
+            ws.cell(2 + i, 2 + j, v)
+    ws["B13"], ws["B18"], ws["E10"], ws["J10"] = 2, 0, 2, 0
+    ws["J13"] = ArrayFormula("J13:N13", "=INDEX($B$2:$F$6,$B13,J$10)")
+    ws["E18"] = ArrayFormula("E18:E22", "=INDEX($B$2:$F$6,$B18,E$10)")
+    ws["J18"] = ArrayFormula("J18:N22", "=INDEX($B$2:$F$6,$B18,J$10)")
+    p = tmp_path / "index0.xlsx"
+    wb.save(p)
+    excel = {"J13": 6, "K13": "X", "L13": 8, "M13": 9, "N13": 10,
+             "E18": 2, "E19": "X", "E20": 12, "E21": 17, "E22": 22,
+             "J18": 1, "N18": 5, "K19": "X", "N22": "25", "J22": 21, "M21": 19}
+    cells = recalc_book(p, write=False).evaluation.cells
+    assert {a: cells["Sheet", a].value for a in excel} == excel
+
+
+def test_empty_text_from_a_formula_is_no_empty_cell_on_the_per_cell_path(tmp_path):
+    """IronCalc's COUNTIF.xlsx (saved by Excel), sheet Rows: Y2:Y8 = #N/A, 12, #DIV/0!,
+    text, 0, ="", =""; Z5:Z8 = ""; Excel's cached COUNTIF($Y$2:$Y$8, CONCAT("<>", Z5))
+    filled down AB5:AB8 is 7 (every cell but none is blank; "" is text)."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    for r, v in enumerate(["=NA()", 12, "=1/0", "x", 0, '=""', '=""'], start=2):
+        ws[f"Y{r}"] = v
+    for r in range(5, 9):
+        ws[f"Z{r}"] = '=""'
+        ws[f"AB{r}"] = f'=COUNTIF($Y$2:$Y$8,_xlfn.CONCAT("<>",Z{r}))'
+    p = tmp_path / "emptytext.xlsx"
+    wb.save(p)
+    cells = recalc_book(p, write=False).evaluation.cells
+    assert [cells["Sheet", f"AB{r}"].value for r in range(5, 9)] == [7, 7, 7, 7]
+
+
+def test_control_characters_from_a_block_reach_the_per_cell_path(tmp_path):
+    """CHAR(7) computed on the block path and read by a per-cell formula (formulas'
+    test.xlsx crashed here: openpyxl refuses the character as a constant). Excel: CODE of
+    CHAR(n) is n, LEN counts the character (Microsoft's CHAR and CODE pages)."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws["A1"] = '=CHAR(7)&"a""b"'
+    ws["B1"] = "=CODE(A1)"
+    ws["C1"] = "=LEN(A1)"
+    ws["D1"] = "=ISFORMULA(A1)"  # per cell
+    ws["E1"] = "=CODE(INDIRECT(\"A1\"))"  # per cell
+    p = tmp_path / "ctrl.xlsx"
+    wb.save(p)
+    cells = recalc_book(p, write=False).evaluation.cells
+    assert cells["Sheet", "E1"].value == 7
+    assert cells["Sheet", "C1"].value == 4

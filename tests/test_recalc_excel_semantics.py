@@ -39,6 +39,17 @@ CASES = {
     # error literals stay themselves
     "=#N/A": "#N/A",
     "=IFERROR(#DIV/0!,#REF!)": "#REF!",
+    # LOOKUP's array form: wider than tall searches the first row and returns from the
+    # last row, otherwise the first column and the last column (Excel's cached values in
+    # pycel's lookup.xlsx, sheet Lookup, rows 20, 24, 28 and 30: AD1:AH2 = 0..4 over a..u)
+    "=LOOKUP(0.5,AD1:AH2)": "a",
+    "=LOOKUP(4.5,AD1:AH2)": "u",
+    '=LOOKUP("plugh",AD1:AH2)': "#N/A",
+    "=LOOKUP(2,AD4:AE8)": "i",
+    "=LOOKUP(3,AD4:AE8,AE4:AE8)": "o",
+    "=LOOKUP(2,AD4:AE8,AD4:AE8)": "#N/A",  # a two-column result_vector
+    # a negative number in an array constant (formulas' test.xlsx, sheet LOOKUP, S56)
+    "=LOOKUP(2,{-1.1,2.1,3.1,4.1})": -1.1,
 }
 
 
@@ -50,6 +61,11 @@ def evaluations(tmp_path_factory):
     ws = wb.active
     ws.title = "S"
     ws["Z1"] = 0.05
+    for j, (n, t) in enumerate(zip(range(5), "aeiou", strict=True)):
+        ws.cell(1, 30 + j, n)  # AD1:AH2
+        ws.cell(2, 30 + j, t)
+        ws.cell(4 + j, 30, n)  # AD4:AE8
+        ws.cell(4 + j, 31, t)
     wb.defined_names["Rate"] = DefinedName("Rate", attr_text="S!$Z$1")
     return evaluate_cases(wb, ws, "A", CASES, tmp_path_factory.mktemp("sem"))
 

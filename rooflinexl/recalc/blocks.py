@@ -246,7 +246,8 @@ def _array_units(ctx: Context, sheet: str, text: str, region, first_id: int) -> 
             return Rng(node.sheet, a - r0, cc, a - r0, cc, True, True)
         if isinstance(node, Call):
             red = inside_reduction or node.name not in _ELEMENTWISE
-            return Call(node.name, [at(x, c, red) for x in node.args], node.written)
+            spread = c - c0 if node.name == "INDEX" and not inside_reduction else None
+            return Call(node.name, [at(x, c, red) for x in node.args], node.written, spread)
         return node
 
     units = []
@@ -955,7 +956,10 @@ def _take_per_cell(run: _Run, ev: Evaluation, keep: dict | None) -> None:
 
 
 def _set_constant(cell, x) -> None:
+    import re
+
     from formulas.tokens.operand import XlError
+    from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 
     if isinstance(x, XlError):
         cell.value = str(x)
@@ -964,6 +968,21 @@ def _set_constant(cell, x) -> None:
         cell.value = bool(x)
     elif isinstance(x, float):
         cell.value = float(x) if np.isfinite(x) else "#NUM!"
+    elif x == "":
+        # empty text is no empty cell (COUNTA counts it, COUNTIF "<>" matches it), but a
+        # constant "" is dropped on the way to the per-cell engine: keep it a formula
+        cell.value = '=""'
+    elif isinstance(x, str) and ILLEGAL_CHARACTERS_RE.search(x):
+        # control characters (CHAR(7)) cannot be a constant in the file: rebuild the text
+        parts = []
+        for piece in re.split(f"({ILLEGAL_CHARACTERS_RE.pattern})", x):
+            if not piece:
+                continue
+            if ILLEGAL_CHARACTERS_RE.fullmatch(piece):
+                parts.append(f"CHAR({ord(piece)})")
+            else:
+                parts.append('"' + piece.replace('"', '""') + '"')
+        cell.value = "=" + "&".join(parts)
     elif isinstance(x, str):
         cell.value = x
         cell.data_type = "s"

@@ -78,6 +78,9 @@ class Call:
     name: str  # canonical: '+', 'u-', 'IF', 'XLOOKUP', 'MATMUL_TIME' ...
     args: list = field(default_factory=list)
     written: str = ""  # the name as written (for formulas' function table)
+    #: INDEX at the top of an array formula split into columns: this column's offset in
+    #: the array's range (row or column 0 then spreads the whole row/column over it)
+    spread: int | None = None
 
 
 Node = Lit | Rng | Call

@@ -219,6 +219,8 @@ def _host_elem(x: Any, in_errors: list[ExcelError]) -> Any:
     import numpy as np
 
     F = _formulas()
+    if isinstance(x, np.ndarray) and x.ndim == 0:  # formulas' -1.1 in an array constant
+        return _host_elem(x.item(), in_errors)
     if x is _empty() or x is None:
         return None
     if isinstance(x, F.XlError):

@@ -1391,3 +1391,78 @@ def _complex(real_num, i_num, suffix=None):
 
 
 BUILTINS["COMPLEX"] = _complex
+
+
+# ------------------------------------------------------------------ LOOKUP
+# Microsoft, "LOOKUP function" (read 2026-12-01): the vector form LOOKUP(value, lookup_vector,
+# result_vector) and the array form LOOKUP(value, array), which searches the first row when
+# the array is wider than it is tall, otherwise the first column, and returns the value in
+# the same position of the last row or column; the largest value not above ``value`` is
+# found (the lookup row/column sorted ascending), of the same type (numbers, text without
+# regard to case, booleans); none: #N/A. As Excel's cached values in pycel's lookup.xlsx
+# (saved by Excel): a two-column lookup_vector is searched by its first column, a
+# two-dimensional result_vector is #N/A, a blank value is 0, a blank result 0.
+
+
+def _lookup_key(x):
+    if isinstance(x, bool):
+        return (2, x)
+    if isinstance(x, (int, float)):
+        return (0, float(x))
+    if isinstance(x, str) and not isinstance(x, ExcelError):
+        return (1, x.casefold())
+    return None  # blanks and errors match nothing
+
+
+def _lookup(value, lookup, result=None, *rest):
+    """LOOKUP(lookup_value, lookup_vector, [result_vector]) and LOOKUP(value, array).
+
+    >>> _lookup(2, [[0, "a"], [1, "e"], [2, "i"], [3, "o"]])
+    'i'
+    >>> _lookup(0.5, [[0, 1, 2], ["a", "e", "i"]])
+    'a'
+    >>> _lookup("x", [[0, "a"], [1, "e"]])
+    '#N/A'
+    """
+    if rest:
+        return ExcelError("#VALUE!", "LOOKUP takes two or three arguments")
+    if isinstance(value, list):  # an array of lookup values (array formula): each one
+        return [[_lookup(v, lookup, result) for v in row] for row in value]
+    try:
+        value = _scalar(value, "lookup_value")
+    except _Err as ex:
+        return ex.error
+    grid = lookup if isinstance(lookup, list) else [[lookup]]
+    h, w = len(grid), len(grid[0])
+    keys = grid[0] if w > h else [row[0] for row in grid]
+    if result is None:
+        out = grid[-1] if w > h else [row[-1] for row in grid]
+    elif isinstance(result, list):
+        if len(result) > 1 and len(result[0]) > 1:
+            return ExcelError("#N/A", "LOOKUP: result_vector is not one row or column")
+        out = [x for row in result for x in row]
+    else:
+        out = [result]
+    want = _lookup_key(0.0 if value is None else value)
+    if want is None:
+        return ExcelError("#N/A", "LOOKUP: lookup_value is not a number, text or boolean")
+    # a binary search over the values of the same type, as Excel's (an unsorted row or
+    # column gives what Excel gives: formulas' test.xlsx, sheet LOOKUP, saved by Excel)
+    cands = [(i, key[1]) for i, key in enumerate(map(_lookup_key, keys))
+             if key is not None and key[0] == want[0]]
+    hit, lo, hi = None, 0, len(cands) - 1
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        if cands[mid][1] <= want[1]:
+            hit, lo = cands[mid][0], mid + 1
+        else:
+            hi = mid - 1
+    if hit is None:
+        return ExcelError("#N/A", "LOOKUP: no value at or below lookup_value")
+    if hit >= len(out):
+        return ExcelError("#N/A", "LOOKUP: result_vector is shorter than lookup_vector")
+    x = out[hit]
+    return 0.0 if x is None else x
+
+
+BUILTINS["LOOKUP"] = _lookup

@@ -832,6 +832,25 @@ class BlockEval:
         else:
             c, bad_c = _int_positions(col, n)
         r, c = r - 1, c - 1
+        whole = ((r == -1) | (c == -1)) & np.array([x is None for x in code.tolist()])
+        if whole.any() and node.spread is not None:
+            # row or column 0: the whole column or row (Microsoft: "If you set row_num or
+            # column_num to 0, INDEX returns the array of values for the entire column or
+            # row"); in an array formula cell (i, j) of its range gets that array's (i, j),
+            # a one-row/one-column result repeated, #N/A past its end, as Excel fills arrays.
+            # Elsewhere (a plain cell) it stays the first element, as the per-cell path does.
+            m = self.n
+            r, c = np.broadcast_to(r, m).copy(), np.broadcast_to(c, m).copy()
+            bad_r, bad_c = np.broadcast_to(bad_r, m), np.broadcast_to(bad_c, m)
+            code = np.array(np.broadcast_to(code, m), dtype=object)
+            n = m
+            i = np.arange(m)
+            for pos, size, off in ((r, h, i), (c, w, np.full(m, node.spread))):
+                sel = pos == -1
+                past = sel & (size > 1) & (off >= size)
+                pos[sel] = np.where(size > 1, off, 0)[sel]
+                code[past & np.array([x is None for x in code.tolist()])] = _ERRORS["#N/A"]
+                pos[past] = 0
         free = np.array([x is None for x in code.tolist()])
         code[((r < -1) | (c < -1) | bad_r | bad_c) & free] = _ERRORS["#VALUE!"]
         r, c = np.maximum(r, 0), np.maximum(c, 0)
