@@ -1164,6 +1164,7 @@ def chip_spec(chip, field, *, chips=None, checks=None):
 #: ``result`` keyword values of DECODE_TIME and PREFILL_TIME
 MODEL_RESULTS = ("time", "upper", "math", "hbm", "comms", "bound", "flops", "bytes", "weights",
                  "kv")
+_MODEL_RESULT = lookup_keyword({r: r for r in MODEL_RESULTS}, "result")
 #: MODEL_SPEC fields computed from the row (besides the table's own columns)
 MODEL_DERIVED = ("active_params", "kv_per_token")
 
@@ -1202,6 +1203,16 @@ class _Models:
         }
 
 
+def _params(run: Run, m: dict, tokens=None):
+    """Active parameters of model row ``m`` (``tokens`` None), or the parameters a step of
+    ``tokens`` tokens reads: an MoE's touched fraction of its experts
+    (:func:`rooflinexl.model.moe_expert_fraction`, :func:`rooflinexl.model.model_params`)."""
+    frac = None if tokens is None else model.moe_expert_fraction(m["k"], m["E"], tokens,
+                                                                  checks=run.checks)
+    return model.model_params(m["P"], m["V"], m["d"], m["tied"], m["PE"], m["E"], m["k"], frac,
+                              checks=run.checks)
+
+
 def _model_setup(run, chip, model_name, chips, models, dtype, weight_dtype, kv_dtype):
     ch = _Chips(chip, chips, run.checks)
     md = _Models(model_name, models, run.checks)
@@ -1209,8 +1220,7 @@ def _model_setup(run, chip, model_name, chips, models, dtype, weight_dtype, kv_d
     wdt = dt if weight_dtype is None else _dtype(weight_dtype)
     kdt = dt if kv_dtype is None else _dtype(kv_dtype)
     m = md.shape()
-    m["active"] = model.model_params(m["P"], m["V"], m["d"], m["tied"], m["PE"], m["E"],
-                                     m["k"], checks=run.checks)
+    m["active"] = _params(run, m)
     m["kv"] = model.kv_values_per_token(m["L"], m["K"], m["H"], m["r"], m["q"],
                                         checks=run.checks)
     return ch, m, dt, wdt, kdt
@@ -1353,11 +1363,9 @@ def decode_parts(run, chip, model_name, context, batch, n_chips, dtype, weight_d
     """Body of :func:`decode_time`: (canonical result, {result: value}); batch uses them all."""
     ch, m, dt, wdt, kdt = _model_setup(run, chip, model_name, chips, models, dtype,
                                        weight_dtype, kv_dtype)
-    res = _keyword(result, lookup_keyword({r: r for r in MODEL_RESULTS}, "result"), "time")
+    res = _keyword(result, _MODEL_RESULT, "time")
     B, n = _num(batch, 1.0), _num(n_chips, 1.0)
-    frac = model.moe_expert_fraction(m["k"], m["E"], B, checks=run.checks)
-    read = model.model_params(m["P"], m["V"], m["d"], m["tied"], m["PE"], m["E"], m["k"],
-                              frac, checks=run.checks)
+    read = _params(run, m, B)
     flops, nbytes = model.decode_flops_bytes(m["active"], read, m["kv"], m["L"], m["nh"],
                                              m["H"], context, B, _bytes(wdt), _bytes(kdt),
                                              checks=run.checks)
@@ -1424,13 +1432,11 @@ def prefill_parts(run, chip, model_name, prompt, batch, n_chips, dtype, weight_d
     """Body of :func:`prefill_time`: (canonical result, {result: value})."""
     ch, m, dt, wdt, kdt = _model_setup(run, chip, model_name, chips, models, dtype,
                                        weight_dtype, kv_dtype)
-    res = _keyword(result, lookup_keyword({r: r for r in MODEL_RESULTS}, "result"), "time")
+    res = _keyword(result, _MODEL_RESULT, "time")
     B, n = _num(batch, 1.0), _num(n_chips, 1.0)
     with np.errstate(all="ignore"):
         tokens = np.multiply(B, prompt)
-    frac = model.moe_expert_fraction(m["k"], m["E"], tokens, checks=run.checks)
-    read = model.model_params(m["P"], m["V"], m["d"], m["tied"], m["PE"], m["E"], m["k"],
-                              frac, checks=run.checks)
+    read = _params(run, m, tokens)
     flops, nbytes = model.prefill_flops_bytes(m["active"], read, m["V"] * m["d"], m["kv"],
                                               m["L"], m["nh"], m["H"], prompt, B, _bytes(wdt),
                                               _bytes(kdt), checks=run.checks)
@@ -1597,8 +1603,7 @@ def model_spec(model_name, field, *, models=None, checks=None):
         raise KeywordError(f"field is required: one of {', '.join(known)}")
     m = md.shape()
     derived = {
-        "active_params": lambda: model.model_params(m["P"], m["V"], m["d"], m["tied"], m["PE"],
-                                                    m["E"], m["k"], checks=run.checks),
+        "active_params": lambda: _params(run, m),
         "kv_per_token": lambda: model.kv_values_per_token(m["L"], m["K"], m["H"], m["r"],
                                                           m["q"], checks=run.checks),
     }
