@@ -134,13 +134,14 @@ def ranges(elem=elements, shape=()):
 
 
 @st.composite
-def chip_tables(draw):
-    """Mostly the packaged table; sometimes corrupted cells, a subset of rows, or junk."""
+def tables(draw, packaged):
+    """Mostly ``packaged`` (a table as a host passes it); sometimes corrupted cells, a subset
+    of rows, or junk."""
     kind = ["packaged"] * 12 + ["corrupt", "subset", "junk"]
     kind = kind[draw(st.integers(0, len(kind) - 1))]
     if kind == "packaged":
-        return CHIPS
-    rows = [list(r) for r in CHIPS]
+        return packaged
+    rows = [list(r) for r in packaged]
     if kind == "subset":
         keep = draw(st.lists(st.integers(1, len(rows) - 1), min_size=1, max_size=4, unique=True))
         return [rows[0]] + [rows[i] for i in keep]
@@ -153,24 +154,14 @@ def chip_tables(draw):
     return draw(ranges())
 
 
-@st.composite
-def model_tables(draw):
-    """Mostly the packaged model table; sometimes corrupted cells, a subset of rows, or junk."""
-    kind = ["packaged"] * 12 + ["corrupt", "subset", "junk"]
-    kind = kind[draw(st.integers(0, len(kind) - 1))]
-    if kind == "packaged":
-        return MODELS
-    rows = [list(r) for r in MODELS]
-    if kind == "subset":
-        keep = draw(st.lists(st.integers(1, len(rows) - 1), min_size=1, max_size=4, unique=True))
-        return [rows[0]] + [rows[i] for i in keep]
-    if kind == "corrupt":
-        for _ in range(draw(st.integers(1, 6))):
-            i = draw(st.integers(1, len(rows) - 1) if draw(st.integers(0, 5)) else st.just(0))
-            j = draw(st.integers(0, len(rows[0]) - 1))
-            rows[i][j] = draw(elements)
-        return rows
-    return draw(ranges())
+def chip_tables():
+    """The chip table, mostly the packaged one (:func:`tables`)."""
+    return tables(CHIPS)
+
+
+def model_tables():
+    """The model table, mostly the packaged one (:func:`tables`)."""
+    return tables(MODELS)
 
 
 def arguments(fn):
