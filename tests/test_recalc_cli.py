@@ -248,3 +248,25 @@ def test_bad_character_reference_is_refused_by_every_command(tmp_path, command):
     assert res.exit_code == 2, res.output
     assert "&#0;" in res.output and "Traceback" not in res.output
     assert not (tmp_path / "o.xlsx").exists()
+
+
+@pytest.mark.parametrize("in_place", [False, True])
+def test_recalc_opens_and_checks_the_package_once(tmp_path, monkeypatch, in_place):
+    """Issue 13 item 4: read -> plan -> evaluate -> write reads the package one way: one
+    check (which also walks every member) for the whole command, the write included."""
+    from rooflinexl.ooxml import package
+
+    src = tmp_path / "in.xlsx"
+    wb = openpyxl.Workbook()
+    wb.active["A1"] = 2
+    wb.active["B1"] = "=A1*21"
+    wb.save(src)
+    opened = []
+    real = package._open_checked
+    monkeypatch.setattr(package, "_open_checked",
+                        lambda path, limits: opened.append(path) or real(path, limits))
+    out = src if in_place else tmp_path / "out.xlsx"
+    res = run("recalc", src, *(["--in-place"] if in_place else ["-o", out]))
+    assert res.exit_code == 0, res.output
+    assert len(opened) == 1, opened
+    assert openpyxl.load_workbook(out, data_only=True).active["B1"].value == 42

@@ -17,7 +17,7 @@ without disturbing anything else in the user's workbook. One module per idea:
 Only the standard library (plus numpy scalar types, and defusedxml when it is
 installed) is used; entities are never resolved and nothing touches the network.
 """
-from rooflinexl.ooxml.atomic import atomic_write, output_path
+from rooflinexl.ooxml.atomic import atomic_write, commit_temp, output_path
 from rooflinexl.ooxml.cached import formula_cells, read_cached_values
 from rooflinexl.ooxml.package import (
     Limits,
@@ -26,13 +26,14 @@ from rooflinexl.ooxml.package import (
     open_package,
     sheet_parts,
 )
-from rooflinexl.ooxml.stamp import rewrite_formulas, stamp_cached_values
+from rooflinexl.ooxml.stamp import rewrite_formulas, stamp_cached_values, stamped_temp
 
 __all__ = [
     "Limits",
     "UnusableWorkbookError",
     "atomic_write",
     "check_package",
+    "commit_temp",
     "formula_cells",
     "open_package",
     "output_path",
@@ -40,4 +41,5 @@ __all__ = [
     "rewrite_formulas",
     "sheet_parts",
     "stamp_cached_values",
+    "stamped_temp",
 ]

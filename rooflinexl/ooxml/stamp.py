@@ -432,26 +432,43 @@ def stamp_cached_values(src, dst, values: dict[str, dict[str, object]], *,
     {'Sheet': {'B1': 4.0}}
     """
     with open_package(src, limits) as zin:
-        parts = sheet_members(zin)
-        folded = {name.casefold(): member for name, member in parts.items()}
-        new_parts: dict[str, bytes] = {}
-        for sheet, cells in values.items():
-            member = parts.get(sheet) or folded.get(str(sheet).casefold())
-            if member is None:
-                raise ValueError(f"no worksheet named {sheet!r} (sheets: "
-                                 f"{', '.join(map(repr, parts)) or 'none'})")
-            if not cells:
-                continue
-            targets = dict(zip(_normalise_refs(cells, sheet),
-                               [encode_value(value, (sheet, ref)) for ref, value in cells.items()],
-                               strict=True))
-            data = new_parts.get(member)
-            if data is None:
-                data = zin.read(member)
-            new_parts[member] = _stamp_sheet(data, member, sheet, targets)
-
-        tmp = _write_package(zin, new_parts, dst, like=src)
+        tmp = _write_package(zin, _stamped_parts(zin, values), dst, like=src)
     commit_temp(tmp, dst)  # after closing src, so that in-place works on Windows too
+
+
+def stamped_temp(src, dst, values: dict[str, dict[str, object]], *,
+                 limits: Limits = Limits()) -> str:
+    """:func:`stamp_cached_values` up to the temp file: its path, not yet moved onto ``dst``.
+
+    For a caller that holds ``src`` open (:func:`open_package`) while it stamps, so that the
+    package is read once per command: the caller moves the temp file onto ``dst`` with
+    :func:`~rooflinexl.ooxml.atomic.commit_temp` after closing ``src`` (so that an in-place
+    write works on Windows too). Arguments and errors as :func:`stamp_cached_values`.
+    """
+    with open_package(src, limits) as zin:
+        return _write_package(zin, _stamped_parts(zin, values), dst, like=src)
+
+
+def _stamped_parts(zin: zipfile.ZipFile, values) -> dict[str, bytes]:
+    """The sheet parts of ``zin`` with ``values`` stamped in, by member name."""
+    parts = sheet_members(zin)
+    folded = {name.casefold(): member for name, member in parts.items()}
+    new_parts: dict[str, bytes] = {}
+    for sheet, cells in values.items():
+        member = parts.get(sheet) or folded.get(str(sheet).casefold())
+        if member is None:
+            raise ValueError(f"no worksheet named {sheet!r} (sheets: "
+                             f"{', '.join(map(repr, parts)) or 'none'})")
+        if not cells:
+            continue
+        targets = dict(zip(_normalise_refs(cells, sheet),
+                           [encode_value(value, (sheet, ref)) for ref, value in cells.items()],
+                           strict=True))
+        data = new_parts.get(member)
+        if data is None:
+            data = zin.read(member)
+        new_parts[member] = _stamp_sheet(data, member, sheet, targets)
+    return new_parts
 
 
 def _write_package(zin: zipfile.ZipFile, new_parts: dict[str, bytes], dst, like=None) -> str:

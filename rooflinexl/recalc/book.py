@@ -23,7 +23,7 @@ from pathlib import Path
 
 from rooflinexl.addresses import cell_name, parse_cell, unquote_sheet
 from rooflinexl.cellvalues import cached_value, format_value
-from rooflinexl.ooxml import Limits, open_package, stamp_cached_values
+from rooflinexl.ooxml import Limits, commit_temp, open_package, stamped_temp
 from rooflinexl.ooxml.package import names_map
 from rooflinexl.recalc.engine import Evaluation
 
@@ -159,7 +159,10 @@ def recalc_book(src, dst=None, *, limits: Limits = Limits(), write: bool = True,
     phase = phase or (lambda _name: None)
     t0 = time.perf_counter()
     phase("checking")
-    with open_package(src, limits):  # checked once; the readers below reuse the archive
+    tmp = None
+    # the package is opened and checked once: the engine's reader, the named cells and the
+    # stamper below all reuse the open archive (read -> plan -> evaluate -> write, one way)
+    with open_package(src, limits):
         phase("evaluating")
         if engine == "libreoffice":
             from rooflinexl.libreoffice.engine import evaluate_libreoffice
@@ -172,14 +175,16 @@ def recalc_book(src, dst=None, *, limits: Limits = Limits(), write: bool = True,
             res = ev.cells.get((sheet, cell))
             if res is not None:
                 named.append((name, f"{sheet}!{cell}", res.value))
-    t1 = time.perf_counter()
+        t1 = time.perf_counter()
+        if write and dst is not None:
+            phase("writing")
+            values: dict[str, dict[str, object]] = {}
+            for (sheet, cell), res in ev.cells.items():
+                values.setdefault(sheet, {})[cell] = cached_value(res.value)
+            tmp = stamped_temp(src, dst, values, limits=limits)
     out = None
-    if write and dst is not None:  # after closing src, so that in-place works on Windows too
-        phase("writing")
-        values: dict[str, dict[str, object]] = {}
-        for (sheet, cell), res in ev.cells.items():
-            values.setdefault(sheet, {})[cell] = cached_value(res.value)
-        stamp_cached_values(src, dst, values, limits=limits)
+    if tmp is not None:  # moved onto dst after closing src, so that in-place works on Windows
+        commit_temp(tmp, dst)  # removes the temp file if it fails
         out = Path(dst)
     t2 = time.perf_counter()
     seconds = {"evaluate": t1 - t0, "write": t2 - t1, "total": t2 - t0}
