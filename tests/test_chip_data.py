@@ -113,7 +113,7 @@ def test_prices_cover_public_cloud_chips_and_divide_instances_by_chips():
 
 def test_prices_of_inference_parts_aws_silicon_and_the_newest_chips():
     prices = load_prices()
-    for chip in ("L4", "Trainium2", "Inferentia2", "TPU7x", "MI355X"):
+    for chip in ("L4", "Trainium2", "Inferentia2", "TPU7x", "MI355X", "TPU v2", "TPU v3"):
         assert prices.listed(chip, TABLE), chip
     # instance prices as the sources print them / accelerators per instance
     for chip, provider, instance, n in (
@@ -126,7 +126,11 @@ def test_prices_of_inference_parts_aws_silicon_and_the_newest_chips():
             ("B200", "AWS", 113.9328, 8),  # p6-b200.48xlarge
             ("H200", "AWS", 63.296, 8),  # p5en.48xlarge
             # tsaol/aws-gpu of 30 Nov 2025: trn2.48xlarge, us-east-2
-            ("Trainium2", "AWS", 35.76, 16)):
+            ("Trainium2", "AWS", 35.76, 16),
+            # a 180 TFLOP/s Cloud TPU v2 device (4 chips) at 4.50 USD/h, July 2018
+            ("TPU v2", "Google Cloud", 4.50, 4),
+            # TPU v3-8 (4 chips) 8.80 USD/h on-demand, europe-west4, Feb 2026
+            ("TPU v3", "Google Cloud", 8.80, 4)):
         row = prices.find(chip, provider, "on-demand", TABLE)
         assert row["price_per_hour"] == pytest.approx(instance / n, abs=5e-7), chip
         assert f"/ {n} " in row["source"], chip
