@@ -111,6 +111,39 @@ def test_prices_cover_public_cloud_chips_and_divide_instances_by_chips():
     assert prices.find("H100", "Google Cloud", "on-demand", TABLE)["date"] == "2026-09-26"
 
 
+def test_prices_of_inference_parts_aws_silicon_and_the_newest_chips():
+    prices = load_prices()
+    for chip in ("L4", "Trainium2", "Inferentia2", "TPU7x", "MI355X", "TPU v2", "TPU v3"):
+        assert prices.listed(chip, TABLE), chip
+    # instance prices as the sources print them / accelerators per instance
+    for chip, provider, instance, n in (
+            # Cyclenerd pricing.yml of 30 Jul 2026: g2-standard-4 (1 x L4), us-central1
+            ("L4", "Google Cloud", 0.706832255, 1),
+            # tsaol/aws-gpu (instances.vantage.sh) of 26 Aug 2026, us-east-1
+            ("L4", "AWS", 13.3504, 8),  # g6.48xlarge
+            ("Inferentia2", "AWS", 12.98127, 12),  # inf2.48xlarge
+            ("B300", "AWS", 142.416, 8),  # p6-b300.48xlarge
+            ("B200", "AWS", 113.9328, 8),  # p6-b200.48xlarge
+            ("H200", "AWS", 63.296, 8),  # p5en.48xlarge
+            # tsaol/aws-gpu of 30 Nov 2025: trn2.48xlarge, us-east-2
+            ("Trainium2", "AWS", 35.76, 16),
+            # a 180 TFLOP/s Cloud TPU v2 device (4 chips) at 4.50 USD/h, July 2018
+            ("TPU v2", "Google Cloud", 4.50, 4),
+            # TPU v3-8 (4 chips) 8.80 USD/h on-demand, europe-west4, Feb 2026
+            ("TPU v3", "Google Cloud", 8.80, 4)):
+        row = prices.find(chip, provider, "on-demand", TABLE)
+        assert row["price_per_hour"] == pytest.approx(instance / n, abs=5e-7), chip
+        assert f"/ {n} " in row["source"], chip
+    # SemiAnalysis AI Cloud TCO Model, 3-year rental per chip-hour: TPU7x 2.00 (InferenceX-app
+    # PR #1083, 8 Sep 2026); MI355X 2.1 and H100 1.3 (InferenceX-app constants, Apr 2026)
+    for chip, usd in (("TPU7x", 2.0), ("MI355X", 2.1), ("H100", 1.3)):
+        row = prices.find(chip, "SemiAnalysis TCO model", "3-year", TABLE)
+        assert row["price_per_hour"] == usd and "not a cloud's list price" in row["notes"], chip
+    # TPU7x now costs per FLOP from a table row: 2.00 USD/h over 2.307e15 FLOP/s
+    assert math.isclose(rl.cost_per_flop("TPU7x", provider="SemiAnalysis TCO model",
+                                         pricing="3-year"), 2.0 / (3600 * 2.307e15))
+
+
 def test_provider_price_and_quote():
     # one provider's rows: CoreWeave 7 Feb 2024 (microsoft/vidur): H100 4.25, A100 2.21
     assert rl.chip_price("H100", "coreweave") == 4.25

@@ -262,6 +262,13 @@ def test_cost_comparison_worked_example(built, evaluated):
     assert ev.value("Cost", f"{L['list']}{b200}") == pytest.approx(6.03)
     assert ev.value("Cost", f"{L['peak']}{b200}") == pytest.approx(6.03 / (3600 * 2.25e15) * 1e18)
     assert ev.value("Cost", f"{L['date']}{b200}") == "2026-03-17"
+    # TPU7x has no list price; its row is SemiAnalysis's modelled 3-year rate, 2.00 USD per
+    # chip-hour (InferenceX-app PR #1083, 8 Sep 2026), over 2.307e15 bf16 FLOP/s
+    t7 = hdr + 1 + chips.index("TPU7x")
+    assert rows[t7 - hdr - 1][COST_COLUMNS["provider"]] == "SemiAnalysis TCO model"
+    assert ev.value("Cost", f"{L['list']}{t7}") == pytest.approx(2.0)
+    assert ev.value("Cost", f"{L['peak']}{t7}") == pytest.approx(2.0 / (3600 * 2.307e15) * 1e18)
+    assert ev.value("Cost", f"{L['date']}{t7}") == "2026-09-08"
 
     # USD per million tokens, Llama 3.1 70B on 4 chips, batch 64, 6k + 2k tokens
     steps = {}

@@ -459,9 +459,9 @@ COST_HOWTO = [
     "sheet, with its date and source; provider blank = the Chips sheet's price_per_hour (one "
     "provider for all chips: Google Cloud on-demand). To use your own quote, type it in "
     "'quote' and say whether it is per chip or per node, and how many chips a node has; the "
-    "price per chip-hour follows. A quote also prices a chip with no list price (TPU7x, or "
-    "B200 on Google Cloud): overwrite the chip of any row, clear its provider and type your "
-    "quote.",
+    "price per chip-hour follows. A quote also prices a chip with no list price (TPU7x, which "
+    "has only an analyst's modelled 3-year rate, or B200 on Google Cloud): overwrite the chip "
+    "of any row, clear its provider and type your quote.",
     "3. Tokens sheet: USD per million generated tokens for a model, chips, batch, prompt and "
     "output, from DECODE_TIME at the mbu/mfu inputs (weights incl. the MoE experts a batch "
     "touches + KV cache over HBM bandwidth vs FLOPs over peak, plus communication), next to "
@@ -557,6 +557,9 @@ def build_cost_comparison(table: ChipTable, prices=None) -> Workbook:
            "H100 row with a blank provider is the book's Google Cloud price of Feb 2025, the "
            "H100 · Google Cloud row Google's latest listed price; each row's price date and "
            "source are beside it.")
+    s.note("Rows with provider 'SemiAnalysis TCO model' are an analyst's modelled 3-year "
+           "rental rates (H200, TPU7x, MI355X here), not a cloud's list price: one source for "
+           "all of them, so they rank those chips on one basis, but not against list prices.")
     s.finish()
     s.ws.column_dimensions[P["source"]].width = 50
     name_cell(wb, "Cost_USDper1e18_H200_MFU", "Cost", f"{P['mfu']}{h200}")
@@ -591,6 +594,9 @@ COST_EXTRA_ROWS = [
     ("H100", "Lambda", "on-demand"), ("A100", "CoreWeave", "on-demand"),
     ("TPU v6e", "Google Cloud", "3-year"), ("H100", "Google Cloud", "on-demand"),
     ("B200", "Lambda", "on-demand"), ("B300", "Hyperstack", "on-demand"),
+    ("B200", "AWS", "on-demand"), ("L4", "Google Cloud", "on-demand"),
+    ("H200", "SemiAnalysis TCO model", "3-year"), ("TPU7x", "SemiAnalysis TCO model", "3-year"),
+    ("MI355X", "SemiAnalysis TCO model", "3-year"),
 ]
 #: Cost-sheet columns, in order: key -> header (the builder and its extensions use the keys)
 COST_COLUMNS = {
