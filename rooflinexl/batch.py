@@ -336,12 +336,19 @@ class _Group:
                     for m, exc, r in checks.items])
                 codes, why = sub.codes((sel.size,))
         for name, value in results.items():
-            col = self.out[name]
-            value = np.asarray(value, dtype=col.dtype)
+            if isinstance(value, api.Coded) and self.rows is None:  # text by codes: kept so
+                text = np.broadcast_to(value.codes, (self.n,))     # (see _text_column)
+                if sel is not None:  # failed rows: one more value, empty
+                    text = text.copy()
+                    text[sel] = len(value.values)
+                self.out[name] = api.Coded(text, (*value.values, None))
+                continue
+            dtype = object if name in _TEXT_OUTPUTS else float
+            value = np.asarray(value, dtype=dtype)
             if value.shape != (self.n,):
                 value = np.broadcast_to(value, (self.n,))
             infinite = np.zeros(0, dtype=np.intp)
-            if col.dtype != object:  # NaN stays: not applicable (t_hbm of an ici roofline)
+            if dtype is float:  # NaN stays: not applicable (t_hbm of an ici roofline)
                 inf = np.isinf(value)
                 if sel is not None:
                     inf[sel] = False
@@ -352,28 +359,60 @@ class _Group:
                                 np.full(k, f"{name}: the result is infinite", dtype=object), "")
             if sel is not None or infinite.size:
                 value = value.copy()  # never write into an array the api returned
-                empty = None if col.dtype == object else np.nan
+                empty = None if dtype is object else np.nan
                 if sel is not None:
                     value[sel] = empty
                 value[infinite] = empty
-            if self.rows is None and value.base is None and value.flags.writeable:
-                self.out[name] = value  # the only group: keep the array, no copy
-            elif self.rows is None:
-                col[:] = value
+            if self.rows is None:  # the only group: keep a fresh array, no copy
+                fresh = value.base is None and value.flags.writeable
+                self.out[name] = value if fresh else value.copy()
             else:
-                col[self.rows] = value
+                _column(self.out, name, self.t.n)[self.rows] = value
         if sel is not None:
             self._error(sel, codes, why, prefix)
 
     def _error(self, sel, codes, why, prefix):
         """Error text of rows ``sel`` of the group, unless an earlier call already set one."""
-        err = self.out["error"]
+        err = _column(self.out, "error", self.t.n)
         where = sel if self.rows is None else self.rows[sel]
         free = np.equal(err[where], None).astype(bool)
         if not free.any():
             return
         reason = np.where(np.equal(why, None).astype(bool), codes, why)[free]
         err[where[free]] = codes[free] + (": " + prefix) + reason
+
+
+def _column(out: dict, name: str, n: int) -> np.ndarray:
+    """Result column ``name`` of ``out``, made empty (NaN or None) when no group filled it yet."""
+    col = out.get(name)
+    if col is None:
+        col = out[name] = np.full(n, None if name in _TEXT_OUTPUTS else np.nan,
+                                  dtype=object if name in _TEXT_OUTPUTS else float)
+    return col
+
+
+def _text_column(values, index) -> pd.Series:
+    """A text result column as a :data:`TEXT_DTYPE` Series.
+
+    ``values``: an object array of str and None, an :class:`api.Coded` of
+    them, or None where every row is empty (no row has an error). Built straight from Arrow when pandas stores strings in Arrow
+    (pandas >= 3 with pyarrow), a coded column by one ``take`` from its
+    distinct values: pandas' own conversion checks every element again and
+    costs ten times more at a million rows.
+    """
+    if TEXT_DTYPE.storage == "pyarrow" and int(pd.__version__.split(".")[0]) >= 3:
+        import pyarrow as pa
+
+        if values is None:
+            arr = pa.nulls(len(index), pa.large_string())
+        elif isinstance(values, api.Coded):
+            arr = pa.array(list(values.values), type=pa.large_string()).take(
+                pa.array(values.codes))
+        else:
+            arr = pa.array(values, type=pa.large_string(), from_pandas=True)
+        return pd.Series(pd.arrays.ArrowStringArray(arr), index=index, copy=False)
+    values = np.full(len(index), None, dtype=object) if values is None else api.plain(values)
+    return pd.Series(values, index=index, dtype=TEXT_DTYPE, copy=False)
 
 
 def _materialise(values: list, codes: np.ndarray):
@@ -676,12 +715,11 @@ def _evaluate_frame(frame: pd.DataFrame, table: ChipTable, ops,
         raise BatchInputError(f"ops {sorted(missing)} appear in the table but not in ops={ops}")
     check_columns(frame.columns, ops, passthrough)
     columns = _output_columns(ops)
-    out = {c: np.full(n, None, dtype=object) if c in _TEXT_OUTPUTS else np.full(n, np.nan)
-           for c in columns}
+    out: dict[str, np.ndarray] = {}  # result columns, made by the groups that fill them
     bad_op = np.array([w is not None for w in op_bad], dtype=bool)[op_codes]
     if bad_op.any():
         why = np.array(op_bad, dtype=object)[op_codes[bad_op]]
-        out["error"][bad_op] = "#VALUE!: " + why
+        _column(out, "error", n)[bad_op] = "#VALUE!: " + why
     by_op: dict[str, list[int]] = {}
     for j, name in enumerate(op_names):
         if name is not None and seen[j]:
@@ -695,8 +733,8 @@ def _evaluate_frame(frame: pd.DataFrame, table: ChipTable, ops,
                 continue
         OPS[name].run(_Group(t, rows, out, OPS[name]))
     result = frame.drop(columns=[c for c in frame.columns if c in out])
-    new = pd.DataFrame({c: pd.Series(out[c], index=frame.index, copy=False,
-                                     dtype=TEXT_DTYPE if c in _TEXT_OUTPUTS else out[c].dtype)
+    new = pd.DataFrame({c: _text_column(out.get(c), frame.index) if c in _TEXT_OUTPUTS
+                        else pd.Series(_column(out, c, n), index=frame.index, copy=False)
                         for c in columns}, index=frame.index, copy=False)
     return pd.concat([result, new], axis=1)
 
