@@ -395,10 +395,11 @@ def _text_column(values, index) -> pd.Series:
     """A text result column as a :data:`TEXT_DTYPE` Series.
 
     ``values``: an object array of str and None, an :class:`api.Coded` of
-    them, or None where every row is empty (no row has an error). Built straight from Arrow when pandas stores strings in Arrow
-    (pandas >= 3 with pyarrow), a coded column by one ``take`` from its
-    distinct values: pandas' own conversion checks every element again and
-    costs ten times more at a million rows.
+    them, or None where every row is empty (no row has an error). Built
+    straight from Arrow when pandas stores strings in Arrow (pandas >= 3 with
+    pyarrow), a coded column by one ``take`` from its distinct values:
+    pandas' own conversion checks every element again and costs ten times
+    more at a million rows.
     """
     if TEXT_DTYPE.storage == "pyarrow" and int(pd.__version__.split(".")[0]) >= 3:
         import pyarrow as pa
