@@ -25,9 +25,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from openpyxl.utils.cell import range_boundaries
-
-from rooflinexl.addresses import column_letters, column_number
+from rooflinexl.addresses import (
+    COLUMN_PATTERN,
+    ROW_PATTERN,
+    cell_name,
+    column_letters,
+    parse_cell,
+    parse_range,
+)
 from rooflinexl.errors import EXCEL_ERRORS, ExcelError, RooflineError
 from rooflinexl.recalc.prepass import (
     OMITTED,
@@ -163,8 +168,9 @@ DESCRIPTIONS = {
     "#NAME?": "unknown name or function",
 }
 
+_CELL_REF = rf"\$?{COLUMN_PATTERN}\$?{ROW_PATTERN}"
 _KEY_RE = re.compile(
-    r"^'\[(?P<book>[^\]]*)\](?P<sheet>.*)'!(?P<ref>\$?[A-Z]+\$?\d+(?::\$?[A-Z]+\$?\d+)?)$"
+    rf"^'\[(?P<book>[^\]]*)\](?P<sheet>.*)'!(?P<ref>{_CELL_REF}(?::{_CELL_REF})?)$"
 )
 
 
@@ -554,17 +560,12 @@ def py_value(x: Any) -> Any:
 
 
 def _cells_of(ref: str) -> list[tuple[int, int, str]]:
-    min_col, min_row, max_col, max_row = range_boundaries(ref)
+    min_row, min_col, max_row, max_col = parse_range(ref)
     return [
-        (r - min_row, c - min_col, f"{column_letters(c)}{r}")
+        (r - min_row, c - min_col, cell_name(r, c))
         for r in range(min_row, max_row + 1)
         for c in range(min_col, max_col + 1)
     ]
-
-
-def _split(addr: str) -> tuple[int, int]:
-    m = re.match(r"([A-Z]+)(\d+)$", addr)
-    return int(m.group(2)), column_number(m.group(1))
 
 
 def evaluate_workbook(
@@ -726,7 +727,7 @@ def _collect(work: PrepassResult, model, sol, state: State, table, registered, F
 
     ordered = sorted(
         results.items(),
-        key=lambda kv: (sheet_order.get(kv[0][0], 1 << 30), *_split(kv[0][1])),
+        key=lambda kv: (sheet_order.get(kv[0][0], 1 << 30), *parse_cell(kv[0][1])),
     )
     results = dict(ordered)
     ev = Evaluation(results, unknown_all, dict(work.rewrites), list(work.sheet_names.values()))

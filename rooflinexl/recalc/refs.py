@@ -21,24 +21,25 @@ from itertools import chain
 
 import numpy as np
 
-from rooflinexl.addresses import MAX_COL, MAX_ROW
+from rooflinexl.addresses import COLUMN_PATTERN, MAX_COL, MAX_ROW, ROW_PATTERN
 from rooflinexl.addresses import column_letters as col_letters
 from rooflinexl.addresses import column_number as col_number
 
 __all__ = ["Slot", "Template", "group_keys", "r1c1_key", "render", "template"]
 
 
-_SCAN = re.compile(r"""
+_SCAN = re.compile(rf"""
   "(?:[^"]|"")*"
 | '(?:[^']|'')*'
 | \[(?:[^\[\]']|'.|\[(?:[^\[\]']|'.)*\])*\]
-| (?<![\w.$\\])(?P<cell>(?P<ca>\$?)(?P<col>[A-Za-z]{1,3})(?P<ra>\$?)(?P<row>[0-9]{1,7}))
+| (?<![\w.$\\])(?P<cell>(?P<ca>\$?)(?P<col>{COLUMN_PATTERN})(?P<ra>\$?)(?P<row>{ROW_PATTERN}))
   (?![\w.(\\!:'"])
-| (?<![\w.$\\])(?P<cr>(?P<ca1>\$?)(?P<col1>[A-Za-z]{1,3})(?P<ra1>\$?)(?P<row1>[0-9]{1,7})
-  :(?P<ca2>\$?)(?P<col2>[A-Za-z]{1,3})(?P<ra2>\$?)(?P<row2>[0-9]{1,7}))(?![\w.(\\!'"])
-| (?<![\w.$\\:])(?P<colr>(?P<cca1>\$?)(?P<ccol1>[A-Za-z]{1,3})
-  :(?P<cca2>\$?)(?P<ccol2>[A-Za-z]{1,3}))(?![\w.(\\!:'"])
-| (?<![\w.$\\:])(?P<rowr>(?P<rra1>\$?)(?P<rrow1>[0-9]{1,7}):(?P<rra2>\$?)(?P<rrow2>[0-9]{1,7}))
+| (?<![\w.$\\])(?P<cr>(?P<ca1>\$?)(?P<col1>{COLUMN_PATTERN})(?P<ra1>\$?)(?P<row1>{ROW_PATTERN})
+  :(?P<ca2>\$?)(?P<col2>{COLUMN_PATTERN})(?P<ra2>\$?)(?P<row2>{ROW_PATTERN}))(?![\w.(\\!'"])
+| (?<![\w.$\\:])(?P<colr>(?P<cca1>\$?)(?P<ccol1>{COLUMN_PATTERN})
+  :(?P<cca2>\$?)(?P<ccol2>{COLUMN_PATTERN}))(?![\w.(\\!:'"])
+| (?<![\w.$\\:])(?P<rowr>(?P<rra1>\$?)(?P<rrow1>{ROW_PATTERN})
+  :(?P<rra2>\$?)(?P<rrow2>{ROW_PATTERN}))
   (?![\w.(\\!:'"])
 """, re.X)
 _DIGITS = re.compile(r"[0-9]+")
