@@ -66,12 +66,6 @@ class BatchInputError(RooflineError, ValueError):
     """A table that cannot be evaluated at all (two columns for one argument, no op to infer)."""
 
 
-#: recognised argument columns: canonical name by lookup key
-ARGUMENTS = {a.casefold(): a for a in (
-    "op", "chip", "B", "D", "F", "E", "k", "n_chips", "dtype", "weight_dtype", "shard", "tier",
-    "flops", "bytes", "kind", "n_params", "layers", "kv_heads", "head_dim", "tokens", "batch",
-    "mfu", "T", "S", "G", "model", "context", "prompt", "kv_dtype", "mbu", "seq_len")}
-
 #: result columns in the order they are appended (those of the ops present, then ``error``)
 OUTPUTS = ("t_math", "t_hbm", "t_comms", "time", "upper", "bound", "intensity", "flops_per_s",
            "tokens_per_s", "crit_intensity", "crit_batch", "moe_min_batch", "net_critical_d",
@@ -570,38 +564,57 @@ def _train(g: _Group):
     g.put(ck, t_math=t, time=t, bound=np.where(np.isfinite(t), "compute", None))
 
 
+def _inputs(*fns, skip=()) -> str:
+    """The columns an op computing ``fns`` reads, from their one description
+    (:func:`rooflinexl.api_args.arguments`): ``"required, ...; optional, ..."``, each in
+    order of first appearance; an argument is required where any of ``fns`` requires it.
+    Tables (the op's ``chips=``/``models=``) and ``result`` (an op fills every result
+    column) are no columns, nor is what ``skip`` names.
+    """
+    required: dict[str, bool] = {}
+    for fn in fns:
+        for a in api_args.arguments(fn):
+            if a.kind != api_args.TABLE and a.name not in ("result", *skip):
+                required[a.name] = required.get(a.name, False) or not a.optional
+    return "; ".join(", ".join(n for n, r in required.items() if r is want)
+                     for want in (True, False) if want in required.values())
+
+
 #: the values of the ``op`` column (aliases: the catalogue's function names)
 OPS: dict[str, Op] = {op.name: op for op in (
-    Op("matmul", ("matmul_time",), "chip, B, D, F; dtype, weight_dtype, n_chips, shard, tier",
+    Op("matmul", ("matmul_time",), _inputs(api.matmul_time, api.crit_batch),
        ("t_math", "t_hbm", "t_comms", "time", "upper", "bound", "intensity", "flops_per_s",
         "crit_batch"), _matmul),
-    Op("crit", ("crit_batch", "crit_intensity"), "chip; D, F, dtype, weight_dtype, tier",
+    Op("crit", ("crit_batch", "crit_intensity"), _inputs(api.crit_batch, api.crit_intensity),
        ("crit_intensity", "crit_batch"), _crit),
-    Op("moe", ("moe_min_batch",), "chip, E, k; dtype, weight_dtype, tier",
+    Op("moe", ("moe_min_batch",), _inputs(api.moe_min_batch),
        ("moe_min_batch",), _moe),
-    Op("net", ("net_critical_d",), "chip, n_chips; dtype, tier", ("net_critical_d",), _net),
-    Op("roofline", ("roofline_time",), "chip, flops, bytes; tier, dtype",
+    Op("net", ("net_critical_d",), _inputs(api.net_critical_d), ("net_critical_d",), _net),
+    Op("roofline", ("roofline_time",), _inputs(api.roofline_time, api.arith_intensity),
        ("t_math", "t_hbm", "t_comms", "time", "upper", "bound", "intensity", "flops_per_s"),
        _roofline),
-    Op("collective", ("collective_time",), "chip, kind, bytes, n_chips; tier",
+    Op("collective", ("collective_time",), _inputs(api.collective_time),
        ("t_comms", "time"), _collective),
-    Op("weight_load", ("weight_load_time",), "chip, n_params; dtype, n_chips",
+    Op("weight_load", ("weight_load_time",), _inputs(api.weight_load_time),
        ("t_hbm", "time"), _weight_load),
-    Op("kv_cache", ("kv_cache_bytes",), "layers, kv_heads, head_dim, tokens; batch, dtype",
+    Op("kv_cache", ("kv_cache_bytes",), _inputs(api.kv_cache_bytes),
        ("kv_cache_bytes",), _kv_cache),
-    Op("cost", ("cost_per_flop",), "chip; dtype, mfu", ("usd_per_1e18_flop",), _cost),
-    Op("attention", ("attn_intensity",), "T, S, G", ("intensity",), _attention),
-    Op("decode", ("decode_time",), "chip, model, context; batch, n_chips, dtype, weight_dtype, "
-       "kv_dtype, mbu, mfu",
+    Op("cost", ("cost_per_flop",), _inputs(api.cost_per_flop, skip=("price",)),
+       ("usd_per_1e18_flop",), _cost),
+    Op("attention", ("attn_intensity",), _inputs(api.attn_intensity), ("intensity",),
+       _attention),
+    Op("decode", ("decode_time",), _inputs(api.decode_time),
        ("t_math", "t_hbm", "t_comms", "time", "upper", "bound", "intensity", "flops_per_s",
         "tokens_per_s"), _decode),
-    Op("prefill", ("prefill_time",), "chip, model, prompt; batch, n_chips, dtype, "
-       "weight_dtype, kv_dtype, mbu, mfu",
+    Op("prefill", ("prefill_time",), _inputs(api.prefill_time),
        ("t_math", "t_hbm", "t_comms", "time", "upper", "bound", "intensity", "flops_per_s",
         "tokens_per_s"), _prefill),
-    Op("train", ("train_time",), "chip, model, tokens, n_chips; mfu, dtype, seq_len",
+    Op("train", ("train_time",), _inputs(api.train_time),
        ("t_math", "time", "bound"), _train),
 )}
+#: recognised argument columns (``op`` and what the ops read): canonical name by lookup key
+ARGUMENTS = {a.casefold(): a for a in (
+    "op", *(a.strip() for op in OPS.values() for a in op.inputs.replace(";", ",").split(",")))}
 _resolve_op = Keyword("op", {normalize_keyword(k): op.name for op in OPS.values()
                             for k in (op.name, *op.aliases)}, error=BatchInputError)
 
