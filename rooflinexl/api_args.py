@@ -1,4 +1,4 @@
-"""Arguments of the public functions: defaults, and what a blank, text, a boolean, inf become.
+"""Arguments of the public functions: what each takes; what a blank, text, TRUE, inf become.
 
 Both edges that take user input element by element — the Excel adapters
 (:mod:`rooflinexl.udfs`, one cell at a time or a range) and the scenario
