@@ -746,7 +746,7 @@ def _evaluate_frame(frame: pd.DataFrame, table: ChipTable, ops,
             if not rows.size:
                 continue
         OPS[name].run(_Group(t, rows, out, OPS[name]))
-    result = frame.drop(columns=[c for c in frame.columns if c in out])
+    result = frame.drop(columns=[c for c in frame.columns if c in columns])
     new = pd.DataFrame({c: _text_column(out.get(c), frame.index) if c in _TEXT_OUTPUTS
                         else pd.Series(_column(out, c, n), index=frame.index, copy=False)
                         for c in columns}, index=frame.index, copy=False)

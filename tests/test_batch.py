@@ -259,6 +259,16 @@ def test_reevaluating_a_result_is_idempotent_and_chunks_agree():
     pd.testing.assert_frame_equal(chunked, first)
 
 
+def test_reevaluating_a_clean_result_keeps_one_of_each_column():
+    """One group, no error anywhere: the result columns of the input are still replaced."""
+    first = evaluate(pd.DataFrame({"chip": ["H100", "TPU v5e"], "B": [256, 4096], "D": 8192,
+                                   "F": 8192}))
+    assert first["error"].isna().all()
+    again = evaluate(first)
+    assert list(again.columns) == list(first.columns)
+    pd.testing.assert_frame_equal(again, first)
+
+
 def test_empty_table_and_ops_argument():
     out = evaluate(pd.DataFrame({"chip": pd.Series([], dtype=object), "B": [], "D": [], "F": []}))
     assert len(out) == 0 and "time" in out.columns and "error" in out.columns
