@@ -224,8 +224,10 @@ class _Chips:
         if fast is not None:  # large all-str array: look up and explain each distinct name once
             codes, uniq = fast
             rows = [self.table.row_of(u) for u in uniq]
-            self.idx = np.array([-1 if j is None else j for j in rows], dtype=np.intp)[codes]
-            self.unknown = self.idx < 0
+            rows_u = np.array([-1 if j is None else j for j in rows], dtype=np.intp)
+            self.idx = rows_u[codes]
+            # no unknown name among the distinct ones: one False for all, no pass over the rows
+            self.unknown = self.idx < 0 if (rows_u < 0).any() else np.zeros((), bool)
             if self.unknown.any():
                 why = np.empty(len(uniq), dtype=object)
                 for j, (u, r) in enumerate(zip(uniq, rows, strict=True)):
@@ -249,7 +251,7 @@ class _Chips:
     @functools.cached_property
     def safe(self) -> np.ndarray:
         """Row indices with unknown chips at row 0 (their values are never used)."""
-        return np.where(self.unknown, 0, self.idx)
+        return np.where(self.unknown, 0, self.idx) if self.unknown.any() else self.idx
 
     def spec(self, column, where=True) -> np.ndarray:
         """Float values of ``column`` (a str or an object array of column names).
@@ -487,7 +489,9 @@ def crit_batch(chip, D=None, F=None, dtype="bf16", weight_dtype=None, tier="hbm"
     wdt = dt if weight_dtype is None else _dtype(weight_dtype)
     i = model.critical_intensity(_peak(ch, dt), ch.spec(map_keyword(_tier(tier, "hbm"), TIERS)),
                                  checks=run.checks)
-    return _finish(run, model.crit_batch(i, D, F, _bytes(dt), _bytes(wdt), checks=run.checks))
+    a = _bytes(dt)
+    w = a if wdt is dt else _bytes(wdt)
+    return _finish(run, model.crit_batch(i, D, F, a, w, checks=run.checks))
 
 
 def _bound(t_math, t_mem, t_net, mem_label="memory") -> Coded:
@@ -573,8 +577,9 @@ def matmul_parts(run: Run, chip, B, D, F, dtype, weight_dtype, n_chips, shard, r
             net.out_latency, net.base_latency
     else:
         ici, lat, dom, dcn, dcn_lat, base = np.nan, 0.0, np.inf, np.nan, 0.0, 0.0
+    a = _bytes(dt)
     t_math, t_hbm, t_comms, flops, per_chip = model.matmul_terms(
-        B, D, F, _peak(ch, dt), ch.spec("hbm_bw"), ici, _bytes(dt), _bytes(wdt), n, sh,
+        B, D, F, _peak(ch, dt), ch.spec("hbm_bw"), ici, a, a if wdt is dt else _bytes(wdt), n, sh,
         lat, dom, dcn, dcn_lat, base_latency=base, checks=run.checks)
     with np.errstate(all="ignore"):
         values = {

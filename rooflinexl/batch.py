@@ -342,7 +342,10 @@ class _Group:
             if value.shape != (self.n,):
                 value = np.broadcast_to(value, (self.n,))
             infinite = np.zeros(0, dtype=np.intp)
-            if dtype is float:  # NaN stays: not applicable (t_hbm of an ici roofline)
+            # NaN stays: not applicable (t_hbm of an ici roofline); an inf is an error, looked
+            # for element by element only where the NaN-ignoring extremes show one
+            if dtype is float and value.size and (np.isinf(np.fmax.reduce(value))
+                                                  or np.isinf(np.fmin.reduce(value))):
                 inf = np.isinf(value)
                 if sel is not None:
                     inf[sel] = False

@@ -99,11 +99,16 @@ class Run:
     def require(self, bad, reason, exc=DomainError):
         self.checks.add(bad, exc, reason)
 
+    # The checks below first ask one reduction whether every element is fine (NaN fails it,
+    # as it fails the element test) and build the mask of bad elements only where one is not.
+
     def positive(self, name, x):
-        self.require(~(x > 0), f"{name} must be > 0")
+        if np.size(x) and not (np.min(x) > 0):
+            self.require(~(x > 0), f"{name} must be > 0")
 
     def nonneg(self, name, x):
-        self.require(~(x >= 0), f"{name} must be >= 0")
+        if np.size(x) and not (np.min(x) >= 0):
+            self.require(~(x >= 0), f"{name} must be >= 0")
 
     def integer(self, name, x, low):
         self.require(~((x >= low) & (np.floor(x) == x)),
@@ -113,7 +118,8 @@ class Run:
         """Record elements whose result overflowed to inf (or became NaN) from valid inputs."""
         for v in values:
             v = np.asarray(v)
-            if v.dtype.kind == "f":
+            if v.dtype.kind == "f" and v.size and not (np.isfinite(np.min(v))
+                                                       and np.isfinite(np.max(v))):
                 self.require(~np.isfinite(v), "the result is not a finite number (overflow)")
 
     def done(self, value):
@@ -388,9 +394,10 @@ def crit_batch(intensity, D=None, F=None, a=2.0, w=None, *, checks=None):
     run.positive("weight_dtype bytes", w)
     with np.errstate(all="ignore"):
         denom = 2.0 / i - a / F - a / D
-        run.require((i > 0) & (D > 0) & (F > 0) & ~(denom > 0),
-                    "no batch size reaches the roof: 2/I <= a/F + a/D "
-                    "(the matrices are too small for this chip)")
+        if denom.size and not (np.min(denom) > 0):
+            run.require((i > 0) & (D > 0) & (F > 0) & ~(denom > 0),
+                        "no batch size reaches the roof: 2/I <= a/F + a/D "
+                        "(the matrices are too small for this chip)")
         return run.done(w / denom)
 
 
