@@ -496,7 +496,9 @@ def matmul_terms(B, D, F, peak, hbm_bw, ici_bw=np.nan, a=2.0, w=None, n=1.0, sha
             per_chip = np.where(is_d, (x_bytes + w_bytes) / n + o_bytes,
                                 np.where(is_f, x_bytes + (w_bytes + o_bytes) / n,
                                          x_bytes + w_bytes + o_bytes))
-        flops = 2.0 * B * D * F / n
+        flops = 2.0 * B * D * F
+        if n.ndim or n != 1:  # one chip: the division changes no bit, skip its pass
+            flops = flops / n
         t_math = flops / peak
         t_hbm = per_chip / hbm
         needs_ici = is_d & (n > 1)
