@@ -21,17 +21,23 @@ from __future__ import annotations
 import functools
 import re
 
-__all__ = ["CELL_PATTERN", "CELL_RE", "FILE_CELL_PATTERN", "MAX_COL", "MAX_ROW", "cell_name",
-           "column_letters", "column_number", "parse_cell", "parse_range", "quote_sheet",
-           "unquote_sheet"]
+__all__ = ["CELL_PATTERN", "CELL_RE", "COLUMN_PATTERN", "FILE_CELL_PATTERN", "MAX_COL",
+           "MAX_ROW", "ROW_PATTERN", "cell_name", "column_letters", "column_number", "parse_cell",
+           "parse_range", "quote_sheet", "unquote_sheet"]
 
 #: Excel's sheet size (rows, columns), 2007 and later.
 MAX_ROW, MAX_COL = 1_048_576, 16_384
 
+#: Column letters as a formula writes them (any case, no groups): the building block of
+#: every pattern here and of the formula scanners in :mod:`rooflinexl.recalc`.
+COLUMN_PATTERN = r"[A-Za-z]{1,3}"
+#: Row digits as a formula writes them (no groups). Row 0 and rows past the sheet match,
+#: so that a scanner sees the reference and can refuse it by name.
+ROW_PATTERN = r"[0-9]{1,7}"
 #: One cell as a file writes it (``r="B7"``: upper case, no ``$``): groups (letters, row).
 FILE_CELL_PATTERN = r"([A-Z]{1,3})([1-9][0-9]{0,6})"
 #: One cell in A1 notation as a person or a formula writes it: any case, ``$`` allowed.
-CELL_PATTERN = r"\$?([A-Za-z]{1,3})\$?([1-9][0-9]{0,6})"
+CELL_PATTERN = r"\$?(" + COLUMN_PATTERN + r")\$?([1-9][0-9]{0,6})"
 #: :data:`CELL_PATTERN` compiled (``fullmatch`` for a whole cell).
 CELL_RE = re.compile(CELL_PATTERN)
 
@@ -100,9 +106,10 @@ def parse_range(text: str) -> tuple[int, int, int, int] | None:
     return min(r0, r1), min(c0, c1), max(r0, r1), max(c0, c1)
 
 
-def quote_sheet(name: str) -> str:
-    """A sheet name as a formula writes it: quoted (``''`` for ``'``) unless a plain word."""
-    if _BARE_SHEET.fullmatch(name) and not CELL_RE.fullmatch(name):
+def quote_sheet(name: str, always: bool = False) -> str:
+    """A sheet name as a formula writes it: quoted (``''`` for ``'``) unless a plain word
+    (``always``: quoted in any case, as the engine's rewritten formulas write it)."""
+    if not always and _BARE_SHEET.fullmatch(name) and not CELL_RE.fullmatch(name):
         return name
     return "'" + name.replace("'", "''") + "'"
 

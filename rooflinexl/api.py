@@ -119,7 +119,7 @@ class Coded:
         vals = np.empty(len(self.values), dtype=object)
         for j, v in enumerate(self.values):
             vals[j] = v
-        return vals[self.codes]
+        return vals[self.codes.reshape(-1)].reshape(np.shape(self.codes))
 
     def __array__(self, dtype=None, copy=None):
         if dtype is None or np.dtype(dtype) == object:
@@ -224,8 +224,10 @@ class _Chips:
         if fast is not None:  # large all-str array: look up and explain each distinct name once
             codes, uniq = fast
             rows = [self.table.row_of(u) for u in uniq]
-            self.idx = np.array([-1 if j is None else j for j in rows], dtype=np.intp)[codes]
-            self.unknown = self.idx < 0
+            rows_u = np.array([-1 if j is None else j for j in rows], dtype=np.intp)
+            self.idx = rows_u[codes]
+            # no unknown name among the distinct ones: one False for all, no pass over the rows
+            self.unknown = self.idx < 0 if (rows_u < 0).any() else np.zeros((), bool)
             if self.unknown.any():
                 why = np.empty(len(uniq), dtype=object)
                 for j, (u, r) in enumerate(zip(uniq, rows, strict=True)):
@@ -246,12 +248,17 @@ class _Chips:
                 why[m] = msg
             checks.add(self.unknown, UnknownChipError, why)
 
+    @functools.cached_property
+    def safe(self) -> np.ndarray:
+        """Row indices with unknown chips at row 0 (their values are never used)."""
+        return np.where(self.unknown, 0, self.idx) if self.unknown.any() else self.idx
+
     def spec(self, column, where=True) -> np.ndarray:
         """Float values of ``column`` (a str or an object array of column names).
 
         A blank value is recorded as a missing spec where ``where`` is true.
         """
-        safe = np.where(self.unknown, 0, self.idx)
+        safe = self.safe
         if isinstance(column, str):
             vals = self.table.numeric(column)[safe]
             codes, cols = np.zeros((), dtype=np.intp), [column]
@@ -261,7 +268,9 @@ class _Chips:
             safe, codes = np.broadcast_arrays(safe, codes)
             # one gather from a (distinct columns x chips) matrix
             vals = np.stack([self.table.numeric(c) for c in cols])[codes, safe]
-        missing = np.isnan(vals) & ~self.unknown & where
+        missing = np.isnan(vals)
+        if missing.any():
+            missing &= ~self.unknown & where
         if missing.any():
             safe_b, codes_b, _ = np.broadcast_arrays(safe, codes, missing)
             # one reason per distinct (chip row, column) pair among the missing elements
@@ -314,7 +323,7 @@ def _network(ch: _Chips, tier, n, needs_torus=False, where=True) -> _Net:
     out_bw = ch.spec("dcn_bw", where=beyond)
     out_lat = np.nan_to_num(ch.spec("dcn_latency", where=False), nan=0.0)
     base = np.nan_to_num(ch.spec("collective_latency", where=False), nan=0.0)
-    safe = np.where(ch.unknown, 0, ch.idx)
+    safe = ch.safe
     topo = np.asarray(ch.table.text("scaleup_topology"), dtype=object)[safe]
     need = np.asarray(needs_torus) & scaleup & ~beyond & where
     blank = (topo == "") & need & ~ch.unknown
@@ -345,7 +354,7 @@ def _bytes(dt):
 def _select(result, values: dict):
     """Pick ``values[result]`` elementwise (result: a str or an object array)."""
     if isinstance(result, str):
-        return values[result]
+        return plain(values[result])
     result = plain(result)
     shape = np.broadcast_shapes(result.shape, *(np.shape(v) for v in values.values()))
     out = np.empty(shape, dtype=object)
@@ -480,14 +489,16 @@ def crit_batch(chip, D=None, F=None, dtype="bf16", weight_dtype=None, tier="hbm"
     wdt = dt if weight_dtype is None else _dtype(weight_dtype)
     i = model.critical_intensity(_peak(ch, dt), ch.spec(map_keyword(_tier(tier, "hbm"), TIERS)),
                                  checks=run.checks)
-    return _finish(run, model.crit_batch(i, D, F, _bytes(dt), _bytes(wdt), checks=run.checks))
+    a = _bytes(dt)
+    w = a if wdt is dt else _bytes(wdt)
+    return _finish(run, model.crit_batch(i, D, F, a, w, checks=run.checks))
 
 
-def _bound(t_math, t_mem, t_net, mem_label="memory"):
+def _bound(t_math, t_mem, t_net, mem_label="memory") -> Coded:
+    """Which term bounds each element, as codes into ("compute", mem_label, "network")."""
     t_math, t_mem, t_net = np.broadcast_arrays(t_math, t_mem, t_net)
     code = np.where(t_math >= np.maximum(t_mem, t_net), 0, np.where(t_mem >= t_net, 1, 2))
-    labels = np.array(["compute", mem_label, "network"], dtype=object)
-    return labels[code.reshape(-1)].reshape(code.shape)
+    return Coded(code, ("compute", mem_label, "network"))
 
 
 def matmul_time(chip, B, D, F, dtype="bf16", weight_dtype=None, n_chips=1, shard="none",
@@ -566,8 +577,9 @@ def matmul_parts(run: Run, chip, B, D, F, dtype, weight_dtype, n_chips, shard, r
             net.out_latency, net.base_latency
     else:
         ici, lat, dom, dcn, dcn_lat, base = np.nan, 0.0, np.inf, np.nan, 0.0, 0.0
+    a = _bytes(dt)
     t_math, t_hbm, t_comms, flops, per_chip = model.matmul_terms(
-        B, D, F, _peak(ch, dt), ch.spec("hbm_bw"), ici, _bytes(dt), _bytes(wdt), n, sh,
+        B, D, F, _peak(ch, dt), ch.spec("hbm_bw"), ici, a, a if wdt is dt else _bytes(wdt), n, sh,
         lat, dom, dcn, dcn_lat, base_latency=base, checks=run.checks)
     with np.errstate(all="ignore"):
         values = {
@@ -975,7 +987,7 @@ def _list_price(run: Run, ch: _Chips, provider, pricing, prices, result="price",
             {normalize_keyword(k): k for k in PRICING}, "pricing")(pricing)
         if not isinstance(kind, str):
             raise KeywordError("pricing must be one value per call")
-        safe = np.where(ch.unknown, 0, ch.idx)
+        safe = ch.safe
         names = np.asarray(np.asarray(ch.table.names, dtype=object)[safe], dtype=object)
         table = load_prices(prices)
         price, why = lookup(table, names, provider.strip(), kind, ch.table)
@@ -1132,7 +1144,7 @@ def chip_spec(chip, field, *, chips=None, checks=None):
     fd = _keyword(field, resolve, None)
     if fd is None:
         raise KeywordError(f"field is required: one of {', '.join(table.columns)}")
-    safe = np.where(ch.unknown, 0, ch.idx)
+    safe = ch.safe
     fields = np.asarray(plain(fd), dtype=object)
     safe_b, fields_b = np.broadcast_arrays(safe, fields)
     out = np.empty(safe_b.shape, dtype=object)

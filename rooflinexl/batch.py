@@ -66,12 +66,6 @@ class BatchInputError(RooflineError, ValueError):
     """A table that cannot be evaluated at all (two columns for one argument, no op to infer)."""
 
 
-#: recognised argument columns: canonical name by lookup key
-ARGUMENTS = {a.casefold(): a for a in (
-    "op", "chip", "B", "D", "F", "E", "k", "n_chips", "dtype", "weight_dtype", "shard", "tier",
-    "flops", "bytes", "kind", "n_params", "layers", "kv_heads", "head_dim", "tokens", "batch",
-    "mfu", "T", "S", "G", "model", "context", "prompt", "kv_dtype", "mbu", "seq_len")}
-
 #: result columns in the order they are appended (those of the ops present, then ``error``)
 OUTPUTS = ("t_math", "t_hbm", "t_comms", "time", "upper", "bound", "intensity", "flops_per_s",
            "tokens_per_s", "crit_intensity", "crit_batch", "moe_min_batch", "net_critical_d",
@@ -336,12 +330,22 @@ class _Group:
                     for m, exc, r in checks.items])
                 codes, why = sub.codes((sel.size,))
         for name, value in results.items():
-            col = self.out[name]
-            value = np.asarray(value, dtype=col.dtype)
+            if isinstance(value, api.Coded) and self.rows is None:  # text by codes: kept so
+                text = np.broadcast_to(value.codes, (self.n,))     # (see _text_column)
+                if sel is not None:  # failed rows: one more value, empty
+                    text = text.copy()
+                    text[sel] = len(value.values)
+                self.out[name] = api.Coded(text, (*value.values, None))
+                continue
+            dtype = object if name in _TEXT_OUTPUTS else float
+            value = np.asarray(value, dtype=dtype)
             if value.shape != (self.n,):
                 value = np.broadcast_to(value, (self.n,))
             infinite = np.zeros(0, dtype=np.intp)
-            if col.dtype != object:  # NaN stays: not applicable (t_hbm of an ici roofline)
+            # NaN stays: not applicable (t_hbm of an ici roofline); an inf is an error, looked
+            # for element by element only where the NaN-ignoring extremes show one
+            if dtype is float and value.size and (np.isinf(np.fmax.reduce(value))
+                                                  or np.isinf(np.fmin.reduce(value))):
                 inf = np.isinf(value)
                 if sel is not None:
                     inf[sel] = False
@@ -352,28 +356,61 @@ class _Group:
                                 np.full(k, f"{name}: the result is infinite", dtype=object), "")
             if sel is not None or infinite.size:
                 value = value.copy()  # never write into an array the api returned
-                empty = None if col.dtype == object else np.nan
+                empty = None if dtype is object else np.nan
                 if sel is not None:
                     value[sel] = empty
                 value[infinite] = empty
-            if self.rows is None and value.base is None and value.flags.writeable:
-                self.out[name] = value  # the only group: keep the array, no copy
-            elif self.rows is None:
-                col[:] = value
+            if self.rows is None:  # the only group: keep a fresh array, no copy
+                fresh = value.base is None and value.flags.writeable
+                self.out[name] = value if fresh else value.copy()
             else:
-                col[self.rows] = value
+                _column(self.out, name, self.t.n)[self.rows] = value
         if sel is not None:
             self._error(sel, codes, why, prefix)
 
     def _error(self, sel, codes, why, prefix):
         """Error text of rows ``sel`` of the group, unless an earlier call already set one."""
-        err = self.out["error"]
+        err = _column(self.out, "error", self.t.n)
         where = sel if self.rows is None else self.rows[sel]
         free = np.equal(err[where], None).astype(bool)
         if not free.any():
             return
         reason = np.where(np.equal(why, None).astype(bool), codes, why)[free]
         err[where[free]] = codes[free] + (": " + prefix) + reason
+
+
+def _column(out: dict, name: str, n: int) -> np.ndarray:
+    """Result column ``name`` of ``out``, made empty (NaN or None) when no group filled it yet."""
+    col = out.get(name)
+    if col is None:
+        col = out[name] = np.full(n, None if name in _TEXT_OUTPUTS else np.nan,
+                                  dtype=object if name in _TEXT_OUTPUTS else float)
+    return col
+
+
+def _text_column(values, index) -> pd.Series:
+    """A text result column as a :data:`TEXT_DTYPE` Series.
+
+    ``values``: an object array of str and None, an :class:`api.Coded` of
+    them, or None where every row is empty (no row has an error). Built
+    straight from Arrow when pandas stores strings in Arrow (pandas >= 3 with
+    pyarrow), a coded column by one ``take`` from its distinct values:
+    pandas' own conversion checks every element again and costs ten times
+    more at a million rows.
+    """
+    if TEXT_DTYPE.storage == "pyarrow" and int(pd.__version__.split(".")[0]) >= 3:
+        import pyarrow as pa
+
+        if values is None:
+            arr = pa.nulls(len(index), pa.large_string())
+        elif isinstance(values, api.Coded):
+            arr = pa.array(list(values.values), type=pa.large_string()).take(
+                pa.array(values.codes))
+        else:
+            arr = pa.array(values, type=pa.large_string(), from_pandas=True)
+        return pd.Series(pd.arrays.ArrowStringArray(arr), index=index, copy=False)
+    values = np.full(len(index), None, dtype=object) if values is None else api.plain(values)
+    return pd.Series(values, index=index, dtype=TEXT_DTYPE, copy=False)
 
 
 def _materialise(values: list, codes: np.ndarray):
@@ -530,38 +567,57 @@ def _train(g: _Group):
     g.put(ck, t_math=t, time=t, bound=np.where(np.isfinite(t), "compute", None))
 
 
+def _inputs(*fns, skip=()) -> str:
+    """The columns an op computing ``fns`` reads, from their one description
+    (:func:`rooflinexl.api_args.arguments`): ``"required, ...; optional, ..."``, each in
+    order of first appearance; an argument is required where any of ``fns`` requires it.
+    Tables (the op's ``chips=``/``models=``) and ``result`` (an op fills every result
+    column) are no columns, nor is what ``skip`` names.
+    """
+    required: dict[str, bool] = {}
+    for fn in fns:
+        for a in api_args.arguments(fn):
+            if a.kind != api_args.TABLE and a.name not in ("result", *skip):
+                required[a.name] = required.get(a.name, False) or not a.optional
+    return "; ".join(", ".join(n for n, r in required.items() if r is want)
+                     for want in (True, False) if want in required.values())
+
+
 #: the values of the ``op`` column (aliases: the catalogue's function names)
 OPS: dict[str, Op] = {op.name: op for op in (
-    Op("matmul", ("matmul_time",), "chip, B, D, F; dtype, weight_dtype, n_chips, shard, tier",
+    Op("matmul", ("matmul_time",), _inputs(api.matmul_time, api.crit_batch),
        ("t_math", "t_hbm", "t_comms", "time", "upper", "bound", "intensity", "flops_per_s",
         "crit_batch"), _matmul),
-    Op("crit", ("crit_batch", "crit_intensity"), "chip; D, F, dtype, weight_dtype, tier",
+    Op("crit", ("crit_batch", "crit_intensity"), _inputs(api.crit_batch, api.crit_intensity),
        ("crit_intensity", "crit_batch"), _crit),
-    Op("moe", ("moe_min_batch",), "chip, E, k; dtype, weight_dtype, tier",
+    Op("moe", ("moe_min_batch",), _inputs(api.moe_min_batch),
        ("moe_min_batch",), _moe),
-    Op("net", ("net_critical_d",), "chip, n_chips; dtype, tier", ("net_critical_d",), _net),
-    Op("roofline", ("roofline_time",), "chip, flops, bytes; tier, dtype",
+    Op("net", ("net_critical_d",), _inputs(api.net_critical_d), ("net_critical_d",), _net),
+    Op("roofline", ("roofline_time",), _inputs(api.roofline_time, api.arith_intensity),
        ("t_math", "t_hbm", "t_comms", "time", "upper", "bound", "intensity", "flops_per_s"),
        _roofline),
-    Op("collective", ("collective_time",), "chip, kind, bytes, n_chips; tier",
+    Op("collective", ("collective_time",), _inputs(api.collective_time),
        ("t_comms", "time"), _collective),
-    Op("weight_load", ("weight_load_time",), "chip, n_params; dtype, n_chips",
+    Op("weight_load", ("weight_load_time",), _inputs(api.weight_load_time),
        ("t_hbm", "time"), _weight_load),
-    Op("kv_cache", ("kv_cache_bytes",), "layers, kv_heads, head_dim, tokens; batch, dtype",
+    Op("kv_cache", ("kv_cache_bytes",), _inputs(api.kv_cache_bytes),
        ("kv_cache_bytes",), _kv_cache),
-    Op("cost", ("cost_per_flop",), "chip; dtype, mfu", ("usd_per_1e18_flop",), _cost),
-    Op("attention", ("attn_intensity",), "T, S, G", ("intensity",), _attention),
-    Op("decode", ("decode_time",), "chip, model, context; batch, n_chips, dtype, weight_dtype, "
-       "kv_dtype, mbu, mfu",
+    Op("cost", ("cost_per_flop",), _inputs(api.cost_per_flop, skip=("price",)),
+       ("usd_per_1e18_flop",), _cost),
+    Op("attention", ("attn_intensity",), _inputs(api.attn_intensity), ("intensity",),
+       _attention),
+    Op("decode", ("decode_time",), _inputs(api.decode_time),
        ("t_math", "t_hbm", "t_comms", "time", "upper", "bound", "intensity", "flops_per_s",
         "tokens_per_s"), _decode),
-    Op("prefill", ("prefill_time",), "chip, model, prompt; batch, n_chips, dtype, "
-       "weight_dtype, kv_dtype, mbu, mfu",
+    Op("prefill", ("prefill_time",), _inputs(api.prefill_time),
        ("t_math", "t_hbm", "t_comms", "time", "upper", "bound", "intensity", "flops_per_s",
         "tokens_per_s"), _prefill),
-    Op("train", ("train_time",), "chip, model, tokens, n_chips; mfu, dtype, seq_len",
+    Op("train", ("train_time",), _inputs(api.train_time),
        ("t_math", "time", "bound"), _train),
 )}
+#: recognised argument columns (``op`` and what the ops read): canonical name by lookup key
+ARGUMENTS = {a.casefold(): a for a in (
+    "op", *(a.strip() for op in OPS.values() for a in op.inputs.replace(";", ",").split(",")))}
 _resolve_op = Keyword("op", {normalize_keyword(k): op.name for op in OPS.values()
                             for k in (op.name, *op.aliases)}, error=BatchInputError)
 
@@ -676,12 +732,11 @@ def _evaluate_frame(frame: pd.DataFrame, table: ChipTable, ops,
         raise BatchInputError(f"ops {sorted(missing)} appear in the table but not in ops={ops}")
     check_columns(frame.columns, ops, passthrough)
     columns = _output_columns(ops)
-    out = {c: np.full(n, None, dtype=object) if c in _TEXT_OUTPUTS else np.full(n, np.nan)
-           for c in columns}
+    out: dict[str, np.ndarray] = {}  # result columns, made by the groups that fill them
     bad_op = np.array([w is not None for w in op_bad], dtype=bool)[op_codes]
     if bad_op.any():
         why = np.array(op_bad, dtype=object)[op_codes[bad_op]]
-        out["error"][bad_op] = "#VALUE!: " + why
+        _column(out, "error", n)[bad_op] = "#VALUE!: " + why
     by_op: dict[str, list[int]] = {}
     for j, name in enumerate(op_names):
         if name is not None and seen[j]:
@@ -694,9 +749,9 @@ def _evaluate_frame(frame: pd.DataFrame, table: ChipTable, ops,
             if not rows.size:
                 continue
         OPS[name].run(_Group(t, rows, out, OPS[name]))
-    result = frame.drop(columns=[c for c in frame.columns if c in out])
-    new = pd.DataFrame({c: pd.Series(out[c], index=frame.index, copy=False,
-                                     dtype=TEXT_DTYPE if c in _TEXT_OUTPUTS else out[c].dtype)
+    result = frame.drop(columns=[c for c in frame.columns if c in columns])
+    new = pd.DataFrame({c: _text_column(out.get(c), frame.index) if c in _TEXT_OUTPUTS
+                        else pd.Series(_column(out, c, n), index=frame.index, copy=False)
                         for c in columns}, index=frame.index, copy=False)
     return pd.concat([result, new], axis=1)
 

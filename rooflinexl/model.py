@@ -99,11 +99,16 @@ class Run:
     def require(self, bad, reason, exc=DomainError):
         self.checks.add(bad, exc, reason)
 
+    # The checks below first ask one reduction whether every element is fine (NaN fails it,
+    # as it fails the element test) and build the mask of bad elements only where one is not.
+
     def positive(self, name, x):
-        self.require(~(x > 0), f"{name} must be > 0")
+        if np.size(x) and not (np.min(x) > 0):
+            self.require(~(x > 0), f"{name} must be > 0")
 
     def nonneg(self, name, x):
-        self.require(~(x >= 0), f"{name} must be >= 0")
+        if np.size(x) and not (np.min(x) >= 0):
+            self.require(~(x >= 0), f"{name} must be >= 0")
 
     def integer(self, name, x, low):
         self.require(~((x >= low) & (np.floor(x) == x)),
@@ -113,7 +118,8 @@ class Run:
         """Record elements whose result overflowed to inf (or became NaN) from valid inputs."""
         for v in values:
             v = np.asarray(v)
-            if v.dtype.kind == "f":
+            if v.dtype.kind == "f" and v.size and not (np.isfinite(np.min(v))
+                                                       and np.isfinite(np.max(v))):
                 self.require(~np.isfinite(v), "the result is not a finite number (overflow)")
 
     def done(self, value):
@@ -388,9 +394,10 @@ def crit_batch(intensity, D=None, F=None, a=2.0, w=None, *, checks=None):
     run.positive("weight_dtype bytes", w)
     with np.errstate(all="ignore"):
         denom = 2.0 / i - a / F - a / D
-        run.require((i > 0) & (D > 0) & (F > 0) & ~(denom > 0),
-                    "no batch size reaches the roof: 2/I <= a/F + a/D "
-                    "(the matrices are too small for this chip)")
+        if denom.size and not (np.min(denom) > 0):
+            run.require((i > 0) & (D > 0) & (F > 0) & ~(denom > 0),
+                        "no batch size reaches the roof: 2/I <= a/F + a/D "
+                        "(the matrices are too small for this chip)")
         return run.done(w / denom)
 
 
@@ -470,9 +477,11 @@ def matmul_terms(B, D, F, peak, hbm_bw, ici_bw=np.nan, a=2.0, w=None, n=1.0, sha
     run = Run(checks)
     w = a if w is None else w
     shard_arr = np.asarray(shard, dtype=object)  # compared before broadcasting: often one str
-    B, D, F, peak, hbm, ici, a, w, n, is_d, is_f = np.broadcast_arrays(
-        _f(B), _f(D), _f(F), _f(peak), _f(hbm_bw), _f(ici_bw), _f(a), _f(w), _f(n),
-        np.asarray(shard_arr == "D", dtype=bool), np.asarray(shard_arr == "F", dtype=bool))
+    is_d, is_f = (np.asarray(shard_arr == s, dtype=bool) for s in ("D", "F"))
+    B, D, F, peak, hbm, ici, a, w, n = map(_f, (B, D, F, peak, hbm_bw, ici_bw, a, w, n))
+    # every argument is checked and combined in its own shape (a scalar n or shard costs
+    # nothing per element); the masks broadcast in Checks, the results at the end
+    shape = np.broadcast_shapes(*(x.shape for x in (B, D, F, peak, hbm, ici, a, w, n, is_d)))
     for name, x in (("B", B), ("D", D), ("F", F), ("peak", peak), ("hbm_bw", hbm),
                     ("dtype bytes", a), ("weight_dtype bytes", w)):
         run.positive(name, x)
@@ -481,29 +490,37 @@ def matmul_terms(B, D, F, peak, hbm_bw, ici_bw=np.nan, a=2.0, w=None, n=1.0, sha
                 "shard 'none' needs n_chips = 1; use shard 'D' or 'F' to split the matmul")
     with np.errstate(all="ignore"):
         x_bytes, w_bytes, o_bytes = a * B * D, w * D * F, a * B * F
-        per_chip = np.where(is_d, (x_bytes + w_bytes) / n + o_bytes,
-                            np.where(is_f, x_bytes + (w_bytes + o_bytes) / n,
-                                     x_bytes + w_bytes + o_bytes))
-        flops = 2.0 * B * D * F / n
+        if is_d.ndim == 0 and not is_d and not is_f:  # one shard, "none": no split
+            per_chip = x_bytes + w_bytes + o_bytes
+        else:
+            per_chip = np.where(is_d, (x_bytes + w_bytes) / n + o_bytes,
+                                np.where(is_f, x_bytes + (w_bytes + o_bytes) / n,
+                                         x_bytes + w_bytes + o_bytes))
+        flops = 2.0 * B * D * F
+        if n.ndim or n != 1:  # one chip: the division changes no bit, skip its pass
+            flops = flops / n
         t_math = flops / peak
         t_hbm = per_chip / hbm
         needs_ici = is_d & (n > 1)
         run.require(needs_ici & ~(ici > 0), "ici_bw must be > 0 for shard 'D'")
-        t_comms = np.zeros(np.broadcast_shapes(  # the shape the AllReduce would have had
-            needs_ici.shape, *map(np.shape, (ici_latency, domain, dcn_bw, dcn_latency,
-                                             base_latency))))
+        comms_shape = np.broadcast_shapes(  # the shape the AllReduce would have had
+            shape, *map(np.shape, (ici_latency, domain, dcn_bw, dcn_latency, base_latency)))
+        t_comms = np.zeros(comms_shape)
         if needs_ici.any():  # the AllReduce of shard 'D' over more than one chip
             sub = Checks()
             t_ar = np.asarray(collective_seconds(
                 "allreduce", o_bytes, n, np.where(needs_ici, ici, 1.0), ici_latency, domain,
                 dcn_bw, dcn_latency, base_latency=base_latency, checks=sub), dtype=float)
             for mask, exc, reason in sub.items:  # only where the AllReduce happens
-                run.require(np.broadcast_to(mask, needs_ici.shape) & needs_ici, reason, exc)
+                run.require(np.broadcast_to(mask, comms_shape) & needs_ici, reason, exc)
             t_comms = np.where(needs_ici, t_ar, 0.0)
-    run.finite(t_math, t_hbm, t_comms, per_chip)
+            run.finite(t_comms)
+    run.finite(t_math, t_hbm, per_chip)
     if run.own:
         run.checks.raise_first()
-    return tuple(_out(x) for x in (t_math, t_hbm, t_comms, flops, per_chip))
+    return tuple(_out(x if x.shape == s else np.broadcast_to(x, s).copy())
+                 for x, s in ((t_math, shape), (t_hbm, shape), (t_comms, comms_shape),
+                              (flops, shape), (per_chip, shape)))
 
 
 def moe_min_batch(intensity, E, k, w=2.0, *, checks=None):

@@ -259,6 +259,16 @@ def test_reevaluating_a_result_is_idempotent_and_chunks_agree():
     pd.testing.assert_frame_equal(chunked, first)
 
 
+def test_reevaluating_a_clean_result_keeps_one_of_each_column():
+    """One group, no error anywhere: the result columns of the input are still replaced."""
+    first = evaluate(pd.DataFrame({"chip": ["H100", "TPU v5e"], "B": [256, 4096], "D": 8192,
+                                   "F": 8192}))
+    assert first["error"].isna().all()
+    again = evaluate(first)
+    assert list(again.columns) == list(first.columns)
+    pd.testing.assert_frame_equal(again, first)
+
+
 def test_empty_table_and_ops_argument():
     out = evaluate(pd.DataFrame({"chip": pd.Series([], dtype=object), "B": [], "D": [], "F": []}))
     assert len(out) == 0 and "time" in out.columns and "error" in out.columns
@@ -444,3 +454,24 @@ def test_text_results_are_typed_even_when_all_missing():
     out = evaluate(pd.DataFrame({"chip": ["H100"], "B": [256], "D": [8192], "F": [8192]}))
     assert str(out["error"].dtype) == "string" and str(out["bound"].dtype) == "string"
     assert pd.isna(out.loc[0, "error"]) and out.loc[0, "bound"] == "memory"
+
+
+@pytest.mark.parametrize("bad", [math.inf, -math.inf])
+def test_an_infinite_result_is_that_rows_error(monkeypatch, bad):
+    """A result the api hands back as ±inf (beside NaN, 'not applicable') is that row's #NUM!,
+    never an inf in the table; the other rows keep their values."""
+    real = api.arith_intensity
+
+    def with_inf(flops, nbytes, **kw):
+        out = np.array(real(flops, nbytes, **kw), dtype=float)
+        out[1], out[2] = bad, math.nan
+        return out
+
+    monkeypatch.setattr(api, "arith_intensity", with_inf)
+    out = evaluate(pd.DataFrame({"op": "roofline", "chip": "H100", "flops": [2e12, 4e12, 6e12],
+                                 "bytes": [1e9, 2e9, 3e9]}))
+    assert out["intensity"].tolist()[0] == 2000.0
+    assert math.isnan(out["intensity"][1]) and math.isnan(out["intensity"][2])
+    assert pd.isna(out["error"][0])
+    assert out["error"][1] == "#NUM!: intensity: the result is infinite"
+    assert pd.isna(out["error"][2]) and out["time"].notna().all()

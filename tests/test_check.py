@@ -129,6 +129,41 @@ def test_shipped_workbook_passes_the_check():
     assert f"{N_FORMULAS} formulas, 0 stale, 0 errors: ok" in res.output
 
 
+def _sheet_decompressions(monkeypatch) -> dict:
+    """Count, per worksheet part, how often a zip member is opened for reading (decompressed)."""
+    opened: dict = {}
+    real = zipfile.ZipFile.open
+
+    def counting(self, name, mode="r", *args, **kwargs):
+        member = getattr(name, "filename", name)
+        if mode == "r" and member.startswith("xl/worksheets/sheet"):
+            opened[member] = opened.get(member, 0) + 1
+        return real(self, name, mode, *args, **kwargs)
+
+    monkeypatch.setattr(zipfile.ZipFile, "open", counting)
+    return opened
+
+
+def test_check_decompresses_each_sheet_part_once(monkeypatch):
+    """The package check, the engine's reader and the cached-value reader share one read."""
+    n_sheets = len(sheet_parts(BOOK))
+    opened = _sheet_decompressions(monkeypatch)
+    report = check_books([BOOK])
+    assert report.exit_code == 0
+    assert len(opened) == n_sheets >= 5 and set(opened.values()) == {1}, opened
+
+
+def test_parts_over_the_kept_budget_are_read_again_alike(monkeypatch):
+    """Nothing kept (budget 0): every sheet is decompressed again by each reader, same report."""
+    from rooflinexl.ooxml import package
+
+    monkeypatch.setattr(package, "KEEP_BYTES", 0)
+    opened = _sheet_decompressions(monkeypatch)
+    report = check_books([BOOK])
+    assert report.exit_code == 0 and report.books[0].compared == N_FORMULAS
+    assert set(opened.values()) == {3}, opened
+
+
 def test_stale_workbook_fails_listing_exactly_the_cells_that_depend_on_the_price(stale_reports):
     doc = stale_reports["json"]
     assert doc["exit_code"] == 1 and doc["mode"] == "check"

@@ -321,7 +321,40 @@ class _SharedStringsCheck:
         return None
 
 
-def _check_open_zip(path, zf: zipfile.ZipFile, limits: Limits) -> None:
+#: decompressed bytes a :class:`Package` keeps for its readers (beyond it, parts are
+#: decompressed again when read: slower, never different)
+KEEP_BYTES = 256 * _MIB
+
+
+class Package(zipfile.ZipFile):
+    """An open, checked workbook package: a read-only zip whose sheet parts are
+    decompressed once.
+
+    The check (:func:`check_package`) decompresses every worksheet and the
+    shared strings in full; those bytes are kept in :attr:`parts` (up to
+    :data:`KEEP_BYTES` in all), and :meth:`read` of such a member returns them
+    instead of decompressing it again (the engine's reader and the
+    cached-value reader each read every sheet).
+    """
+
+    def __init__(self, file, *args, **kwargs):
+        super().__init__(file, *args, **kwargs)
+        self.parts: dict[str, bytes] = {}
+        self._kept = 0
+
+    def keep(self, member: str, data: bytes) -> None:
+        """Keep a member's decompressed bytes for later reads (while under the budget)."""
+        if self._kept + len(data) <= KEEP_BYTES:
+            self.parts[member] = data
+            self._kept += len(data)
+
+    def read(self, name, pwd=None) -> bytes:
+        """The member's bytes, decompressed at most once while kept (see the class doc)."""
+        data = self.parts.get(getattr(name, "filename", name)) if pwd is None else None
+        return data if data is not None else super().read(name, pwd)
+
+
+def _check_open_zip(path, zf: Package, limits: Limits) -> None:
     """Structure, format and size checks on an open zip; reads every member."""
     infos = zf.infolist()
     if len(infos) > limits.max_members:
@@ -380,6 +413,7 @@ def _check_open_zip(path, zf: zipfile.ZipFile, limits: Limits) -> None:
                 dtd, n = has_dtd(BytesReader(data))
                 if not dtd:
                     strings.scan(info.filename, data)
+                    zf.keep(info.filename, data)
                 del data
                 if dtd:
                     raise _refuse(path, f"XML part {info.filename!r} declares a DOCTYPE/ENTITY "
@@ -473,7 +507,7 @@ def _check_directory(path, fh, size: int, limits: Limits) -> None:
         fh.seek(pos)
 
 
-def _open_checked(path, limits: Limits) -> zipfile.ZipFile:
+def _open_checked(path, limits: Limits) -> Package:
     """Run every check of :func:`check_package` and return the open zip."""
     if not os.path.lexists(path):
         raise _refuse(path, "no such file: check the path")
@@ -496,7 +530,7 @@ def _open_checked(path, limits: Limits) -> zipfile.ZipFile:
     if head == _OLE_MAGIC:
         raise _scan_ole(path)
     try:
-        zf = zipfile.ZipFile(path)
+        zf = Package(path)
     except zipfile.BadZipFile as exc:
         raise _refuse(path, bad.format(exc)) from None
     except OSError as exc:

@@ -513,7 +513,7 @@ def _topo(ids: set[int], edges: list[set[int]], group: dict[int, int]) -> list[l
 
 
 def _final(v: Vec) -> list:
-    """Python values of a block's result as CellResult holds them (engine._py_value)."""
+    """Python values of a block's result as CellResult holds them (engine.py_value)."""
     k = v.kind
     out = v.num.tolist()
     if (k == NUM).all():
@@ -531,7 +531,7 @@ def _final(v: Vec) -> list:
         elif kk == STR:
             out[i] = str(v.obj[i])
         else:
-            out[i] = engine._py_value(v.obj[i])
+            out[i] = engine.py_value(v.obj[i])
     bad = (k == NUM) & ~np.isfinite(v.num)
     for i in np.flatnonzero(bad).tolist():
         out[i] = ExcelError("#NUM!", "the result is not a finite number")
@@ -572,7 +572,7 @@ class _Run:
                 self.store.column(sheet.name, c).set_constants(rows, vals)
         self.values: dict[int, Vec] = {}  # unit id -> raw result (blanks as 0)
         self.records: dict[int, tuple[dict, list]] = {}
-        self.state = engine._State()
+        self.state = engine.State()
         self.per_cell: dict[tuple[str, str], CellResult] = {}
         self.per_cell_ev: Evaluation | None = None
         #: cells formulas leaves uncomputed (on or after a cycle): sheet -> {(row, col)}
@@ -586,7 +586,7 @@ class _Run:
             self._sequential(u)
             return
         ev = BlockEval(self.store, u.sheet, u.r0, u.r1, self.functions, self.state,
-                       (engine._CURRENT, engine._STATE), u.col)
+                       (engine.CURRENT, engine.STATE), u.col)
         with np.errstate(all="ignore"):
             v = ev.value(u.compiled.tree)
         v = v.blank_as_zero().broadcast(u.r1 - u.r0 + 1)
@@ -635,7 +635,7 @@ class _Run:
         if self.poison:
             return None
         ev = BlockEval(self.store, u.sheet, u.r0, u.r1, self.functions, self.state,
-                       (engine._CURRENT, engine._STATE), u.col)
+                       (engine.CURRENT, engine.STATE), u.col)
         n = u.r1 - u.r0 + 1
         with np.errstate(all="ignore"):
             x = ev.value(other).blank_as_zero().broadcast(n)
@@ -665,7 +665,7 @@ class _Run:
         for s0 in range(u.r0, u.r1 + 1, u.lag):
             s1 = min(s0 + u.lag - 1, u.r1)
             ev = BlockEval(self.store, u.sheet, s0, s1, self.functions, self.state,
-                           (engine._CURRENT, engine._STATE), u.col)
+                           (engine.CURRENT, engine.STATE), u.col)
             with np.errstate(all="ignore"):
                 v = ev.value(u.compiled.tree)
             v = v.blank_as_zero().broadcast(s1 - s0 + 1)
@@ -881,7 +881,7 @@ def _per_cell(run: _Run, units: list[Unit], ids: set[int], anc: set[int], path: 
     import openpyxl
 
     if len(ids) == len(units):  # everything per cell: the workbook as it is
-        _take_per_cell(run, engine._evaluate(path, functions), None)
+        _take_per_cell(run, engine.evaluate(path, functions), None)
         return
     keep: dict[str, set[str]] = {}  # formulas kept, per sheet
     for uid in ids:
@@ -929,7 +929,7 @@ def _per_cell(run: _Run, units: list[Unit], ids: set[int], anc: set[int], path: 
         copy = tmp / path.name
         with malformed_xml(path):  # openpyxl's writer trips over some data its reader took
             wb.save(copy)
-        ev = engine._evaluate(copy, functions, overrides=overrides)
+        ev = engine.evaluate(copy, functions, overrides=overrides)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     _take_per_cell(run, ev, keep)
@@ -991,7 +991,7 @@ def _set_constant(cell, x) -> None:
 
 
 def _all_per_cell(path: Path, functions, why: str, t0: float) -> Evaluation:
-    ev = engine._evaluate(path, functions)
+    ev = engine.evaluate(path, functions)
     ev.paths = PathCounts(0, 0, len(ev.cells), [("workbook", len(ev.cells), why)] if ev.cells
                           else [], {"compute": time.perf_counter() - t0})
     return ev
@@ -1000,7 +1000,7 @@ def _all_per_cell(path: Path, functions, why: str, t0: float) -> Evaluation:
 # ------------------------------------------------------------ collecting
 
 
-_DESCRIPTIONS = engine._DESCRIPTIONS
+_DESCRIPTIONS = engine.DESCRIPTIONS
 
 
 def _collect(run: _Run, units: list[Unit], book: Book, ctx: Context) -> Evaluation:

@@ -17,7 +17,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from rooflinexl.addresses import column_letters, column_number, unquote_sheet
+from rooflinexl.addresses import (
+    COLUMN_PATTERN,
+    ROW_PATTERN,
+    column_letters,
+    column_number,
+    unquote_sheet,
+)
 from rooflinexl.recalc.parser import ParseError, parse
 from rooflinexl.recalc.prepass import rewrite_formula, used_area
 from rooflinexl.recalc.refs import MAX_COL, MAX_ROW, template
@@ -118,8 +124,8 @@ class Compiled:
 
 
 _A1 = re.compile(r"^(?:(?P<sheet>'(?:[^']|'')+'|[^'!:\[\]]+)!)?"
-                 r"(?P<c1>\$?[A-Za-z]{1,3})(?P<r1>\$?[0-9]{1,7})"
-                 r"(?::(?P<c2>\$?[A-Za-z]{1,3})(?P<r2>\$?[0-9]{1,7}))?$")
+                 r"(?P<c1>\$?" + COLUMN_PATTERN + r")(?P<r1>\$?" + ROW_PATTERN + ")"
+                 r"(?::(?P<c2>\$?" + COLUMN_PATTERN + r")(?P<r2>\$?" + ROW_PATTERN + "))?$")
 
 
 def parse_a1(text: str, own_sheet: str):

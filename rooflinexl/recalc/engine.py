@@ -25,9 +25,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from openpyxl.utils.cell import range_boundaries
-
-from rooflinexl.addresses import column_letters, column_number
+from rooflinexl.addresses import (
+    COLUMN_PATTERN,
+    ROW_PATTERN,
+    cell_name,
+    column_letters,
+    parse_cell,
+    parse_range,
+)
 from rooflinexl.errors import EXCEL_ERRORS, ExcelError, RooflineError
 from rooflinexl.recalc.prepass import (
     OMITTED,
@@ -143,14 +148,17 @@ def registered_functions() -> dict[str, Callable]:
 # ---------------------------------------------------------------- formulas plumbing
 
 _LOCK = threading.RLock()
-_CURRENT: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+#: the formulas node id of the cell being calculated (read by the function adapters)
+CURRENT: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "rooflinexl_recalc_cell", default=None
 )
-_STATE: contextvars.ContextVar[_State | None] = contextvars.ContextVar(
+#: the :class:`State` of the evaluation in progress
+STATE: contextvars.ContextVar[State | None] = contextvars.ContextVar(
     "rooflinexl_recalc_state", default=None
 )
 
-_DESCRIPTIONS = {
+#: what each Excel error value means, for messages
+DESCRIPTIONS = {
     "#DIV/0!": "division by zero",
     "#N/A": "value not available (a lookup found no match, or NA())",
     "#VALUE!": "wrong type of argument or operand",
@@ -160,12 +168,13 @@ _DESCRIPTIONS = {
     "#NAME?": "unknown name or function",
 }
 
+_CELL_REF = rf"\$?{COLUMN_PATTERN}\$?{ROW_PATTERN}"
 _KEY_RE = re.compile(
-    r"^'\[(?P<book>[^\]]*)\](?P<sheet>.*)'!(?P<ref>\$?[A-Z]+\$?\d+(?::\$?[A-Z]+\$?\d+)?)$"
+    rf"^'\[(?P<book>[^\]]*)\](?P<sheet>.*)'!(?P<ref>{_CELL_REF}(?::{_CELL_REF})?)$"
 )
 
 
-class _State:
+class State:
     """Per-evaluation bookkeeping shared with the function adapters."""
 
     def __init__(self) -> None:
@@ -173,7 +182,7 @@ class _State:
         self.udf_errors: dict[str | None, list[tuple[str, str, tuple[int, int] | None]]] = {}
 
     def record(self, code: str, reason: str, pos: tuple[int, int] | None = None) -> None:
-        self.udf_errors.setdefault(_CURRENT.get(), []).append((code, reason, pos))
+        self.udf_errors.setdefault(CURRENT.get(), []).append((code, reason, pos))
 
 
 def _formulas():
@@ -200,7 +209,7 @@ def _empty():
 # ---------------------------------------------------------- host <-> formulas values
 
 
-def _to_host(arg: Any, in_errors: list[ExcelError]) -> Any:
+def to_host(arg: Any, in_errors: list[ExcelError]) -> Any:
     """A ``formulas`` argument as a host passes it: scalar or 2-D list of lists."""
     import numpy as np
 
@@ -233,7 +242,7 @@ def _host_elem(x: Any, in_errors: list[ExcelError]) -> Any:
     if isinstance(x, str):
         return None if x == OMITTED else str(x)
     if hasattr(x, "ranges") and hasattr(x, "value"):  # a Ranges object nested in an array
-        return _to_host(x.value, in_errors)
+        return to_host(x.value, in_errors)
     return x
 
 
@@ -243,7 +252,7 @@ def _error_code(x: Any) -> str | None:
     return None
 
 
-def _from_host(out: Any, name: str, state: _State | None, in_errors: list[ExcelError]) -> Any:
+def from_host(out: Any, name: str, state: State | None, in_errors: list[ExcelError]) -> Any:
     """A host return value as ``formulas`` wants it (XlError, scalar or Array)."""
     import numpy as np
 
@@ -293,14 +302,14 @@ def _from_host(out: Any, name: str, state: _State | None, in_errors: list[ExcelE
     return arr.view(F.Array)
 
 
-def _adapter(name: str, func: Callable) -> Callable:
+def adapter(name: str, func: Callable) -> Callable:
     """``func`` (host conventions) as a ``formulas`` custom function."""
     F = _formulas()
 
     def call(*args: Any) -> Any:
-        state = _STATE.get()
+        state = STATE.get()
         in_errors: list[ExcelError] = []
-        host_args = [_to_host(a, in_errors) for a in args]
+        host_args = [to_host(a, in_errors) for a in args]
         try:
             out = func(*host_args)
         except Exception as ex:  # noqa: BLE001 - every failure becomes an error value
@@ -313,7 +322,7 @@ def _adapter(name: str, func: Callable) -> Callable:
             if state is not None:
                 state.record(code, f"{name}: {msg}")
             return F.Error.errors[code]
-        return _from_host(out, name, state, in_errors)
+        return from_host(out, name, state, in_errors)
 
     call.__name__ = call.__qualname__ = name
     call.__doc__ = getattr(func, "__doc__", None)
@@ -328,7 +337,7 @@ def _registered(functions: Mapping[str, Callable]):
     saved = dict(table)
     try:
         for name, fn in functions.items():
-            table[name.upper()] = _adapter(name.upper(), fn)
+            table[name.upper()] = adapter(name.upper(), fn)
         yield table
     finally:
         table.clear()
@@ -418,11 +427,11 @@ class _Tracked:
         self.func, self.node = func, node
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        token = _CURRENT.set(self.node)
+        token = CURRENT.set(self.node)
         try:
             return self.func(*args, **kwargs)
         finally:
-            _CURRENT.reset(token)
+            CURRENT.reset(token)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.func, name)
@@ -443,11 +452,11 @@ def _model_class():
         @staticmethod
         def _compile_cell(crd, val, context, check_formula, references):
             cell = Cell(crd, val, context=context, check_formula=check_formula)
-            token = _CURRENT.set(cell.output)
+            token = CURRENT.set(cell.output)
             try:
                 cell.compile(references=references, context=context)
             finally:
-                _CURRENT.reset(token)
+                CURRENT.reset(token)
             return cell
 
     return _Model
@@ -514,7 +523,7 @@ def _is_known(name: str, table: Mapping[str, Any], registered: set[str], not_imp
     return base in ("LET", "LAMBDA") or up.startswith("_XLETA.")
 
 
-def _py_value(x: Any) -> Any:
+def py_value(x: Any) -> Any:
     """A formulas result element as a plain Python value."""
     import numpy as np
 
@@ -530,9 +539,9 @@ def _py_value(x: Any) -> Any:
         return None
     if hasattr(x, "ranges") and hasattr(x, "value"):
         v = np.asarray(x.value)
-        return _py_value(v.flat[0]) if v.size else None
+        return py_value(v.flat[0]) if v.size else None
     if isinstance(x, np.ndarray):
-        return _py_value(x.flat[0]) if x.size else None
+        return py_value(x.flat[0]) if x.size else None
     if isinstance(x, np.generic):
         x = x.item()
     if isinstance(x, bool):
@@ -551,17 +560,12 @@ def _py_value(x: Any) -> Any:
 
 
 def _cells_of(ref: str) -> list[tuple[int, int, str]]:
-    min_col, min_row, max_col, max_row = range_boundaries(ref)
+    min_row, min_col, max_row, max_col = parse_range(ref)
     return [
-        (r - min_row, c - min_col, f"{column_letters(c)}{r}")
+        (r - min_row, c - min_col, cell_name(r, c))
         for r in range(min_row, max_row + 1)
         for c in range(min_col, max_col + 1)
     ]
-
-
-def _split(addr: str) -> tuple[int, int]:
-    m = re.match(r"([A-Z]+)(\d+)$", addr)
-    return int(m.group(2)), column_number(m.group(1))
 
 
 def evaluate_workbook(
@@ -580,10 +584,10 @@ def evaluate_workbook(
 
     Raises :class:`EngineError` when the engine cannot load the workbook.
     """
-    return _evaluate(path, functions)
+    return evaluate(path, functions)
 
 
-def _evaluate(
+def evaluate(
     path: str | os.PathLike,
     functions: Mapping[str, Callable] | None = None,
     overrides: Mapping[tuple[str, str], Any] | None = None,
@@ -600,8 +604,8 @@ def _evaluate(
     with _LOCK, _registered(functions) as table, excel_semantics():
         F = _formulas()
         work = prepare_workbook(path, function_names=registered)
-        state = _State()
-        token = _STATE.set(state)
+        state = State()
+        token = STATE.set(state)
         try:
             model, work = _load_with_fallback(path, work, registered, table, F, state)
             for node, cell in model.cells.items():
@@ -614,7 +618,7 @@ def _evaluate(
                 raise EngineError(f"the headless engine failed on {path}: {ex}") from ex
             return _collect(work, model, sol, state, table, registered, F)
         finally:
-            _STATE.reset(token)
+            STATE.reset(token)
             work.cleanup()
 
 
@@ -631,7 +635,7 @@ def _override_inputs(model, work: PrepassResult, overrides) -> dict:
     return out
 
 
-def _load_with_fallback(path, work: PrepassResult, registered, table, F, state: _State):
+def _load_with_fallback(path, work: PrepassResult, registered, table, F, state: State):
     try:
         return _load_model(str(work.path)), work
     except Exception as first:
@@ -672,7 +676,7 @@ def _unknown_in(fc: FormulaCell, table, registered, F) -> list[str]:
     return out
 
 
-def _collect(work: PrepassResult, model, sol, state: _State, table, registered, F) -> Evaluation:
+def _collect(work: PrepassResult, model, sol, state: State, table, registered, F) -> Evaluation:
     import numpy as np
 
     to_work = {orig: w for w, orig in work.sheet_names.items()}
@@ -710,9 +714,9 @@ def _collect(work: PrepassResult, model, sol, state: _State, table, registered, 
                     "#VALUE!", "not computed: a circular reference, or depends on one"
                 )
             elif arr.ndim == 2 and i < arr.shape[0] and j < arr.shape[1]:
-                value = _py_value(arr[i, j])
+                value = py_value(arr[i, j])
             elif arr.ndim == 2 and arr.shape == (1, 1):
-                value = _py_value(arr[0, 0])
+                value = py_value(arr[0, 0])
             else:
                 value = ExcelError("#N/A", "outside the array formula's result")
             results[key] = CellResult(fc.sheet, addr, fc.formula, value, "", fc.array_ref)
@@ -723,7 +727,7 @@ def _collect(work: PrepassResult, model, sol, state: _State, table, registered, 
 
     ordered = sorted(
         results.items(),
-        key=lambda kv: (sheet_order.get(kv[0][0], 1 << 30), *_split(kv[0][1])),
+        key=lambda kv: (sheet_order.get(kv[0][0], 1 << 30), *parse_cell(kv[0][1])),
     )
     results = dict(ordered)
     ev = Evaluation(results, unknown_all, dict(work.rewrites), list(work.sheet_names.values()))
@@ -816,7 +820,7 @@ def _explain(
         elif code == "#NAME?":
             why = "unknown name, or a function the headless engine does not support"
         else:
-            why = f"{_DESCRIPTIONS.get(code, 'error')} in this formula"
+            why = f"{DESCRIPTIONS.get(code, 'error')} in this formula"
         memo[key] = (f"{res.sheet}!{res.cell}", why)
         return memo[key]
 

@@ -30,6 +30,7 @@ import re
 
 import numpy as np
 
+from rooflinexl.addresses import MAX_COL, MAX_ROW, column_letters
 from rooflinexl.errors import ExcelError
 
 __all__ = ["BUILTINS", "complex_text", "cut_position", "offset_address", "power",
@@ -994,15 +995,11 @@ def offset_address(prefix, row, col, rows_in, cols_in, rows, cols, height, width
         return ExcelError("#REF!", "OFFSET: a height or width below 1")
     top, left = r + dr, c + dc
     bottom, right = top + h - 1, left + w - 1
-    if top < 1 or left < 1 or bottom > 1_048_576 or right > 16_384:
+    if top < 1 or left < 1 or bottom > MAX_ROW or right > MAX_COL:
         return ExcelError("#REF!", "OFFSET: a reference off the sheet")
 
     def a1(rr, cc):
-        letters = ""
-        while cc:
-            cc, rem = divmod(cc - 1, 26)
-            letters = chr(65 + rem) + letters
-        return f"${letters}${rr}"
+        return f"${column_letters(cc)}${rr}"
 
     if (h, w) == (1, 1):
         return f"{prefix}{a1(top, left)}"

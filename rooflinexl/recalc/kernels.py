@@ -146,8 +146,8 @@ class BlockEval:
         self.r0, self.r1 = r0, r1
         self.n = r1 - r0 + 1
         self.functions = functions  # our Excel functions: NAME -> host-style callable
-        self.state = state  # engine._State collecting our functions' error reasons
-        self.tokens = tokens  # (engine._CURRENT, engine._STATE)
+        self.state = state  # engine.State collecting our functions' error reasons
+        self.tokens = tokens  # (engine.CURRENT, engine.STATE)
         #: row index -> [(code, reason)] of errors our functions produced
         #: (call, seq, code, reason) per row, ``call`` the node of our function that
         #: reported it; the reasons are sorted as the per-cell engine records them
@@ -989,7 +989,7 @@ class BlockEval:
                     out_parts.append((idx, res))
             if not clean.all():
                 idx = np.flatnonzero(~clean)
-                adapter = engine._adapter(name, func)
+                adapter = engine.adapter(name, func)
                 vals = []
                 for i in idx.tolist():
                     args = []
@@ -1035,11 +1035,11 @@ class BlockEval:
         host = []
         for kind, p in parts:
             if kind == "lit":
-                host.append(engine._to_host(p, in_errors))
+                host.append(engine.to_host(p, in_errors))
             elif kind == "range":
-                host.append(engine._to_host(p.objects, in_errors))
+                host.append(engine.to_host(p.objects, in_errors))
             elif len(p) == 1:
-                host.append(engine._to_host(np.array([[p.objects()[0]]], dtype=object),
+                host.append(engine.to_host(np.array([[p.objects()[0]]], dtype=object),
                                             in_errors))
             else:
                 sub = p.take(idx)
@@ -1062,7 +1062,7 @@ class BlockEval:
                 return None
         tok = current.set(("rooflinexl-block", name))
         try:
-            arr = engine._from_host(out, name, self.state, in_errors)
+            arr = engine.from_host(out, name, self.state, in_errors)
         finally:
             current.reset(tok)
         recs = self.state.udf_errors.pop(("rooflinexl-block", name), [])

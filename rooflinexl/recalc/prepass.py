@@ -38,7 +38,16 @@ from pathlib import Path
 
 from openpyxl.utils.cell import range_boundaries
 
-from rooflinexl.addresses import MAX_COL, MAX_ROW, column_letters, column_number
+from rooflinexl.addresses import (
+    COLUMN_PATTERN,
+    MAX_COL,
+    MAX_ROW,
+    ROW_PATTERN,
+    column_letters,
+    column_number,
+    quote_sheet,
+    unquote_sheet,
+)
 
 __all__ = [
     "MAX_NESTING",
@@ -48,7 +57,6 @@ __all__ = [
     "Rewrite",
     "TableInfo",
     "prepare_workbook",
-    "quote_sheet",
     "read_tables",
     "rename_functions",
     "SHEET_COLS",
@@ -85,7 +93,7 @@ _Tok = Token
 _NUMBER_RE = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?(?![\w.\\$?])")
 _WORD_RE = re.compile(r"[\w.\\$?]+")
 _WS_RE = re.compile(r"\s+")
-_ROW_ZERO_RE = re.compile(r"\$?[A-Za-z]{1,3}\$?0+")  # a cell reference's form, row 0
+_ROW_ZERO_RE = re.compile(r"\$?" + COLUMN_PATTERN + r"\$?0+")  # a cell reference's form, row 0
 _LEADING_ZEROS_RE = re.compile(r"^0+(?=\d)")  # 0123 -> 123, 00.5 -> 0.5, 000 -> 0
 
 
@@ -174,16 +182,6 @@ def _tokenize(text: str) -> list[_Tok]:
                     toks.append(_Tok("op", c))
         i = j
     return toks
-
-
-def quote_sheet(name: str) -> str:
-    """``'Sheet name'`` with Excel's doubled-apostrophe escape (always quoted)."""
-    return "'" + name.replace("'", "''") + "'"
-
-
-def _unquote(quoted: str) -> str:
-    body = quoted[1:-1] if quoted.endswith("'") and len(quoted) > 1 else quoted[1:]
-    return body.replace("''", "'")
 
 
 # ------------------------------------------------------------------------ tables
@@ -355,8 +353,8 @@ def _parse_specifier(body: str) -> tuple[set[str], list[str]]:
 def _a1(sheet: str, r1: int, c1: int, r2: int, c2: int) -> str:
     a = f"${column_letters(c1)}${r1}"
     if (r1, c1) == (r2, c2):
-        return f"{quote_sheet(sheet)}!{a}"
-    return f"{quote_sheet(sheet)}!{a}:${column_letters(c2)}${r2}"
+        return f"{quote_sheet(sheet, always=True)}!{a}"
+    return f"{quote_sheet(sheet, always=True)}!{a}:${column_letters(c2)}${r2}"
 
 
 def resolve_structured(table: TableInfo, body: str, row: int | None = None) -> str:
@@ -614,9 +612,9 @@ def rewrite_formula(
                 continue
         # --- quoted sheet names that were renamed
         if t.kind == "quoted" and nxt is not None and nxt.text == "!":
-            name = _unquote(t.text)
+            name = unquote_sheet(t.text)
             if name in renames:
-                out.append(_Tok("quoted", quote_sheet(renames[name])))
+                out.append(_Tok("quoted", quote_sheet(renames[name], always=True)))
                 res.kinds.add("sheet")
                 i += 1
                 continue
@@ -748,9 +746,9 @@ def rewrite_formula(
 
 #: the sheet's last row and column (Excel 2007 and later)
 SHEET_ROWS, SHEET_COLS = MAX_ROW, MAX_COL
-_COL_ONLY = re.compile(r"^(\$?)([A-Za-z]{1,3})$")
-_ROW_ONLY = re.compile(r"^(\$?)([0-9]{1,7})$")
-_CELL = re.compile(r"^(\$?)([A-Za-z]{1,3})(\$?)([0-9]{1,7})$")
+_COL_ONLY = re.compile(r"^(\$?)(" + COLUMN_PATTERN + ")$")
+_ROW_ONLY = re.compile(r"^(\$?)(" + ROW_PATTERN + ")$")
+_CELL = re.compile(r"^(\$?)(" + COLUMN_PATTERN + r")(\$?)(" + ROW_PATTERN + ")$")
 
 
 def clip_ranges(toks: list, clip: tuple[int, int]) -> bool:
@@ -1043,7 +1041,7 @@ def _error_literal(toks: list, i: int) -> int:
     return 0
 
 
-_A1_CELL = re.compile(r"^\$?([A-Za-z]{1,3})\$?([0-9]{1,7})$")
+_A1_CELL = re.compile(r"^\$?(" + COLUMN_PATTERN + r")\$?(" + ROW_PATTERN + ")$")
 
 
 def _is_undefined(word: str, known: set[str]) -> bool:
@@ -1427,8 +1425,8 @@ class SheetSkips:
 
 
 _SUBTOTAL_CALLS = frozenset({"SUBTOTAL", "AGGREGATE", "_XLFN.AGGREGATE"})
-_REF_ARG = re.compile(r"^(?:(?P<sheet>'(?:[^']|'')+'|[^'!:]+)!)?\$?(?P<c1>[A-Za-z]{1,3})\$?"
-                      r"(?P<r1>\d+)(?::\$?(?P<c2>[A-Za-z]{1,3})\$?(?P<r2>\d+))?$")
+_REF_ARG = re.compile(r"^(?:(?P<sheet>'(?:[^']|'')+'|[^'!:]+)!)?\$?(?P<c1>" + COLUMN_PATTERN
+                      + r")\$?(?P<r1>\d+)(?::\$?(?P<c2>" + COLUMN_PATTERN + r")\$?(?P<r2>\d+))?$")
 
 
 def _literal_int(toks: list) -> int | None:
@@ -1643,7 +1641,7 @@ def static_offsets(toks: list) -> bool:
             body = text[len(prefix):]
             col_abs, row_abs = ("$" if corner.group(1) else ""), (
                 "$" if corner.group(3) else "")
-            body = re.sub(r"\$([A-Z]+)\$(\d+)", rf"{col_abs}\1{row_abs}\2", body)
+            body = re.sub(r"\$(" + COLUMN_PATTERN + r")\$(\d+)", rf"{col_abs}\1{row_abs}\2", body)
             text = prefix + body
         new = _tokenize(text)
         toks[i:end + 1] = new

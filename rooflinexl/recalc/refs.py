@@ -21,24 +21,25 @@ from itertools import chain
 
 import numpy as np
 
-from rooflinexl.addresses import MAX_COL, MAX_ROW
-from rooflinexl.addresses import column_letters as _cl
-from rooflinexl.addresses import column_number as _cn
+from rooflinexl.addresses import COLUMN_PATTERN, MAX_COL, MAX_ROW, ROW_PATTERN
+from rooflinexl.addresses import column_letters as col_letters
+from rooflinexl.addresses import column_number as col_number
 
 __all__ = ["Slot", "Template", "group_keys", "r1c1_key", "render", "template"]
 
 
-_SCAN = re.compile(r"""
+_SCAN = re.compile(rf"""
   "(?:[^"]|"")*"
 | '(?:[^']|'')*'
 | \[(?:[^\[\]']|'.|\[(?:[^\[\]']|'.)*\])*\]
-| (?<![\w.$\\])(?P<cell>(?P<ca>\$?)(?P<col>[A-Za-z]{1,3})(?P<ra>\$?)(?P<row>[0-9]{1,7}))
+| (?<![\w.$\\])(?P<cell>(?P<ca>\$?)(?P<col>{COLUMN_PATTERN})(?P<ra>\$?)(?P<row>{ROW_PATTERN}))
   (?![\w.(\\!:'"])
-| (?<![\w.$\\])(?P<cr>(?P<ca1>\$?)(?P<col1>[A-Za-z]{1,3})(?P<ra1>\$?)(?P<row1>[0-9]{1,7})
-  :(?P<ca2>\$?)(?P<col2>[A-Za-z]{1,3})(?P<ra2>\$?)(?P<row2>[0-9]{1,7}))(?![\w.(\\!'"])
-| (?<![\w.$\\:])(?P<colr>(?P<cca1>\$?)(?P<ccol1>[A-Za-z]{1,3})
-  :(?P<cca2>\$?)(?P<ccol2>[A-Za-z]{1,3}))(?![\w.(\\!:'"])
-| (?<![\w.$\\:])(?P<rowr>(?P<rra1>\$?)(?P<rrow1>[0-9]{1,7}):(?P<rra2>\$?)(?P<rrow2>[0-9]{1,7}))
+| (?<![\w.$\\])(?P<cr>(?P<ca1>\$?)(?P<col1>{COLUMN_PATTERN})(?P<ra1>\$?)(?P<row1>{ROW_PATTERN})
+  :(?P<ca2>\$?)(?P<col2>{COLUMN_PATTERN})(?P<ra2>\$?)(?P<row2>{ROW_PATTERN}))(?![\w.(\\!'"])
+| (?<![\w.$\\:])(?P<colr>(?P<cca1>\$?)(?P<ccol1>{COLUMN_PATTERN})
+  :(?P<cca2>\$?)(?P<ccol2>{COLUMN_PATTERN}))(?![\w.(\\!:'"])
+| (?<![\w.$\\:])(?P<rowr>(?P<rra1>\$?)(?P<rrow1>{ROW_PATTERN})
+  :(?P<rra2>\$?)(?P<rrow2>{ROW_PATTERN}))
   (?![\w.(\\!:'"])
 """, re.X)
 _DIGITS = re.compile(r"[0-9]+")
@@ -63,7 +64,8 @@ class Slot:
         out = ""
         if self.col is not None:
             c = self.col if self.col_abs else self.col + dc
-            out += ("$" if self.col_abs else "") + (_cl(c) if 1 <= c <= MAX_COL else "#REF!")
+            out += ("$" if self.col_abs else "") + (
+                col_letters(c) if 1 <= c <= MAX_COL else "#REF!")
         if self.row is not None:
             r = self.row if self.row_abs and not self.sticky else self.row + dr
             out += ("$" if self.row_abs else "") + (str(r) if 1 <= r <= MAX_ROW else "#REF!")
@@ -113,16 +115,16 @@ def template(text: str, row: int, col: int) -> Template:
         if kind is None or m.group(kind) is None:
             continue
         if kind == "cell":
-            slots = (Slot(_cn(m.group("col")), bool(m.group("ca")), int(m.group("row")),
+            slots = (Slot(col_number(m.group("col")), bool(m.group("ca")), int(m.group("row")),
                           bool(m.group("ra")), m.start("row")),)
         elif kind == "cr":
-            slots = (Slot(_cn(m.group("col1")), bool(m.group("ca1")), int(m.group("row1")),
+            slots = (Slot(col_number(m.group("col1")), bool(m.group("ca1")), int(m.group("row1")),
                           bool(m.group("ra1")), m.start("row1")),
-                     Slot(_cn(m.group("col2")), bool(m.group("ca2")), int(m.group("row2")),
+                     Slot(col_number(m.group("col2")), bool(m.group("ca2")), int(m.group("row2")),
                           bool(m.group("ra2")), m.start("row2")))
         elif kind == "colr":
-            slots = (Slot(_cn(m.group("ccol1")), bool(m.group("cca1")), None, False, -1),
-                     Slot(_cn(m.group("ccol2")), bool(m.group("cca2")), None, False, -1))
+            slots = (Slot(col_number(m.group("ccol1")), bool(m.group("cca1")), None, False, -1),
+                     Slot(col_number(m.group("ccol2")), bool(m.group("cca2")), None, False, -1))
         elif kind == "rowr":
             slots = (Slot(None, False, int(m.group("rrow1")), bool(m.group("rra1")),
                           m.start("rrow1")),
@@ -165,7 +167,7 @@ def render_rows(t: Template, r0: int, r1: int, col: int) -> list[str]:
                 c = s.col if s.col_abs else s.col + dc
                 if not 1 <= c <= MAX_COL:
                     return [render(t, r, col) for r in range(r0, r1 + 1)]
-                out += ("$" if s.col_abs else "") + _cl(c)
+                out += ("$" if s.col_abs else "") + col_letters(c)
             if s.row is not None:
                 if s.row_abs and not s.sticky:
                     out += "$" + str(s.row)

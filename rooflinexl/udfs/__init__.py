@@ -13,19 +13,11 @@ Importing this module needs only numpy and the standard library.
 """
 from __future__ import annotations
 
-from rooflinexl import api
+from rooflinexl import api, api_args
 from rooflinexl._version import __version__
-from rooflinexl.udfs._adapt import (
-    Call,
-    RooflineInputError,
-    arg,
-    call,
-    func,
-    model_table,
-    price_table,
-    table,
-)
+from rooflinexl.udfs._adapt import RooflineInputError, arg, call_api, func
 from rooflinexl.udfs._adapt import arg_docs as arg_docs  # for the LibreOffice add-in
+from rooflinexl.udfs._adapt import table as table  # the LibreOffice add-in parses its range
 
 __xlwings_func_namespace__ = "ROOFLINE"
 #: Function-wizard category in classic Excel (xlwings Server and Lite ignore it).
@@ -122,12 +114,16 @@ DOCS = {
 }
 
 
-def _doc(*names):
-    """Stack ``@arg(name, doc=...)`` decorators; every argument as a 2-D range."""
+def _described(fn, **docs):
+    """Stack ``@arg(name, doc=...)`` decorators over ``fn``'s arguments (every one a 2-D range).
+
+    The names come from the one description of ``fn``'s arguments
+    (:func:`rooflinexl.api_args.arguments`); ``docs`` picks another :data:`DOCS`
+    entry for an argument whose meaning differs here (``bytes="coll_bytes"``).
+    """
     def deco(f):
-        for n in reversed(names):
-            key, _, alias = n.partition("=")
-            f = arg(key, ndim=2, doc=DOCS[alias or key])(f)
+        for a in reversed(api_args.arguments(fn)):
+            f = arg(a.name, ndim=2, doc=DOCS[docs.get(a.name, a.name)])(f)
         return f
     return deco
 
@@ -139,221 +135,148 @@ def version():
 
 
 @func(category=CATEGORY)
-@_doc("flops", "bytes")
+@_described(api.arith_intensity)
 def arith_intensity(flops, bytes):
     """Arithmetic intensity in FLOP/byte: flops / bytes (reference section 2)."""
-    c = Call(api.arith_intensity)
-    return call(c, c.number("flops", flops), c.number("bytes", bytes))
+    return call_api(api.arith_intensity, locals())
 
 
 @func(category=CATEGORY)
-@_doc("chips", "chip", "tier", "dtype")
+@_described(api.crit_intensity)
 def crit_intensity(chips, chip, tier=None, dtype=None):
     """Critical intensity (ridge point) in FLOP/byte: peak(dtype) / bandwidth(tier)."""
-    c = Call(api.crit_intensity)
-    return call(c, c.chip(chip), c.text("tier", tier),
-                c.text("dtype", dtype), chips=table(chips))
+    return call_api(api.crit_intensity, locals())
 
 
 @func(category=CATEGORY)
-@_doc("chips", "chip", "D", "F", "dtype", "weight_dtype", "tier")
+@_described(api.crit_batch)
 def crit_batch(chips, chip, D=None, F=None, dtype=None, weight_dtype=None, tier=None):
     """Critical token batch of X[B,D]·W[D,F]: B* = w / (2/I − a/F − a/D), I = peak/bandwidth."""
-    c = Call(api.crit_batch)
-    return call(c, c.chip(chip), c.number("D", D),
-                c.number("F", F), c.text("dtype", dtype),
-                c.text("weight_dtype", weight_dtype), c.text("tier", tier), chips=table(chips))
+    return call_api(api.crit_batch, locals())
 
 
 @func(category=CATEGORY)
-@_doc("chips", "chip", "B", "D", "F", "dtype", "weight_dtype", "n_chips", "shard", "result")
+@_described(api.matmul_time)
 def matmul_time(chips, chip, B, D, F, dtype=None, weight_dtype=None, n_chips=None, shard=None,
                 result=None):
     """Roofline time in seconds of X[B,D]·W[D,F] on n chips: max(T_math, T_hbm, T_comms)."""
-    c = Call(api.matmul_time)
-    return call(c, c.chip(chip), c.number("B", B), c.number("D", D),
-                c.number("F", F), c.text("dtype", dtype), c.text("weight_dtype", weight_dtype),
-                c.number("n_chips", n_chips), c.text("shard", shard),
-                c.text("result", result), chips=table(chips))
+    return call_api(api.matmul_time, locals())
 
 
 @func(category=CATEGORY)
-@_doc("chips", "chip", "E", "k", "dtype", "weight_dtype", "tier")
+@_described(api.moe_min_batch)
 def moe_min_batch(chips, chip, E, k, dtype=None, weight_dtype=None, tier=None):
     """Minimum tokens per step for every MoE expert to be compute-bound: I·E·w / (2k)."""
-    c = Call(api.moe_min_batch)
-    return call(c, c.chip(chip), c.number("E", E), c.number("k", k),
-                c.text("dtype", dtype), c.text("weight_dtype", weight_dtype),
-                c.text("tier", tier), chips=table(chips))
+    return call_api(api.moe_min_batch, locals())
 
 
 @func(category=CATEGORY)
-@_doc("chips", "chip", "n_chips", "dtype", "tier")
+@_described(api.net_critical_d)
 def net_critical_d(chips, chip, n_chips, dtype=None, tier=None):
     """Contracting dimension D above which a D-sharded matmul on n chips is compute-bound."""
-    c = Call(api.net_critical_d)
-    return call(c, c.chip(chip), c.number("n_chips", n_chips),
-                c.text("dtype", dtype), c.text("tier", tier), chips=table(chips))
+    return call_api(api.net_critical_d, locals())
 
 
 @func(category=CATEGORY)
-@_doc("chips", "chip", "intensity", "tier", "dtype")
+@_described(api.roofline_flops)
 def roofline_flops(chips, chip, intensity, tier=None, dtype=None):
     """Attainable FLOP/s at an arithmetic intensity: min(peak, intensity · bandwidth)."""
-    c = Call(api.roofline_flops)
-    return call(c, c.chip(chip), c.number("intensity", intensity),
-                c.text("tier", tier), c.text("dtype", dtype), chips=table(chips))
+    return call_api(api.roofline_flops, locals())
 
 
 @func(category=CATEGORY)
-@_doc("chips", "chip", "flops", "bytes", "tier", "dtype", "result")
+@_described(api.roofline_time)
 def roofline_time(chips, chip, flops, bytes, tier=None, dtype=None, result=None):
     """Roofline time in seconds: max(flops / peak, bytes / bandwidth)."""
-    c = Call(api.roofline_time)
-    return call(c, c.chip(chip), c.number("flops", flops),
-                c.number("bytes", bytes), c.text("tier", tier), c.text("dtype", dtype),
-                c.text("result", result), chips=table(chips))
+    return call_api(api.roofline_time, locals())
 
 
 @func(category=CATEGORY)
-@_doc("T", "S", "G")
+@_described(api.attn_intensity)
 def attn_intensity(T, S, G):
     """Arithmetic intensity of GQA attention in FLOP/byte: T·S·G / (T·G + S)."""
-    c = Call(api.attn_intensity)
-    return call(c, c.number("T", T), c.number("S", S), c.number("G", G))
+    return call_api(api.attn_intensity, locals())
 
 
 @func(category=CATEGORY)
-@_doc("chips", "chip", "kind", "bytes=coll_bytes", "n_chips", "tier")
+@_described(api.collective_time, bytes="coll_bytes")
 def collective_time(chips, chip, kind, bytes, n_chips, tier=None):
     """Collective time in seconds: α·steps + bytes/bw ring model, two-level beyond scaleup_size."""
-    c = Call(api.collective_time)
-    return call(c, c.chip(chip), c.text("kind", kind, required=True),
-                c.number("bytes", bytes), c.number("n_chips", n_chips), c.text("tier", tier),
-                chips=table(chips))
+    return call_api(api.collective_time, locals())
 
 
 @func(category=CATEGORY)
-@_doc("chips", "chip", "n_params", "dtype", "n_chips")
+@_described(api.weight_load_time)
 def weight_load_time(chips, chip, n_params, dtype=None, n_chips=None):
     """Seconds to read all weights from HBM once: n_params · bytes / (n_chips · hbm_bw)."""
-    c = Call(api.weight_load_time)
-    return call(c, c.chip(chip), c.number("n_params", n_params),
-                c.text("dtype", dtype), c.number("n_chips", n_chips),
-                chips=table(chips))
+    return call_api(api.weight_load_time, locals())
 
 
 @func(category=CATEGORY)
-@_doc("layers", "kv_heads", "head_dim", "tokens", "batch", "dtype")
+@_described(api.kv_cache_bytes)
 def kv_cache_bytes(layers, kv_heads, head_dim, tokens, batch=None, dtype=None):
     """KV-cache bytes: 2 · layers · kv_heads · head_dim · tokens · batch · bytes(dtype)."""
-    c = Call(api.kv_cache_bytes)
-    return call(c, c.number("layers", layers),
-                c.number("kv_heads", kv_heads), c.number("head_dim", head_dim),
-                c.number("tokens", tokens), c.number("batch", batch),
-                c.text("dtype", dtype))
+    return call_api(api.kv_cache_bytes, locals())
 
 
 @func(category=CATEGORY)
-@_doc("chips", "chip", "dtype", "mfu", "price")
+@_described(api.cost_per_flop)
 def cost_per_flop(chips, chip, dtype=None, mfu=None, price=None):
     """USD per FLOP: price / (3600 · peak · mfu); price = your quote, else the list price."""
-    c = Call(api.cost_per_flop)
-    return call(c, c.chip(chip), c.text("dtype", dtype),
-                c.number("mfu", mfu),
-                c.number("price", price), chips=table(chips))
+    return call_api(api.cost_per_flop, locals())
 
 
 @func(category=CATEGORY)
-@_doc("chips", "chip", "prices", "provider", "pricing", "result=price_result")
+@_described(api.chip_price, result="price_result")
 def chip_price(chips, chip, prices, provider=None, pricing=None, result=None):
     """USD per chip-hour: a provider's latest dated price, CHIP_PRICE(Chips,"H100",Prices,"AWS")."""
-    c = Call(api.chip_price)
-    prov = c.text("provider", provider)
-    kind = c.text("pricing", pricing)
-    res = c.text("result", result)
-    for name, v in (("provider", prov), ("pricing", kind), ("result", res)):
-        if v is not None and not isinstance(v, str):
-            raise RooflineInputError(f"{name}: give one value (a cell), not a range")
-    return call(c, c.chip(chip), prov, kind, res, prices=price_table(prices),
-                chips=table(chips))
+    return call_api(api.chip_price, locals(), single=("provider", "pricing", "result"))
 
 
 @func(category=CATEGORY)
-@_doc("chips", "chip", "field")
+@_described(api.chip_spec)
 def chip_spec(chips, chip, field):
     """One field of one chip's row, e.g. CHIP_SPEC(Chips, "H200", "hbm_bw")."""
-    c = Call(api.chip_spec)
-    return call(c, c.chip(chip), c.text("field", field, required=True),
-                chips=table(chips))
+    return call_api(api.chip_spec, locals())
 
 
 @func(category=CATEGORY)
-@_doc("models", "model", "field=model_field")
+@_described(api.model_spec, field="model_field")
 def model_spec(models, model, field):
     """One field of one model's row, e.g. MODEL_SPEC(Models, "DeepSeek-V3", "experts")."""
-    c = Call(api.model_spec)
-    return call(c, c.text("model", model),
-                c.text("field", field, required=True), models=model_table(models))
-
-
-def _model_step(fn, chips, chip, models, model, tokens_name, tokens, batch, n_chips, dtype,
-                weight_dtype, kv_dtype, mbu, mfu, result):
-    c = Call(fn)
-    return call(c, c.chip(chip), c.text("model", model), c.number(tokens_name, tokens),
-                c.number("batch", batch),
-                c.number("n_chips", n_chips), c.text("dtype", dtype),
-                c.text("weight_dtype", weight_dtype), c.text("kv_dtype", kv_dtype),
-                c.number("mbu", mbu),
-                c.number("mfu", mfu), c.text("result", result),
-                chips=table(chips), models=model_table(models))
+    return call_api(api.model_spec, locals())
 
 
 @func(category=CATEGORY)
-@_doc("chips", "chip", "models", "model", "context", "batch", "n_chips", "dtype", "weight_dtype",
-      "kv_dtype", "mbu", "mfu", "result=model_result")
+@_described(api.decode_time, result="model_result")
 def decode_time(chips, chip, models, model, context, batch=None, n_chips=None, dtype=None,
                 weight_dtype=None, kv_dtype=None, mbu=None, mfu=None, result=None):
     """Seconds per decode step of a whole model: max(FLOPs/peak, bytes/HBM) + TP AllReduces."""
-    return _model_step(api.decode_time, chips, chip, models, model, "context", context, batch,
-                       n_chips, dtype, weight_dtype, kv_dtype, mbu, mfu, result)
+    return call_api(api.decode_time, locals())
 
 
 @func(category=CATEGORY)
-@_doc("chips", "chip", "models", "model", "prompt", "batch", "n_chips", "dtype", "weight_dtype",
-      "kv_dtype", "mbu", "mfu", "result=model_result")
+@_described(api.prefill_time, result="model_result")
 def prefill_time(chips, chip, models, model, prompt, batch=None, n_chips=None, dtype=None,
                  weight_dtype=None, kv_dtype=None, mbu=None, mfu=None, result=None):
     """Seconds to prefill a prompt (time to first token), causal attention included."""
-    return _model_step(api.prefill_time, chips, chip, models, model, "prompt", prompt, batch,
-                       n_chips, dtype, weight_dtype, kv_dtype, mbu, mfu, result)
+    return call_api(api.prefill_time, locals())
 
 
 @func(category=CATEGORY)
-@_doc("chips", "chip", "models", "model", "tokens=train_tokens", "n_chips=n_chips_req", "mfu",
-      "dtype", "seq_len")
+@_described(api.train_time, tokens="train_tokens", n_chips="n_chips_req")
 def train_time(chips, chip, models, model, tokens, n_chips, mfu=None, dtype=None, seq_len=None):
     """Seconds to train on tokens: 6·N·D (+ attention with seq_len) / (n_chips·peak·mfu)."""
-    c = Call(api.train_time)
-    return call(c, c.chip(chip), c.text("model", model),
-                c.number("tokens", tokens), c.number("n_chips", n_chips),
-                c.number("mfu", mfu), c.text("dtype", dtype),
-                c.number("seq_len", seq_len),
-                chips=table(chips), models=model_table(models))
+    return call_api(api.train_time, locals())
 
 
 @func(category=CATEGORY)
-@_doc("chips", "chip", "models", "model", "context=max_context", "n_chips",
-      "weight_dtype=weight_dtype_hbm", "kv_dtype=kv_dtype_w", "usable")
+@_described(api.max_batch, context="max_context", weight_dtype="weight_dtype_hbm",
+            kv_dtype="kv_dtype_w")
 def max_batch(chips, chip, models, model, context, n_chips=None, weight_dtype=None,
               kv_dtype=None, usable=None):
     """Largest batch whose weights + KV cache fit in n_chips' HBM (0: the weights do not fit)."""
-    c = Call(api.max_batch)
-    return call(c, c.chip(chip), c.text("model", model),
-                c.number("context", context), c.number("n_chips", n_chips),
-                c.text("weight_dtype", weight_dtype), c.text("kv_dtype", kv_dtype),
-                c.number("usable", usable),
-                chips=table(chips), models=model_table(models))
+    return call_api(api.max_batch, locals())
 
 
 #: Excel name -> function, for the headless engine and Python callers.

@@ -351,6 +351,36 @@ def finish(call: Call, value):
     return out.item() if out.ndim == 0 else out.tolist()
 
 
+_TABLES = {"chips": table, "models": model_table, "prices": price_table}
+
+
+def call_api(fn, given, single=()):
+    """Call the api function ``fn`` with a host's arguments, each read as its description says.
+
+    ``given`` maps every argument of ``fn``'s Excel function
+    (:func:`rooflinexl.api_args.arguments`, e.g. the Excel function's
+    ``locals()``) to what the host passed: a number argument goes through
+    :meth:`Call.number`, a keyword, chip or model name through :meth:`Call.text`
+    (a keyword without a default is required), a table range through
+    :func:`table`, :func:`model_table` or :func:`price_table` (parsed after the
+    other arguments). The arguments named in ``single`` must be one cell.
+    """
+    c = Call(fn)
+    args, ranges = [], {}
+    for a in api_args.arguments(fn):
+        x = given[a.name]
+        if a.kind == api_args.TABLE:
+            ranges[a.name] = x
+        elif a.kind == api_args.NUMBER:
+            args.append(c.number(a.name, x))
+        else:
+            v = c.text(a.name, x, required=a.kind == api_args.KEYWORD and not a.optional)
+            if a.name in single and v is not None and not isinstance(v, str):
+                raise RooflineInputError(f"{a.name}: give one value (a cell), not a range")
+            args.append(v)
+    return call(c, *args, **{name: _TABLES[name](x) for name, x in ranges.items()})
+
+
 def call(call: Call, *args, **kwargs):
     """Run the call's API function with per-element checks; bad calls: RooflineInputError."""
     try:

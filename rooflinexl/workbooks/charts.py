@@ -19,6 +19,7 @@ from openpyxl.chart.series import SeriesLabel
 from openpyxl.chart.shapes import GraphicalProperties
 from openpyxl.drawing.line import LineProperties
 
+from rooflinexl.addresses import column_letters
 from rooflinexl.workbooks.layout import Calc, Input, SheetWriter
 
 SCI = "0.00E+00"
@@ -75,7 +76,7 @@ def add_roofline_chart(wb: Workbook, title: str, heading: str, note: str, chips:
     ws.freeze_panes = "A4"
     ws.column_dimensions["A"].width = 44
     for j in range(2, 8):
-        ws.column_dimensions[chr(ord("A") + j - 1)].width = 16
+        ws.column_dimensions[column_letters(j)].width = 16
 
     chart = ScatterChart()
     chart.title = heading

@@ -10,6 +10,7 @@ from __future__ import annotations
 from openpyxl import Workbook
 from openpyxl.styles import Alignment
 
+from rooflinexl.addresses import column_letters
 from rooflinexl.chips import ChipTable
 from rooflinexl.dtypes import TIERS
 from rooflinexl.workbooks.charts import Point, add_roofline_chart
@@ -85,7 +86,7 @@ def _intensity(wb, table):
                           freeze=True)
     for r in range(first, last + 1):
         for j in range(len(tiers)):
-            col = chr(ord("B") + j)
+            col = column_letters(2 + j)
             s.put(r, 2 + j, Calc(f'=_xlfn.IFNA(CRIT_INTENSITY(Chips,$A{r},{col}${hdr_row},'
                                  f'$A$6),"—")', "0.0"))
             s.ws.cell(row=r, column=2 + j).alignment = Alignment(horizontal="right")
@@ -177,9 +178,9 @@ def _network(wb):
         s.put(hdr, 2 + j, Input(chips[j]))
     for r in range(first, last + 1):
         for j in range(len(chips)):
-            col = chr(ord("B") + j)
+            col = column_letters(2 + j)
             s.put(r, 2 + j, Calc(f"=NET_CRITICAL_D(Chips,{col}${hdr},$A{r},$A$6,$B$6)", "#,##0"))
-    s.validate("chip", f"B{hdr}:{chr(ord('A') + len(chips))}{hdr}")
+    s.validate("chip", f"B{hdr}:{column_letters(1 + len(chips))}{hdr}")
     s.ws.freeze_panes = f"B{first}"
     name_cell(wb, "NetCriticalD_v5e_n2", "Network D", f"B{first}")
     s.note("Reference: two TPU v5e at 4.5e10 B/s each way, 1.97e14 FLOP/s → D > 8,755.6 (bf16).")
