@@ -591,6 +591,8 @@ def rewrite_formula(
                 return t
         return None
 
+    if eta_arguments(toks):
+        res.kinds.add("eta")
     known_names = None if defined is None else {d.upper() for d in defined} | set(tables)
     while i < n:
         t = toks[i]
@@ -1271,6 +1273,44 @@ def prepare_workbook(
             shutil.rmtree(tmpdir, ignore_errors=True)
         raise
     return PrepassResult(dst, tmpdir, cells, rewrites, back, tables, replaced)
+
+
+# ------------------------------------------------------------------ eta-reduced functions
+
+#: the functions whose ``_xleta.NAME`` arguments the engine's own table reads
+_ETA_TAKERS = frozenset({"GROUPBY", "PIVOTBY"})
+
+
+def eta_arguments(toks: list) -> bool:
+    """A function passed by name to GROUPBY or PIVOTBY (``_xleta.SUM``, Excel's eta-reduced
+    lambda) as the text :data:`rooflinexl.recalc.functions.ETA_PREFIX` + its name, in place,
+    which those functions read as the function; elsewhere ``_xleta.`` is left alone.
+
+    >>> toks = _tokenize("_xlfn.GROUPBY(A1:A3,B1:B3,_xleta.SUM)")
+    >>> eta_arguments(toks), "".join(t.text for t in toks)
+    (True, '_xlfn.GROUPBY(A1:A3,B1:B3,"__ROOFLINEXL_FUNCTION__.SUM")')
+    """
+    from rooflinexl.recalc.functions import ETA_PREFIX
+
+    changed = False
+    calls: list[str] = []  # per open parenthesis: the function's base name, or ""
+    prev = None  # the last token that is not white space
+    for i, t in enumerate(toks):
+        if t.kind == "op" and t.text in "({":
+            calls.append(_excel_base_name(prev.text) if t.text == "(" and prev is not None
+                         and prev.kind == "word" else "")
+        elif t.kind == "op" and t.text in ")}":
+            if calls:
+                calls.pop()
+        elif (t.kind == "word" and t.text.upper().startswith("_XLETA.") and calls
+              and calls[-1] in _ETA_TAKERS):
+            nxt = next((x for x in toks[i + 1:] if x.kind != "ws"), None)
+            if nxt is None or nxt.text in (",", ")"):
+                toks[i] = _Tok("str", f'"{ETA_PREFIX}{t.text[7:].upper()}"')
+                changed = True
+        if t.kind != "ws":
+            prev = t
+    return changed
 
 
 # ------------------------------------------------------------------ LET and LAMBDA
