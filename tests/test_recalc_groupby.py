@@ -362,10 +362,8 @@ def results(tmp_path_factory):
     return {e: recalc_book(path, write=False, engine=e).evaluation for e in ENGINES}
 
 
-@pytest.mark.parametrize("engine", ENGINES)
-@pytest.mark.parametrize("sheet,ref,formula,excel", CASES, ids=[f"{c[0]}!{c[1]}" for c in CASES])
-def test_matches_excel(results, engine, sheet, ref, formula, excel):
-    ev = results[engine]
+def assert_range(ev, sheet, ref, excel):
+    """Every cell of ``ref`` holds the value at its place in ``excel`` (rows of values)."""
     c1, r1, c2, r2 = range_boundaries(ref)
     wrong = []
     for i, r in enumerate(range(r1, r2 + 1)):
@@ -378,6 +376,12 @@ def test_matches_excel(results, engine, sheet, ref, formula, excel):
     assert not wrong, "\n".join(wrong)
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("sheet,ref,formula,excel", CASES, ids=[f"{c[0]}!{c[1]}" for c in CASES])
+def test_matches_excel(results, engine, sheet, ref, formula, excel):
+    assert_range(results[engine], sheet, ref, excel)
+
+
 def test_eta_only_inside_groupby_and_pivotby():
     """``_xleta.SUM`` reaches GROUPBY/PIVOTBY as a function name; elsewhere it is left alone
     (the pre-pass's undefined-name rule and the per-cell path decide there)."""
@@ -385,3 +389,56 @@ def test_eta_only_inside_groupby_and_pivotby():
     assert text == '=_xlfn.PIVOTBY(A1:A3,B1:B3,C1:C3, "__ROOFLINEXL_FUNCTION__.SUM" )+_xleta.SUM'
     assert rewrite_formula("=_xlfn.BYROW(A1:B3,_xleta.SUM)").text == (
         "=_xlfn.BYROW(A1:B3,_xleta.SUM)")
+
+
+# Hand-derived cases on a small table (Microsoft's GROUPBY/PIVOTBY pages for the arguments;
+# the layout as in test.xlsx above): A1:A6 = b a b a c a, B1:B6 = 1 2 3 4 "x" 6, D1:F3 = a
+# two-level table p/x 1, p/y 2, q/x 3.
+HAND = [
+    ("H1:I3", "=_xlfn.GROUPBY(A1:A6,B1:B6,_xleta.COUNT,0,0)", [["a", 3], ["b", 2], ["c", 0]]),
+    ("K1:L3", "=_xlfn.GROUPBY(A1:A6,B1:B6,_xleta.COUNTA,0,0)", [["a", 3], ["b", 2], ["c", 1]]),
+    ("N1:O4", "=_xlfn.GROUPBY(A1:A6,B1:B6,_xleta.MAX,0,1)",
+     [["a", 6], ["b", 3], ["c", 0], ["Total", 6]]),
+    ("Q1:R3", "=_xlfn.GROUPBY(A1:A6,B1:B6,_xleta.MEDIAN,0,0)",
+     [["a", 4], ["b", 2], ["c", "#NUM!"]]),
+    ("T1:U3", "=_xlfn.GROUPBY(A1:A6,B1:B6,_xleta.CONCAT,0,0)", [["a", "246"], ["b", "13"],
+                                                               ["c", "x"]]),
+    ("W1:X3", "=_xlfn.GROUPBY(A1:A6,B1:B6,_xleta.ARRAYTOTEXT,0,0)",
+     [["a", "2, 4, 6"], ["b", "1, 3"], ["c", "x"]]),
+    # sorted by the aggregate, descending
+    ("H11:I14", "=_xlfn.GROUPBY(A1:A6,B1:B6,_xleta.SUM,0,1,-2)",
+     [["a", 12], ["b", 4], ["c", 0], ["Total", 16]]),
+    # the total on top, the keys descending
+    ("K11:L14", "=_xlfn.GROUPBY(A1:A6,B1:B6,_xleta.SUM,0,-1,-1)",
+     [["Total", 16], ["c", 0], ["b", 4], ["a", 12]]),
+    # grand total and subtotals on top
+    ("N11:P16", "=_xlfn.GROUPBY(D1:E3,F1:F3,_xleta.SUM,0,-2)",
+     [["Grand Total", "", 6], ["p", "", 3], ["p", "x", 1], ["p", "y", 2], ["q", "", 3],
+      ["q", "x", 3]]),
+    # what the engine does not implement is an error, never a guess
+    ("R11", "=_xlfn.GROUPBY(A1:A6,B1:B6,_xleta.SUM,2)", [["#VALUE!"]]),
+    ("S11", "=_xlfn.GROUPBY(A1:A6,B1:B6,_xlfn.LAMBDA(_xlpm.x,SUM(_xlpm.x)))", [["#VALUE!"]]),
+    ("T11", "=_xlfn.GROUPBY(A1:A6,B1:B6,_xleta.FORECAST.ETS)", [["#NAME?"]]),
+    ("U11", '=_xlfn.GROUPBY(A1:A6,B1:B6,_xleta.SUM,0,1,1,{1;1;"y";1;1;1})', [["#VALUE!"]]),
+]
+
+
+@pytest.fixture(scope="module")
+def hand_results(tmp_path_factory):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    for i, (a, b) in enumerate(zip("babaca", [1, 2, 3, 4, "x", 6], strict=True), start=1):
+        ws[f"A{i}"], ws[f"B{i}"] = a, b
+    for i, row in enumerate([("p", "x", 1), ("p", "y", 2), ("q", "x", 3)], start=1):
+        ws[f"D{i}"], ws[f"E{i}"], ws[f"F{i}"] = row
+    for ref, formula, _ in HAND:
+        ws[ref.split(":")[0]] = ArrayFormula(ref, formula)
+    path = tmp_path_factory.mktemp("groupby_hand") / "hand.xlsx"
+    wb.save(path)
+    return {e: recalc_book(path, write=False, engine=e).evaluation for e in ENGINES}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("ref,formula,want", HAND, ids=[c[0] for c in HAND])
+def test_hand_derived(hand_results, engine, ref, formula, want):
+    assert_range(hand_results[engine], "Sheet", ref, want)

@@ -1476,8 +1476,8 @@ BUILTINS["LOOKUP"] = _lookup
 #
 # * ``field_headers``: 0 no headers, 1 headers not shown, 3 headers shown (2, generated
 #   names, is not implemented: an error). Omitted: the data has headers when the first
-#   value is text and the second a number; GROUPBY then hides them, PIVOTBY shows them when
-#   there is more than one row, column or value field.
+#   value is text and the second a number; GROUPBY then hides them (test.xlsx, three row
+#   fields), PIVOTBY shows them when there is more than one row or column field (Microsoft).
 # * ``total_depth``: 0 none, 1 a grand total ("Total"), n >= 2 subtotals for the first n-1
 #   fields too (the grand total then reads "Grand Total"); negative: above what they total.
 #   More than the number of fields is #VALUE!. Omitted: 1 for GROUPBY (test.xlsx), every
@@ -1680,7 +1680,7 @@ def _pivot(row_fields, col_fields, values, function, field_headers, row_depth, r
             second = V[1][0] if n > 1 else None
             has = (isinstance(first, str) and not isinstance(first, ExcelError)
                    and isinstance(second, (int, float)) and not isinstance(second, bool))
-            many = len(R[0]) > 1 or len(C[0]) > 1 or len(V[0]) > 1
+            many = len(R[0]) > 1 or len(C[0]) > 1
             fh = (3 if many and not groupby else 1) if has else 0
         else:
             fh = _int_arg(field_headers, "field_headers", 0)
