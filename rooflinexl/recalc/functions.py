@@ -1521,7 +1521,9 @@ def _eta_numbers(vals: list, skip_errors: bool = False) -> list[float]:
 
 
 def _eta_function(function):
-    """GROUPBY's ``function`` argument as ``f(values, all_values)``, or an ExcelError."""
+    """GROUPBY's ``function`` argument as ``(reduce, share)``: ``reduce(values)`` aggregates
+    one group's values; ``share`` (PERCENTOF) divides it by the same for the total it is
+    relative to. An ExcelError when it is not a function the engine implements."""
     if isinstance(function, ExcelError):
         return function
     if not (isinstance(function, str) and function.startswith(ETA_PREFIX)):
@@ -1530,30 +1532,28 @@ def _eta_function(function):
     name = function[len(ETA_PREFIX):].upper()
     while name.startswith(("_XLFN.", "_XLWS.")):
         name = name[6:]
+    if name == "PERCENTOF":  # PERCENTOF(subset, all) = SUM(subset) / SUM(all)
+        name, share = "SUM", True
+    else:
+        share = False
     if name in _ETA_NUMERIC:
         reduce = _SUBTOTALS[_ETA_NUMERIC[name]]
         skip = name == "COUNT"  # COUNT counts numbers and ignores errors
-        return lambda vals, _all: reduce(_eta_numbers(vals, skip))
+        return (lambda vals: reduce(_eta_numbers(vals, skip))), share
     if name == "COUNTA":
-        return lambda vals, _all: float(sum(x is not None for x in vals))
-    if name == "PERCENTOF":
-        def percentof(vals, all_vals):
-            whole = sum(_eta_numbers(all_vals))
-            if whole == 0:
-                return ExcelError("#DIV/0!", "PERCENTOF: the total is 0")
-            return sum(_eta_numbers(vals)) / whole
-        return percentof
+        return (lambda vals: float(sum(x is not None for x in vals))), False
     if name in ("CONCAT", "ARRAYTOTEXT"):
-        def text(vals, _all):
+        def text(vals):
             parts = []
             for x in vals:
                 if isinstance(x, ExcelError) and name == "CONCAT":
                     return x
                 parts.append("" if x is None else value_text(x))
             return ("" if name == "CONCAT" else ", ").join(parts)
-        return text
+        return text, False
     if name in _ETA_TOO_FEW:
-        return lambda vals, _all: ExcelError("#VALUE!", f"{name} needs more than one argument")
+        return (lambda vals: ExcelError("#VALUE!", f"{name} needs more than one argument")), \
+            False
     return ExcelError("#NAME?", f"{name} as the function of GROUPBY/PIVOTBY is not "
                       "implemented by the headless engine")
 
@@ -1626,10 +1626,13 @@ class _Axis:
             out = [(k, False) for k in leaves]
         else:
             out = []
+            below: dict[tuple, set] = {}  # a key prefix -> the next field's keys under it
+            for k in keys:
+                for level in range(self.n):
+                    below.setdefault(k[:level], set()).add(k[level])
 
             def walk(prefix: tuple, level: int):
-                children = sorted({k[level] for k in keys if k[:level] == prefix},
-                                  key=lambda c: _sort_key(self.display[c]),
+                children = sorted(below[prefix], key=lambda c: _sort_key(self.display[c]),
                                   reverse=level in self.desc)
                 if self.by_value is not None and level == self.n - 1:
                     children.sort(key=lambda c: _sort_key(value_of(prefix + (c,))),
@@ -1664,9 +1667,10 @@ def _pivot(row_fields, col_fields, values, function, field_headers, row_depth, r
     for a in (row_fields, col_fields, values):
         if isinstance(a, ExcelError):
             return a
-    agg = _eta_function(function)
-    if isinstance(agg, ExcelError):
-        return agg
+    fn = _eta_function(function)
+    if isinstance(fn, ExcelError):
+        return fn
+    reduce, share = fn
     if values is None:
         return ExcelError("#VALUE!", "values are missing")
     R, V = _grid(row_fields), _grid(values)
@@ -1722,23 +1726,34 @@ def _pivot(row_fields, col_fields, values, function, field_headers, row_depth, r
         for a in range(rows.n + 1):
             for b in range(cols.n + 1):
                 members.setdefault((rk[:a], ck[:b]), []).append(i)
+    whole = {0: lambda rp, cp: ((), cp), 1: lambda rp, cp: (rp, ()),
+             2: lambda rp, cp: ((), ()), 3: lambda rp, cp: (rp, cp[:-1]),
+             4: lambda rp, cp: (rp[:-1], cp)}[rel]
     cache: dict = {}
 
-    def value(rp: tuple, cp: tuple, k: int):
+    def base(rp: tuple, cp: tuple, k: int):
+        """The function of a group's values; None for a group without rows."""
         if (rp, cp, k) not in cache:
             idx = members.get((rp, cp))
             if idx is None:
-                cache[rp, cp, k] = ""
+                cache[rp, cp, k] = None
             else:
-                whole = {0: ((), cp), 1: (rp, ()), 2: ((), ()), 3: (rp, cp[:-1]),
-                         4: (rp[:-1], cp)}[rel]
                 try:
-                    out = agg([vals[i][k] for i in idx],
-                              [vals[i][k] for i in members[whole]])
+                    cache[rp, cp, k] = reduce([vals[i][k] for i in idx])
                 except _Err as ex:
-                    out = ex.error
-                cache[rp, cp, k] = "" if out is None else out
+                    cache[rp, cp, k] = ex.error
         return cache[rp, cp, k]
+
+    def value(rp: tuple, cp: tuple, k: int):
+        x = base(rp, cp, k)
+        if x is None:
+            return ""
+        if not share or isinstance(x, ExcelError):
+            return x
+        total = base(*whole(rp, cp), k)
+        if isinstance(total, ExcelError):
+            return total
+        return x / total if total else ExcelError("#DIV/0!", "PERCENTOF: the total is 0")
 
     rgroups = rows.groups(set(rkeys), lambda p: value(p, (), rows.by_value[0]))
     cgroups = cols.groups(set(ckeys), lambda p: value((), p, cols.by_value[0]))
