@@ -591,7 +591,7 @@ def rewrite_formula(
                 return t
         return None
 
-    if eta_arguments(toks):
+    if "_XLETA." in body.upper() and eta_arguments(toks):
         res.kinds.add("eta")
     known_names = None if defined is None else {d.upper() for d in defined} | set(tables)
     while i < n:
