@@ -393,7 +393,7 @@ def test_eta_only_inside_groupby_and_pivotby():
 
 # Hand-derived cases on a small table (Microsoft's GROUPBY/PIVOTBY pages for the arguments;
 # the layout as in test.xlsx above): A1:A6 = b a b a c a, B1:B6 = 1 2 3 4 "x" 6, D1:F3 = a
-# two-level table p/x 1, p/y 2, q/x 3.
+# two-level table p/x 1, p/y 2, q/x 3, G1:G3 = "v" 1 2 (a values column with a header).
 HAND = [
     ("H1:I3", "=_xlfn.GROUPBY(A1:A6,B1:B6,_xleta.COUNT,0,0)", [["a", 3], ["b", 2], ["c", 0]]),
     ("K1:L3", "=_xlfn.GROUPBY(A1:A6,B1:B6,_xleta.COUNTA,0,0)", [["a", 3], ["b", 2], ["c", 1]]),
@@ -420,6 +420,12 @@ HAND = [
     ("S11", "=_xlfn.GROUPBY(A1:A6,B1:B6,_xlfn.LAMBDA(_xlpm.x,SUM(_xlpm.x)))", [["#VALUE!"]]),
     ("T11", "=_xlfn.GROUPBY(A1:A6,B1:B6,_xleta.FORECAST.ETS)", [["#NAME?"]]),
     ("U11", '=_xlfn.GROUPBY(A1:A6,B1:B6,_xleta.SUM,0,1,1,{1;1;"y";1;1;1})', [["#VALUE!"]]),
+    # PIVOTBY's defaults for several fields are not verified against Excel: an error
+    ("V11", "=_xlfn.PIVOTBY(D1:E3,D1:D3,F1:F3,_xleta.SUM,0)", [["#VALUE!"]]),
+    ("W11", "=_xlfn.PIVOTBY(D1:E3,D1:D3,G1:G3,_xleta.SUM,,1,1,1)", [["#VALUE!"]]),
+    # ... and given, they work: row 1 is the headers (hidden), rows 2-3 the data
+    ("H21:K23", "=_xlfn.PIVOTBY(D1:E3,D1:D3,G1:G3,_xleta.SUM,1,0,1,0)",
+     [["", "", "p", "q"], ["p", "y", 1, ""], ["q", "x", "", 2]]),
 ]
 
 
@@ -429,8 +435,8 @@ def hand_results(tmp_path_factory):
     ws = wb.active
     for i, (a, b) in enumerate(zip("babaca", [1, 2, 3, 4, "x", 6], strict=True), start=1):
         ws[f"A{i}"], ws[f"B{i}"] = a, b
-    for i, row in enumerate([("p", "x", 1), ("p", "y", 2), ("q", "x", 3)], start=1):
-        ws[f"D{i}"], ws[f"E{i}"], ws[f"F{i}"] = row
+    for i, row in enumerate([("p", "x", 1, "v"), ("p", "y", 2, 1), ("q", "x", 3, 2)], start=1):
+        ws[f"D{i}"], ws[f"E{i}"], ws[f"F{i}"], ws[f"G{i}"] = row
     for ref, formula, _ in HAND:
         ws[ref.split(":")[0]] = ArrayFormula(ref, formula)
     path = tmp_path_factory.mktemp("groupby_hand") / "hand.xlsx"

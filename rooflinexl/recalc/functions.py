@@ -1477,11 +1477,13 @@ BUILTINS["LOOKUP"] = _lookup
 # * ``field_headers``: 0 no headers, 1 headers not shown, 3 headers shown (2, generated
 #   names, is not implemented: an error). Omitted: the data has headers when the first
 #   value is text and the second a number; GROUPBY then hides them (test.xlsx, three row
-#   fields), PIVOTBY shows them when there is more than one row or column field (Microsoft).
+#   fields). Microsoft says they are shown for several row or column fields, which is not
+#   so for GROUPBY; PIVOTBY with several fields and headers found is an error.
 # * ``total_depth``: 0 none, 1 a grand total ("Total"), n >= 2 subtotals for the first n-1
 #   fields too (the grand total then reads "Grand Total"); negative: above what they total.
-#   More than the number of fields is #VALUE!. Omitted: 1 for GROUPBY (test.xlsx), every
-#   level for PIVOTBY (Microsoft: "grand totals and, where possible, subtotals").
+#   More than the number of fields is #VALUE!. Omitted: 1 for GROUPBY (test.xlsx, with
+#   three fields, although Microsoft says "grand totals and, where possible, subtotals");
+#   PIVOTBY with one field 1 (test.xlsx), with several an error (not verified).
 #   A subtotal row repeats its parent fields and leaves the rest empty; totals are the
 #   function of the group's values, not of the rows above them.
 # * ``sort_order``: field numbers (then value columns, by their aggregate) ascending,
@@ -1580,11 +1582,11 @@ def _group_key(x):
 class _Axis:
     """One axis of a pivot (the row fields, or PIVOTBY's column fields)."""
 
-    def __init__(self, fields: list[list], depth, sort, n_values: int, default_depth: int,
-                 what: str, table: bool = False):
+    def __init__(self, fields: list[list], depth, sort, n_values: int, what: str,
+                 table: bool = False):
         self.fields = fields  # data rows x fields
         self.n = len(fields[0]) if fields else 0
-        d = _int_arg(depth, f"{what}total_depth", default_depth)
+        d = _int_arg(depth, f"{what}total_depth", 1)
         if abs(d) > max(self.n, 1) or (table and abs(d) > 1):
             raise _Err("#VALUE!", f"{what}total_depth {d} needs more fields")
         self.depth = d
@@ -1684,8 +1686,11 @@ def _pivot(row_fields, col_fields, values, function, field_headers, row_depth, r
             second = V[1][0] if n > 1 else None
             has = (isinstance(first, str) and not isinstance(first, ExcelError)
                    and isinstance(second, (int, float)) and not isinstance(second, bool))
-            many = len(R[0]) > 1 or len(C[0]) > 1
-            fh = (3 if many and not groupby else 1) if has else 0
+            if has and not groupby and (len(R[0]) > 1 or len(C[0]) > 1):
+                raise _Err("#VALUE!", "PIVOTBY: whether Excel shows the headers it finds "
+                           "for several row or column fields is not verified; give "
+                           "field_headers")
+            fh = 1 if has else 0
         else:
             fh = _int_arg(field_headers, "field_headers", 0)
         if fh not in (0, 1, 3):
@@ -1709,10 +1714,13 @@ def _pivot(row_fields, col_fields, values, function, field_headers, row_depth, r
         if not keep:
             raise _Err("#VALUE!", "no data rows (Excel's #CALC!)")
         nv = len(V[0])
+        for depth, fields, what in ((row_depth, R, "row"), (col_depth, C, "col")):
+            if depth is None and not groupby and len(fields[0]) > 1:
+                raise _Err("#VALUE!", f"PIVOTBY: the default {what}_total_depth of several "
+                           f"fields is not verified against Excel; give {what}_total_depth")
         rows = _Axis([R[i] for i in keep], row_depth, row_sort, nv,
-                     1 if groupby else len(R[0]), "row_" if not groupby else "", table)
-        cols = _Axis([C[i] for i in keep], col_depth if not groupby else 0,
-                     col_sort, nv, len(C[0]), "col_")
+                     "" if groupby else "row_", table)
+        cols = _Axis([C[i] for i in keep], 0 if groupby else col_depth, col_sort, nv, "col_")
         rel = _int_arg(relative_to, "relative_to", 0)
         if rel not in range(5):
             raise _Err("#VALUE!", f"relative_to {rel} is not 0 to 4")
