@@ -448,3 +448,22 @@ def hand_results(tmp_path_factory):
 @pytest.mark.parametrize("ref,formula,want", HAND, ids=[c[0] for c in HAND])
 def test_hand_derived(hand_results, engine, ref, formula, want):
     assert_range(hand_results[engine], "Sheet", ref, want)
+
+
+def test_whole_columns_keep_the_blank_group(tmp_path):
+    """``GROUPBY(A:A, B:B, SUM)``: Excel groups all 1,048,576 rows, so the empty rows below
+    the data are a group of their own (an empty label, SUM 0) before the total; the engine
+    clips whole columns to the used area, plus the one blank row that stands for them."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    for i, (k, v) in enumerate([("key", "v"), ("a", 1), ("b", 2), ("a", 3)], start=1):
+        ws[f"A{i}"], ws[f"B{i}"] = k, v
+    ws["D1"] = ArrayFormula("D1:E4", "=_xlfn.GROUPBY(A:A,B:B,_xleta.SUM)")
+    ws["G1"] = ArrayFormula("G1:H4", "=_xlfn.GROUPBY(A:A,B:B,_xleta.COUNT,,,-1)")
+    wb.save(tmp_path / "whole.xlsx")
+    for engine in ENGINES:
+        ev = recalc_book(tmp_path / "whole.xlsx", write=False, engine=engine).evaluation
+        # the headers "key"/"v" are found (text over a number) and hidden
+        assert_range(ev, "Sheet", "D1:E4", [["a", 4], ["b", 2], ["", 0], ["Total", 6]])
+        # descending: the blank group stays last, as SORT keeps blanks last
+        assert_range(ev, "Sheet", "G1:H4", [["b", 1], ["a", 2], ["", 0], ["Total", 3]])

@@ -1623,6 +1623,7 @@ class _Axis:
             for f in reversed(self.order):  # stable sorts, the first sort key last
                 leaves.sort(key=lambda k, f=f: _sort_key(self.display[k[f]]),
                             reverse=f in self.desc)
+                leaves.sort(key=lambda k, f=f: k[f][0] == 4)  # blanks last, as SORT
             if self.by_value is not None:
                 leaves.sort(key=lambda k: _sort_key(value_of(k)), reverse=self.by_value[1])
             out = [(k, False) for k in leaves]
@@ -1636,6 +1637,7 @@ class _Axis:
             def walk(prefix: tuple, level: int):
                 children = sorted(below[prefix], key=lambda c: _sort_key(self.display[c]),
                                   reverse=level in self.desc)
+                children.sort(key=lambda c: c[0] == 4)  # blanks last either way, as SORT
                 if self.by_value is not None and level == self.n - 1:
                     children.sort(key=lambda c: _sort_key(value_of(prefix + (c,))),
                                   reverse=self.by_value[1])
