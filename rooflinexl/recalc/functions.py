@@ -32,7 +32,7 @@ import numpy as np
 
 from rooflinexl.errors import ExcelError
 
-__all__ = ["BUILTINS", "complex_text", "cut_position", "offset_address", "power",
+__all__ = ["BUILTINS", "ETA_PREFIX", "complex_text", "cut_position", "offset_address", "power",
            "value_text"]
 
 def value_text(x) -> str:
