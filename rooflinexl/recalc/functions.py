@@ -33,7 +33,7 @@ import numpy as np
 from rooflinexl.addresses import MAX_COL, MAX_ROW, column_letters
 from rooflinexl.errors import ExcelError
 
-__all__ = ["BUILTINS", "complex_text", "cut_position", "offset_address", "power",
+__all__ = ["BUILTINS", "ETA_PREFIX", "complex_text", "cut_position", "offset_address", "power",
            "value_text"]
 
 def value_text(x) -> str:
@@ -1463,3 +1463,362 @@ def _lookup(value, lookup, result=None, *rest):
 
 
 BUILTINS["LOOKUP"] = _lookup
+
+
+# ------------------------------------------------------------------ GROUPBY, PIVOTBY
+#
+# Microsoft, "GROUPBY function" and "PIVOTBY function" (read 2026-12-01), and Excel's cached
+# values in the `formulas` project's test.xlsx (sheets LOOKUP and EXTRA, saved by Excel for
+# Mac) where the documentation is silent:
+#
+# * ``field_headers``: 0 no headers, 1 headers not shown, 3 headers shown (2, generated
+#   names, is not implemented: an error). Omitted: the data has headers when the first
+#   value is text and the second a number; GROUPBY then hides them (test.xlsx, three row
+#   fields). Microsoft says they are shown for several row or column fields, which is not
+#   so for GROUPBY; PIVOTBY with several fields and headers found is an error.
+# * ``total_depth``: 0 none, 1 a grand total ("Total"), n >= 2 subtotals for the first n-1
+#   fields too (the grand total then reads "Grand Total"); negative: above what they total.
+#   More than the number of fields is #VALUE!. Omitted: 1 for GROUPBY (test.xlsx, with
+#   three fields, although Microsoft says "grand totals and, where possible, subtotals");
+#   PIVOTBY with one field 1 (test.xlsx), with several an error (not verified).
+#   A subtotal row repeats its parent fields and leaves the rest empty; totals are the
+#   function of the group's values, not of the rows above them.
+# * ``sort_order``: field numbers (then value columns, by their aggregate) ascending,
+#   negative descending; a field keeps its parents' order (hierarchy), a value sorts the
+#   innermost field within its parent. Groups are keyed without regard to case.
+# * ``filter_array``: its first column, one row per data row (headers included), numbers or
+#   booleans; an error there is the result, text #VALUE!.
+# * PIVOTBY's ``relative_to`` (PERCENTOF): 0 the column total, 1 the row total, 2 the grand
+#   total, 3 the parent column's total, 4 the parent row's total.
+# * A combination without data is empty text, as Excel caches it.
+#
+# The function is an eta-reduced lambda (``_xleta.SUM``), which the pre-pass passes as
+# ``ETA_PREFIX + name`` (:func:`rooflinexl.recalc.prepass.eta_arguments`); a LAMBDA or a
+# vector of functions is not implemented (an error that says so).
+
+#: how a function passed by name (``_xleta.SUM``) reaches GROUPBY and PIVOTBY
+ETA_PREFIX = "__ROOFLINEXL_FUNCTION__."
+
+_ETA_NUMERIC = {"AVERAGE": 1, "COUNT": 2, "MAX": 4, "MIN": 5, "PRODUCT": 6, "STDEV.S": 7,
+                "STDEV.P": 8, "SUM": 9, "VAR.S": 10, "VAR.P": 11, "MEDIAN": 12,
+                "MODE.SNGL": 13, "STDEV": 7, "STDEVP": 8, "VAR": 10, "VARP": 11, "MODE": 13}
+#: functions that cannot take one array: each aggregate is #VALUE! (test.xlsx, `_xleta.IF`)
+_ETA_TOO_FEW = frozenset({"IF", "IFS", "SUMIF", "COUNTIF", "LARGE", "SMALL", "INDEX"})
+
+
+def _eta_numbers(vals: list, skip_errors: bool = False) -> list[float]:
+    """The numbers of an array argument (text, booleans and blanks ignored; an error is
+    raised unless ``skip_errors``)."""
+    out = []
+    for x in vals:
+        if isinstance(x, ExcelError):
+            if not skip_errors:
+                raise _Err(str(x), getattr(x, "reason", "") or "an error value in the values")
+        elif isinstance(x, (int, float)) and not isinstance(x, bool):
+            out.append(float(x))
+    return out
+
+
+def _eta_function(function):
+    """GROUPBY's ``function`` argument as ``(reduce, share)``: ``reduce(values)`` aggregates
+    one group's values; ``share`` (PERCENTOF) divides it by the same for the total it is
+    relative to. An ExcelError when it is not a function the engine implements."""
+    if isinstance(function, ExcelError):
+        return function
+    if not (isinstance(function, str) and function.startswith(ETA_PREFIX)):
+        return ExcelError("#VALUE!", "the function is not a function name (a LAMBDA or a "
+                          "vector of functions is not implemented by the headless engine)")
+    name = function[len(ETA_PREFIX):].upper()
+    while name.startswith(("_XLFN.", "_XLWS.")):
+        name = name[6:]
+    if name == "PERCENTOF":  # PERCENTOF(subset, all) = SUM(subset) / SUM(all)
+        name, share = "SUM", True
+    else:
+        share = False
+    if name in _ETA_NUMERIC:
+        reduce = _SUBTOTALS[_ETA_NUMERIC[name]]
+        skip = name == "COUNT"  # COUNT counts numbers and ignores errors
+        return (lambda vals: reduce(_eta_numbers(vals, skip))), share
+    if name == "COUNTA":
+        return (lambda vals: float(sum(x is not None for x in vals))), False
+    if name in ("CONCAT", "ARRAYTOTEXT"):
+        def text(vals):
+            parts = []
+            for x in vals:
+                if isinstance(x, ExcelError) and name == "CONCAT":
+                    return x
+                parts.append("" if x is None else value_text(x))
+            return ("" if name == "CONCAT" else ", ").join(parts)
+        return text, False
+    if name in _ETA_TOO_FEW:
+        return (lambda vals: ExcelError("#VALUE!", f"{name} needs more than one argument")), \
+            False
+    return ExcelError("#NAME?", f"{name} as the function of GROUPBY/PIVOTBY is not "
+                      "implemented by the headless engine")
+
+
+def _int_arg(x, what: str, default: int) -> int:
+    if x is None:
+        return default
+    return math.trunc(_number(_scalar(x, what), what))
+
+
+def _group_key(x):
+    """Grouping key of a field value: text without regard to case, 1 and 1.0 alike."""
+    if isinstance(x, ExcelError):
+        return (3, str(x))
+    if isinstance(x, bool):
+        return (2, x)
+    if isinstance(x, (int, float)):
+        return (0, float(x))
+    if x is None:
+        return (4, "")
+    return (1, str(x).casefold())
+
+
+class _Axis:
+    """One axis of a pivot (the row fields, or PIVOTBY's column fields)."""
+
+    def __init__(self, fields: list[list], depth, sort, n_values: int, what: str,
+                 table: bool = False):
+        self.fields = fields  # data rows x fields
+        self.n = len(fields[0]) if fields else 0
+        d = _int_arg(depth, f"{what}total_depth", 1)
+        if abs(d) > max(self.n, 1) or (table and abs(d) > 1):
+            raise _Err("#VALUE!", f"{what}total_depth {d} needs more fields")
+        self.depth = d
+        if sort is None:
+            order = [1]
+        else:
+            order = [math.trunc(_number(_scalar(v, "sort_order"), "sort_order"))
+                     for row in _grid(sort) for v in row]
+        if (len({abs(v) for v in order}) != len(order)
+                or any(v == 0 or abs(v) > self.n + n_values for v in order)
+                or len(order) > 1 and any(abs(v) > self.n for v in order)):
+            raise _Err("#VALUE!", f"{what}sort_order {order} outside the fields and values")
+        self.desc = {abs(v) - 1 for v in order if v < 0 and abs(v) <= self.n}
+        by_value = [v for v in order if abs(v) > self.n]
+        self.by_value = (abs(by_value[0]) - self.n - 1, by_value[0] < 0) if by_value else None
+        self.order = [abs(v) - 1 for v in order if abs(v) <= self.n]
+        self.table = table
+        self.display: dict = {}
+        for row in fields:
+            for x in row:
+                self.display.setdefault(_group_key(x), x)
+
+    def key(self, i: int) -> tuple:
+        return tuple(_group_key(x) for x in self.fields[i])
+
+    def groups(self, keys: set, value_of) -> list[tuple]:
+        """The ordered groups of this axis: (key prefix, is the grand total) pairs."""
+        if not self.n:  # GROUPBY's columns: one group, everything
+            return [((), False)]
+        sub = max(abs(self.depth) - 1, 0)  # prefix lengths 1..sub get subtotals
+        top = self.depth < 0
+        if self.table:
+            leaves = sorted(keys, key=lambda k: tuple(_sort_key(self.display[x]) for x in k))
+            for f in reversed(self.order):  # stable sorts, the first sort key last
+                leaves.sort(key=lambda k, f=f: _sort_key(self.display[k[f]]),
+                            reverse=f in self.desc)
+                leaves.sort(key=lambda k, f=f: k[f][0] == 4)  # blanks last, as SORT
+            if self.by_value is not None:
+                leaves.sort(key=lambda k: _sort_key(value_of(k)), reverse=self.by_value[1])
+            out = [(k, False) for k in leaves]
+        else:
+            out = []
+            below: dict[tuple, set] = {}  # a key prefix -> the next field's keys under it
+            for k in keys:
+                for level in range(self.n):
+                    below.setdefault(k[:level], set()).add(k[level])
+
+            def walk(prefix: tuple, level: int):
+                children = sorted(below[prefix], key=lambda c: _sort_key(self.display[c]),
+                                  reverse=level in self.desc)
+                children.sort(key=lambda c: c[0] == 4)  # blanks last either way, as SORT
+                if self.by_value is not None and level == self.n - 1:
+                    children.sort(key=lambda c: _sort_key(value_of(prefix + (c,))),
+                                  reverse=self.by_value[1])
+                for c in children:
+                    p = prefix + (c,)
+                    if level + 1 == self.n:
+                        out.append((p, False))
+                        continue
+                    if level + 1 <= sub and top:
+                        out.append((p, False))
+                    walk(p, level + 1)
+                    if level + 1 <= sub and not top:
+                        out.append((p, False))
+
+            walk((), 0)
+        if self.depth:
+            out.insert(0 if top else len(out), ((), True))
+        return out
+
+    def labels(self, prefix: tuple, grand: bool) -> list:
+        if grand:
+            return ["Grand Total" if abs(self.depth) > 1 else "Total"] + [""] * (self.n - 1)
+        return [self.display[k] if k[0] != 4 else "" for k in prefix] + [""] * (
+            self.n - len(prefix))
+
+
+def _pivot(row_fields, col_fields, values, function, field_headers, row_depth, row_sort,
+           col_depth, col_sort, filter_array, relative_to, *, groupby: bool,
+           table: bool = False):
+    """The array GROUPBY (``col_fields`` None) or PIVOTBY returns (see the notes above)."""
+    for a in (row_fields, col_fields, values):
+        if isinstance(a, ExcelError):
+            return a
+    fn = _eta_function(function)
+    if isinstance(fn, ExcelError):
+        return fn
+    reduce, share = fn
+    if values is None:
+        return ExcelError("#VALUE!", "values are missing")
+    R, V = _grid(row_fields), _grid(values)
+    C = _grid(col_fields) if col_fields is not None else [[] for _ in R]
+    n = len(R)
+    if len(V) != n or len(C) != n:
+        return ExcelError("#VALUE!", "row_fields, col_fields and values differ in length")
+    try:
+        if field_headers is None:
+            first = V[0][0]
+            second = V[1][0] if n > 1 else None
+            has = (isinstance(first, str) and not isinstance(first, ExcelError)
+                   and isinstance(second, (int, float)) and not isinstance(second, bool))
+            if has and not groupby and (len(R[0]) > 1 or len(C[0]) > 1):
+                raise _Err("#VALUE!", "PIVOTBY: whether Excel shows the headers it finds "
+                           "for several row or column fields is not verified; give "
+                           "field_headers")
+            fh = 1 if has else 0
+        else:
+            fh = _int_arg(field_headers, "field_headers", 0)
+        if fh not in (0, 1, 3):
+            raise _Err("#VALUE!", f"field_headers {fh}: only 0, 1 and 3 are implemented"
+                       if fh == 2 else f"field_headers {fh} is not 0 to 3")
+        start = 1 if fh in (1, 3) else 0
+        keep = list(range(start, n))
+        if filter_array is not None:
+            flt = _grid(filter_array)
+            if len(flt) != n:
+                raise _Err("#VALUE!", "filter_array is not as long as the fields")
+            keep = []
+            for i in range(start, n):
+                x = flt[i][0]
+                if isinstance(x, ExcelError):
+                    raise _Err(str(x), "an error value in filter_array")
+                if isinstance(x, str):
+                    raise _Err("#VALUE!", f"filter_array holds text {x!r}")
+                if x:
+                    keep.append(i)
+        if not keep:
+            raise _Err("#VALUE!", "no data rows (Excel's #CALC!)")
+        nv = len(V[0])
+        for depth, fields, what in ((row_depth, R, "row"), (col_depth, C, "col")):
+            if depth is None and not groupby and len(fields[0]) > 1:
+                raise _Err("#VALUE!", f"PIVOTBY: the default {what}_total_depth of several "
+                           f"fields is not verified against Excel; give {what}_total_depth")
+        rows = _Axis([R[i] for i in keep], row_depth, row_sort, nv,
+                     "" if groupby else "row_", table)
+        cols = _Axis([C[i] for i in keep], 0 if groupby else col_depth, col_sort, nv, "col_")
+        rel = _int_arg(relative_to, "relative_to", 0)
+        if rel not in range(5):
+            raise _Err("#VALUE!", f"relative_to {rel} is not 0 to 4")
+    except _Err as ex:
+        return ex.error
+    vals = [V[i] for i in keep]
+    rkeys = [rows.key(i) for i in range(len(keep))]
+    ckeys = [cols.key(i) for i in range(len(keep))]
+    members: dict[tuple, list[int]] = {}
+    for i, (rk, ck) in enumerate(zip(rkeys, ckeys, strict=True)):
+        for a in range(rows.n + 1):
+            for b in range(cols.n + 1):
+                members.setdefault((rk[:a], ck[:b]), []).append(i)
+    whole = {0: lambda rp, cp: ((), cp), 1: lambda rp, cp: (rp, ()),
+             2: lambda rp, cp: ((), ()), 3: lambda rp, cp: (rp, cp[:-1]),
+             4: lambda rp, cp: (rp[:-1], cp)}[rel]
+    cache: dict = {}
+
+    def base(rp: tuple, cp: tuple, k: int):
+        """The function of a group's values; None for a group without rows."""
+        if (rp, cp, k) not in cache:
+            idx = members.get((rp, cp))
+            if idx is None:
+                cache[rp, cp, k] = None
+            else:
+                try:
+                    cache[rp, cp, k] = reduce([vals[i][k] for i in idx])
+                except _Err as ex:
+                    cache[rp, cp, k] = ex.error
+        return cache[rp, cp, k]
+
+    def value(rp: tuple, cp: tuple, k: int):
+        x = base(rp, cp, k)
+        if x is None:
+            return ""
+        if not share or isinstance(x, ExcelError):
+            return x
+        total = base(*whole(rp, cp), k)
+        if isinstance(total, ExcelError):
+            return total
+        return x / total if total else ExcelError("#DIV/0!", "PERCENTOF: the total is 0")
+
+    rgroups = rows.groups(set(rkeys), lambda p: value(p, (), rows.by_value[0]))
+    cgroups = cols.groups(set(ckeys), lambda p: value((), p, cols.by_value[0]))
+    names = R[0] if start else [""] * rows.n
+    vnames = V[0] if start else [""] * nv
+    out = []
+    if not groupby:
+        if fh == 3:
+            label = ", ".join(value_text(x) if x is not None else "" for x in C[0])
+            out.append([""] * rows.n + [label] + [""] * (len(cgroups) * nv - 1))
+        for level in range(cols.n):
+            out.append([""] * rows.n + [cols.labels(p, g)[level]
+                                        for p, g in cgroups for _ in range(nv)])
+    if fh == 3:
+        out.append(list(names) + [x for _ in cgroups for x in vnames])
+    for rp, rg in rgroups:
+        out.append(rows.labels(rp, rg) + [value(rp, cp, k) for cp, _ in cgroups
+                                          for k in range(nv)])
+    return [["" if x is None else x for x in row] for row in out]
+
+
+def _groupby(row_fields, values, function, field_headers=None, total_depth=None,
+             sort_order=None, filter_array=None, field_relationship=None):
+    """GROUPBY(row_fields, values, function, [field_headers], [total_depth], [sort_order],
+    [filter_array], [field_relationship]) (Microsoft, "GROUPBY function"): one row per
+    distinct row_fields value, each values column aggregated by ``function``.
+
+    >>> _groupby([["r"], ["a"], ["b"], ["a"]], [["v"], [1], [2], [3]],
+    ...          ETA_PREFIX + "SUM", 3)
+    [['r', 'v'], ['a', 4.0], ['b', 2.0], ['Total', 6.0]]
+    """
+    try:
+        rel = _int_arg(field_relationship, "field_relationship", 0)
+    except _Err as ex:
+        return ex.error
+    if rel not in (0, 1):
+        return ExcelError("#VALUE!", f"field_relationship {rel} is not 0 or 1")
+    return _pivot(row_fields, None, values, function, field_headers, total_depth, sort_order,
+                  None, None, filter_array, None, groupby=True, table=rel == 1)
+
+
+def _pivotby(row_fields, col_fields, values, function, field_headers=None,
+             row_total_depth=None, row_sort_order=None, col_total_depth=None,
+             col_sort_order=None, filter_array=None, relative_to=None):
+    """PIVOTBY(row_fields, col_fields, values, function, [field_headers], [row_total_depth],
+    [row_sort_order], [col_total_depth], [col_sort_order], [filter_array], [relative_to])
+    (Microsoft, "PIVOTBY function"): the values aggregated by row and column groups.
+
+    Excel's cached values in test.xlsx (sheet EXTRA, H96:K99):
+
+    >>> _pivotby([[2], [2], [3]], [[1], [2], [2]], [[1], [2], [3]], ETA_PREFIX + "SUM")
+    [['', 1, 2, 'Total'], [2, 1.0, 2.0, 3.0], [3, '', 3.0, 3.0], ['Total', 1.0, 5.0, 6.0]]
+    """
+    if col_fields is None:
+        return ExcelError("#VALUE!", "col_fields are missing")
+    return _pivot(row_fields, col_fields, values, function, field_headers, row_total_depth,
+                  row_sort_order, col_total_depth, col_sort_order, filter_array, relative_to,
+                  groupby=False)
+
+
+BUILTINS.update(GROUPBY=_groupby, PIVOTBY=_pivotby)

@@ -589,6 +589,8 @@ def rewrite_formula(
                 return t
         return None
 
+    if "_XLETA." in body.upper() and eta_arguments(toks):
+        res.kinds.add("eta")
     known_names = None if defined is None else {d.upper() for d in defined} | set(tables)
     while i < n:
         t = toks[i]
@@ -766,7 +768,9 @@ def clip_ranges(toks: list, clip: tuple[int, int]) -> bool:
     cell, ``COUNTIFS``, ``SUMPRODUCT`` and ``SUM`` over an element-wise expression
     likewise: :func:`_blank_terms`), and ``INDEX(A:A, n)`` past the used area is an
     empty cell (the range keeps one blank row beyond it, and :data:`CUT_POSITION` maps a
-    position in the cut-off part there). ``clip`` is the workbook's used area
+    position in the cut-off part there); in GROUPBY and PIVOTBY the blank rows cut off are
+    a group (one blank row beyond the used area stands for them). ``clip`` is the workbook's
+    used area
     (:func:`used_area`). Returns whether anything changed.
 
     >>> toks = _tokenize("SUM(B:B)+COUNTA(S!1:2)+SUM(A2:XFD1048576)+SUM(A:XFD)")
@@ -775,6 +779,9 @@ def clip_ranges(toks: list, clip: tuple[int, int]) -> bool:
     >>> toks = _tokenize("ROWS(A:A)+COLUMNS(S!2:2)+COUNTBLANK(B2:B1048576)")
     >>> clip_ranges(toks, (300, 11)), "".join(t.text for t in toks)
     (True, '1048576+16384+(COUNTBLANK(B2:B300)+1048276)')
+    >>> toks = _tokenize("_xlfn.GROUPBY(A:A,B2:B1048576,_xleta.SUM)")
+    >>> clip_ranges(toks, (300, 11)), "".join(t.text for t in toks)
+    (True, '_xlfn.GROUPBY(A$1:A$301,B2:B301,_xleta.SUM)')
     >>> toks = _tokenize('COUNTIF(S!A:A,"<>x")')
     >>> clip_ranges(toks, (300, 11)), "".join(t.text for t in toks)
     (True, '(COUNTIF(S!A$1:A$300,"<>x")+1048276*COUNTIF(S!$A$301,"<>x"))')
@@ -820,6 +827,10 @@ def clip_ranges(toks: list, clip: tuple[int, int]) -> bool:
             # INDEX(A:A, n) past the used area is an empty cell: the range keeps one blank
             # row (column) beyond it, and a position in the cut-off part points there
             edits.extend(_index_edits(toks, first, past, ref, (r1, c1, r2, c2), (n2, m2)))
+        elif (r2 == SHEET_ROWS and n2 < r2 and _enclosing_call(toks, first) in _ETA_TAKERS):
+            # GROUPBY(A:A, ...): the blank rows cut off are a group of their own in Excel;
+            # one blank row past the used area stands for them
+            edits.append((first, past, _edge_range(toks, j, (last_row + 1, last_col))[4]))
         elif (ref[-3].text, ref[-1].text) != (a, b):
             edits.append((first, past, ref))
     edits.sort(key=lambda e: (e[0], e[1]))
@@ -1001,6 +1012,25 @@ def _index_edits(toks, first, past, ref, whole, kept):
                                  _Tok("op", ","), _Tok("number", str(whole_n)),
                                  _Tok("op", ")")]))
     return edits
+
+
+def _enclosing_call(toks: list, i: int) -> str | None:
+    """The base name of the function whose argument list holds ``toks[i]`` (None when it is
+    in none, or in parentheses or braces of its own)."""
+    depth = 0
+    for k in range(i - 1, -1, -1):
+        t = toks[k]
+        if t.kind != "op":
+            continue
+        if t.text in ")}":
+            depth += 1
+        elif t.text in "({":
+            if depth == 0:
+                prev = next((x for x in reversed(toks[:k]) if x.kind != "ws"), None)
+                return (_excel_base_name(prev.text) if t.text == "(" and prev is not None
+                        and prev.kind == "word" else None)
+            depth -= 1
+    return None
 
 
 def _closing(toks: list, i: int) -> int | None:
@@ -1269,6 +1299,44 @@ def prepare_workbook(
             shutil.rmtree(tmpdir, ignore_errors=True)
         raise
     return PrepassResult(dst, tmpdir, cells, rewrites, back, tables, replaced)
+
+
+# ------------------------------------------------------------------ eta-reduced functions
+
+#: the functions whose ``_xleta.NAME`` arguments the engine's own table reads
+_ETA_TAKERS = frozenset({"GROUPBY", "PIVOTBY"})
+
+
+def eta_arguments(toks: list) -> bool:
+    """A function passed by name to GROUPBY or PIVOTBY (``_xleta.SUM``, Excel's eta-reduced
+    lambda) as the text :data:`rooflinexl.recalc.functions.ETA_PREFIX` + its name, in place,
+    which those functions read as the function; elsewhere ``_xleta.`` is left alone.
+
+    >>> toks = _tokenize("_xlfn.GROUPBY(A1:A3,B1:B3,_xleta.SUM)")
+    >>> eta_arguments(toks), "".join(t.text for t in toks)
+    (True, '_xlfn.GROUPBY(A1:A3,B1:B3,"__ROOFLINEXL_FUNCTION__.SUM")')
+    """
+    from rooflinexl.recalc.functions import ETA_PREFIX
+
+    changed = False
+    calls: list[str] = []  # per open parenthesis: the function's base name, or ""
+    prev = None  # the last token that is not white space
+    for i, t in enumerate(toks):
+        if t.kind == "op" and t.text in "({":
+            calls.append(_excel_base_name(prev.text) if t.text == "(" and prev is not None
+                         and prev.kind == "word" else "")
+        elif t.kind == "op" and t.text in ")}":
+            if calls:
+                calls.pop()
+        elif (t.kind == "word" and t.text.upper().startswith("_XLETA.") and calls
+              and calls[-1] in _ETA_TAKERS):
+            nxt = next((x for x in toks[i + 1:] if x.kind != "ws"), None)
+            if nxt is None or nxt.text in (",", ")"):
+                toks[i] = _Tok("str", f'"{ETA_PREFIX}{t.text[7:].upper()}"')
+                changed = True
+        if t.kind != "ws":
+            prev = t
+    return changed
 
 
 # ------------------------------------------------------------------ LET and LAMBDA
