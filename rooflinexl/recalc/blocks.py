@@ -59,8 +59,15 @@ from rooflinexl.recalc.compile import (
     compile_block,
 )
 from rooflinexl.recalc.engine import CellResult, Evaluation
+from rooflinexl.recalc.functions import use_character_set
 from rooflinexl.recalc.kernels import BlockEval, dispatch_order
-from rooflinexl.recalc.loader import Book, malformed_xml, read_book
+from rooflinexl.recalc.loader import (
+    Book,
+    escaped_texts,
+    malformed_xml,
+    read_book,
+    saved_character_set,
+)
 from rooflinexl.recalc.prepass import resolve_formulatext
 from rooflinexl.recalc.refs import (
     MAX_COL,
@@ -744,17 +751,23 @@ def evaluate_blocks(path, functions: Mapping[str, Callable] | None = None, *,
     (blocks only: :class:`~rooflinexl.recalc.engine.EngineError` naming the
     cells that would need the per-cell engine, so CI can insist on the fast
     path) or ``"cells"`` (the per-cell engine for everything). The result's
-    ``paths`` says how many cells took each path.
+    ``paths`` says how many cells took each path. CHAR and CODE use the character set of
+    the Excel that saved the workbook (:func:`~rooflinexl.recalc.loader.saved_character_set`).
     """
+    with use_character_set(saved_character_set(path, limits)):
+        return _evaluate_blocks(path, functions, limits, engine_mode)
+
+
+def _evaluate_blocks(path, functions, limits: Limits, engine_mode: str) -> Evaluation:
     t0 = time.perf_counter()
     functions = engine.all_functions(functions)
     path = Path(path)
-    if engine_mode == "cells":
-        return _all_per_cell(path, functions, "--engine cells", t0)
     book = read_book(path, limits)
+    if engine_mode == "cells":
+        return _all_per_cell(path, functions, "--engine cells", t0, book)
     t_load = time.perf_counter()
     if any("'" in s.name for s in book.sheets):
-        return _all_per_cell(path, functions, "a sheet name holds an apostrophe", t0)
+        return _all_per_cell(path, functions, "a sheet name holds an apostrophe", t0, book)
     ctx = Context(book, set(functions))
     units = _units(book, ctx)
     compiled: dict[tuple, Compiled | Unsupported] = {}
@@ -881,7 +894,8 @@ def _per_cell(run: _Run, units: list[Unit], ids: set[int], anc: set[int], path: 
     import openpyxl
 
     if len(ids) == len(units):  # everything per cell: the workbook as it is
-        _take_per_cell(run, engine._evaluate(path, functions), None)
+        _take_per_cell(run, engine._evaluate(path, functions,
+                                             overrides=escaped_texts(run.book)), None)
         return
     keep: dict[str, set[str]] = {}  # formulas kept, per sheet
     for uid in ids:
@@ -902,7 +916,7 @@ def _per_cell(run: _Run, units: list[Unit], ids: set[int], anc: set[int], path: 
     try:
         with malformed_xml(path):
             wb = openpyxl.load_workbook(path)
-        overrides: dict[tuple[str, str], object] = {}
+        overrides: dict[tuple[str, str], object] = escaped_texts(run.book)
         # FORMULATEXT, ISFORMULA read formulas the copy turns into constants: resolve first
         texts = {(ws.title, c.coordinate): c.value for ws in wb.worksheets
                  for row in ws.iter_rows() for c in row
@@ -990,8 +1004,8 @@ def _set_constant(cell, x) -> None:
         cell.value = None
 
 
-def _all_per_cell(path: Path, functions, why: str, t0: float) -> Evaluation:
-    ev = engine._evaluate(path, functions)
+def _all_per_cell(path: Path, functions, why: str, t0: float, book: Book) -> Evaluation:
+    ev = engine._evaluate(path, functions, overrides=escaped_texts(book))
     ev.paths = PathCounts(0, 0, len(ev.cells), [("workbook", len(ev.cells), why)] if ev.cells
                           else [], {"compute": time.perf_counter() - t0})
     return ev

@@ -580,7 +580,13 @@ def evaluate_workbook(
 
     Raises :class:`EngineError` when the engine cannot load the workbook.
     """
-    return _evaluate(path, functions)
+    from rooflinexl.recalc.functions import use_character_set
+    from rooflinexl.recalc.loader import escaped_texts, read_book, saved_character_set
+
+    if not os.path.exists(path):
+        raise EngineError(f"no such workbook: {path}")
+    with use_character_set(saved_character_set(path)):
+        return _evaluate(path, functions, overrides=escaped_texts(read_book(path)))
 
 
 def _evaluate(

@@ -25,6 +25,8 @@ base's range is ``#NUM!``, text that is not a number in the base is ``#NUM!``.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 import re
 
@@ -32,8 +34,8 @@ import numpy as np
 
 from rooflinexl.errors import ExcelError
 
-__all__ = ["BUILTINS", "complex_text", "cut_position", "offset_address", "power",
-           "value_text"]
+__all__ = ["BUILTINS", "character_set", "complex_text", "cut_position", "offset_address",
+           "power", "use_character_set", "value_text"]
 
 def value_text(x) -> str:
     """A value as Excel turns it into text (``&``, ``LEN``, ``LEFT`` ...).
@@ -1208,29 +1210,185 @@ def _lcm(*numbers):
 BUILTINS.update(GCD=_gcd, LCM=_lcm)
 
 
+# ------------------------------------------------------------------ characters
+#
+# Microsoft, "CHAR function" and "CODE function" (read 2026-12-01): the character set is the
+# computer's: "Windows: ANSI", "Macintosh: Macintosh character set". A workbook carries the
+# Excel that saved it (docProps/app.xml <Application>), and its cached values follow that
+# Excel's set: "Microsoft Macintosh Excel" wrote CHAR(128) as "Ä" (Mac Roman), Windows Excel
+# "€" (Windows-1252). The engine does what the saving Excel did (:func:`character_set`,
+# set for one evaluation by :func:`use_character_set`); Windows-1252 when nothing says Mac.
+
+#: Python codec of CHAR and CODE for the workbook being evaluated
+_CHARSET: contextvars.ContextVar[str] = contextvars.ContextVar("charset", default="cp1252")
+#: codes Windows-1252 leaves undefined: Excel gives the code point of the same number
+_CP1252_UNDEFINED = frozenset({0x81, 0x8D, 0x8F, 0x90, 0x9D})
+
+
+def character_set(application: str | None) -> str:
+    """The Python codec of CHAR and CODE for a workbook saved by ``application``.
+
+    Parameters
+    ----------
+    application : str or None
+        The text of docProps/app.xml's ``<Application>`` element (None when absent).
+
+    Returns
+    -------
+    str
+        ``"mac_roman"`` for Excel for Mac (``Microsoft Macintosh Excel``), else ``"cp1252"``
+        (Windows ANSI for en-US: Windows Excel, Excel Online, other writers).
+
+    Examples
+    --------
+    >>> character_set("Microsoft Macintosh Excel"), character_set("Microsoft Excel")
+    ('mac_roman', 'cp1252')
+    >>> character_set(None)
+    'cp1252'
+    """
+    return "mac_roman" if application and "macintosh" in application.casefold() else "cp1252"
+
+
+@contextlib.contextmanager
+def use_character_set(codec: str):
+    """CHAR and CODE use ``codec`` (see :func:`character_set`) while the block is active."""
+    token = _CHARSET.set(codec)
+    try:
+        yield
+    finally:
+        _CHARSET.reset(token)
+
+
+def _each(fn, x):
+    """``fn`` on one host value, or on every element of a range or array (array formulas:
+    ``CHAR(C7:Q7)`` is one character per cell); a whole block column goes row by row."""
+    if hasattr(x, "shape"):
+        raise TypeError("scalar function")
+    if isinstance(x, list):
+        return [[fn(v) for v in row] for row in _grid(x)]
+    return fn(x)
+
+
+def _text_arg(x, what: str) -> str:
+    """A value as a text argument: numbers and booleans as Excel writes them, empty ''."""
+    if isinstance(x, ExcelError):
+        raise _Err(str(x), getattr(x, "reason", "") or f"{what} is an error value")
+    return "" if x is None else value_text(x)
+
+
+def _char_of(x):
+    try:
+        v = math.trunc(_number(x, "number") if not isinstance(x, bool) else float(x))
+    except _Err as ex:
+        return ex.error
+    if isinstance(x, ExcelError):
+        return x
+    if not 1 <= v <= 255:
+        return ExcelError("#VALUE!", f"CHAR: {v} is not a character code from 1 to 255")
+    codec = _CHARSET.get()
+    if codec == "cp1252" and v in _CP1252_UNDEFINED:
+        return chr(v)
+    return bytes([v]).decode(codec)
+
+
 def _char(number):
-    """CHAR(number): the character with code ``number`` (1-255, truncated) in the Windows
-    ANSI code page, Windows-1252 for en-US (Microsoft, "CHAR function": "Windows: ANSI";
-    Excel's cached values in IronCalc's CHAR.xlsx, saved by Excel: CHAR(128) "€", CHAR(136)
-    "ˆ", CHAR(129), a code Windows-1252 leaves undefined, U+0081; 256 and 0 #VALUE!).
+    """CHAR(number): the character with code ``number`` (1-255, truncated) in the character
+    set of the Excel that saved the workbook (see the notes above). Windows: IronCalc's
+    CHAR.xlsx, saved by Excel: CHAR(128) "€", CHAR(136) "ˆ", CHAR(129), a code Windows-1252
+    leaves undefined, U+0081; 256 and 0 #VALUE!. Mac: the formulas project's test.xlsx, saved
+    by Excel for Mac: CHAR(128) "Ä", CHAR(219) "€".
 
     >>> _char(65), _char(128), _char(136), _char(129), _char(255.9), str(_char(256))
     ('A', '€', 'ˆ', '\\x81', 'ÿ', '#VALUE!')
+    >>> with use_character_set("mac_roman"):
+    ...     _char(128), _char(219), _char(True)
+    ('Ä', '€', '\\x01')
     """
+    return _each(_char_of, number)
+
+
+def _code_of(x):
+    if isinstance(x, ExcelError):
+        return x
     try:
-        x = _scalar(number, "number")
-        v = math.trunc(_number(x, "number"))
+        text = _text_arg(x, "text")
     except _Err as ex:
         return ex.error
-    if not 1 <= v <= 255:
-        return ExcelError("#VALUE!", f"CHAR: {v} is not a character code from 1 to 255")
+    if not text:
+        return ExcelError("#VALUE!", "CODE of empty text")
+    ch = text[0]
+    codec = _CHARSET.get()
+    if codec == "cp1252" and ord(ch) in _CP1252_UNDEFINED:
+        return float(ord(ch))
     try:
-        return bytes([v]).decode("cp1252")
-    except UnicodeDecodeError:  # 0x81, 0x8D, 0x8F, 0x90, 0x9D: the same code point
-        return chr(v)
+        return float(ch.encode(codec)[0])
+    except UnicodeEncodeError:  # not in the set: Excel converts it to "?"
+        return 63.0
 
 
-BUILTINS["CHAR"] = _char
+def _code(text):
+    """CODE(text): the code of the first character of ``text`` in the character set of the
+    Excel that saved the workbook (see the notes above); empty text is #VALUE!. The
+    formulas project's test.xlsx (Excel for Mac): CODE(1.9) 49, CODE(-1) 45, CODE(TRUE) 84,
+    CODE of an empty cell #VALUE!, CODE(CHAR(n)) n for every n from 1 to 255.
+
+    >>> _code("A"), _code("€"), _code(1.9), _code(True), str(_code(""))
+    (65.0, 128.0, 49.0, 84.0, '#VALUE!')
+    >>> with use_character_set("mac_roman"):
+    ...     _code("Ä"), _code("€")
+    (128.0, 219.0)
+    """
+    return _each(_code_of, text)
+
+
+def _unicode_of(x):
+    if isinstance(x, ExcelError):
+        return x
+    try:
+        text = _text_arg(x, "text")
+    except _Err as ex:
+        return ex.error
+    if not text:
+        return ExcelError("#VALUE!", "UNICODE of empty text")
+    return float(ord(text[0]))
+
+
+def _unicode(text):
+    """UNICODE(text): the code point of the first character of ``text`` (Microsoft, "UNICODE
+    function"); empty text is #VALUE!. test.xlsx (Excel for Mac): UNICODE(CHAR(128)) 196.
+
+    >>> _unicode("Ä"), _unicode("ab"), _unicode(12), str(_unicode(None))
+    (196.0, 97.0, 49.0, '#VALUE!')
+    """
+    return _each(_unicode_of, text)
+
+
+_CONTROL = re.compile("[\x00-\x1f]")
+
+
+def _clean_of(x):
+    if isinstance(x, ExcelError):
+        return x
+    try:
+        return _CONTROL.sub("", _text_arg(x, "text"))
+    except _Err as ex:
+        return ex.error
+
+
+def _clean(text):
+    """CLEAN(text): ``text`` without the characters of codes 0 to 31 (Microsoft, "CLEAN
+    function"; code 127 and above stay). test.xlsx: 31 characters gone from CHAR(1) ...
+    CHAR(31) followed by " !" CHAR(127) "Åçèêù"; CLEAN(TRUE) "TRUE".
+
+    >>> _clean("a" + chr(1) + "b" + chr(9) + "c" + chr(127)) == "abc" + chr(127)
+    True
+    >>> _clean(True), _clean(None)
+    ('TRUE', '')
+    """
+    return _each(_clean_of, text)
+
+
+BUILTINS.update(CHAR=_char, CODE=_code, UNICODE=_unicode, CLEAN=_clean)
 
 
 # ------------------------------------------------------------------ database functions

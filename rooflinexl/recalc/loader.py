@@ -33,6 +33,7 @@ from rooflinexl.addresses import column_number as col_number
 from rooflinexl.addresses import parse_range
 from rooflinexl.ooxml import Limits, UnusableWorkbookError, open_package
 from rooflinexl.ooxml.package import (
+    application,
     find_member,
     local_name,
     parse_xml,
@@ -52,10 +53,13 @@ from rooflinexl.ooxml.sheetxml import (
     sheet_data_span,
     split_ref,
     unescape_xml,
+    unescape_xstring,
 )
+from rooflinexl.recalc.functions import character_set
 from rooflinexl.recalc.prepass import TableInfo
 
-__all__ = ["Book", "FormulaCell", "Sheet", "decode", "defined_names", "malformed_xml", "read_book"]
+__all__ = ["Book", "FormulaCell", "Sheet", "decode", "defined_names", "malformed_xml", "read_book",
+           "escaped_texts", "saved_character_set"]
 
 
 
@@ -164,7 +168,9 @@ def decode(t: str, v: str | None, inline: str | None, strings: list[str]):
     if t == "e":
         code = unescape(v).strip()
         return _errors().get(code, code)
-    return unescape(v)  # str, d
+    if t == "str":  # a formula's text (the cached value of another writer's constant)
+        return unescape_xstring(unescape(v))
+    return unescape(v)  # d
 
 
 # ------------------------------------------------------------------ sheet XML
@@ -472,3 +478,28 @@ def read_book(path, limits: Limits = Limits()) -> Book:
         names, local, case, iterate = defined_names(zf, names_map)
     return Book(path, sheets, names, local, tables, case, iterate)
 
+
+
+def saved_character_set(path, limits: Limits = Limits()) -> str:
+    """The codec of CHAR and CODE for the workbook at ``path``: that of the Excel that saved
+    it (:func:`rooflinexl.recalc.functions.character_set` of its docProps/app.xml)."""
+    with open_package(path, limits) as zf:
+        return character_set(application(zf, names_map_of(zf)))
+
+
+#: text Excel stores with ``_xHHHH_`` escapes (ECMA-376 ST_Xstring): control characters,
+#: and an underscore that would otherwise start an escape (``_x005F_x0041_`` is "_x0041_")
+_ESCAPED = re.compile("[\x00-\x08\x0b-\x1f\ud800-\udfff\ufffe\uffff]|_x[0-9A-Fa-f]{4}_")
+
+
+def escaped_texts(book: Book) -> dict[tuple[str, str], str]:
+    """``(sheet, "B7") -> text`` of the constant cells whose text Excel stores with an
+    ``_xHHHH_`` escape (``_x0001_`` is CHAR(1), ``_x005F_x0001_`` the text "_x0001_").
+    openpyxl, which reads the workbook for the per-cell engine, keeps some escapes as
+    literal text, so that engine is given these values instead (its ``overrides``)."""
+    out: dict[tuple[str, str], str] = {}
+    for s in book.sheets:
+        for r, c, v in zip(s.const_rows, s.const_cols, s.const_vals, strict=True):
+            if type(v) is str and _ESCAPED.search(v):
+                out[(s.name, f"{col_letters(c)}{r}")] = v
+    return out

@@ -1,0 +1,190 @@
+"""Characters: ``_xHHHH_`` escapes in the file, CHAR/CODE in the saving Excel's character set.
+
+Expected values are Excel's: the cached values of the formulas project's test.xlsx, saved by
+"Microsoft Macintosh Excel" (sheets CORE and TEXT, cited beside each case), IronCalc's
+CHAR.xlsx saved by Windows Excel, and Microsoft's function reference (read 2026-12-01):
+"CHAR function" / "CODE function" ("Windows: ANSI; Macintosh: Macintosh character set"),
+"CLEAN function" (removes the characters of codes 0 to 31), ECMA-376 Part 1, 22.9.2.19
+ST_Xstring (``_xHHHH_`` is the character U+HHHH; ``_x005F_`` escapes an underscore).
+"""
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+import zipfile
+
+import openpyxl
+import pytest
+from formula_cases import ENGINES
+
+from rooflinexl.ooxml import read_cached_values
+from rooflinexl.recalc.book import recalc_book
+from rooflinexl.recalc.functions import character_set
+
+MAC = "Microsoft Macintosh Excel"
+
+
+def _book(tmp_path, cells: dict, *, xml: dict | None = None, app: str | None = None,
+          name: str = "book.xlsx"):
+    """A workbook of ``cells`` whose sheet XML has each ``xml`` placeholder replaced by raw
+    stored text (openpyxl cannot write an escape itself) and whose <Application> is ``app``."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    for ref, v in cells.items():
+        ws[ref] = v
+    plain = tmp_path / ("plain-" + name)
+    wb.save(plain)
+    out = tmp_path / name
+    with zipfile.ZipFile(plain) as zi, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zo:
+        for it in zi.infolist():
+            data = zi.read(it.filename)
+            if it.filename.startswith("xl/worksheets/"):
+                for k, v in (xml or {}).items():
+                    data = data.replace(k.encode(), v.encode())
+            if it.filename == "docProps/app.xml" and app is not None:
+                data = re.sub(rb"<Application>[^<]*</Application>",
+                              b"<Application>" + app.encode() + b"</Application>", data)
+            zo.writestr(it, data)
+    return out
+
+
+def _values(path, engine):
+    ev = recalc_book(path, write=False, engine=engine).evaluation
+    return {cell: res.value for (_s, cell), res in ev.cells.items()}
+
+
+def _same(got, want) -> bool:
+    if isinstance(want, str) and want.startswith("#"):
+        return str(got) == want
+    return got == want and type(got) is not bool or got is want
+
+
+# --------------------------------------------------------------- character sets
+
+
+def test_character_set_follows_the_saving_application():
+    assert character_set(MAC) == "mac_roman"
+    assert character_set("Microsoft Excel") == "cp1252"
+    assert character_set("Microsoft Excel Online") == "cp1252"
+    assert character_set(None) == "cp1252"
+
+
+# A1 = 128, A2 = 219, A3 = 129, A4 = 256, A5 = TRUE
+_CHAR_INPUTS = {"A1": 128, "A2": 219, "A3": 129, "A4": 256, "A5": True, "A6": 1.9}
+MAC_CASES = {
+    "=CHAR(A1)": "Ä",  # test.xlsx CORE!B159
+    "=UNICODE(CHAR(A1))": 196,  # test.xlsx CORE!E159
+    "=CODE(CHAR(A1))": 128,  # test.xlsx CORE!C159
+    "=CHAR(A2)": "€",  # test.xlsx CORE!B250
+    "=CODE(CHAR(A2))": 219,  # test.xlsx CORE!C250
+    "=CHAR(130)": "Ç",  # test.xlsx CORE!B161
+    "=CHAR(A4)": "#VALUE!",
+    "=CHAR(A5)": "\x01",  # test.xlsx TEXT!Y7: CHAR(TRUE) is CHAR(1)
+    "=CODE(A6)": 49,  # test.xlsx TEXT!S9: the text "1.9"
+    "=CODE(A5)": 84,  # test.xlsx TEXT!Y9: "TRUE"
+    "=CODE(A9)": "#VALUE!",  # test.xlsx TEXT!W9: an empty cell
+    '=_xlfn.UNICODE("Ä")': 196,
+}
+WINDOWS_CASES = {
+    "=CHAR(A1)": "€",  # IronCalc CHAR.xlsx, saved by Windows Excel
+    "=CODE(CHAR(A1))": 128,
+    "=UNICODE(CHAR(A1))": 8364,
+    "=CHAR(A3)": "\x81",  # IronCalc CHAR.xlsx: a code Windows-1252 leaves undefined
+    "=CODE(CHAR(A3))": 129,
+    "=CHAR(A2)": "Û",  # Windows-1252 0xDB
+}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(("app", "cases"), [(MAC, MAC_CASES), ("Microsoft Excel", WINDOWS_CASES),
+                                            (None, WINDOWS_CASES)])
+def test_char_and_code_use_the_saving_excels_character_set(tmp_path, engine, app, cases):
+    formulas = {f"C{i}": f for i, f in enumerate(cases, start=1)}
+    book = _book(tmp_path, _CHAR_INPUTS | formulas, app=app)
+    got = _values(book, engine)
+    bad = {f: (got[c], cases[f]) for c, f in formulas.items() if not _same(got[c], cases[f])}
+    assert not bad
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_char_over_a_range_in_an_array_formula(tmp_path, engine):
+    # test.xlsx TEXT!AH7:AW7, {=CHAR(C7:Q7)} over 0, 157, 65, 65.8, -1: one character per
+    # cell, errors where they are
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    for ref, v in {"A1": 0, "B1": 157, "C1": 65, "D1": 65.8, "E1": -1}.items():
+        ws[ref] = v
+    ws["A3"] = ArrayFormula("A3:E3", "=CHAR(A1:E1)")
+    ws["A4"] = ArrayFormula("A4:E4", "=CODE(CHAR(A1:E1))")
+    p = tmp_path / "a.xlsx"
+    wb.save(p)
+    patched = _book(tmp_path, {}, app=MAC)  # only for its app.xml
+    with zipfile.ZipFile(patched) as z:
+        app_xml = z.read("docProps/app.xml")
+    out = tmp_path / "mac.xlsx"
+    with zipfile.ZipFile(p) as zi, zipfile.ZipFile(out, "w") as zo:
+        for it in zi.infolist():
+            zo.writestr(it, app_xml if it.filename == "docProps/app.xml" else zi.read(it))
+    got = _values(out, engine)
+    assert [str(got[f"{c}3"]) for c in "ABCDE"] == ["#VALUE!", "ù", "A", "A", "#VALUE!"]
+    assert [str(got[f"{c}4"]) for c in "ABCDE"] == ["#VALUE!", "157.0", "65.0", "65.0",
+                                                    "#VALUE!"]
+
+
+# --------------------------------------------------------------- _xHHHH_ escapes
+
+#: A1 holds CHAR(1) stored as _x0001_; A2 the text "_x0001_" a user typed (_x005F_x0001_)
+_ESCAPED = {"A1": "CTRLONE", "A2": "LITERAL"}
+_RAW = {"CTRLONE": "_x0001_", "LITERAL": "_x005F_x0001_"}
+ESCAPE_CASES = {
+    "=CODE(A1)": 1,  # test.xlsx CORE!C28 (B28 stored as _x0001_)
+    "=CODE(A2)": 95,  # test.xlsx CORE!C27 (B27 stored as _x005F_x0001_): "_"
+    "=LEN(A1)": 1,
+    "=LEN(A2)": 7,
+    "=LEN(A1&A2)-LEN(CLEAN(A1&A2))": 1,  # CLEAN drops CHAR(1), keeps the typed text
+    '=A1&"x"': "\x01x",
+    '=A2&"x"': "_x0001_x",
+}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_escaped_strings_are_read_as_the_characters_they_stand_for(tmp_path, engine):
+    formulas = {f"C{i}": f for i, f in enumerate(ESCAPE_CASES, start=1)}
+    book = _book(tmp_path, _ESCAPED | formulas, xml=_RAW)
+    got = _values(book, engine)
+    bad = {f: (got[c], ESCAPE_CASES[f]) for c, f in formulas.items()
+           if not _same(got[c], ESCAPE_CASES[f])}
+    assert not bad
+
+
+def test_clean_removes_codes_0_to_31(tmp_path):
+    # test.xlsx TEXT!X8: I8 = CHAR(1) ... CHAR(31) & " !" & CHAR(127) & "Åçèêù" (the control
+    # characters stored as _x0001_ ... _x001F_, tab and line feed as themselves): 31 removed
+    raw = "".join("\t\n" if k == 9 else "" if k == 10 else f"_x{k:04X}_" for k in range(1, 32))
+    cells = {"A1": "CONTROLS", "B1": "=LEN(A1)-LEN(CLEAN(A1))", "B2": "=CLEAN(A1)",
+             "B3": "=CLEAN(TRUE)"}
+    book = _book(tmp_path, cells, xml={"CONTROLS": raw + " !\x7fÅçèêù"})
+    for engine in ENGINES:
+        got = _values(book, engine)
+        assert got["B1"] == 31  # test.xlsx TEXT!X8
+        assert got["B2"] == " !\x7fÅçèêù"  # test.xlsx TEXT!AN8
+        assert got["B3"] == "TRUE"  # test.xlsx TEXT!Y8
+
+
+def test_a_control_character_result_is_written_escaped_and_round_trips(tmp_path):
+    cells = _ESCAPED | {"B1": "=A1&\"x\"", "B2": "=A2&\"\"", "B3": "=CHAR(7)"}
+    src = _book(tmp_path, cells, xml=_RAW)
+    dst = tmp_path / "out.xlsx"
+    recalc_book(src, dst)
+    with zipfile.ZipFile(dst) as z:
+        sheet = z.read("xl/worksheets/sheet1.xml")
+    ET.fromstring(sheet)  # still well-formed XML
+    stored = dict(re.findall(rb'<c r="(B[123])"[^>]*>.*?<v>([^<]*)</v>', sheet))
+    assert stored == {b"B1": b"_x0001_x", b"B2": b"_x005F_x0001_", b"B3": b"_x0007_"}
+    assert read_cached_values(dst)["Sheet"] == {"B1": "\x01x", "B2": "_x0001_", "B3": "\x07"}
+    # the recalculated file recalculates to the same values (nothing lost in the round trip)
+    again = recalc_book(dst, write=False).evaluation
+    assert {c: r.value for (_s, c), r in again.cells.items()} == {
+        "B1": "\x01x", "B2": "_x0001_", "B3": "\x07"}
