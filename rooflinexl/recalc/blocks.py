@@ -63,12 +63,12 @@ from rooflinexl.recalc.functions import use_character_set
 from rooflinexl.recalc.kernels import BlockEval, dispatch_order
 from rooflinexl.recalc.loader import (
     Book,
-    escaped_texts,
+    misread_texts,
     malformed_xml,
     read_book,
     saved_character_set,
 )
-from rooflinexl.recalc.prepass import resolve_formulatext
+from rooflinexl.recalc.prepass import resolve_formulatext, set_text
 from rooflinexl.recalc.refs import (
     MAX_COL,
     MAX_ROW,
@@ -894,8 +894,8 @@ def _per_cell(run: _Run, units: list[Unit], ids: set[int], anc: set[int], path: 
     import openpyxl
 
     if len(ids) == len(units):  # everything per cell: the workbook as it is
-        _take_per_cell(run, engine._evaluate(path, functions,
-                                             overrides=escaped_texts(run.book)), None)
+        _take_per_cell(run, engine._evaluate(path, functions, texts=misread_texts(run.book)),
+                       None)
         return
     keep: dict[str, set[str]] = {}  # formulas kept, per sheet
     for uid in ids:
@@ -916,7 +916,7 @@ def _per_cell(run: _Run, units: list[Unit], ids: set[int], anc: set[int], path: 
     try:
         with malformed_xml(path):
             wb = openpyxl.load_workbook(path)
-        overrides: dict[tuple[str, str], object] = escaped_texts(run.book)
+        overrides: dict[tuple[str, str], object] = {}
         # FORMULATEXT, ISFORMULA read formulas the copy turns into constants: resolve first
         texts = {(ws.title, c.coordinate): c.value for ws in wb.worksheets
                  for row in ws.iter_rows() for c in row
@@ -926,6 +926,9 @@ def _per_cell(run: _Run, units: list[Unit], ids: set[int], anc: set[int], path: 
             for (title, coord), t in texts.items():
                 if coord in keep.get(title, ()):
                     wb[title][coord].value = resolve_formulatext(t, texts, title)
+        for (title, coord), text in misread_texts(run.book).items():
+            if wb[title][coord].data_type != "f":
+                set_text(wb[title][coord], text)
         for ws in wb.worksheets:
             kept = keep.get(ws.title, set())
             vals = values.get(ws.title, {})
@@ -970,10 +973,7 @@ def _take_per_cell(run: _Run, ev: Evaluation, keep: dict | None) -> None:
 
 
 def _set_constant(cell, x) -> None:
-    import re
-
     from formulas.tokens.operand import XlError
-    from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 
     if isinstance(x, XlError):
         cell.value = str(x)
@@ -982,30 +982,14 @@ def _set_constant(cell, x) -> None:
         cell.value = bool(x)
     elif isinstance(x, float):
         cell.value = float(x) if np.isfinite(x) else "#NUM!"
-    elif x == "":
-        # empty text is no empty cell (COUNTA counts it, COUNTIF "<>" matches it), but a
-        # constant "" is dropped on the way to the per-cell engine: keep it a formula
-        cell.value = '=""'
-    elif isinstance(x, str) and ILLEGAL_CHARACTERS_RE.search(x):
-        # control characters (CHAR(7)) cannot be a constant in the file: rebuild the text
-        parts = []
-        for piece in re.split(f"({ILLEGAL_CHARACTERS_RE.pattern})", x):
-            if not piece:
-                continue
-            if ILLEGAL_CHARACTERS_RE.fullmatch(piece):
-                parts.append(f"CHAR({ord(piece)})")
-            else:
-                parts.append('"' + piece.replace('"', '""') + '"')
-        cell.value = "=" + "&".join(parts)
     elif isinstance(x, str):
-        cell.value = x
-        cell.data_type = "s"
+        set_text(cell, x)
     else:
         cell.value = None
 
 
 def _all_per_cell(path: Path, functions, why: str, t0: float, book: Book) -> Evaluation:
-    ev = engine._evaluate(path, functions, overrides=escaped_texts(book))
+    ev = engine._evaluate(path, functions, texts=misread_texts(book))
     ev.paths = PathCounts(0, 0, len(ev.cells), [("workbook", len(ev.cells), why)] if ev.cells
                           else [], {"compute": time.perf_counter() - t0})
     return ev

@@ -1114,18 +1114,34 @@ def _mround_values(x: np.ndarray, m: np.ndarray) -> list:
             out.append(ExcelError("#NUM!", "MROUND: number and multiple of different signs"))
         else:
             n = math.floor(abs(qi) + 0.5) * (1 if qi >= 0 else -1)
-            out.append(float(_round15(np.array([n * mi]))[0]))
+            out.append(float(_round15(np.array([n * mi]))[0]) + 0.0)  # no -0
     return out
 
 
 def _mround(number, multiple):
     """MROUND(number, multiple): ``number`` rounded to the nearest multiple of ``multiple``,
-    half away from zero; different signs are #NUM!.
+    half away from zero; different signs are #NUM!. Unlike ROUND it takes no range or
+    boolean (the formulas project's test.xlsx, saved by Excel: {=MROUND(C45:G45,2)} is
+    #VALUE! in every cell, MROUND(J45,0) of TRUE #VALUE!, MROUND(#N/A,#VALUE!) #N/A).
 
     >>> _mround(10, 3), _mround(-10, -3), _mround(1.3, 0.2), _mround(5, 2), str(_mround(5, -2))
     (9.0, -9.0, 1.4, 6.0, '#NUM!')
+    >>> str(_mround([[1.0, 2.0]], 2)), str(_mround(True, 0)), _mround(None, -2)
+    ('#VALUE!', '#VALUE!', 0.0)
     """
-    return _elementwise("MROUND", _mround_values, number, multiple)
+    for x in (number, multiple):
+        if hasattr(x, "shape"):  # a whole column from the block path: go row by row
+            raise TypeError("scalar function")
+    args = [_grid(x) for x in (number, multiple)]
+    if any(len(g) > 1 or len(g[0]) > 1 for g in args):
+        return ExcelError("#VALUE!", "MROUND: a range where one number belongs")
+    args = [g[0][0] for g in args]
+    for x in args:
+        if isinstance(x, ExcelError):
+            return x
+        if isinstance(x, bool):
+            return ExcelError("#VALUE!", "MROUND: a boolean is not a number")
+    return _elementwise("MROUND", _mround_values, *args)
 
 
 BUILTINS.update(ROUND=_round_function("ROUND", "half"), ROUNDUP=_round_function("ROUNDUP", "up"),
@@ -1139,13 +1155,15 @@ BUILTINS.update(ROUND=_round_function("ROUND", "half"), ROUNDUP=_round_function(
 # #NUM!, an LCM at or above 2^53 #NUM!. As Excel computes them (IronCalc's GCD_LCM.xlsx,
 # saved by Excel): empty cells are skipped, numeric and date text is its number (unpadded
 # date text only), empty text and booleans are #VALUE! (in ranges and arrays too), the first
-# error value is the result, and no number at all is #VALUE!.
+# error value is the result, and no number at all is #VALUE!. An argument that is no number
+# wins over a negative one (the formulas project's test.xlsx: GCD(-0.4, TRUE) is #VALUE!).
 
 _INT_LIMIT = 2.0 ** 53
 
 
 def _whole_numbers(args, name: str) -> list[int]:
     out = []
+    bad: _Err | None = None  # a number out of range: #NUM! unless another argument is worse
     for a in args:
         if hasattr(a, "shape"):  # a whole column from the block path: go row by row
             raise TypeError("scalar function")
@@ -1167,10 +1185,13 @@ def _whole_numbers(args, name: str) -> list[int]:
                     if v is None:
                         raise _Err("#VALUE!", f"{name}: {s!r} is not a number")
                 if v < 0 or not math.isfinite(v):
-                    raise _Err("#NUM!", f"{name}: {v:g} is negative")
-                if v >= _INT_LIMIT:
-                    raise _Err("#NUM!", f"{name}: {v:g} is 2^53 or more")
-                out.append(math.floor(v))
+                    bad = bad or _Err("#NUM!", f"{name}: {v:g} is negative")
+                elif v >= _INT_LIMIT:
+                    bad = bad or _Err("#NUM!", f"{name}: {v:g} is 2^53 or more")
+                else:
+                    out.append(math.floor(v))
+    if bad is not None:  # after every argument is known to be a number
+        raise bad
     if not out:
         raise _Err("#VALUE!", f"{name}: no number")
     return out
@@ -1183,6 +1204,8 @@ def _gcd(*numbers):
     (1.0, 12.0, 1.0, 5.0, 1.0)
     >>> str(_gcd(-7.5, 5)), str(_gcd(True, 2)), str(_gcd("", 2)), _gcd("8", 2)
     ('#NUM!', '#VALUE!', '#VALUE!', 2.0)
+    >>> str(_gcd(-0.4, True)), str(_gcd(-0.4, ExcelError("#NAME?")))
+    ('#VALUE!', '#NAME?')
     """
     try:
         return float(math.gcd(*_whole_numbers(numbers, "GCD")))
@@ -1277,12 +1300,12 @@ def _text_arg(x, what: str) -> str:
 
 
 def _char_of(x):
+    if isinstance(x, ExcelError):
+        return x
     try:
         v = math.trunc(_number(x, "number") if not isinstance(x, bool) else float(x))
     except _Err as ex:
         return ex.error
-    if isinstance(x, ExcelError):
-        return x
     if not 1 <= v <= 255:
         return ExcelError("#VALUE!", f"CHAR: {v} is not a character code from 1 to 255")
     codec = _CHARSET.get()
@@ -1301,8 +1324,8 @@ def _char(number):
     >>> _char(65), _char(128), _char(136), _char(129), _char(255.9), str(_char(256))
     ('A', '€', 'ˆ', '\\x81', 'ÿ', '#VALUE!')
     >>> with use_character_set("mac_roman"):
-    ...     _char(128), _char(219), _char(True)
-    ('Ä', '€', '\\x01')
+    ...     _char(128), _char(219), _char(True), str(_char(ExcelError("#N/A")))
+    ('Ä', '€', '\\x01', '#N/A')
     """
     return _each(_char_of, number)
 
@@ -1389,6 +1412,27 @@ def _clean(text):
 
 
 BUILTINS.update(CHAR=_char, CODE=_code, UNICODE=_unicode, CLEAN=_clean)
+
+
+def _n(value):
+    """N(value): a number as itself, TRUE 1, FALSE 0, text and an empty cell 0, an error
+    itself (Microsoft, "N function"); of a range, its first cell (the formulas project's
+    test.xlsx, saved by Excel: {=N(C19:Q19)} is N(C19) in every cell, N(J19) of TRUE 1).
+
+    >>> _n(2.5), _n(True), _n(False), _n("7"), _n(None), _n([[4.0, "x"]]), str(_n(ExcelError("#N/A")))
+    (2.5, 1.0, 0.0, 0.0, 0.0, 4.0, '#N/A')
+    """
+    if hasattr(value, "shape"):
+        raise TypeError("scalar function")
+    x = _grid(value)[0][0] if isinstance(value, list) else value
+    if isinstance(x, ExcelError):
+        return x
+    if isinstance(x, (bool, int, float)):
+        return float(x)
+    return 0.0
+
+
+BUILTINS["N"] = _n
 
 
 # ------------------------------------------------------------------ database functions

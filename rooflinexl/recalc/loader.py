@@ -59,7 +59,7 @@ from rooflinexl.recalc.functions import character_set
 from rooflinexl.recalc.prepass import TableInfo
 
 __all__ = ["Book", "FormulaCell", "Sheet", "decode", "defined_names", "malformed_xml", "read_book",
-           "escaped_texts", "saved_character_set"]
+           "misread_texts", "saved_character_set"]
 
 
 
@@ -489,17 +489,19 @@ def saved_character_set(path, limits: Limits = Limits()) -> str:
 
 #: text Excel stores with ``_xHHHH_`` escapes (ECMA-376 ST_Xstring): control characters,
 #: and an underscore that would otherwise start an escape (``_x005F_x0041_`` is "_x0041_")
-_ESCAPED = re.compile("[\x00-\x08\x0b-\x1f\ud800-\udfff\ufffe\uffff]|_x[0-9A-Fa-f]{4}_")
+_ESCAPED = re.compile("[\x00-\x08\x0b-\x1f]|_x[0-9A-Fa-f]{4}_")
 
 
-def escaped_texts(book: Book) -> dict[tuple[str, str], str]:
-    """``(sheet, "B7") -> text`` of the constant cells whose text Excel stores with an
-    ``_xHHHH_`` escape (``_x0001_`` is CHAR(1), ``_x005F_x0001_`` the text "_x0001_").
-    openpyxl, which reads the workbook for the per-cell engine, keeps some escapes as
-    literal text, so that engine is given these values instead (its ``overrides``)."""
+def misread_texts(book: Book) -> dict[tuple[str, str], str]:
+    """``(sheet, "B7") -> text`` of the constant text cells openpyxl, which reads the
+    workbook for the per-cell engine, does not read as Excel does: text stored with an
+    ``_xHHHH_`` escape (``_x0001_`` is CHAR(1), ``_x005F_x0001_`` the text "_x0001_"),
+    which openpyxl partly keeps as literal text, and empty text (a cell COUNTA counts),
+    which it reads as an empty cell. The per-cell engine is given these cells' texts
+    (:func:`rooflinexl.recalc.prepass.set_text`)."""
     out: dict[tuple[str, str], str] = {}
     for s in book.sheets:
         for r, c, v in zip(s.const_rows, s.const_cols, s.const_vals, strict=True):
-            if type(v) is str and _ESCAPED.search(v):
+            if type(v) is str and (not v or _ESCAPED.search(v)):
                 out[(s.name, f"{col_letters(c)}{r}")] = v
     return out

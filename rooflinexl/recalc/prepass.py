@@ -725,10 +725,12 @@ def rewrite_formula(
         i += 1
     if arrays is not None and spill_refs(out, arrays, sheet):
         res.kinds.add("spill")
-    if formulas is not None and formula_texts(out, formulas, sheet):
+    if formulas is not None and formula_texts(out, formulas, sheet, ranges=not implicit):
         res.kinds.add("formulatext")
         res.functions = [f for f in res.functions
                          if _excel_base_name(f) not in ("FORMULATEXT", "ISFORMULA")]
+    if reference_sizes(out):
+        res.kinds.add("size")
     if clip is not None and clip_ranges(out, clip):
         res.kinds.add("range")
     if implicit and row is not None and col is not None and implicit_intersection(
@@ -1115,6 +1117,44 @@ class PrepassResult:
         self.cleanup()
 
 
+#: characters openpyxl cannot write into a constant cell (XML cannot carry them; a
+#: carriage return would be read back as a line feed)
+_UNWRITABLE = re.compile("[\x00-\x08\x0b-\x1f]")
+
+
+def set_text(cell, text: str) -> None:
+    """Give the openpyxl ``cell`` the text ``text`` such that ``formulas``, reading the saved
+    copy with openpyxl, sees exactly that text: empty text and text with control characters,
+    which a constant cannot carry through openpyxl, become a formula that makes the text.
+
+    >>> from openpyxl import Workbook
+    >>> c = Workbook().active["A1"]
+    >>> set_text(c, "a" + chr(1) + "b"); c.value
+    '="a"&CHAR(1)&"b"'
+    >>> set_text(c, ""); c.value
+    '=""'
+    >>> set_text(c, "_x0041_"); c.value, c.data_type
+    ('_x0041_', 's')
+    """
+    if text == "":
+        # empty text is no empty cell (COUNTA counts it, COUNTIF "<>" matches it), but a
+        # constant "" is dropped on the way to the per-cell engine: keep it a formula
+        cell.value = '=""'
+    elif _UNWRITABLE.search(text):
+        parts = []  # every control character as CHAR(n): a formula loses its line feeds
+        for piece in re.split("([\x00-\x1f])", text):
+            if not piece:
+                continue
+            if len(piece) == 1 and piece < " ":
+                parts.append(f"CHAR({ord(piece)})")
+            else:
+                parts.append('"' + piece.replace('"', '""') + '"')
+        cell.value = "=" + "&".join(parts)
+    else:
+        cell.value = text
+        cell.data_type = "s"
+
+
 def _safe_sheet_names(titles: list[str]) -> dict[str, str]:
     """Old -> new names for sheets ``formulas`` cannot address (apostrophes)."""
     taken = {t.upper() for t in titles}
@@ -1138,8 +1178,13 @@ def prepare_workbook(
     function_names: Iterable[str] = (),
     replace: Mapping[tuple[str, str], tuple[str, str]] | None = None,
     workdir: str | os.PathLike | None = None,
+    misread: Mapping[tuple[str, str], str] | None = None,
 ) -> PrepassResult:
     """Write a rewritten working copy of ``src`` and describe it.
+
+    ``misread`` maps ``(sheet, cell)`` (original names) of constant cells to their text where
+    openpyxl misreads it (:func:`rooflinexl.recalc.loader.misread_texts`): the copy holds
+    that text instead (:func:`set_text`).
 
     ``replace`` maps ``(sheet, cell)`` (original names) to ``(error_code, reason)``:
     those formulas become the constant error (used for formulas the engine
@@ -1258,6 +1303,11 @@ def prepare_workbook(
                         ref.replace("$", "") if ref else None, rw.functions, rw.notes,
                     )
                 )
+    to_title = {orig: ws.title for ws, orig in zip(wb.worksheets, titles, strict=True)}
+    for (sheet, coord), text in (misread or {}).items():
+        title = to_title.get(sheet)
+        if title is not None and wb[title][coord].data_type != "f":
+            set_text(wb[title][coord], text)
     tmpdir = None
     if workdir is None:
         tmpdir = Path(tempfile.mkdtemp(prefix="rooflinexl-recalc-"))
@@ -1702,10 +1752,155 @@ def spill_refs(toks: list, arrays: Mapping[tuple[str, str], str], sheet: str | N
     return changed
 
 
+# ------------------------------------------------------------------ ROWS, COLUMNS
+
+_SIZE_NAMES = {"ROWS": 0, "COLUMNS": 1}
+
+
+def _ref_areas(toks: list) -> list[tuple[str, int, int, int, int]] | None:
+    """The areas ``(sheet, r1, c1, r2, c2)`` a reference expression denotes: references,
+    unions in parentheses (``(A1:B2,C3)``) and intersections (a space); None when ``toks``
+    is anything else (a name, a function call, a value). ``sheet`` is ``""`` for the
+    formula's own sheet."""
+    pos = 0
+
+    def at(k: int = 0):
+        return toks[pos + k] if pos + k < len(toks) else None
+
+    def skip_ws():
+        nonlocal pos
+        while at() is not None and at().kind == "ws":
+            pos += 1
+
+    def corner(t, first: bool):
+        m = _CELL.match(t.text)
+        if m:
+            rc = int(m.group(4)), column_number(m.group(2))
+        elif (m := _COL_ONLY.match(t.text)) and t.kind == "word":
+            rc = (1 if first else SHEET_ROWS), column_number(m.group(2))
+        elif m := _ROW_ONLY.match(t.text):
+            rc = int(m.group(2)), (1 if first else SHEET_COLS)
+        else:
+            return None
+        return rc if 1 <= rc[0] <= SHEET_ROWS and 1 <= rc[1] <= SHEET_COLS else None
+
+    def primary():
+        nonlocal pos
+        skip_ws()
+        t = at()
+        if t is None:
+            return None
+        if t.text == "(":
+            pos += 1
+            areas = union()
+            skip_ws()
+            if areas is None or at() is None or at().text != ")":
+                return None
+            pos += 1
+            return areas
+        sheet = ""
+        if t.kind in ("word", "quoted") and at(1) is not None and at(1).text == "!":
+            sheet = t.text[1:-1].replace("''", "'") if t.kind == "quoted" else t.text
+            pos += 2
+            t = at()
+            if t is None:
+                return None
+        a = corner(t, True)
+        if a is None:
+            return None
+        pos += 1
+        b = a
+        if at() is not None and at().text == ":":
+            nxt = at(1)
+            b = corner(nxt, False) if nxt is not None else None
+            if b is None:
+                return None
+            pos += 2
+        elif _CELL.match(t.text) is None:  # a lone column or row number is no reference
+            return None
+        return [(sheet.upper(), min(a[0], b[0]), min(a[1], b[1]), max(a[0], b[0]),
+                 max(a[1], b[1]))]
+
+    def intersection():
+        nonlocal pos
+        areas = primary()
+        while areas is not None and at() is not None and at().kind == "ws":
+            start = pos
+            skip_ws()
+            if at() is None or at().text in (")", ","):
+                pos = start
+                break
+            other = primary()
+            if other is None:
+                return None
+            areas = [(s, max(a1, b1), max(a2, b2), min(a3, b3), min(a4, b4))
+                     for (s, a1, a2, a3, a4) in areas for (t, b1, b2, b3, b4) in other
+                     if s == t and max(a1, b1) <= min(a3, b3) and max(a2, b2) <= min(a4, b4)]
+        return areas
+
+    def union():
+        nonlocal pos
+        areas = intersection()
+        while areas is not None:
+            skip_ws()
+            if at() is None or at().text != ",":
+                break
+            pos += 1
+            more = intersection()
+            if more is None:
+                return None
+            areas = areas + more
+        return areas
+
+    areas = intersection()
+    skip_ws()
+    return areas if pos == len(toks) else None
+
+
+def reference_sizes(toks: list) -> bool:
+    """``ROWS(ref)`` and ``COLUMNS(ref)`` of a reference written in the formula become the
+    number, in place: the size is the reference's, whatever its cells hold (``COLUMNS(K15)``
+    is 1 when K15 is an error value). Microsoft, "ROWS function" / "COLUMNS function" (read
+    2026-12-01) take one array or reference; a reference of several areas (a union
+    ``(A1:B2,C3)``) is #REF! and an empty intersection #NULL!, as the formulas project's
+    test.xlsx (saved by Excel) caches for ``COLUMNS((D15:G15,I15:J15,K15:N15))``.
+
+    >>> toks = _tokenize("ROWS(S!B2:C9)+COLUMNS($A1)+ROWS((A1:B2,C3))&COLUMNS(A1:C3 B2:D2)")
+    >>> reference_sizes(toks), "".join(t.text for t in toks)
+    (True, '8+1+#REF!&2')
+    """
+    changed = False
+    i = 0
+    while i < len(toks) - 1:
+        t = toks[i]
+        which = _SIZE_NAMES.get(t.text.upper()) if t.kind == "word" else None
+        if which is None or toks[i + 1].text != "(":
+            i += 1
+            continue
+        end = _closing(toks, i + 1)
+        areas = _ref_areas(toks[i + 2:end]) if end is not None else None
+        if areas is None:
+            i += 1
+            continue
+        if len(areas) > 1:
+            new = _Tok("word", "#REF!")
+        elif not areas:
+            new = _Tok("word", "#NULL!")
+        else:
+            _s, r1, c1, r2, c2 = areas[0]
+            new = _Tok("number", str(r2 - r1 + 1 if which == 0 else c2 - c1 + 1))
+        toks[i:end + 1] = [new]
+        changed = True
+        i += 1
+    return changed
+
+
 # ------------------------------------------------------------------ FORMULATEXT
 
 _FORMULATEXT_NAMES = frozenset({"FORMULATEXT", "_XLFN.FORMULATEXT"})
 _ISFORMULA_NAMES = frozenset({"ISFORMULA", "_XLFN.ISFORMULA"})
+#: ISFORMULA of a larger range is left to the engine (no array constant of its size)
+_ISFORMULA_CELLS = 10_000
 
 
 def displayed_formula(text: str) -> str:
@@ -1729,14 +1924,16 @@ def displayed_formula(text: str) -> str:
 
 
 def formula_texts(toks: list, formulas: Mapping[tuple[str, str], str],
-                  sheet: str | None) -> bool:
+                  sheet: str | None, ranges: bool = False) -> bool:
     """``FORMULATEXT(ref)`` as the text literal of the formula in ``ref``'s cell, and
     ``ISFORMULA(ref)`` as TRUE or FALSE, in place (a workbook's formulas do not change
     while it recalculates). Microsoft, "FORMULATEXT function" (read 2026-12-01): it returns
     what the formula bar shows; a range gives the formula of its upper-left cell; a cell
     without a formula is #N/A. "ISFORMULA function": TRUE when the reference is to a cell
-    that contains a formula. Other arguments (a whole column, a name, a computed reference,
-    a range for ISFORMULA) stay as they are.
+    that contains a formula. With ``ranges`` (an array formula), ISFORMULA of a range is the
+    array of TRUE/FALSE of its cells, as Excel caches for ``{=ISFORMULA(C10:J10)}`` in the
+    formulas project's test.xlsx. Other arguments (a whole column, a name, a computed
+    reference, a range for ISFORMULA elsewhere) stay as they are.
 
     >>> toks = _tokenize("FORMULATEXT(B2)&_xlfn.FORMULATEXT(S!C1:C4)&FORMULATEXT(Z9)")
     >>> toks += _tokenize("&ISFORMULA(B2)&_xlfn.ISFORMULA(Z9)")
@@ -1744,6 +1941,11 @@ def formula_texts(toks: list, formulas: Mapping[tuple[str, str], str],
     True
     >>> print("".join(t.text for t in toks))
     "=COS(A2)&'x'"&"=1"&#N/A&TRUE&FALSE
+    >>> toks = _tokenize("ISFORMULA(B1:C2)")
+    >>> formula_texts(toks, {("S", "C1"): "=1", ("S", "B2"): "=2"}, "S", ranges=True)
+    True
+    >>> print("".join(t.text for t in toks))
+    {FALSE,TRUE;TRUE,FALSE}
     """
     changed = False
     i = 0
@@ -1757,17 +1959,27 @@ def formula_texts(toks: list, formulas: Mapping[tuple[str, str], str],
         m = (_REF_ARG.match("".join(x.text for x in _strip_ws(toks[i + 2:end])))
              if end is not None else None)
         isformula = t.text.upper() in _ISFORMULA_NAMES
-        if m is None or (isformula and m.group("c2")):  # ISFORMULA of a range: undocumented
+        if m is None or (isformula and m.group("c2") and not ranges):
             i += 1
             continue
         prefix = m.group("sheet")
         name = (prefix[1:-1].replace("''", "'") if prefix and prefix.startswith("'")
                 else prefix) or sheet
         r1, c1 = int(m.group("r1")), column_number(m.group("c1"))
+        r2, c2 = r1, c1
         if m.group("c2"):
-            r1, c1 = min(r1, int(m.group("r2"))), min(c1, column_number(m.group("c2")))
+            r1, r2 = sorted((r1, int(m.group("r2"))))
+            c1, c2 = sorted((c1, column_number(m.group("c2"))))
         text = formulas.get((name, f"{column_letters(c1)}{r1}"))
-        if isformula:
+        if isformula and (r2 - r1 + 1) * (c2 - c1 + 1) > _ISFORMULA_CELLS:
+            i += 1
+            continue
+        if isformula and (r1, c1) != (r2, c2):
+            rows = [",".join("TRUE" if (name, f"{column_letters(c)}{r}") in formulas
+                             else "FALSE" for c in range(c1, c2 + 1))
+                    for r in range(r1, r2 + 1)]
+            new = [_Tok("op", "{"), _Tok("word", ";".join(rows)), _Tok("op", "}")]
+        elif isformula:
             new = [_Tok("word", "TRUE" if text is not None else "FALSE")]
         elif text is not None:
             new = [_Tok("str", '"' + displayed_formula(text).replace('"', '""') + '"')]
