@@ -63,8 +63,8 @@ from rooflinexl.recalc.functions import use_character_set
 from rooflinexl.recalc.kernels import BlockEval, dispatch_order
 from rooflinexl.recalc.loader import (
     Book,
-    misread_texts,
     malformed_xml,
+    misread_texts,
     read_book,
     saved_character_set,
 )

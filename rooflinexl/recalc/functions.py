@@ -1419,8 +1419,10 @@ def _n(value):
     itself (Microsoft, "N function"); of a range, its first cell (the formulas project's
     test.xlsx, saved by Excel: {=N(C19:Q19)} is N(C19) in every cell, N(J19) of TRUE 1).
 
-    >>> _n(2.5), _n(True), _n(False), _n("7"), _n(None), _n([[4.0, "x"]]), str(_n(ExcelError("#N/A")))
-    (2.5, 1.0, 0.0, 0.0, 0.0, 4.0, '#N/A')
+    >>> _n(2.5), _n(True), _n(False), _n("7"), _n(None), _n([[4.0, "x"]])
+    (2.5, 1.0, 0.0, 0.0, 0.0, 4.0)
+    >>> str(_n(ExcelError("#N/A")))
+    '#N/A'
     """
     if hasattr(value, "shape"):
         raise TypeError("scalar function")
