@@ -188,3 +188,64 @@ def test_a_control_character_result_is_written_escaped_and_round_trips(tmp_path)
     again = recalc_book(dst, write=False).evaluation
     assert {c: r.value for (_s, c), r in again.cells.items()} == {
         "B1": "\x01x", "B2": "_x0001_", "B3": "\x07"}
+
+
+# --------------------------------------------------------------- small functions
+
+#: inputs as in the formulas project's test.xlsx rows: C1 = 2.55, D1 = -222.5, E1 = #N/A,
+#: G1 = -0.4, H1 empty, I1 empty text, J1 = TRUE, K1 = #DIV/0!
+_SMALL_INPUTS = {"C1": 2.55, "D1": -222.5, "E1": "=NA()", "G1": -0.4, "I1": "EMPTYTEXT",
+                 "J1": True, "K1": "=1/0", "B20": "=1+1", "B22": 5}
+SMALL_CASES = {
+    # LOOKUP!S15, V15, S115: a reference of several areas is #REF!
+    "=COLUMNS((D15:G15,I15:J15,K15:N15))": "#REF!",
+    "=COLUMNS(((F15:G15,G15:I15,F19:G19,G19:I19) G14:G44))": "#REF!",
+    "=ROWS((D115:G115,I114:J115,K115:N115))": "#REF!",
+    # LOOKUP!Z15 ... AF15, Z115 ...: the size of a reference to an error value
+    "=COLUMNS(E1)": 1,
+    "=ROWS(K1)": 1,
+    "=ROWS(C1:K3)": 3,  # Microsoft, "ROWS function": ROWS(C1:E4) is 4
+    "=COLUMNS(C1:K3)": 9,
+    "=N(J1)": 1,  # INFORMATION!Y19
+    "=N(C1)": 2.55,
+    "=MROUND(J1,0)": "#VALUE!",  # MATH & TRIG!Y45: a boolean
+    "=MROUND(E1,K1)": "#N/A",  # MATH & TRIG!AA45: the first error
+    '=MROUND(C1,"1.4")': 2.8,  # MATH & TRIG!R45
+    "=MROUND(D1,-2)": -222,  # MATH & TRIG!S45
+    "=GCD(G1,J1)": "#VALUE!",  # MATH & TRIG!Y34: a boolean wins over a negative number
+    "=LCM(G1,J1)": "#VALUE!",  # MATH & TRIG!Y37
+    "=GCD(G1)": "#NUM!",  # MATH & TRIG!U34
+    "=COUNTA(H1:J1)": 2,  # STATISTICAL!AG23: empty text counts, an empty cell does not
+    "=IF(,,4)": 4,  # CORE!F29
+    "=IF(,4,)": 0,  # CORE!F30, the row below (not one block with F29)
+    "=CHAR(E1)": "#N/A",  # TEXT!AA7: an error is itself
+    "=CODE(K1)": "#DIV/0!",
+}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_small_functions_as_excel_caches_them(tmp_path, engine):
+    formulas = {f"A{i}": f for i, f in enumerate(SMALL_CASES, start=1)}
+    book = _book(tmp_path, _SMALL_INPUTS | formulas, xml={"EMPTYTEXT": ""}, app=MAC)
+    got = _values(book, engine)
+    bad = {f: (got[c], SMALL_CASES[f]) for c, f in formulas.items()
+           if not _same(got[c], SMALL_CASES[f])}
+    assert not bad
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_array_formulas_over_ranges(tmp_path, engine):
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    cells = {"C1": 2.55, "D1": 3, "E1": "=1+1", "F1": "x",
+             # MATH & TRIG!AH45:AL45: MROUND takes no range, #VALUE! in every cell
+             "A3": ArrayFormula("A3:C3", "=MROUND(C1:E1,2)"),
+             # INFORMATION!AH10:AW10: ISFORMULA of each cell, #N/A past the range
+             "A4": ArrayFormula("A4:E4", "=_xlfn.ISFORMULA(C1:F1)"),
+             # INFORMATION!AH19:AW19: N of a range is N of its first cell, everywhere
+             "A5": ArrayFormula("A5:B5", "=N(C1:F1)")}
+    got = _values(_book(tmp_path, cells), engine)
+    assert [str(got[f"{c}3"]) for c in "ABC"] == ["#VALUE!"] * 3
+    assert [got[f"{c}4"] for c in "ABCD"] == [False, False, True, False]
+    assert str(got["E4"]) == "#N/A"
+    assert [got["A5"], got["B5"]] == [2.55, 2.55]

@@ -892,6 +892,7 @@ def _per_cell(run: _Run, units: list[Unit], ids: set[int], anc: set[int], path: 
               functions) -> None:
     """The per-cell engine on a copy holding only what the units ``ids`` need."""
     import openpyxl
+    from openpyxl.worksheet.formula import ArrayFormula
 
     if len(ids) == len(units):  # everything per cell: the workbook as it is
         _take_per_cell(run, engine._evaluate(path, functions, texts=misread_texts(run.book)),
@@ -920,15 +921,19 @@ def _per_cell(run: _Run, units: list[Unit], ids: set[int], anc: set[int], path: 
         # FORMULATEXT, ISFORMULA read formulas the copy turns into constants: resolve first
         texts = {(ws.title, c.coordinate): c.value for ws in wb.worksheets
                  for row in ws.iter_rows() for c in row
-                 if c.data_type == "f" and isinstance(c.value, str)}
+                 if c.data_type == "f" and isinstance(c.value, (str, ArrayFormula))}
+        texts = {k: t.text if isinstance(t, ArrayFormula) else t for k, t in texts.items()
+                 if isinstance(t, str) or isinstance(t.text, str)}
         if any("FORMULATEXT" in t.upper() or "ISFORMULA" in t.upper()
                for t in texts.values()):
             for (title, coord), t in texts.items():
                 if coord in keep.get(title, ()):
-                    wb[title][coord].value = resolve_formulatext(t, texts, title)
-        for (title, coord), text in misread_texts(run.book).items():
-            if wb[title][coord].data_type != "f":
-                set_text(wb[title][coord], text)
+                    c = wb[title][coord]
+                    if isinstance(c.value, ArrayFormula):
+                        c.value = ArrayFormula(c.value.ref, resolve_formulatext(
+                            t, texts, title, ranges=True))
+                    else:
+                        c.value = resolve_formulatext(t, texts, title)
         for ws in wb.worksheets:
             kept = keep.get(ws.title, set())
             vals = values.get(ws.title, {})
@@ -943,6 +948,9 @@ def _per_cell(run: _Run, units: list[Unit], ids: set[int], anc: set[int], path: 
                         overrides[(ws.title, coord)] = x
                     else:
                         c.value = None
+        for (title, coord), text in misread_texts(run.book).items():
+            if wb[title][coord].data_type != "f":
+                set_text(wb[title][coord], text)
         copy = tmp / path.name
         with malformed_xml(path):  # openpyxl's writer trips over some data its reader took
             wb.save(copy)

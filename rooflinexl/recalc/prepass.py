@@ -1992,9 +1992,9 @@ def formula_texts(toks: list, formulas: Mapping[tuple[str, str], str],
 
 
 def resolve_formulatext(formula: str, formulas: Mapping[tuple[str, str], str],
-                        sheet: str) -> str:
+                        sheet: str, ranges: bool = False) -> str:
     """``formula`` with its ``FORMULATEXT(ref)`` and ``ISFORMULA(ref)`` calls made
-    literals (:func:`formula_texts`).
+    literals (:func:`formula_texts`, ``ranges`` for an array formula).
 
     >>> resolve_formulatext("=LEN(FORMULATEXT(A1))", {("S", "A1"): "=1+1"}, "S")
     '=LEN("=1+1")'
@@ -2003,7 +2003,8 @@ def resolve_formulatext(formula: str, formulas: Mapping[tuple[str, str], str],
     if "FORMULATEXT" not in up and "ISFORMULA" not in up:
         return formula
     toks = _tokenize(formula)
-    return "".join(t.text for t in toks) if formula_texts(toks, formulas, sheet) else formula
+    return ("".join(t.text for t in toks) if formula_texts(toks, formulas, sheet, ranges)
+            else formula)
 
 
 def _excel_base_name(name: str) -> str:
