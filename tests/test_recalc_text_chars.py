@@ -249,3 +249,48 @@ def test_array_formulas_over_ranges(tmp_path, engine):
     assert [got[f"{c}4"] for c in "ABCD"] == [False, False, True, False]
     assert str(got["E4"]) == "#N/A"
     assert [got["A5"], got["B5"]] == [2.55, 2.55]
+
+
+# --------------------------------------------------------------- BAHTTEXT, SORT, LOOKUP
+
+#: TEXT row 6 of test.xlsx: C6 = 0, D6 = 157, E6 = 65, F6 = 65.8, G6 = -1, I6 = "ciao",
+#: J6 = TRUE, L6 = #N/A
+_BAHT_INPUTS = {"C1": 0, "D1": 157, "E1": 65, "F1": 65.8, "G1": -1, "I1": "ciao", "J1": True,
+                "L1": "=NA()"}
+BAHT_CASES = {  # test.xlsx TEXT!R6 ... AA6, cached by Excel
+    "=BAHTTEXT(C1)": "ศูนย์บาทถ้วน",
+    "=BAHTTEXT(D1)": "หนึ่งร้อยห้าสิบเจ็ดบาทถ้วน",
+    "=BAHTTEXT(E1)": "หกสิบห้าบาทถ้วน",
+    "=BAHTTEXT(F1)": "หกสิบห้าบาทแปดสิบสตางค์",
+    "=BAHTTEXT(G1)": "ลบหนึ่งบาทถ้วน",
+    "=BAHTTEXT(H1)": "ศูนย์บาทถ้วน",  # an empty cell
+    "=BAHTTEXT(I1)": "#VALUE!",
+    "=BAHTTEXT(J1)": "หนึ่งบาทถ้วน",
+    "=BAHTTEXT(L1)": "#N/A",
+    # Microsoft, "BAHTTEXT function": 1234 is หนึ่งพันสองร้อยสามสิบสี่บาทถ้วน
+    "=BAHTTEXT(1234)": "หนึ่งพันสองร้อยสามสิบสี่บาทถ้วน",
+    # where the references differ (หนึ่งร้อยเอ็ด or หนึ่งร้อยหนึ่ง): an error, not a guess
+    "=BAHTTEXT(101)": "#VALUE!",
+}
+SORT_LOOKUP_CASES = {
+    # LOOKUP!U119:AH119: errors sort by Excel's error codes, after numbers, text, booleans
+    '=_xlfn.ARRAYTOTEXT(_xlfn._xlws.SORT({#VALUE!,1,"b",#DIV/0!,#N/A,#NAME?,#REF!,#NULL!,'
+    'TRUE,#NUM!},1,1,1))': "1, b, TRUE, #NULL!, #DIV/0!, #VALUE!, #REF!, #NAME?, #NUM!, #N/A",
+    # LOOKUP!V56 ... V62: a binary search; an equal value is the answer
+    "=LOOKUP(4.1,{-1.1,2.1,3.1,4.1})": 4.1,
+    '=LOOKUP(4.1,{"a",2.1,"b",4.1})': 4.1,
+    "=LOOKUP(4.1,{4.1,2.1,3.1,1.1})": 1.1,
+    '=LOOKUP(4.1,{"b",4.1,"a",1.1})': 4.1,
+    "=LOOKUP(4.1,{TRUE,4.1,FALSE,1.1})": 4.1,
+    '=LOOKUP(4.1,{"b",4.1,"a",1.1},{"L","ML","MR","R"})': "ML",  # LOOKUP!AL60
+}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(("inputs", "cases"), [(_BAHT_INPUTS, BAHT_CASES),
+                                               ({}, SORT_LOOKUP_CASES)])
+def test_bahttext_sort_and_lookup(tmp_path, engine, inputs, cases):
+    formulas = {f"A{i}": f for i, f in enumerate(cases, start=2)}
+    got = _values(_book(tmp_path, inputs | formulas), engine)
+    bad = {f: (got[c], cases[f]) for c, f in formulas.items() if not _same(got[c], cases[f])}
+    assert not bad

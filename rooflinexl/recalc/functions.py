@@ -719,13 +719,20 @@ def _columns(array):
     return len(_grid(array)[0])
 
 
+#: Excel's order of error values in a sort: by their internal codes (#NULL! 0, #DIV/0! 7,
+#: #VALUE! 15, #REF! 23, #NAME? 29, #NUM! 36, #N/A 42), as the formulas project's test.xlsx
+#: (saved by Excel) caches for SORT({#VALUE!,...,#NUM!},1,1,1)
+_ERROR_ORDER = {e: k for k, e in enumerate(
+    ("#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A"))}
+
+
 def _sort_key(x):
     """Excel's ascending order: numbers, then text (case-insensitive), then booleans, then
-    errors; blank cells last."""
+    errors (:data:`_ERROR_ORDER`); blank cells last."""
     if x is None:
         return (4, 0)
     if isinstance(x, ExcelError):
-        return (3, str(x))
+        return (3, _ERROR_ORDER.get(str(x), len(_ERROR_ORDER)))
     if isinstance(x, bool):
         return (2, x)
     if isinstance(x, (int, float)):
@@ -1437,6 +1444,92 @@ def _n(value):
 BUILTINS["N"] = _n
 
 
+# ------------------------------------------------------------------ BAHTTEXT
+#
+# Microsoft, "BAHTTEXT function" (read 2026-12-01): a number as Thai text with "Baht" (บาท),
+# the satang (hundredths, rounded) as สตางค์, or ถ้วน ("exactly") when there are none. The
+# words: digits ศูนย์ หนึ่ง สอง ... เก้า; positions สิบ (10), ร้อย (100), พัน, หมื่น, แสน,
+# ล้าน (10^6, repeated for each further six digits); 10 is สิบ, 20 ยี่สิบ, a one after a
+# tens digit เอ็ด (สิบเอ็ด, ยี่สิบเอ็ด); ลบ before a negative number. Excel's cached values in
+# the formulas project's test.xlsx: 0 ศูนย์บาทถ้วน, 157 หนึ่งร้อยห้าสิบเจ็ดบาทถ้วน, 65.8
+# หกสิบห้าบาทแปดสิบสตางค์, -1 ลบหนึ่งบาทถ้วน, TRUE หนึ่งบาทถ้วน, text #VALUE!. Whether Excel
+# writes เอ็ด or หนึ่ง for a one after a zero tens digit (101, 1001) is not documented and the
+# references differ, so those numbers are #VALUE! with that reason rather than a guess.
+
+_TH_DIGITS = ("ศูนย์", "หนึ่ง", "สอง", "สาม", "สี่", "ห้า", "หก", "เจ็ด", "แปด", "เก้า")
+_TH_POWERS = ("", "สิบ", "ร้อย", "พัน", "หมื่น", "แสน")
+
+
+class _Unknown(Exception):
+    pass
+
+
+def _thai_block(n: int, higher: bool) -> str:
+    """Thai words of ``0 < n < 10**6``; ``higher``: non-zero digits stand before it."""
+    out = []
+    for k in range(5, 1, -1):
+        d = n // 10 ** k % 10
+        if d:
+            out.append(_TH_DIGITS[d] + _TH_POWERS[k])
+    tens, ones = n // 10 % 10, n % 10
+    if tens:
+        out.append(("" if tens == 1 else "ยี่" if tens == 2 else _TH_DIGITS[tens]) + "สิบ")
+    if ones == 1 and tens:
+        out.append("เอ็ด")
+    elif ones == 1 and (higher or n >= 100):
+        raise _Unknown
+    elif ones:
+        out.append(_TH_DIGITS[ones])
+    return "".join(out)
+
+
+def _bahttext_of(x):
+    if isinstance(x, ExcelError):
+        return x
+    try:
+        v = float(x) if isinstance(x, bool) else _number(x, "number")
+    except _Err as ex:
+        return ex.error
+    cents = math.floor(float(_round15(np.array([abs(v) * 100.0]))[0]) + 0.5)
+    baht, satang = divmod(cents, 100)
+    try:
+        words = ""
+        rest, higher = baht, False
+        blocks = []
+        while rest:
+            rest, block = divmod(rest, 10 ** 6)
+            blocks.append(block)
+        for i in range(len(blocks) - 1, -1, -1):
+            if blocks[i]:
+                words += _thai_block(blocks[i], higher)
+                higher = True
+            if i:
+                words += "ล้าน"
+        if not baht and not satang:
+            words = _TH_DIGITS[0]
+        if words:
+            words += "บาท"
+        words += _thai_block(satang, False) + "สตางค์" if satang else "ถ้วน"
+    except _Unknown:
+        return ExcelError("#VALUE!", f"BAHTTEXT({value_text(v)}): whether Excel writes เอ็ด "
+                          "or หนึ่ง for a one after a zero tens digit is not known")
+    return ("ลบ" if v < 0 and cents else "") + words
+
+
+def _bahttext(number):
+    """BAHTTEXT(number): ``number`` as Thai text with บาท (see the notes above).
+
+    >>> _bahttext(157), _bahttext(65.8), _bahttext(-1), _bahttext(0)
+    ('หนึ่งร้อยห้าสิบเจ็ดบาทถ้วน', 'หกสิบห้าบาทแปดสิบสตางค์', 'ลบหนึ่งบาทถ้วน', 'ศูนย์บาทถ้วน')
+    >>> _bahttext(21000011.5), _bahttext(0.25), str(_bahttext("x")), str(_bahttext(101))
+    ('ยี่สิบเอ็ดล้านสิบเอ็ดบาทห้าสิบสตางค์', 'ยี่สิบห้าสตางค์', '#VALUE!', '#VALUE!')
+    """
+    return _each(_bahttext_of, number)
+
+
+BUILTINS["BAHTTEXT"] = _bahttext
+
+
 # ------------------------------------------------------------------ database functions
 #
 # Microsoft, "DSUM function", "DAVERAGE function" ... (read 2026-12-01): ``database`` is a
@@ -1651,13 +1744,20 @@ def _lookup(value, lookup, result=None, *rest):
     if want is None:
         return ExcelError("#N/A", "LOOKUP: lookup_value is not a number, text or boolean")
     # a binary search over the values of the same type, as Excel's (an unsorted row or
-    # column gives what Excel gives: formulas' test.xlsx, sheet LOOKUP, saved by Excel)
+    # column gives what Excel gives: formulas' test.xlsx, sheet LOOKUP, saved by Excel); an
+    # equal value ends it at the last of its run of equal values (LOOKUP(4.1,
+    # {"b",4.1,"a",1.1}) is 4.1 there, not 1.1)
     cands = [(i, key[1]) for i, key in enumerate(map(_lookup_key, keys))
              if key is not None and key[0] == want[0]]
     hit, lo, hi = None, 0, len(cands) - 1
     while lo <= hi:
         mid = (lo + hi) // 2
-        if cands[mid][1] <= want[1]:
+        if cands[mid][1] == want[1]:
+            while mid + 1 < len(cands) and cands[mid + 1][1] == want[1]:
+                mid += 1
+            hit = cands[mid][0]
+            break
+        if cands[mid][1] < want[1]:
             hit, lo = cands[mid][0], mid + 1
         else:
             hi = mid - 1
