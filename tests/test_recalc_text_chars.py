@@ -294,3 +294,30 @@ def test_bahttext_sort_and_lookup(tmp_path, engine, inputs, cases):
     got = _values(_book(tmp_path, inputs | formulas), engine)
     bad = {f: (got[c], cases[f]) for c, f in formulas.items() if not _same(got[c], cases[f])}
     assert not bad
+
+
+#: TEXT rows 3-4 of test.xlsx: C = 0, D = 1.9, E = 2.3, H empty, I = "1987-08-26" (row 3) or
+#: empty text (row 4), J = TRUE, K = #VALUE!, L = #N/A
+_ATT_INPUTS = {"C3": 0, "D3": 1.9, "E3": 2.3, "I3": "1987-08-26", "J3": True, "K3": "=1+#VALUE!",
+               "L3": "=NA()", "C4": 0, "D4": 1.9, "E4": 2.3, "I4": "EMPTYTEXT", "J4": True,
+               "K4": "=1+#VALUE!", "L4": "=NA()"}
+ATT_CASES = {  # test.xlsx TEXT!R3 ... Z4, cached by Excel
+    "=_xlfn.ARRAYTOTEXT(C3:D4,0)": "0, 1.9, 0, 1.9",
+    "=_xlfn.ARRAYTOTEXT(H3:I3,0)": ", 1987-08-26",
+    "=_xlfn.ARRAYTOTEXT(J3:K3,0)": "TRUE, #VALUE!",
+    "=_xlfn.ARRAYTOTEXT(C4:D4,2)": "#VALUE!",
+    "=_xlfn.ARRAYTOTEXT(D3:E4,1)": "{1.9,2.3;1.9,2.3}",
+    "=_xlfn.ARRAYTOTEXT(H4,1)": "#VALUE!",
+    "=_xlfn.ARRAYTOTEXT(I4,1)": '{""}',
+    "=_xlfn.ARRAYTOTEXT(I4:J4,1)": '{"",TRUE}',
+    "=_xlfn.ARRAYTOTEXT(K4:L4,0.9)": "#VALUE!, #N/A",
+    "=_xlfn.ARRAYTOTEXT(H3:J3,1)": '{,"1987-08-26",TRUE}',
+}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_arraytotext(tmp_path, engine):
+    formulas = {f"A{i}": f for i, f in enumerate(ATT_CASES, start=10)}
+    got = _values(_book(tmp_path, _ATT_INPUTS | formulas, xml={"EMPTYTEXT": ""}), engine)
+    bad = {f: (got[c], ATT_CASES[f]) for c, f in formulas.items() if not _same(got[c], ATT_CASES[f])}
+    assert not bad

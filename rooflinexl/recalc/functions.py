@@ -1530,6 +1530,54 @@ def _bahttext(number):
 BUILTINS["BAHTTEXT"] = _bahttext
 
 
+def _arraytotext_one(grid: list, fmt):
+    if isinstance(fmt, ExcelError):
+        return fmt
+    if isinstance(fmt, str):
+        return ExcelError("#VALUE!", f"ARRAYTOTEXT: format {fmt!r} is not 0 or 1")
+    mode = 0 if fmt is None else math.trunc(float(fmt))
+    if mode not in (0, 1):
+        return ExcelError("#VALUE!", f"ARRAYTOTEXT: format {mode} is not 0 or 1")
+    if grid == [[None]]:
+        return ExcelError("#VALUE!", "ARRAYTOTEXT of a single empty cell")
+
+    def item(x) -> str:
+        if x is None:
+            return ""
+        if isinstance(x, (ExcelError, bool, int, float)):
+            return value_text(x)
+        return '"' + x.replace('"', '""') + '"' if mode else x
+
+    if mode == 0:
+        return ", ".join(item(x) for row in grid for x in row)
+    return "{" + ";".join(",".join(item(x) for x in row) for row in grid) + "}"
+
+
+def _arraytotext(array, format=None):  # noqa: A002 - Excel's argument name
+    """ARRAYTOTEXT(array, [format]) (Microsoft, "ARRAYTOTEXT function"): format 0 (the
+    default) joins the values with ", " (text as it is); 1 writes an array constant,
+    ``{...}`` with "," between columns, ";" between rows and text in quotes. As Excel
+    caches in the formulas project's test.xlsx (TEXT rows 3-4): errors and booleans as
+    written, blanks empty, a format truncated (0.9 is 0), TRUE is 1, text or a number other
+    than 0 and 1 #VALUE!, each cell of a format array its own answer, a single empty cell
+    #VALUE!.
+
+    >>> _arraytotext([[0.0, 1.9], [None, "a"]]), _arraytotext([[1.9, True], ["", "b"]], 1)
+    ('0, 1.9, , a', '{1.9,TRUE;"","b"}')
+    >>> str(_arraytotext([[1.0]], 2)), _arraytotext([[1.0, 2.0]], [[0.9, True]])
+    ('#VALUE!', [['1, 2', '{1,2}']])
+    """
+    if hasattr(array, "shape") or hasattr(format, "shape"):
+        raise TypeError("scalar function")
+    grid = _grid(array)
+    if isinstance(format, list):
+        return [[_arraytotext_one(grid, f) for f in row] for row in _grid(format)]
+    return _arraytotext_one(grid, format)
+
+
+BUILTINS["ARRAYTOTEXT"] = _arraytotext
+
+
 # ------------------------------------------------------------------ database functions
 #
 # Microsoft, "DSUM function", "DAVERAGE function" ... (read 2026-12-01): ``database`` is a
