@@ -53,6 +53,15 @@ def _values(path, engine):
     return {cell: res.value for (_s, cell), res in ev.cells.items()}
 
 
+def _mismatches(tmp_path, engine, inputs: dict, cases: dict, column: str = "A",
+                start: int = 1, **book) -> dict:
+    """Each formula of ``cases`` down ``column`` from row ``start`` of a book with
+    ``inputs``: {formula: (ours, Excel's)} where they differ."""
+    formulas = {f"{column}{i}": f for i, f in enumerate(cases, start=start)}
+    got = _values(_book(tmp_path, inputs | formulas, **book), engine)
+    return {f: (got[c], cases[f]) for c, f in formulas.items() if not _same(got[c], cases[f])}
+
+
 def _same(got, want) -> bool:
     if isinstance(want, str) and want.startswith("#"):
         return str(got) == want
@@ -99,11 +108,7 @@ WINDOWS_CASES = {
 @pytest.mark.parametrize(("app", "cases"), [(MAC, MAC_CASES), ("Microsoft Excel", WINDOWS_CASES),
                                             (None, WINDOWS_CASES)])
 def test_char_and_code_use_the_saving_excels_character_set(tmp_path, engine, app, cases):
-    formulas = {f"C{i}": f for i, f in enumerate(cases, start=1)}
-    book = _book(tmp_path, _CHAR_INPUTS | formulas, app=app)
-    got = _values(book, engine)
-    bad = {f: (got[c], cases[f]) for c, f in formulas.items() if not _same(got[c], cases[f])}
-    assert not bad
+    assert not _mismatches(tmp_path, engine, _CHAR_INPUTS, cases, "C", app=app)
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -151,12 +156,7 @@ ESCAPE_CASES = {
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_escaped_strings_are_read_as_the_characters_they_stand_for(tmp_path, engine):
-    formulas = {f"C{i}": f for i, f in enumerate(ESCAPE_CASES, start=1)}
-    book = _book(tmp_path, _ESCAPED | formulas, xml=_RAW)
-    got = _values(book, engine)
-    bad = {f: (got[c], ESCAPE_CASES[f]) for c, f in formulas.items()
-           if not _same(got[c], ESCAPE_CASES[f])}
-    assert not bad
+    assert not _mismatches(tmp_path, engine, _ESCAPED, ESCAPE_CASES, "C", xml=_RAW)
 
 
 def test_clean_removes_codes_0_to_31(tmp_path):
@@ -225,12 +225,8 @@ SMALL_CASES = {
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_small_functions_as_excel_caches_them(tmp_path, engine):
-    formulas = {f"A{i}": f for i, f in enumerate(SMALL_CASES, start=1)}
-    book = _book(tmp_path, _SMALL_INPUTS | formulas, xml={"EMPTYTEXT": ""}, app=MAC)
-    got = _values(book, engine)
-    bad = {f: (got[c], SMALL_CASES[f]) for c, f in formulas.items()
-           if not _same(got[c], SMALL_CASES[f])}
-    assert not bad
+    assert not _mismatches(tmp_path, engine, _SMALL_INPUTS, SMALL_CASES,
+                           xml={"EMPTYTEXT": ""}, app=MAC)
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -290,10 +286,7 @@ SORT_LOOKUP_CASES = {
 @pytest.mark.parametrize(("inputs", "cases"), [(_BAHT_INPUTS, BAHT_CASES),
                                                ({}, SORT_LOOKUP_CASES)])
 def test_bahttext_sort_and_lookup(tmp_path, engine, inputs, cases):
-    formulas = {f"A{i}": f for i, f in enumerate(cases, start=2)}
-    got = _values(_book(tmp_path, inputs | formulas), engine)
-    bad = {f: (got[c], cases[f]) for c, f in formulas.items() if not _same(got[c], cases[f])}
-    assert not bad
+    assert not _mismatches(tmp_path, engine, inputs, cases, start=2)
 
 
 #: TEXT rows 3-4 of test.xlsx: C = 0, D = 1.9, E = 2.3, H empty, I = "1987-08-26" (row 3) or
@@ -317,7 +310,5 @@ ATT_CASES = {  # test.xlsx TEXT!R3 ... Z4, cached by Excel
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_arraytotext(tmp_path, engine):
-    formulas = {f"A{i}": f for i, f in enumerate(ATT_CASES, start=10)}
-    got = _values(_book(tmp_path, _ATT_INPUTS | formulas, xml={"EMPTYTEXT": ""}), engine)
-    bad = {f: (got[c], ATT_CASES[f]) for c, f in formulas.items() if not _same(got[c], ATT_CASES[f])}
-    assert not bad
+    assert not _mismatches(tmp_path, engine, _ATT_INPUTS, ATT_CASES, start=10,
+                           xml={"EMPTYTEXT": ""})
