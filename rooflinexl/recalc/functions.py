@@ -1291,9 +1291,9 @@ def use_character_set(codec: str):
 
 def _each(fn, x):
     """``fn`` on one host value, or on every element of a range or array (array formulas:
-    ``CHAR(C7:Q7)`` is one character per cell); a whole block column goes row by row."""
+    ``CHAR(C7:Q7)`` is one character per cell), or of a block column (one per row)."""
     if hasattr(x, "shape"):
-        raise TypeError("scalar function")
+        return [[fn(v) for v in row] for row in x.tolist()]
     if isinstance(x, list):
         return [[fn(v) for v in row] for row in _grid(x)]
     return fn(x)
