@@ -279,6 +279,10 @@ SORT_LOOKUP_CASES = {
     '=LOOKUP(4.1,{"b",4.1,"a",1.1})': 4.1,
     "=LOOKUP(4.1,{TRUE,4.1,FALSE,1.1})": 4.1,
     '=LOOKUP(4.1,{"b",4.1,"a",1.1},{"L","ML","MR","R"})': "ML",  # LOOKUP!AL60
+    '=LOOKUP("b",{"b",4.1,"a",1.1})': "a",  # LOOKUP!X60
+    "=LOOKUP(TRUE,{TRUE,4.1,FALSE,1.1})": False,  # LOOKUP!Y62
+    '=LOOKUP(TRUE,{TRUE,4.1,FALSE,"b"})': False,  # LOOKUP!Y63
+    '=LOOKUP(TRUE,{TRUE,FALSE,"a","b"},{"L","ML","MR","R"})': "ML",  # LOOKUP!AO64
 }
 
 

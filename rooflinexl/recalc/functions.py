@@ -1791,22 +1791,27 @@ def _lookup(value, lookup, result=None, *rest):
     want = _lookup_key(0.0 if value is None else value)
     if want is None:
         return ExcelError("#N/A", "LOOKUP: lookup_value is not a number, text or boolean")
-    # a binary search over the values of the same type, as Excel's (an unsorted row or
-    # column gives what Excel gives: formulas' test.xlsx, sheet LOOKUP, saved by Excel); an
-    # equal value ends it at the last of its run of equal values (LOOKUP(4.1,
-    # {"b",4.1,"a",1.1}) is 4.1 there, not 1.1)
-    cands = [(i, key[1]) for i, key in enumerate(map(_lookup_key, keys))
-             if key is not None and key[0] == want[0]]
-    hit, lo, hi = None, 0, len(cands) - 1
+    # Excel's binary search, as its cached values in formulas' test.xlsx (sheet LOOKUP,
+    # rows 56-64, unsorted mixed rows) show it: a middle value of another type (or blank, or
+    # an error) stands for the first value of the lookup value's type to its right, none
+    # there: the upper half is dropped; an equal value ends the search at the last of its
+    # run of equal values. LOOKUP(4.1,{"b",4.1,"a",1.1}) is 4.1, LOOKUP("b",{"b",4.1,"a",
+    # 1.1}) "a", LOOKUP(TRUE,{TRUE,4.1,FALSE,1.1}) FALSE; sorted data is the usual search.
+    kinds = [_lookup_key(k) for k in keys]
+    hit, lo, hi = None, 0, len(kinds) - 1
     while lo <= hi:
-        mid = (lo + hi) // 2
-        if cands[mid][1] == want[1]:
-            while mid + 1 < len(cands) and cands[mid + 1][1] == want[1]:
-                mid += 1
-            hit = cands[mid][0]
+        mid = j = (lo + hi) // 2
+        while j <= hi and (kinds[j] is None or kinds[j][0] != want[0]):
+            j += 1
+        if j > hi:
+            hi = mid - 1
+        elif kinds[j][1] == want[1]:
+            while j + 1 < len(kinds) and kinds[j + 1] == kinds[j]:
+                j += 1
+            hit = j
             break
-        if cands[mid][1] < want[1]:
-            hit, lo = cands[mid][0], mid + 1
+        elif kinds[j][1] < want[1]:
+            hit, lo = j, j + 1
         else:
             hi = mid - 1
     if hit is None:
