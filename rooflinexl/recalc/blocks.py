@@ -919,11 +919,13 @@ def _per_cell(run: _Run, units: list[Unit], ids: set[int], anc: set[int], path: 
             wb = openpyxl.load_workbook(path)
         overrides: dict[tuple[str, str], object] = {}
         # FORMULATEXT, ISFORMULA read formulas the copy turns into constants: resolve first
-        texts = {(ws.title, c.coordinate): c.value for ws in wb.worksheets
-                 for row in ws.iter_rows() for c in row
-                 if c.data_type == "f" and isinstance(c.value, (str, ArrayFormula))}
-        texts = {k: t.text if isinstance(t, ArrayFormula) else t for k, t in texts.items()
-                 if isinstance(t, str) or isinstance(t.text, str)}
+        texts = {}
+        for ws in wb.worksheets:
+            for row in ws.iter_rows():
+                for c in row:
+                    t = c.value.text if isinstance(c.value, ArrayFormula) else c.value
+                    if c.data_type == "f" and isinstance(t, str):
+                        texts[(ws.title, c.coordinate)] = t
         if any("FORMULATEXT" in t.upper() or "ISFORMULA" in t.upper()
                for t in texts.values()):
             for (title, coord), t in texts.items():

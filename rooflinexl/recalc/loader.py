@@ -479,7 +479,6 @@ def read_book(path, limits: Limits = Limits()) -> Book:
     return Book(path, sheets, names, local, tables, case, iterate)
 
 
-
 def saved_character_set(path, limits: Limits = Limits()) -> str:
     """The codec of CHAR and CODE for the workbook at ``path``: that of the Excel that saved
     it (:func:`rooflinexl.recalc.functions.character_set` of its docProps/app.xml)."""

@@ -1303,7 +1303,7 @@ def prepare_workbook(
                         ref.replace("$", "") if ref else None, rw.functions, rw.notes,
                     )
                 )
-    to_title = {orig: ws.title for ws, orig in zip(wb.worksheets, titles, strict=True)}
+    to_title = {orig: title for title, orig in back.items()}
     for (sheet, coord), text in (misread or {}).items():
         title = to_title.get(sheet)
         if title is not None and wb[title][coord].data_type != "f":
