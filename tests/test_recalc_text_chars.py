@@ -316,3 +316,22 @@ ATT_CASES = {  # test.xlsx TEXT!R3 ... Z4, cached by Excel
 def test_arraytotext(tmp_path, engine):
     assert not _mismatches(tmp_path, engine, _ATT_INPUTS, ATT_CASES, start=10,
                            xml={"EMPTYTEXT": ""})
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_isformula_of_the_cells_of_an_array_formula(tmp_path, engine):
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    # test.xlsx EXTRA!BG79:BG83: every cell of a legacy array formula's range (BB78:BC82,
+    # written with Ctrl+Shift+Enter) holds the formula. A spilling (dynamic) array formula,
+    # marked cm="1", is in its anchor cell only (Microsoft, "Dynamic array formulas vs.
+    # legacy CSE array formulas").
+    cells = {"A1": 1, "A2": 2, "A3": 3,
+             "B1": ArrayFormula("B1:B3", "=A1:A3*2"), "E1": ArrayFormula("E1:E3", "=A1:A3*3"),
+             "C1": ArrayFormula("C1:C3", "=_xlfn.ISFORMULA(B1:B3)"),
+             "F1": ArrayFormula("F1:F3", "=_xlfn.ISFORMULA(E1:E3)"),
+             "G1": "=_xlfn.ISFORMULA(B2)", "G2": "=_xlfn.ISFORMULA(E2)"}
+    got = _values(_book(tmp_path, cells, xml={'<c r="E1">': '<c r="E1" cm="1">'}), engine)
+    assert [got["C1"], got["C2"], got["C3"]] == [True, True, True]
+    assert [got["F1"], got["F2"], got["F3"]] == [True, False, False]
+    assert [got["G1"], got["G2"]] == [True, False]

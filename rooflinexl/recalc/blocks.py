@@ -63,6 +63,7 @@ from rooflinexl.recalc.functions import use_character_set
 from rooflinexl.recalc.kernels import BlockEval, dispatch_order
 from rooflinexl.recalc.loader import (
     Book,
+    legacy_arrays,
     malformed_xml,
     misread_texts,
     read_book,
@@ -895,7 +896,7 @@ def _per_cell(run: _Run, units: list[Unit], ids: set[int], anc: set[int], path: 
     from openpyxl.worksheet.formula import ArrayFormula
 
     if len(ids) == len(units):  # everything per cell: the workbook as it is
-        _take_per_cell(run, engine._evaluate(path, functions, texts=misread_texts(run.book)),
+        _take_per_cell(run, engine._evaluate(path, functions, book=run.book),
                        None)
         return
     keep: dict[str, set[str]] = {}  # formulas kept, per sheet
@@ -928,14 +929,15 @@ def _per_cell(run: _Run, units: list[Unit], ids: set[int], anc: set[int], path: 
                         texts[(ws.title, c.coordinate)] = t
         if any("FORMULATEXT" in t.upper() or "ISFORMULA" in t.upper()
                for t in texts.values()):
+            arrays = legacy_arrays(run.book)
             for (title, coord), t in texts.items():
                 if coord in keep.get(title, ()):
                     c = wb[title][coord]
                     if isinstance(c.value, ArrayFormula):
                         c.value = ArrayFormula(c.value.ref, resolve_formulatext(
-                            t, texts, title, ranges=True))
+                            t, texts, title, ranges=True, arrays=arrays))
                     else:
-                        c.value = resolve_formulatext(t, texts, title)
+                        c.value = resolve_formulatext(t, texts, title, arrays=arrays)
         for ws in wb.worksheets:
             kept = keep.get(ws.title, set())
             vals = values.get(ws.title, {})
@@ -999,7 +1001,7 @@ def _set_constant(cell, x) -> None:
 
 
 def _all_per_cell(path: Path, functions, why: str, t0: float, book: Book) -> Evaluation:
-    ev = engine._evaluate(path, functions, texts=misread_texts(book))
+    ev = engine._evaluate(path, functions, book=book)
     ev.paths = PathCounts(0, 0, len(ev.cells), [("workbook", len(ev.cells), why)] if ev.cells
                           else [], {"compute": time.perf_counter() - t0})
     return ev

@@ -59,7 +59,7 @@ from rooflinexl.recalc.functions import character_set
 from rooflinexl.recalc.prepass import TableInfo
 
 __all__ = ["Book", "FormulaCell", "Sheet", "decode", "defined_names", "malformed_xml", "read_book",
-           "misread_texts", "saved_character_set"]
+           "legacy_arrays", "misread_texts", "saved_character_set"]
 
 
 
@@ -73,6 +73,7 @@ class FormulaCell:
     shared: int | None = None  # si of a shared formula (master and children)
     array_ref: tuple[int, int, int, int] | None = None  # (r0, c0, r1, c1) of t="array"
     kind: str = "normal"  # normal | shared | array | dataTable
+    dynamic: bool = False  # an array formula that spills (cell metadata cm=): not legacy CSE
 
 
 @dataclass
@@ -184,7 +185,8 @@ def _attrs(raw: str) -> dict[str, str]:
             for m in _ATTR.finditer(raw)}
 
 
-def _formula(sheet: Sheet, row: int, col: int, fa: str, ft: str, arrays: list) -> None:
+def _formula(sheet: Sheet, row: int, col: int, fa: str, ft: str, arrays: list,
+             dynamic: bool = False) -> None:
     """A formula cell with attributes on its <f> (shared, array, data table ...)."""
     attrs = _attrs(fa) if fa else {}
     ftype = attrs.get("t", "normal")
@@ -207,7 +209,7 @@ def _formula(sheet: Sheet, row: int, col: int, fa: str, ft: str, arrays: list) -
         rng = parse_range(ref) if ref else None
         rng = rng or (row, col, row, col)
         arrays.append(rng)
-        special.append(FormulaCell(row, col, text or "=", None, rng, "array"))
+        special.append(FormulaCell(row, col, text or "=", None, rng, "array", dynamic))
     elif ftype == "dataTable":
         special.append(FormulaCell(row, col, text or "=", None, None, "dataTable"))
     elif text:
@@ -262,7 +264,7 @@ def _read_sheet(sheet: Sheet, data: bytes, member: str, strings: list[str]) -> N
         fel = fels[i]
         if fel:
             if fas[i]:
-                _formula(sheet, rows[i], cols[i], fas[i], fts[i], arrays)
+                _formula(sheet, rows[i], cols[i], fas[i], fts[i], arrays, "cm=" in cas[i])
             elif fts[i]:
                 ft = fts[i]
                 if "&" in ft:
@@ -504,3 +506,14 @@ def misread_texts(book: Book) -> dict[tuple[str, str], str]:
             if type(v) is str and (not v or _ESCAPED.search(v)):
                 out[(s.name, f"{col_letters(c)}{r}")] = v
     return out
+
+
+def legacy_arrays(book: Book) -> dict[tuple[str, str], str]:
+    """``(sheet, anchor) -> "B2:C5"`` of the legacy (Ctrl+Shift+Enter) array formulas, whose
+    formula is in every cell of their range (Microsoft, "Dynamic array formulas vs. legacy
+    CSE array formulas"; a spilling formula is in its anchor cell only)."""
+    return {(s.name, f"{col_letters(fc.col)}{fc.row}"):
+            f"{col_letters(fc.array_ref[1])}{fc.array_ref[0]}:"
+            f"{col_letters(fc.array_ref[3])}{fc.array_ref[2]}"
+            for s in book.sheets for fc in s.special
+            if fc.kind == "array" and fc.array_ref is not None and not fc.dynamic}

@@ -530,6 +530,7 @@ def rewrite_formula(
     arrays: Mapping[tuple[str, str], str] | None = None,
     implicit: bool = False,
     formulas: Mapping[tuple[str, str], str] | None = None,
+    legacy: Mapping[tuple[str, str], str] | None = None,
 ) -> Rewrite:
     """Rewrite one formula (text starting with ``=``) for ``formulas``.
 
@@ -725,7 +726,8 @@ def rewrite_formula(
         i += 1
     if arrays is not None and spill_refs(out, arrays, sheet):
         res.kinds.add("spill")
-    if formulas is not None and formula_texts(out, formulas, sheet, ranges=not implicit):
+    if formulas is not None and formula_texts(out, formulas, sheet, ranges=not implicit,
+                                              arrays=legacy):
         res.kinds.add("formulatext")
         res.functions = [f for f in res.functions
                          if _excel_base_name(f) not in ("FORMULATEXT", "ISFORMULA")]
@@ -1178,13 +1180,14 @@ def prepare_workbook(
     function_names: Iterable[str] = (),
     replace: Mapping[tuple[str, str], tuple[str, str]] | None = None,
     workdir: str | os.PathLike | None = None,
-    misread: Mapping[tuple[str, str], str] | None = None,
+    book=None,
 ) -> PrepassResult:
     """Write a rewritten working copy of ``src`` and describe it.
 
-    ``misread`` maps ``(sheet, cell)`` (original names) of constant cells to their text where
-    openpyxl misreads it (:func:`rooflinexl.recalc.loader.misread_texts`): the copy holds
-    that text instead (:func:`set_text`).
+    ``book`` (:class:`rooflinexl.recalc.loader.Book` of ``src``, or of the workbook ``src``
+    copies) tells what openpyxl does not: the constant texts it misreads
+    (:func:`~rooflinexl.recalc.loader.misread_texts`), which the copy holds instead
+    (:func:`set_text`), and which array formulas are legacy ones (ISFORMULA of their cells).
 
     ``replace`` maps ``(sheet, cell)`` (original names) to ``(error_code, reason)``:
     those formulas become the constant error (used for formulas the engine
@@ -1246,6 +1249,13 @@ def prepare_workbook(
     skips = {ws.title: _sheet_skips(ws) for ws in wb.worksheets}
     arrays = {(ws.title, anchor.replace("$", "")): ref.replace("$", "")
               for ws in wb.worksheets for anchor, ref in ws.array_formulae.items()}
+    to_title = {orig: title for title, orig in back.items()}
+    misread, legacy = {}, None
+    if book is not None:
+        from rooflinexl.recalc.loader import legacy_arrays, misread_texts
+
+        misread = misread_texts(book)
+        legacy = {(to_title.get(s, s), a): ref for (s, a), ref in legacy_arrays(book).items()}
     texts = {}
     for ws in wb.worksheets:
         for row in ws.iter_rows():
@@ -1280,7 +1290,7 @@ def prepare_workbook(
                     text, tables=tables, function_names=known, sheet=ws.title,
                     row=c.row, col=c.column, sheet_renames=renames, clip=clip,
                     defined=defined, skips=skips, arrays=arrays, implicit=ref is None,
-                    formulas=texts,
+                    formulas=texts, legacy=legacy,
                 )
                 new = rw.text
                 if rw.too_deep:
@@ -1303,8 +1313,7 @@ def prepare_workbook(
                         ref.replace("$", "") if ref else None, rw.functions, rw.notes,
                     )
                 )
-    to_title = {orig: title for title, orig in back.items()}
-    for (sheet, coord), text in (misread or {}).items():
+    for (sheet, coord), text in misread.items():
         title = to_title.get(sheet)
         if title is not None and wb[title][coord].data_type != "f":
             set_text(wb[title][coord], text)
@@ -1924,7 +1933,8 @@ def displayed_formula(text: str) -> str:
 
 
 def formula_texts(toks: list, formulas: Mapping[tuple[str, str], str],
-                  sheet: str | None, ranges: bool = False) -> bool:
+                  sheet: str | None, ranges: bool = False,
+                  arrays: Mapping[tuple[str, str], str] | None = None) -> bool:
     """``FORMULATEXT(ref)`` as the text literal of the formula in ``ref``'s cell, and
     ``ISFORMULA(ref)`` as TRUE or FALSE, in place (a workbook's formulas do not change
     while it recalculates). Microsoft, "FORMULATEXT function" (read 2026-12-01): it returns
@@ -1932,8 +1942,9 @@ def formula_texts(toks: list, formulas: Mapping[tuple[str, str], str],
     without a formula is #N/A. "ISFORMULA function": TRUE when the reference is to a cell
     that contains a formula. With ``ranges`` (an array formula), ISFORMULA of a range is the
     array of TRUE/FALSE of its cells, as Excel caches for ``{=ISFORMULA(C10:J10)}`` in the
-    formulas project's test.xlsx. Other arguments (a whole column, a name, a computed
-    reference, a range for ISFORMULA elsewhere) stay as they are.
+    formulas project's test.xlsx. A cell of an array formula's range (``arrays``: (sheet,
+    anchor) -> range) holds a formula, as there. Other arguments (a whole column, a name, a
+    computed reference, a range for ISFORMULA elsewhere) stay as they are.
 
     >>> toks = _tokenize("FORMULATEXT(B2)&_xlfn.FORMULATEXT(S!C1:C4)&FORMULATEXT(Z9)")
     >>> toks += _tokenize("&ISFORMULA(B2)&_xlfn.ISFORMULA(Z9)")
@@ -1947,6 +1958,15 @@ def formula_texts(toks: list, formulas: Mapping[tuple[str, str], str],
     >>> print("".join(t.text for t in toks))
     {FALSE,TRUE;TRUE,FALSE}
     """
+    areas: dict[str, list[tuple[int, int, int, int]]] = {}
+    for (s, _anchor), ref in (arrays or {}).items():
+        c1, r1, c2, r2 = range_boundaries(ref)
+        areas.setdefault(s, []).append((r1, c1, r2, c2))
+
+    def is_formula(name: str, r: int, c: int) -> bool:
+        return (name, f"{column_letters(c)}{r}") in formulas or any(
+            r1 <= r <= r2 and c1 <= c <= c2 for r1, c1, r2, c2 in areas.get(name, ()))
+
     changed = False
     i = 0
     while i < len(toks) - 1:
@@ -1975,12 +1995,11 @@ def formula_texts(toks: list, formulas: Mapping[tuple[str, str], str],
             i += 1
             continue
         if isformula and (r1, c1) != (r2, c2):
-            rows = [",".join("TRUE" if (name, f"{column_letters(c)}{r}") in formulas
-                             else "FALSE" for c in range(c1, c2 + 1))
-                    for r in range(r1, r2 + 1)]
+            rows = [",".join("TRUE" if is_formula(name, r, c) else "FALSE"
+                             for c in range(c1, c2 + 1)) for r in range(r1, r2 + 1)]
             new = [_Tok("op", "{"), _Tok("word", ";".join(rows)), _Tok("op", "}")]
         elif isformula:
-            new = [_Tok("word", "TRUE" if text is not None else "FALSE")]
+            new = [_Tok("word", "TRUE" if is_formula(name, r1, c1) else "FALSE")]
         elif text is not None:
             new = [_Tok("str", '"' + displayed_formula(text).replace('"', '""') + '"')]
         else:
@@ -1992,7 +2011,8 @@ def formula_texts(toks: list, formulas: Mapping[tuple[str, str], str],
 
 
 def resolve_formulatext(formula: str, formulas: Mapping[tuple[str, str], str],
-                        sheet: str, ranges: bool = False) -> str:
+                        sheet: str, ranges: bool = False,
+                        arrays: Mapping[tuple[str, str], str] | None = None) -> str:
     """``formula`` with its ``FORMULATEXT(ref)`` and ``ISFORMULA(ref)`` calls made
     literals (:func:`formula_texts`, ``ranges`` for an array formula).
 
@@ -2003,7 +2023,7 @@ def resolve_formulatext(formula: str, formulas: Mapping[tuple[str, str], str],
     if "FORMULATEXT" not in up and "ISFORMULA" not in up:
         return formula
     toks = _tokenize(formula)
-    return ("".join(t.text for t in toks) if formula_texts(toks, formulas, sheet, ranges)
+    return ("".join(t.text for t in toks) if formula_texts(toks, formulas, sheet, ranges, arrays)
             else formula)
 
 
