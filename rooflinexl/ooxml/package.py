@@ -732,6 +732,38 @@ def workbook_part(zf, names) -> str | None:
     return find_member(names, "xl/workbook.xml")
 
 
+def application(zf, names) -> str | None:
+    """The application that saved the package: docProps/app.xml's ``<Application>`` text
+    (ECMA-376 Part 1, 22.2.2.2), e.g. ``"Microsoft Macintosh Excel"``; None without one.
+
+    Examples
+    --------
+    >>> import io, zipfile
+    >>> buf = io.BytesIO()
+    >>> with zipfile.ZipFile(buf, "w") as z:
+    ...     z.writestr("docProps/app.xml", "<Properties><Application>Microsoft Excel"
+    ...                "</Application></Properties>")
+    >>> with zipfile.ZipFile(buf) as z:
+    ...     application(z, names_map(z))
+    'Microsoft Excel'
+    """
+    member = None
+    try:
+        rels = relationships(zf, names, "")
+    except UnusableWorkbookError:
+        rels = []
+    for _id, typ, part in rels:
+        if typ.endswith("/extended-properties"):
+            member = find_member(names, part)
+    member = member or find_member(names, "docProps/app.xml")
+    if member is None:
+        return None
+    for el in parse_xml(zf.read(member), member):
+        if local_name(el.tag) == "Application":
+            return (el.text or "").strip() or None
+    return None
+
+
 def sheet_members(zf, names=None) -> dict[str, str]:
     names = names or names_map(zf)
     wb = workbook_part(zf, names)

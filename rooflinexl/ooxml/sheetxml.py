@@ -247,7 +247,9 @@ def unescape_xml(s: str) -> str:
 
     The one un-escaper of the package reader, the stamper and the headless engine. A
     character reference to no XML character (``&#0;``, ``&#xD800;``, ``&#99999999;``) makes
-    the document not well-formed: Excel refuses such a file, and so do we.
+    the document not well-formed: Excel refuses such a file, and so do we. A line end
+    written as such is a line feed, as every XML parser reads it (XML 1.0, 2.11 "End-of-Line
+    Handling": Excel for Mac writes CHAR(10) as CR LF); ``&#13;`` stays a carriage return.
 
     Raises
     ------
@@ -256,9 +258,11 @@ def unescape_xml(s: str) -> str:
 
     Examples
     --------
-    >>> unescape_xml("a&lt;b &amp;&#65;&#x42;")
-    'a<b &AB'
+    >>> unescape_xml("a&lt;b &amp;&#65;&#x42;"), unescape_xml("a\\r\\nb\\rc&#13;")
+    ('a<b &AB', 'a\\nb\\nc\\r')
     """
+    if "\r" in s:
+        s = s.replace("\r\n", "\n").replace("\r", "\n")
     if "&" not in s:
         return s
 

@@ -59,9 +59,17 @@ from rooflinexl.recalc.compile import (
     compile_block,
 )
 from rooflinexl.recalc.engine import CellResult, Evaluation
+from rooflinexl.recalc.functions import use_character_set
 from rooflinexl.recalc.kernels import BlockEval, dispatch_order
-from rooflinexl.recalc.loader import Book, malformed_xml, read_book
-from rooflinexl.recalc.prepass import resolve_formulatext
+from rooflinexl.recalc.loader import (
+    Book,
+    legacy_arrays,
+    malformed_xml,
+    misread_texts,
+    read_book,
+    saved_character_set,
+)
+from rooflinexl.recalc.prepass import resolve_formulatext, set_text
 from rooflinexl.recalc.refs import (
     MAX_COL,
     MAX_ROW,
@@ -744,17 +752,23 @@ def evaluate_blocks(path, functions: Mapping[str, Callable] | None = None, *,
     (blocks only: :class:`~rooflinexl.recalc.engine.EngineError` naming the
     cells that would need the per-cell engine, so CI can insist on the fast
     path) or ``"cells"`` (the per-cell engine for everything). The result's
-    ``paths`` says how many cells took each path.
+    ``paths`` says how many cells took each path. CHAR and CODE use the character set of
+    the Excel that saved the workbook (:func:`~rooflinexl.recalc.loader.saved_character_set`).
     """
+    with use_character_set(saved_character_set(path, limits)):
+        return _evaluate_blocks(path, functions, limits, engine_mode)
+
+
+def _evaluate_blocks(path, functions, limits: Limits, engine_mode: str) -> Evaluation:
     t0 = time.perf_counter()
     functions = engine.all_functions(functions)
     path = Path(path)
-    if engine_mode == "cells":
-        return _all_per_cell(path, functions, "--engine cells", t0)
     book = read_book(path, limits)
+    if engine_mode == "cells":
+        return _all_per_cell(path, functions, "--engine cells", t0, book)
     t_load = time.perf_counter()
     if any("'" in s.name for s in book.sheets):
-        return _all_per_cell(path, functions, "a sheet name holds an apostrophe", t0)
+        return _all_per_cell(path, functions, "a sheet name holds an apostrophe", t0, book)
     ctx = Context(book, set(functions))
     units = _units(book, ctx)
     compiled: dict[tuple, Compiled | Unsupported] = {}
@@ -879,9 +893,10 @@ def _per_cell(run: _Run, units: list[Unit], ids: set[int], anc: set[int], path: 
               functions) -> None:
     """The per-cell engine on a copy holding only what the units ``ids`` need."""
     import openpyxl
+    from openpyxl.worksheet.formula import ArrayFormula
 
     if len(ids) == len(units):  # everything per cell: the workbook as it is
-        _take_per_cell(run, engine.evaluate(path, functions), None)
+        _take_per_cell(run, engine.evaluate(path, functions, book=run.book), None)
         return
     keep: dict[str, set[str]] = {}  # formulas kept, per sheet
     for uid in ids:
@@ -904,14 +919,24 @@ def _per_cell(run: _Run, units: list[Unit], ids: set[int], anc: set[int], path: 
             wb = openpyxl.load_workbook(path)
         overrides: dict[tuple[str, str], object] = {}
         # FORMULATEXT, ISFORMULA read formulas the copy turns into constants: resolve first
-        texts = {(ws.title, c.coordinate): c.value for ws in wb.worksheets
-                 for row in ws.iter_rows() for c in row
-                 if c.data_type == "f" and isinstance(c.value, str)}
+        texts = {}
+        for ws in wb.worksheets:
+            for row in ws.iter_rows():
+                for c in row:
+                    t = c.value.text if isinstance(c.value, ArrayFormula) else c.value
+                    if c.data_type == "f" and isinstance(t, str):
+                        texts[(ws.title, c.coordinate)] = t
         if any("FORMULATEXT" in t.upper() or "ISFORMULA" in t.upper()
                for t in texts.values()):
+            arrays = legacy_arrays(run.book)
             for (title, coord), t in texts.items():
                 if coord in keep.get(title, ()):
-                    wb[title][coord].value = resolve_formulatext(t, texts, title)
+                    c = wb[title][coord]
+                    if isinstance(c.value, ArrayFormula):
+                        c.value = ArrayFormula(c.value.ref, resolve_formulatext(
+                            t, texts, title, ranges=True, arrays=arrays))
+                    else:
+                        c.value = resolve_formulatext(t, texts, title, arrays=arrays)
         for ws in wb.worksheets:
             kept = keep.get(ws.title, set())
             vals = values.get(ws.title, {})
@@ -926,6 +951,9 @@ def _per_cell(run: _Run, units: list[Unit], ids: set[int], anc: set[int], path: 
                         overrides[(ws.title, coord)] = x
                     else:
                         c.value = None
+        for (title, coord), text in misread_texts(run.book).items():
+            if wb[title][coord].data_type != "f":
+                set_text(wb[title][coord], text)
         copy = tmp / path.name
         with malformed_xml(path):  # openpyxl's writer trips over some data its reader took
             wb.save(copy)
@@ -956,10 +984,7 @@ def _take_per_cell(run: _Run, ev: Evaluation, keep: dict | None) -> None:
 
 
 def _set_constant(cell, x) -> None:
-    import re
-
     from formulas.tokens.operand import XlError
-    from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 
     if isinstance(x, XlError):
         cell.value = str(x)
@@ -968,30 +993,14 @@ def _set_constant(cell, x) -> None:
         cell.value = bool(x)
     elif isinstance(x, float):
         cell.value = float(x) if np.isfinite(x) else "#NUM!"
-    elif x == "":
-        # empty text is no empty cell (COUNTA counts it, COUNTIF "<>" matches it), but a
-        # constant "" is dropped on the way to the per-cell engine: keep it a formula
-        cell.value = '=""'
-    elif isinstance(x, str) and ILLEGAL_CHARACTERS_RE.search(x):
-        # control characters (CHAR(7)) cannot be a constant in the file: rebuild the text
-        parts = []
-        for piece in re.split(f"({ILLEGAL_CHARACTERS_RE.pattern})", x):
-            if not piece:
-                continue
-            if ILLEGAL_CHARACTERS_RE.fullmatch(piece):
-                parts.append(f"CHAR({ord(piece)})")
-            else:
-                parts.append('"' + piece.replace('"', '""') + '"')
-        cell.value = "=" + "&".join(parts)
     elif isinstance(x, str):
-        cell.value = x
-        cell.data_type = "s"
+        set_text(cell, x)
     else:
         cell.value = None
 
 
-def _all_per_cell(path: Path, functions, why: str, t0: float) -> Evaluation:
-    ev = engine.evaluate(path, functions)
+def _all_per_cell(path: Path, functions, why: str, t0: float, book: Book) -> Evaluation:
+    ev = engine.evaluate(path, functions, book=book)
     ev.paths = PathCounts(0, 0, len(ev.cells), [("workbook", len(ev.cells), why)] if ev.cells
                           else [], {"compute": time.perf_counter() - t0})
     return ev

@@ -584,18 +584,26 @@ def evaluate_workbook(
 
     Raises :class:`EngineError` when the engine cannot load the workbook.
     """
-    return evaluate(path, functions)
+    from rooflinexl.recalc.functions import use_character_set
+    from rooflinexl.recalc.loader import read_book, saved_character_set
+
+    if not os.path.exists(path):
+        raise EngineError(f"no such workbook: {path}")
+    with use_character_set(saved_character_set(path)):
+        return evaluate(path, functions, book=read_book(path))
 
 
 def evaluate(
     path: str | os.PathLike,
     functions: Mapping[str, Callable] | None = None,
     overrides: Mapping[tuple[str, str], Any] | None = None,
+    book=None,
 ) -> Evaluation:
     """:func:`evaluate_workbook`, with ``overrides``: (sheet, 'B7') -> a value
     (as ``formulas`` holds it) that replaces the cell's value before
     calculating, so that a number keeps every bit (a number read from the
-    file is rounded to 15 decimals)."""
+    file is rounded to 15 decimals), and ``book``: the workbook as our loader reads it
+    (:func:`rooflinexl.recalc.prepass.prepare_workbook`)."""
     functions = all_functions(functions)
     registered = set(functions)
     path = os.fspath(path)
@@ -603,11 +611,11 @@ def evaluate(
         raise EngineError(f"no such workbook: {path}")
     with _LOCK, _registered(functions) as table, excel_semantics():
         F = _formulas()
-        work = prepare_workbook(path, function_names=registered)
+        work = prepare_workbook(path, function_names=registered, book=book)
         state = State()
         token = STATE.set(state)
         try:
-            model, work = _load_with_fallback(path, work, registered, table, F, state)
+            model, work = _load_with_fallback(path, work, registered, table, F, state, book)
             for node, cell in model.cells.items():
                 if getattr(cell, "func", None) is not None:
                     cell.func.func = _Tracked(cell.func.func, node)
@@ -635,7 +643,8 @@ def _override_inputs(model, work: PrepassResult, overrides) -> dict:
     return out
 
 
-def _load_with_fallback(path, work: PrepassResult, registered, table, F, state: State):
+def _load_with_fallback(path, work: PrepassResult, registered, table, F, state: State,
+                        book=None):
     try:
         return _load_model(str(work.path)), work
     except Exception as first:
@@ -657,7 +666,7 @@ def _load_with_fallback(path, work: PrepassResult, registered, table, F, state: 
             raise EngineError(f"the headless engine cannot load {path}: {first}") from first
         work.cleanup()
         state.udf_errors.clear()
-        work = prepare_workbook(path, function_names=registered, replace=bad)
+        work = prepare_workbook(path, function_names=registered, replace=bad, book=book)
         try:
             return _load_model(str(work.path)), work
         except Exception as ex:

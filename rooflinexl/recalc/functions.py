@@ -25,6 +25,8 @@ base's range is ``#NUM!``, text that is not a number in the base is ``#NUM!``.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 import re
 
@@ -33,8 +35,8 @@ import numpy as np
 from rooflinexl.addresses import MAX_COL, MAX_ROW, column_letters
 from rooflinexl.errors import ExcelError
 
-__all__ = ["BUILTINS", "ETA_PREFIX", "complex_text", "cut_position", "offset_address", "power",
-           "value_text"]
+__all__ = ["BUILTINS", "ETA_PREFIX", "character_set", "complex_text", "cut_position",
+           "offset_address", "power", "use_character_set", "value_text"]
 
 def value_text(x) -> str:
     """A value as Excel turns it into text (``&``, ``LEN``, ``LEFT`` ...).
@@ -718,13 +720,20 @@ def _columns(array):
     return len(_grid(array)[0])
 
 
+#: Excel's order of error values in a sort: by their internal codes (#NULL! 0, #DIV/0! 7,
+#: #VALUE! 15, #REF! 23, #NAME? 29, #NUM! 36, #N/A 42), as the formulas project's test.xlsx
+#: (saved by Excel) caches for SORT({#VALUE!,...,#NUM!},1,1,1)
+_ERROR_ORDER = {e: k for k, e in enumerate(
+    ("#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A"))}
+
+
 def _sort_key(x):
     """Excel's ascending order: numbers, then text (case-insensitive), then booleans, then
-    errors; blank cells last."""
+    errors (:data:`_ERROR_ORDER`); blank cells last."""
     if x is None:
         return (4, 0)
     if isinstance(x, ExcelError):
-        return (3, str(x))
+        return (3, _ERROR_ORDER.get(str(x), len(_ERROR_ORDER)))
     if isinstance(x, bool):
         return (2, x)
     if isinstance(x, (int, float)):
@@ -1109,18 +1118,34 @@ def _mround_values(x: np.ndarray, m: np.ndarray) -> list:
             out.append(ExcelError("#NUM!", "MROUND: number and multiple of different signs"))
         else:
             n = math.floor(abs(qi) + 0.5) * (1 if qi >= 0 else -1)
-            out.append(float(_round15(np.array([n * mi]))[0]))
+            out.append(float(_round15(np.array([n * mi]))[0]) + 0.0)  # no -0
     return out
 
 
 def _mround(number, multiple):
     """MROUND(number, multiple): ``number`` rounded to the nearest multiple of ``multiple``,
-    half away from zero; different signs are #NUM!.
+    half away from zero; different signs are #NUM!. Unlike ROUND it takes no range or
+    boolean (the formulas project's test.xlsx, saved by Excel: {=MROUND(C45:G45,2)} is
+    #VALUE! in every cell, MROUND(J45,0) of TRUE #VALUE!, MROUND(#N/A,#VALUE!) #N/A).
 
     >>> _mround(10, 3), _mround(-10, -3), _mround(1.3, 0.2), _mround(5, 2), str(_mround(5, -2))
     (9.0, -9.0, 1.4, 6.0, '#NUM!')
+    >>> str(_mround([[1.0, 2.0]], 2)), str(_mround(True, 0)), _mround(None, -2)
+    ('#VALUE!', '#VALUE!', 0.0)
     """
-    return _elementwise("MROUND", _mround_values, number, multiple)
+    for x in (number, multiple):
+        if hasattr(x, "shape"):  # a whole column from the block path: go row by row
+            raise TypeError("scalar function")
+    args = [_grid(x) for x in (number, multiple)]
+    if any(len(g) > 1 or len(g[0]) > 1 for g in args):
+        return ExcelError("#VALUE!", "MROUND: a range where one number belongs")
+    args = [g[0][0] for g in args]
+    for x in args:
+        if isinstance(x, ExcelError):
+            return x
+        if isinstance(x, bool):
+            return ExcelError("#VALUE!", "MROUND: a boolean is not a number")
+    return _elementwise("MROUND", _mround_values, *args)
 
 
 BUILTINS.update(ROUND=_round_function("ROUND", "half"), ROUNDUP=_round_function("ROUNDUP", "up"),
@@ -1134,13 +1159,15 @@ BUILTINS.update(ROUND=_round_function("ROUND", "half"), ROUNDUP=_round_function(
 # #NUM!, an LCM at or above 2^53 #NUM!. As Excel computes them (IronCalc's GCD_LCM.xlsx,
 # saved by Excel): empty cells are skipped, numeric and date text is its number (unpadded
 # date text only), empty text and booleans are #VALUE! (in ranges and arrays too), the first
-# error value is the result, and no number at all is #VALUE!.
+# error value is the result, and no number at all is #VALUE!. An argument that is no number
+# wins over a negative one (the formulas project's test.xlsx: GCD(-0.4, TRUE) is #VALUE!).
 
 _INT_LIMIT = 2.0 ** 53
 
 
 def _whole_numbers(args, name: str) -> list[int]:
     out = []
+    bad: _Err | None = None  # a number out of range: #NUM! unless another argument is worse
     for a in args:
         if hasattr(a, "shape"):  # a whole column from the block path: go row by row
             raise TypeError("scalar function")
@@ -1162,10 +1189,13 @@ def _whole_numbers(args, name: str) -> list[int]:
                     if v is None:
                         raise _Err("#VALUE!", f"{name}: {s!r} is not a number")
                 if v < 0 or not math.isfinite(v):
-                    raise _Err("#NUM!", f"{name}: {v:g} is negative")
-                if v >= _INT_LIMIT:
-                    raise _Err("#NUM!", f"{name}: {v:g} is 2^53 or more")
-                out.append(math.floor(v))
+                    bad = bad or _Err("#NUM!", f"{name}: {v:g} is negative")
+                elif v >= _INT_LIMIT:
+                    bad = bad or _Err("#NUM!", f"{name}: {v:g} is 2^53 or more")
+                else:
+                    out.append(math.floor(v))
+    if bad is not None:  # after every argument is known to be a number
+        raise bad
     if not out:
         raise _Err("#VALUE!", f"{name}: no number")
     return out
@@ -1178,6 +1208,8 @@ def _gcd(*numbers):
     (1.0, 12.0, 1.0, 5.0, 1.0)
     >>> str(_gcd(-7.5, 5)), str(_gcd(True, 2)), str(_gcd("", 2)), _gcd("8", 2)
     ('#NUM!', '#VALUE!', '#VALUE!', 2.0)
+    >>> str(_gcd(-0.4, True)), str(_gcd(-0.4, ExcelError("#NAME?")))
+    ('#VALUE!', '#NAME?')
     """
     try:
         return float(math.gcd(*_whole_numbers(numbers, "GCD")))
@@ -1205,29 +1237,342 @@ def _lcm(*numbers):
 BUILTINS.update(GCD=_gcd, LCM=_lcm)
 
 
-def _char(number):
-    """CHAR(number): the character with code ``number`` (1-255, truncated) in the Windows
-    ANSI code page, Windows-1252 for en-US (Microsoft, "CHAR function": "Windows: ANSI";
-    Excel's cached values in IronCalc's CHAR.xlsx, saved by Excel: CHAR(128) "€", CHAR(136)
-    "ˆ", CHAR(129), a code Windows-1252 leaves undefined, U+0081; 256 and 0 #VALUE!).
+# ------------------------------------------------------------------ characters
+#
+# Microsoft, "CHAR function" and "CODE function" (read 2026-12-01): the character set is the
+# computer's: "Windows: ANSI", "Macintosh: Macintosh character set". A workbook carries the
+# Excel that saved it (docProps/app.xml <Application>), and its cached values follow that
+# Excel's set: "Microsoft Macintosh Excel" wrote CHAR(128) as "Ä" (Mac Roman), Windows Excel
+# "€" (Windows-1252). The engine does what the saving Excel did (:func:`character_set`,
+# set for one evaluation by :func:`use_character_set`); Windows-1252 when nothing says Mac.
 
-    >>> _char(65), _char(128), _char(136), _char(129), _char(255.9), str(_char(256))
-    ('A', '€', 'ˆ', '\\x81', 'ÿ', '#VALUE!')
+#: Python codec of CHAR and CODE for the workbook being evaluated
+_CHARSET: contextvars.ContextVar[str] = contextvars.ContextVar("charset", default="cp1252")
+#: codes Windows-1252 leaves undefined: Excel gives the code point of the same number
+_CP1252_UNDEFINED = frozenset({0x81, 0x8D, 0x8F, 0x90, 0x9D})
+
+
+def character_set(application: str | None) -> str:
+    """The Python codec of CHAR and CODE for a workbook saved by ``application``.
+
+    Parameters
+    ----------
+    application : str or None
+        The text of docProps/app.xml's ``<Application>`` element (None when absent).
+
+    Returns
+    -------
+    str
+        ``"mac_roman"`` for Excel for Mac (``Microsoft Macintosh Excel``), else ``"cp1252"``
+        (Windows ANSI for en-US: Windows Excel, Excel Online, other writers).
+
+    Examples
+    --------
+    >>> character_set("Microsoft Macintosh Excel"), character_set("Microsoft Excel")
+    ('mac_roman', 'cp1252')
+    >>> character_set(None)
+    'cp1252'
     """
+    return "mac_roman" if application and "macintosh" in application.casefold() else "cp1252"
+
+
+@contextlib.contextmanager
+def use_character_set(codec: str):
+    """CHAR and CODE use ``codec`` (see :func:`character_set`) while the block is active."""
+    token = _CHARSET.set(codec)
     try:
-        x = _scalar(number, "number")
-        v = math.trunc(_number(x, "number"))
+        yield
+    finally:
+        _CHARSET.reset(token)
+
+
+def _each(fn, x):
+    """``fn`` on one host value, or on every element of a range or array (array formulas:
+    ``CHAR(C7:Q7)`` is one character per cell), or of a block column (one per row)."""
+    if hasattr(x, "shape"):
+        return [[fn(v) for v in row] for row in x.tolist()]
+    if isinstance(x, list):
+        return [[fn(v) for v in row] for row in _grid(x)]
+    return fn(x)
+
+
+def _text_arg(x, what: str) -> str:
+    """A value as a text argument: numbers and booleans as Excel writes them, empty ''."""
+    if isinstance(x, ExcelError):
+        raise _Err(str(x), getattr(x, "reason", "") or f"{what} is an error value")
+    return "" if x is None else value_text(x)
+
+
+def _char_of(x):
+    if isinstance(x, ExcelError):
+        return x
+    try:
+        v = math.trunc(_number(x, "number") if not isinstance(x, bool) else float(x))
     except _Err as ex:
         return ex.error
     if not 1 <= v <= 255:
         return ExcelError("#VALUE!", f"CHAR: {v} is not a character code from 1 to 255")
-    try:
-        return bytes([v]).decode("cp1252")
-    except UnicodeDecodeError:  # 0x81, 0x8D, 0x8F, 0x90, 0x9D: the same code point
+    codec = _CHARSET.get()
+    if codec == "cp1252" and v in _CP1252_UNDEFINED:
         return chr(v)
+    return bytes([v]).decode(codec)
 
 
-BUILTINS["CHAR"] = _char
+def _char(number):
+    """CHAR(number): the character with code ``number`` (1-255, truncated) in the character
+    set of the Excel that saved the workbook (see the notes above). Windows: IronCalc's
+    CHAR.xlsx, saved by Excel: CHAR(128) "€", CHAR(136) "ˆ", CHAR(129), a code Windows-1252
+    leaves undefined, U+0081; 256 and 0 #VALUE!. Mac: the formulas project's test.xlsx, saved
+    by Excel for Mac: CHAR(128) "Ä", CHAR(219) "€".
+
+    >>> _char(65), _char(128), _char(136), _char(129), _char(255.9), str(_char(256))
+    ('A', '€', 'ˆ', '\\x81', 'ÿ', '#VALUE!')
+    >>> with use_character_set("mac_roman"):
+    ...     _char(128), _char(219), _char(True), str(_char(ExcelError("#N/A")))
+    ('Ä', '€', '\\x01', '#N/A')
+    """
+    return _each(_char_of, number)
+
+
+def _code_of(x):
+    if isinstance(x, ExcelError):
+        return x
+    try:
+        text = _text_arg(x, "text")
+    except _Err as ex:
+        return ex.error
+    if not text:
+        return ExcelError("#VALUE!", "CODE of empty text")
+    ch = text[0]
+    codec = _CHARSET.get()
+    if codec == "cp1252" and ord(ch) in _CP1252_UNDEFINED:
+        return float(ord(ch))
+    try:
+        return float(ch.encode(codec)[0])
+    except UnicodeEncodeError:  # not in the set: Excel converts it to "?"
+        return 63.0
+
+
+def _code(text):
+    """CODE(text): the code of the first character of ``text`` in the character set of the
+    Excel that saved the workbook (see the notes above); empty text is #VALUE!. The
+    formulas project's test.xlsx (Excel for Mac): CODE(1.9) 49, CODE(-1) 45, CODE(TRUE) 84,
+    CODE of an empty cell #VALUE!, CODE(CHAR(n)) n for every n from 1 to 255.
+
+    >>> _code("A"), _code("€"), _code(1.9), _code(True), str(_code(""))
+    (65.0, 128.0, 49.0, 84.0, '#VALUE!')
+    >>> with use_character_set("mac_roman"):
+    ...     _code("Ä"), _code("€")
+    (128.0, 219.0)
+    """
+    return _each(_code_of, text)
+
+
+def _unicode_of(x):
+    if isinstance(x, ExcelError):
+        return x
+    try:
+        text = _text_arg(x, "text")
+    except _Err as ex:
+        return ex.error
+    if not text:
+        return ExcelError("#VALUE!", "UNICODE of empty text")
+    return float(ord(text[0]))
+
+
+def _unicode(text):
+    """UNICODE(text): the code point of the first character of ``text`` (Microsoft, "UNICODE
+    function"); empty text is #VALUE!. test.xlsx (Excel for Mac): UNICODE(CHAR(128)) 196.
+
+    >>> _unicode("Ä"), _unicode("ab"), _unicode(12), str(_unicode(None))
+    (196.0, 97.0, 49.0, '#VALUE!')
+    """
+    return _each(_unicode_of, text)
+
+
+_CONTROL = re.compile("[\x00-\x1f]")
+
+
+def _clean_of(x):
+    if isinstance(x, ExcelError):
+        return x
+    try:
+        return _CONTROL.sub("", _text_arg(x, "text"))
+    except _Err as ex:
+        return ex.error
+
+
+def _clean(text):
+    """CLEAN(text): ``text`` without the characters of codes 0 to 31 (Microsoft, "CLEAN
+    function"; code 127 and above stay). test.xlsx: 31 characters gone from CHAR(1) ...
+    CHAR(31) followed by " !" CHAR(127) "Åçèêù"; CLEAN(TRUE) "TRUE".
+
+    >>> _clean("a" + chr(1) + "b" + chr(9) + "c" + chr(127)) == "abc" + chr(127)
+    True
+    >>> _clean(True), _clean(None)
+    ('TRUE', '')
+    """
+    return _each(_clean_of, text)
+
+
+BUILTINS.update(CHAR=_char, CODE=_code, UNICODE=_unicode, CLEAN=_clean)
+
+
+def _n(value):
+    """N(value): a number as itself, TRUE 1, FALSE 0, text and an empty cell 0, an error
+    itself (Microsoft, "N function"); of a range, its first cell (the formulas project's
+    test.xlsx, saved by Excel: {=N(C19:Q19)} is N(C19) in every cell, N(J19) of TRUE 1).
+
+    >>> _n(2.5), _n(True), _n(False), _n("7"), _n(None), _n([[4.0, "x"]])
+    (2.5, 1.0, 0.0, 0.0, 0.0, 4.0)
+    >>> str(_n(ExcelError("#N/A")))
+    '#N/A'
+    """
+    if hasattr(value, "shape"):
+        raise TypeError("scalar function")
+    x = _grid(value)[0][0] if isinstance(value, list) else value
+    if isinstance(x, ExcelError):
+        return x
+    if isinstance(x, (bool, int, float)):
+        return float(x)
+    return 0.0
+
+
+BUILTINS["N"] = _n
+
+
+# ------------------------------------------------------------------ BAHTTEXT
+#
+# Microsoft, "BAHTTEXT function" (read 2026-12-01): a number as Thai text with "Baht" (บาท),
+# the satang (hundredths, rounded) as สตางค์, or ถ้วน ("exactly") when there are none. The
+# words: digits ศูนย์ หนึ่ง สอง ... เก้า; positions สิบ (10), ร้อย (100), พัน, หมื่น, แสน,
+# ล้าน (10^6, repeated for each further six digits); 10 is สิบ, 20 ยี่สิบ, a one after a
+# tens digit เอ็ด (สิบเอ็ด, ยี่สิบเอ็ด); ลบ before a negative number. Excel's cached values in
+# the formulas project's test.xlsx: 0 ศูนย์บาทถ้วน, 157 หนึ่งร้อยห้าสิบเจ็ดบาทถ้วน, 65.8
+# หกสิบห้าบาทแปดสิบสตางค์, -1 ลบหนึ่งบาทถ้วน, TRUE หนึ่งบาทถ้วน, text #VALUE!. Whether Excel
+# writes เอ็ด or หนึ่ง for a one after a zero tens digit (101, 1001) is not documented and the
+# references differ, so those numbers are #VALUE! with that reason rather than a guess.
+
+_TH_DIGITS = ("ศูนย์", "หนึ่ง", "สอง", "สาม", "สี่", "ห้า", "หก", "เจ็ด", "แปด", "เก้า")
+_TH_POWERS = ("", "สิบ", "ร้อย", "พัน", "หมื่น", "แสน")
+
+
+class _Unknown(Exception):
+    pass
+
+
+def _thai_block(n: int, higher: bool) -> str:
+    """Thai words of ``0 < n < 10**6``; ``higher``: non-zero digits stand before it."""
+    out = []
+    for k in range(5, 1, -1):
+        d = n // 10 ** k % 10
+        if d:
+            out.append(_TH_DIGITS[d] + _TH_POWERS[k])
+    tens, ones = n // 10 % 10, n % 10
+    if tens:
+        out.append(("" if tens == 1 else "ยี่" if tens == 2 else _TH_DIGITS[tens]) + "สิบ")
+    if ones == 1 and tens:
+        out.append("เอ็ด")
+    elif ones == 1 and (higher or n >= 100):
+        raise _Unknown
+    elif ones:
+        out.append(_TH_DIGITS[ones])
+    return "".join(out)
+
+
+def _bahttext_of(x):
+    if isinstance(x, ExcelError):
+        return x
+    try:
+        v = float(x) if isinstance(x, bool) else _number(x, "number")
+    except _Err as ex:
+        return ex.error
+    cents = math.floor(float(_round15(np.array([abs(v) * 100.0]))[0]) + 0.5)
+    baht, satang = divmod(cents, 100)
+    try:
+        words = ""
+        rest, higher = baht, False
+        blocks = []
+        while rest:
+            rest, block = divmod(rest, 10 ** 6)
+            blocks.append(block)
+        for i in range(len(blocks) - 1, -1, -1):
+            if blocks[i]:
+                words += _thai_block(blocks[i], higher)
+                higher = True
+            if i:
+                words += "ล้าน"
+        if not baht and not satang:
+            words = _TH_DIGITS[0]
+        if words:
+            words += "บาท"
+        words += _thai_block(satang, False) + "สตางค์" if satang else "ถ้วน"
+    except _Unknown:
+        return ExcelError("#VALUE!", f"BAHTTEXT({value_text(v)}): whether Excel writes เอ็ด "
+                          "or หนึ่ง for a one after a zero tens digit is not known")
+    return ("ลบ" if v < 0 and cents else "") + words
+
+
+def _bahttext(number):
+    """BAHTTEXT(number): ``number`` as Thai text with บาท (see the notes above).
+
+    >>> _bahttext(157), _bahttext(65.8), _bahttext(-1), _bahttext(0)
+    ('หนึ่งร้อยห้าสิบเจ็ดบาทถ้วน', 'หกสิบห้าบาทแปดสิบสตางค์', 'ลบหนึ่งบาทถ้วน', 'ศูนย์บาทถ้วน')
+    >>> _bahttext(21000011.5), _bahttext(0.25), str(_bahttext("x")), str(_bahttext(101))
+    ('ยี่สิบเอ็ดล้านสิบเอ็ดบาทห้าสิบสตางค์', 'ยี่สิบห้าสตางค์', '#VALUE!', '#VALUE!')
+    """
+    return _each(_bahttext_of, number)
+
+
+BUILTINS["BAHTTEXT"] = _bahttext
+
+
+def _arraytotext_one(grid: list, fmt):
+    if isinstance(fmt, ExcelError):
+        return fmt
+    if isinstance(fmt, str):
+        return ExcelError("#VALUE!", f"ARRAYTOTEXT: format {fmt!r} is not 0 or 1")
+    mode = 0 if fmt is None else math.trunc(float(fmt))
+    if mode not in (0, 1):
+        return ExcelError("#VALUE!", f"ARRAYTOTEXT: format {mode} is not 0 or 1")
+    if grid == [[None]]:
+        return ExcelError("#VALUE!", "ARRAYTOTEXT of a single empty cell")
+
+    def item(x) -> str:
+        if x is None:
+            return ""
+        if isinstance(x, (ExcelError, bool, int, float)):
+            return value_text(x)
+        return '"' + x.replace('"', '""') + '"' if mode else x
+
+    if mode == 0:
+        return ", ".join(item(x) for row in grid for x in row)
+    return "{" + ";".join(",".join(item(x) for x in row) for row in grid) + "}"
+
+
+def _arraytotext(array, format=None):  # noqa: A002 - Excel's argument name
+    """ARRAYTOTEXT(array, [format]) (Microsoft, "ARRAYTOTEXT function"): format 0 (the
+    default) joins the values with ", " (text as it is); 1 writes an array constant,
+    ``{...}`` with "," between columns, ";" between rows and text in quotes. As Excel
+    caches in the formulas project's test.xlsx (TEXT rows 3-4): errors and booleans as
+    written, blanks empty, a format truncated (0.9 is 0), TRUE is 1, text or a number other
+    than 0 and 1 #VALUE!, each cell of a format array its own answer, a single empty cell
+    #VALUE!.
+
+    >>> _arraytotext([[0.0, 1.9], [None, "a"]]), _arraytotext([[1.9, True], ["", "b"]], 1)
+    ('0, 1.9, , a', '{1.9,TRUE;"","b"}')
+    >>> str(_arraytotext([[1.0]], 2)), _arraytotext([[1.0, 2.0]], [[0.9, True]])
+    ('#VALUE!', [['1, 2', '{1,2}']])
+    """
+    if hasattr(array, "shape") or hasattr(format, "shape"):
+        raise TypeError("scalar function")
+    grid = _grid(array)
+    if isinstance(format, list):
+        return [[_arraytotext_one(grid, f) for f in row] for row in _grid(format)]
+    return _arraytotext_one(grid, format)
+
+
+BUILTINS["ARRAYTOTEXT"] = _arraytotext
 
 
 # ------------------------------------------------------------------ database functions
@@ -1443,15 +1788,27 @@ def _lookup(value, lookup, result=None, *rest):
     want = _lookup_key(0.0 if value is None else value)
     if want is None:
         return ExcelError("#N/A", "LOOKUP: lookup_value is not a number, text or boolean")
-    # a binary search over the values of the same type, as Excel's (an unsorted row or
-    # column gives what Excel gives: formulas' test.xlsx, sheet LOOKUP, saved by Excel)
-    cands = [(i, key[1]) for i, key in enumerate(map(_lookup_key, keys))
-             if key is not None and key[0] == want[0]]
-    hit, lo, hi = None, 0, len(cands) - 1
+    # Excel's binary search, as its cached values in formulas' test.xlsx (sheet LOOKUP,
+    # rows 56-64, unsorted mixed rows) show it: a middle value of another type (or blank, or
+    # an error) stands for the first value of the lookup value's type to its right, none
+    # there: the upper half is dropped; an equal value ends the search at the last of its
+    # run of equal values. LOOKUP(4.1,{"b",4.1,"a",1.1}) is 4.1, LOOKUP("b",{"b",4.1,"a",
+    # 1.1}) "a", LOOKUP(TRUE,{TRUE,4.1,FALSE,1.1}) FALSE; sorted data is the usual search.
+    kinds = [_lookup_key(k) for k in keys]
+    hit, lo, hi = None, 0, len(kinds) - 1
     while lo <= hi:
-        mid = (lo + hi) // 2
-        if cands[mid][1] <= want[1]:
-            hit, lo = cands[mid][0], mid + 1
+        mid = j = (lo + hi) // 2
+        while j <= hi and (kinds[j] is None or kinds[j][0] != want[0]):
+            j += 1
+        if j > hi:
+            hi = mid - 1
+        elif kinds[j][1] == want[1]:
+            while j + 1 < len(kinds) and kinds[j + 1] == kinds[j]:
+                j += 1
+            hit = j
+            break
+        elif kinds[j][1] < want[1]:
+            hit, lo = j, j + 1
         else:
             hi = mid - 1
     if hit is None:

@@ -33,6 +33,7 @@ from rooflinexl.addresses import column_number as col_number
 from rooflinexl.addresses import parse_range
 from rooflinexl.ooxml import Limits, UnusableWorkbookError, open_package
 from rooflinexl.ooxml.package import (
+    application,
     find_member,
     local_name,
     parse_xml,
@@ -52,10 +53,13 @@ from rooflinexl.ooxml.sheetxml import (
     sheet_data_span,
     split_ref,
     unescape_xml,
+    unescape_xstring,
 )
+from rooflinexl.recalc.functions import character_set
 from rooflinexl.recalc.prepass import TableInfo
 
-__all__ = ["Book", "FormulaCell", "Sheet", "decode", "defined_names", "malformed_xml", "read_book"]
+__all__ = ["Book", "FormulaCell", "Sheet", "decode", "defined_names", "malformed_xml", "read_book",
+           "legacy_arrays", "misread_texts", "saved_character_set"]
 
 
 
@@ -69,6 +73,7 @@ class FormulaCell:
     shared: int | None = None  # si of a shared formula (master and children)
     array_ref: tuple[int, int, int, int] | None = None  # (r0, c0, r1, c1) of t="array"
     kind: str = "normal"  # normal | shared | array | dataTable
+    dynamic: bool = False  # an array formula that spills (cell metadata cm=): not legacy CSE
 
 
 @dataclass
@@ -164,7 +169,9 @@ def decode(t: str, v: str | None, inline: str | None, strings: list[str]):
     if t == "e":
         code = unescape(v).strip()
         return _errors().get(code, code)
-    return unescape(v)  # str, d
+    if t == "str":  # a formula's text (the cached value of another writer's constant)
+        return unescape_xstring(unescape(v))
+    return unescape(v)  # d
 
 
 # ------------------------------------------------------------------ sheet XML
@@ -178,7 +185,8 @@ def _attrs(raw: str) -> dict[str, str]:
             for m in _ATTR.finditer(raw)}
 
 
-def _formula(sheet: Sheet, row: int, col: int, fa: str, ft: str, arrays: list) -> None:
+def _formula(sheet: Sheet, row: int, col: int, fa: str, ft: str, arrays: list,
+             dynamic: bool = False) -> None:
     """A formula cell with attributes on its <f> (shared, array, data table ...)."""
     attrs = _attrs(fa) if fa else {}
     ftype = attrs.get("t", "normal")
@@ -201,7 +209,7 @@ def _formula(sheet: Sheet, row: int, col: int, fa: str, ft: str, arrays: list) -
         rng = parse_range(ref) if ref else None
         rng = rng or (row, col, row, col)
         arrays.append(rng)
-        special.append(FormulaCell(row, col, text or "=", None, rng, "array"))
+        special.append(FormulaCell(row, col, text or "=", None, rng, "array", dynamic))
     elif ftype == "dataTable":
         special.append(FormulaCell(row, col, text or "=", None, None, "dataTable"))
     elif text:
@@ -256,7 +264,7 @@ def _read_sheet(sheet: Sheet, data: bytes, member: str, strings: list[str]) -> N
         fel = fels[i]
         if fel:
             if fas[i]:
-                _formula(sheet, rows[i], cols[i], fas[i], fts[i], arrays)
+                _formula(sheet, rows[i], cols[i], fas[i], fts[i], arrays, "cm=" in cas[i])
             elif fts[i]:
                 ft = fts[i]
                 if "&" in ft:
@@ -472,3 +480,40 @@ def read_book(path, limits: Limits = Limits()) -> Book:
         names, local, case, iterate = defined_names(zf, names_map)
     return Book(path, sheets, names, local, tables, case, iterate)
 
+
+def saved_character_set(path, limits: Limits = Limits()) -> str:
+    """The codec of CHAR and CODE for the workbook at ``path``: that of the Excel that saved
+    it (:func:`rooflinexl.recalc.functions.character_set` of its docProps/app.xml)."""
+    with open_package(path, limits) as zf:
+        return character_set(application(zf, names_map_of(zf)))
+
+
+#: text Excel stores with ``_xHHHH_`` escapes (ECMA-376 ST_Xstring): control characters,
+#: and an underscore that would otherwise start an escape (``_x005F_x0041_`` is "_x0041_")
+_ESCAPED = re.compile("[\x00-\x08\x0b-\x1f]|_x[0-9A-Fa-f]{4}_")
+
+
+def misread_texts(book: Book) -> dict[tuple[str, str], str]:
+    """``(sheet, "B7") -> text`` of the constant text cells openpyxl, which reads the
+    workbook for the per-cell engine, does not read as Excel does: text stored with an
+    ``_xHHHH_`` escape (``_x0001_`` is CHAR(1), ``_x005F_x0001_`` the text "_x0001_"),
+    which openpyxl partly keeps as literal text, and empty text (a cell COUNTA counts),
+    which it reads as an empty cell. The per-cell engine is given these cells' texts
+    (:func:`rooflinexl.recalc.prepass.set_text`)."""
+    out: dict[tuple[str, str], str] = {}
+    for s in book.sheets:
+        for r, c, v in zip(s.const_rows, s.const_cols, s.const_vals, strict=True):
+            if type(v) is str and (not v or _ESCAPED.search(v)):
+                out[(s.name, f"{col_letters(c)}{r}")] = v
+    return out
+
+
+def legacy_arrays(book: Book) -> dict[tuple[str, str], str]:
+    """``(sheet, anchor) -> "B2:C5"`` of the legacy (Ctrl+Shift+Enter) array formulas, whose
+    formula is in every cell of their range (Microsoft, "Dynamic array formulas vs. legacy
+    CSE array formulas"; a spilling formula is in its anchor cell only)."""
+    return {(s.name, f"{col_letters(fc.col)}{fc.row}"):
+            f"{col_letters(fc.array_ref[1])}{fc.array_ref[0]}:"
+            f"{col_letters(fc.array_ref[3])}{fc.array_ref[2]}"
+            for s in book.sheets for fc in s.special
+            if fc.kind == "array" and fc.array_ref is not None and not fc.dynamic}

@@ -528,6 +528,7 @@ def rewrite_formula(
     arrays: Mapping[tuple[str, str], str] | None = None,
     implicit: bool = False,
     formulas: Mapping[tuple[str, str], str] | None = None,
+    legacy: Mapping[tuple[str, str], str] | None = None,
 ) -> Rewrite:
     """Rewrite one formula (text starting with ``=``) for ``formulas``.
 
@@ -725,10 +726,13 @@ def rewrite_formula(
         i += 1
     if arrays is not None and spill_refs(out, arrays, sheet):
         res.kinds.add("spill")
-    if formulas is not None and formula_texts(out, formulas, sheet):
+    if formulas is not None and formula_texts(out, formulas, sheet, ranges=not implicit,
+                                              arrays=legacy):
         res.kinds.add("formulatext")
         res.functions = [f for f in res.functions
                          if _excel_base_name(f) not in ("FORMULATEXT", "ISFORMULA")]
+    if reference_sizes(out):
+        res.kinds.add("size")
     if clip is not None and clip_ranges(out, clip):
         res.kinds.add("range")
     if implicit and row is not None and col is not None and implicit_intersection(
@@ -1143,6 +1147,44 @@ class PrepassResult:
         self.cleanup()
 
 
+#: characters openpyxl cannot write into a constant cell (XML cannot carry them; a
+#: carriage return would be read back as a line feed)
+_UNWRITABLE = re.compile("[\x00-\x08\x0b-\x1f]")
+
+
+def set_text(cell, text: str) -> None:
+    """Give the openpyxl ``cell`` the text ``text`` such that ``formulas``, reading the saved
+    copy with openpyxl, sees exactly that text: empty text and text with control characters,
+    which a constant cannot carry through openpyxl, become a formula that makes the text.
+
+    >>> from openpyxl import Workbook
+    >>> c = Workbook().active["A1"]
+    >>> set_text(c, "a" + chr(1) + "b"); c.value
+    '="a"&CHAR(1)&"b"'
+    >>> set_text(c, ""); c.value
+    '=""'
+    >>> set_text(c, "_x0041_"); c.value, c.data_type
+    ('_x0041_', 's')
+    """
+    if text == "":
+        # empty text is no empty cell (COUNTA counts it, COUNTIF "<>" matches it), but a
+        # constant "" is dropped on the way to the per-cell engine: keep it a formula
+        cell.value = '=""'
+    elif _UNWRITABLE.search(text):
+        parts = []  # every control character as CHAR(n): a formula loses its line feeds
+        for piece in re.split("([\x00-\x1f])", text):
+            if not piece:
+                continue
+            if len(piece) == 1 and piece < " ":
+                parts.append(f"CHAR({ord(piece)})")
+            else:
+                parts.append('"' + piece.replace('"', '""') + '"')
+        cell.value = "=" + "&".join(parts)
+    else:
+        cell.value = text
+        cell.data_type = "s"
+
+
 def _safe_sheet_names(titles: list[str]) -> dict[str, str]:
     """Old -> new names for sheets ``formulas`` cannot address (apostrophes)."""
     taken = {t.upper() for t in titles}
@@ -1166,8 +1208,14 @@ def prepare_workbook(
     function_names: Iterable[str] = (),
     replace: Mapping[tuple[str, str], tuple[str, str]] | None = None,
     workdir: str | os.PathLike | None = None,
+    book=None,
 ) -> PrepassResult:
     """Write a rewritten working copy of ``src`` and describe it.
+
+    ``book`` (:class:`rooflinexl.recalc.loader.Book` of ``src``, or of the workbook ``src``
+    copies) tells what openpyxl does not: the constant texts it misreads
+    (:func:`~rooflinexl.recalc.loader.misread_texts`), which the copy holds instead
+    (:func:`set_text`), and which array formulas are legacy ones (ISFORMULA of their cells).
 
     ``replace`` maps ``(sheet, cell)`` (original names) to ``(error_code, reason)``:
     those formulas become the constant error (used for formulas the engine
@@ -1229,6 +1277,13 @@ def prepare_workbook(
     skips = {ws.title: _sheet_skips(ws) for ws in wb.worksheets}
     arrays = {(ws.title, anchor.replace("$", "")): ref.replace("$", "")
               for ws in wb.worksheets for anchor, ref in ws.array_formulae.items()}
+    to_title = {orig: title for title, orig in back.items()}
+    misread, legacy = {}, None
+    if book is not None:
+        from rooflinexl.recalc.loader import legacy_arrays, misread_texts
+
+        misread = misread_texts(book)
+        legacy = {(to_title.get(s, s), a): ref for (s, a), ref in legacy_arrays(book).items()}
     texts = {}
     for ws in wb.worksheets:
         for row in ws.iter_rows():
@@ -1263,7 +1318,7 @@ def prepare_workbook(
                     text, tables=tables, function_names=known, sheet=ws.title,
                     row=c.row, col=c.column, sheet_renames=renames, clip=clip,
                     defined=defined, skips=skips, arrays=arrays, implicit=ref is None,
-                    formulas=texts,
+                    formulas=texts, legacy=legacy,
                 )
                 new = rw.text
                 if rw.too_deep:
@@ -1286,6 +1341,10 @@ def prepare_workbook(
                         ref.replace("$", "") if ref else None, rw.functions, rw.notes,
                     )
                 )
+    for (sheet, coord), text in misread.items():
+        title = to_title.get(sheet)
+        if title is not None and wb[title][coord].data_type != "f":
+            set_text(wb[title][coord], text)
     tmpdir = None
     if workdir is None:
         tmpdir = Path(tempfile.mkdtemp(prefix="rooflinexl-recalc-"))
@@ -1768,10 +1827,155 @@ def spill_refs(toks: list, arrays: Mapping[tuple[str, str], str], sheet: str | N
     return changed
 
 
+# ------------------------------------------------------------------ ROWS, COLUMNS
+
+_SIZE_NAMES = {"ROWS": 0, "COLUMNS": 1}
+
+
+def _ref_areas(toks: list) -> list[tuple[str, int, int, int, int]] | None:
+    """The areas ``(sheet, r1, c1, r2, c2)`` a reference expression denotes: references,
+    unions in parentheses (``(A1:B2,C3)``) and intersections (a space); None when ``toks``
+    is anything else (a name, a function call, a value). ``sheet`` is ``""`` for the
+    formula's own sheet."""
+    pos = 0
+
+    def at(k: int = 0):
+        return toks[pos + k] if pos + k < len(toks) else None
+
+    def skip_ws():
+        nonlocal pos
+        while at() is not None and at().kind == "ws":
+            pos += 1
+
+    def corner(t, first: bool):
+        m = _CELL.match(t.text)
+        if m:
+            rc = int(m.group(4)), column_number(m.group(2))
+        elif (m := _COL_ONLY.match(t.text)) and t.kind == "word":
+            rc = (1 if first else SHEET_ROWS), column_number(m.group(2))
+        elif m := _ROW_ONLY.match(t.text):
+            rc = int(m.group(2)), (1 if first else SHEET_COLS)
+        else:
+            return None
+        return rc if 1 <= rc[0] <= SHEET_ROWS and 1 <= rc[1] <= SHEET_COLS else None
+
+    def primary():
+        nonlocal pos
+        skip_ws()
+        t = at()
+        if t is None:
+            return None
+        if t.text == "(":
+            pos += 1
+            areas = union()
+            skip_ws()
+            if areas is None or at() is None or at().text != ")":
+                return None
+            pos += 1
+            return areas
+        sheet = ""
+        if t.kind in ("word", "quoted") and at(1) is not None and at(1).text == "!":
+            sheet = t.text[1:-1].replace("''", "'") if t.kind == "quoted" else t.text
+            pos += 2
+            t = at()
+            if t is None:
+                return None
+        a = corner(t, True)
+        if a is None:
+            return None
+        pos += 1
+        b = a
+        if at() is not None and at().text == ":":
+            nxt = at(1)
+            b = corner(nxt, False) if nxt is not None else None
+            if b is None:
+                return None
+            pos += 2
+        elif _CELL.match(t.text) is None:  # a lone column or row number is no reference
+            return None
+        return [(sheet.upper(), min(a[0], b[0]), min(a[1], b[1]), max(a[0], b[0]),
+                 max(a[1], b[1]))]
+
+    def intersection():
+        nonlocal pos
+        areas = primary()
+        while areas is not None and at() is not None and at().kind == "ws":
+            start = pos
+            skip_ws()
+            if at() is None or at().text in (")", ","):
+                pos = start
+                break
+            other = primary()
+            if other is None:
+                return None
+            areas = [(s, max(a1, b1), max(a2, b2), min(a3, b3), min(a4, b4))
+                     for (s, a1, a2, a3, a4) in areas for (t, b1, b2, b3, b4) in other
+                     if s == t and max(a1, b1) <= min(a3, b3) and max(a2, b2) <= min(a4, b4)]
+        return areas
+
+    def union():
+        nonlocal pos
+        areas = intersection()
+        while areas is not None:
+            skip_ws()
+            if at() is None or at().text != ",":
+                break
+            pos += 1
+            more = intersection()
+            if more is None:
+                return None
+            areas = areas + more
+        return areas
+
+    areas = intersection()
+    skip_ws()
+    return areas if pos == len(toks) else None
+
+
+def reference_sizes(toks: list) -> bool:
+    """``ROWS(ref)`` and ``COLUMNS(ref)`` of a reference written in the formula become the
+    number, in place: the size is the reference's, whatever its cells hold (``COLUMNS(K15)``
+    is 1 when K15 is an error value). Microsoft, "ROWS function" / "COLUMNS function" (read
+    2026-12-01) take one array or reference; a reference of several areas (a union
+    ``(A1:B2,C3)``) is #REF! and an empty intersection #NULL!, as the formulas project's
+    test.xlsx (saved by Excel) caches for ``COLUMNS((D15:G15,I15:J15,K15:N15))``.
+
+    >>> toks = _tokenize("ROWS(S!B2:C9)+COLUMNS($A1)+ROWS((A1:B2,C3))&COLUMNS(A1:C3 B2:D2)")
+    >>> reference_sizes(toks), "".join(t.text for t in toks)
+    (True, '8+1+#REF!&2')
+    """
+    changed = False
+    i = 0
+    while i < len(toks) - 1:
+        t = toks[i]
+        which = _SIZE_NAMES.get(t.text.upper()) if t.kind == "word" else None
+        if which is None or toks[i + 1].text != "(":
+            i += 1
+            continue
+        end = _closing(toks, i + 1)
+        areas = _ref_areas(toks[i + 2:end]) if end is not None else None
+        if areas is None:
+            i += 1
+            continue
+        if len(areas) > 1:
+            new = _Tok("word", "#REF!")
+        elif not areas:
+            new = _Tok("word", "#NULL!")
+        else:
+            _s, r1, c1, r2, c2 = areas[0]
+            new = _Tok("number", str(r2 - r1 + 1 if which == 0 else c2 - c1 + 1))
+        toks[i:end + 1] = [new]
+        changed = True
+        i += 1
+    return changed
+
+
 # ------------------------------------------------------------------ FORMULATEXT
 
 _FORMULATEXT_NAMES = frozenset({"FORMULATEXT", "_XLFN.FORMULATEXT"})
 _ISFORMULA_NAMES = frozenset({"ISFORMULA", "_XLFN.ISFORMULA"})
+#: ISFORMULA of a larger range is left to the engine (no array constant of its size)
+_ISFORMULA_CELLS = 10_000
 
 
 def displayed_formula(text: str) -> str:
@@ -1795,14 +1999,18 @@ def displayed_formula(text: str) -> str:
 
 
 def formula_texts(toks: list, formulas: Mapping[tuple[str, str], str],
-                  sheet: str | None) -> bool:
+                  sheet: str | None, ranges: bool = False,
+                  arrays: Mapping[tuple[str, str], str] | None = None) -> bool:
     """``FORMULATEXT(ref)`` as the text literal of the formula in ``ref``'s cell, and
     ``ISFORMULA(ref)`` as TRUE or FALSE, in place (a workbook's formulas do not change
     while it recalculates). Microsoft, "FORMULATEXT function" (read 2026-12-01): it returns
     what the formula bar shows; a range gives the formula of its upper-left cell; a cell
     without a formula is #N/A. "ISFORMULA function": TRUE when the reference is to a cell
-    that contains a formula. Other arguments (a whole column, a name, a computed reference,
-    a range for ISFORMULA) stay as they are.
+    that contains a formula. With ``ranges`` (an array formula), ISFORMULA of a range is the
+    array of TRUE/FALSE of its cells, as Excel caches for ``{=ISFORMULA(C10:J10)}`` in the
+    formulas project's test.xlsx. A cell of an array formula's range (``arrays``: (sheet,
+    anchor) -> range) holds a formula, as there. Other arguments (a whole column, a name, a
+    computed reference, a range for ISFORMULA elsewhere) stay as they are.
 
     >>> toks = _tokenize("FORMULATEXT(B2)&_xlfn.FORMULATEXT(S!C1:C4)&FORMULATEXT(Z9)")
     >>> toks += _tokenize("&ISFORMULA(B2)&_xlfn.ISFORMULA(Z9)")
@@ -1810,7 +2018,21 @@ def formula_texts(toks: list, formulas: Mapping[tuple[str, str], str],
     True
     >>> print("".join(t.text for t in toks))
     "=COS(A2)&'x'"&"=1"&#N/A&TRUE&FALSE
+    >>> toks = _tokenize("ISFORMULA(B1:C2)")
+    >>> formula_texts(toks, {("S", "C1"): "=1", ("S", "B2"): "=2"}, "S", ranges=True)
+    True
+    >>> print("".join(t.text for t in toks))
+    {FALSE,TRUE;TRUE,FALSE}
     """
+    areas: dict[str, list[tuple[int, int, int, int]]] = {}
+    for (s, _anchor), ref in (arrays or {}).items():
+        c1, r1, c2, r2 = range_boundaries(ref)
+        areas.setdefault(s, []).append((r1, c1, r2, c2))
+
+    def is_formula(name: str, r: int, c: int) -> bool:
+        return (name, f"{column_letters(c)}{r}") in formulas or any(
+            r1 <= r <= r2 and c1 <= c <= c2 for r1, c1, r2, c2 in areas.get(name, ()))
+
     changed = False
     i = 0
     while i < len(toks) - 1:
@@ -1823,18 +2045,27 @@ def formula_texts(toks: list, formulas: Mapping[tuple[str, str], str],
         m = (_REF_ARG.match("".join(x.text for x in _strip_ws(toks[i + 2:end])))
              if end is not None else None)
         isformula = t.text.upper() in _ISFORMULA_NAMES
-        if m is None or (isformula and m.group("c2")):  # ISFORMULA of a range: undocumented
+        if m is None or (isformula and m.group("c2") and not ranges):
             i += 1
             continue
         prefix = m.group("sheet")
         name = (prefix[1:-1].replace("''", "'") if prefix and prefix.startswith("'")
                 else prefix) or sheet
         r1, c1 = int(m.group("r1")), column_number(m.group("c1"))
+        r2, c2 = r1, c1
         if m.group("c2"):
-            r1, c1 = min(r1, int(m.group("r2"))), min(c1, column_number(m.group("c2")))
+            r1, r2 = sorted((r1, int(m.group("r2"))))
+            c1, c2 = sorted((c1, column_number(m.group("c2"))))
         text = formulas.get((name, f"{column_letters(c1)}{r1}"))
-        if isformula:
-            new = [_Tok("word", "TRUE" if text is not None else "FALSE")]
+        if isformula and (r2 - r1 + 1) * (c2 - c1 + 1) > _ISFORMULA_CELLS:
+            i += 1
+            continue
+        if isformula and (r1, c1) != (r2, c2):
+            rows = [",".join("TRUE" if is_formula(name, r, c) else "FALSE"
+                             for c in range(c1, c2 + 1)) for r in range(r1, r2 + 1)]
+            new = [_Tok("op", "{"), _Tok("word", ";".join(rows)), _Tok("op", "}")]
+        elif isformula:
+            new = [_Tok("word", "TRUE" if is_formula(name, r1, c1) else "FALSE")]
         elif text is not None:
             new = [_Tok("str", '"' + displayed_formula(text).replace('"', '""') + '"')]
         else:
@@ -1846,9 +2077,10 @@ def formula_texts(toks: list, formulas: Mapping[tuple[str, str], str],
 
 
 def resolve_formulatext(formula: str, formulas: Mapping[tuple[str, str], str],
-                        sheet: str) -> str:
+                        sheet: str, ranges: bool = False,
+                        arrays: Mapping[tuple[str, str], str] | None = None) -> str:
     """``formula`` with its ``FORMULATEXT(ref)`` and ``ISFORMULA(ref)`` calls made
-    literals (:func:`formula_texts`).
+    literals (:func:`formula_texts`, ``ranges`` for an array formula).
 
     >>> resolve_formulatext("=LEN(FORMULATEXT(A1))", {("S", "A1"): "=1+1"}, "S")
     '=LEN("=1+1")'
@@ -1857,7 +2089,8 @@ def resolve_formulatext(formula: str, formulas: Mapping[tuple[str, str], str],
     if "FORMULATEXT" not in up and "ISFORMULA" not in up:
         return formula
     toks = _tokenize(formula)
-    return "".join(t.text for t in toks) if formula_texts(toks, formulas, sheet) else formula
+    return ("".join(t.text for t in toks) if formula_texts(toks, formulas, sheet, ranges, arrays)
+            else formula)
 
 
 def _excel_base_name(name: str) -> str:

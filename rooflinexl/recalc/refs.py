@@ -204,7 +204,7 @@ def group_keys(rows: list[int], col: int, texts: list[str],
     groups: dict[str, list[int]] = {}
     sub = _DIGITS.sub
     for i, t in enumerate(texts):
-        groups.setdefault(sub("", t), []).append(i)
+        groups.setdefault(sub("#", t), []).append(i)  # "#": IF(,,4) is no IF(,4,)
     findall = _DIGITS.findall
     for members in groups.values():
         if len(members) == 1:
