@@ -383,19 +383,64 @@ def excel_semantics():
             return plain_complex(r, i, suffix)  # formulas' #NUM!
         return complex_text(float(r), float(i), suffix)
 
+    table = _formulas().get_functions()
+    lambda_fixes = _lambda_helpers()
     with _LOCK:
         saved = (ft._str, fo._str, fo.OPERATORS["^"], Operator.compile, fe._fmt_complex,
                  fd._text2datetime)
+        saved_table = {k: table[k] for k in lambda_fixes if k in table}
         ft._str = fo._str = value_text
         fo.OPERATORS["^"] = fo.numeric_wrap(excel_power)
         Operator.compile = compile_operator
         fe._fmt_complex = fmt_complex
         fd._text2datetime = text2date
+        table.update(lambda_fixes)
         try:
             yield
         finally:
             (ft._str, fo._str, fo.OPERATORS["^"], Operator.compile, fe._fmt_complex,
              fd._text2datetime) = saved
+            for k in lambda_fixes:
+                table.pop(k, None)
+            table.update(saved_table)
+
+
+@functools.cache
+def _lambda_helpers() -> dict[str, Callable]:
+    """SCAN and MAP as ``formulas`` has them, but keeping an error value an error: its
+    own build their result with ``np.asarray(values)``, which turns ``#VALUE!`` (an
+    ``XlError``, a ``str``) into the text "#VALUE!" whenever every value is text or an
+    error (``SCAN("a", {1;3}, LAMBDA(a, b, a+b^2))`` is two ``#VALUE!`` in Excel)."""
+    import numpy as np
+    from formulas.functions import flatten, replace_empty
+
+    F = _formulas()
+
+    def first(v):
+        return v.ravel()[0] if isinstance(v, np.ndarray) else v
+
+    def scan(initial_value, array, func):
+        array = np.atleast_2d(array)
+        out, acc = [], replace_empty(initial_value)
+        for x in flatten(array, None):
+            acc = func(acc, x)
+            out.append(first(acc))
+        return np.asarray(out, object).reshape(array.shape).view(F.Array)
+
+    def map_(array, func, *arrays):
+        if arrays:  # MAP(array1, array2, ..., lambda)
+            arrays = (func, *arrays)
+            func, arrays = arrays[-1], arrays[:-1]
+        array = np.atleast_2d(array)
+        arrays = [array] + [np.atleast_2d(v) for v in arrays]
+        if not callable(func) or any(v.shape != array.shape for v in arrays):
+            return np.asarray([[F.Error.errors["#VALUE!"]]], object).view(F.Array)
+        cols = [list(flatten(v, None)) for v in arrays]  # equal shapes: equal lengths
+        out = [first(func(*args)) for args in zip(*cols, strict=True)]
+        return np.asarray(out, object).reshape(array.shape).view(F.Array)
+
+    scan_f, map_f = F.wrap_func(scan), F.wrap_func(map_)
+    return {"_XLFN.SCAN": scan_f, "SCAN": scan_f, "_XLFN.MAP": map_f, "MAP": map_f}
 
 
 @contextlib.contextmanager
