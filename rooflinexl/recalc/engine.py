@@ -347,6 +347,7 @@ def excel_semantics():
     Both evaluation paths run inside it."""
     import formulas.functions.date as fd
     import formulas.functions.eng as fe
+    import formulas.functions.financial as ff
     import formulas.functions.operators as fo
     import formulas.functions.text as ft
     import numpy as np
@@ -385,24 +386,62 @@ def excel_semantics():
 
     table = _formulas().get_functions()
     lambda_fixes = _lambda_helpers()
+    xnpv, newton = _xirr_fixes()
     with _LOCK:
         saved = (ft._str, fo._str, fo.OPERATORS["^"], Operator.compile, fe._fmt_complex,
-                 fd._text2datetime)
+                 fd._text2datetime, ff._xnpv, ff._newton)
         saved_table = {k: table[k] for k in lambda_fixes if k in table}
         ft._str = fo._str = value_text
         fo.OPERATORS["^"] = fo.numeric_wrap(excel_power)
         Operator.compile = compile_operator
         fe._fmt_complex = fmt_complex
         fd._text2datetime = text2date
+        ff._xnpv, ff._newton = xnpv, newton
         table.update(lambda_fixes)
         try:
             yield
         finally:
             (ft._str, fo._str, fo.OPERATORS["^"], Operator.compile, fe._fmt_complex,
-             fd._text2datetime) = saved
+             fd._text2datetime, ff._xnpv, ff._newton) = saved
             for k in lambda_fixes:
                 table.pop(k, None)
             table.update(saved_table)
+
+
+@functools.cache
+def _xirr_fixes() -> tuple[Callable, Callable]:
+    """XNPV and XIRR as Excel computes them, in place of ``formulas``' helpers: XNPV adds
+    its terms in the order the payments are given (:func:`rooflinexl.recalc.functions.
+    xnpv_sum`; ``formulas`` sorts them by date first), XIRR bisects as Excel does
+    (:func:`rooflinexl.recalc.functions.xirr_rate`; ``formulas``' Newton search where
+    that does not apply). ``formulas`` still checks the arguments (errors, dates)."""
+    import formulas.functions.financial as ff
+    import numpy as np
+
+    from rooflinexl.recalc.functions import xirr_rate, xnpv_sum
+
+    plain_xnpv, plain_newton = ff._xnpv, ff._newton
+
+    def xnpv(values, dates=None, min_date=0):
+        func, dfunc = plain_xnpv(values, dates, min_date)
+        if dfunc is None or dates is None:  # an error, or NPV's evenly spaced periods
+            return func, dfunc
+
+        def numbers(x):
+            return [float(v) for v in
+                    np.array(ff.text2num(ff.replace_empty(x)), float).ravel()]
+
+        vals, days = numbers(values), [math.floor(d) for d in numbers(dates)]
+        if any(d < days[0] for d in days):  # Microsoft: a date before the first is #NUM!
+            return (lambda rate: ff.Error.errors["#NUM!"]), None
+        years = [(d - days[0]) / 365 for d in days]
+        return (lambda rate: xnpv_sum(float(rate), vals, years)), dfunc
+
+    def newton(f, df, x, tol=1e-7):
+        rate = xirr_rate(f, float(x))
+        return plain_newton(f, df, x, tol) if rate is None else rate
+
+    return xnpv, newton
 
 
 @functools.cache

@@ -1466,3 +1466,82 @@ def _lookup(value, lookup, result=None, *rest):
 
 
 BUILTINS["LOOKUP"] = _lookup
+
+
+# ------------------------------------------------------------------ XNPV and XIRR
+
+def xnpv_sum(rate: float, values, years) -> float:
+    """XNPV's sum as Excel adds it: ``values[i] / (1 + rate) ** years[i]`` term by term,
+    in the order the payments are given (``years[i]``: (date_i - date_0) / 365).
+
+    The order matters where the terms cancel: Excel's XNPV at the rate XIRR returns is
+    a few 1e-9, whose last digits depend on it (the ``formulas`` project's regression
+    workbook, FINANCIAL!R56: 4.594164160209857e-09).
+
+    >>> xnpv_sum(0.25, [-100.0, 125.0, 156.25], [0.0, 1.0, 2.0])  # -100 + 100 + 100
+    100.0
+    """
+    total = 0.0
+    for v, t in zip(values, years, strict=True):
+        total += v / (1.0 + rate) ** t
+    return total
+
+
+#: XIRR stops when the bracket around the rate is narrower than this (see :func:`xirr_rate`)
+_XIRR_WIDTH = 2e-8
+
+
+def _bisect(npv, lo: float, hi: float, f_lo: float) -> float:
+    """The midpoint of [lo, hi] (XNPV changes sign between them) at which the bracket is
+    first narrower than 2e-8."""
+    while True:
+        mid = (lo + hi) / 2.0
+        if hi - lo < _XIRR_WIDTH:
+            return mid
+        f_mid = npv(mid)
+        if f_mid == 0:
+            return mid
+        if (f_mid > 0) == (f_lo > 0):
+            lo = mid
+        else:
+            hi = mid
+
+
+def xirr_rate(npv, guess: float) -> float | None:
+    """The rate XIRR returns for ``npv(rate)`` (XNPV of the payments), from ``guess``,
+    or None where XNPV changes sign nowhere in (-1, 2^60].
+
+    Excel does not return the root Newton's method converges to: its answers in the
+    ``formulas`` project's regression workbook (saved by Excel; FINANCIAL!R54:AW55,
+    guesses 0, 0.1, 1, 4 and 32015) are, bit for bit, the midpoints of a bisection of
+    [0, hi], where hi is the guess (1e-5 for a guess of 0) doubled until XNPV changes
+    sign between 0 and hi, stopped at the first midpoint whose bracket is narrower than
+    2e-8 (the midpoint is then within 1e-8 of the root). A negative rate (no sign change
+    above 0) is bisected the same way on [lo, 0], lo halving its distance to -1: within
+    1e-8 of the root too, but not checked against Excel's last digits.
+
+    >>> abs(xirr_rate(lambda r: -100.0 + 110.0 / (1 + r), 0.1) - 0.1) < 1e-8
+    True
+    >>> abs(xirr_rate(lambda r: -10.0 + 5.0 / (1 + r), 0.1) + 0.5) < 1e-8
+    True
+    """
+    f0 = npv(0.0)
+    if not (isinstance(f0, float) and math.isfinite(f0)):
+        return None
+    if f0 == 0:
+        return 0.0
+    hi = guess if guess > 0 else 1e-5
+    f_hi = npv(hi)
+    while (f_hi > 0) == (f0 > 0) and math.isfinite(f_hi) and hi < 2.0**60:
+        hi *= 2.0
+        f_hi = npv(hi)
+    if math.isfinite(f_hi) and (f_hi > 0) != (f0 > 0):
+        return hi if f_hi == 0 else _bisect(npv, 0.0, hi, f0)
+    lo = -0.5
+    f_lo = npv(lo)
+    while (f_lo > 0) == (f0 > 0) and math.isfinite(f_lo) and lo > -1 + 1e-12:
+        lo = -1.0 + (1.0 + lo) / 2.0
+        f_lo = npv(lo)
+    if math.isfinite(f_lo) and (f_lo > 0) != (f0 > 0):
+        return lo if f_lo == 0 else _bisect(npv, lo, 0.0, f_lo)
+    return None

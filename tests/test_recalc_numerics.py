@@ -1,0 +1,63 @@
+"""XIRR and XNPV to Excel's last digits (issue 13).
+
+Expected values: Excel's cached values in the ``formulas`` project's regression workbook
+(test.xlsx, saved by Excel for Mac), sheet FINANCIAL rows 54-56, whose payments and
+dates are written below (C54:G55). Excel's XIRR stops its search 1e-8 from the root,
+so these differ from the converged root (0.5993197557530...) in the ninth digit, and
+XNPV at that rate is a few 1e-9 whose digits depend on the order of the terms.
+Both evaluation paths.
+"""
+from __future__ import annotations
+
+import openpyxl
+import pytest
+from formula_cases import ENGINES, evaluate_cases
+
+from rooflinexl.errors import ExcelError
+
+CASES = {
+    "=XIRR(C55:G55,C54:G54,C54)": 0.5993197485804558,  # FINANCIAL!R54 (guess 1)
+    "=XIRR($C$55:$G$55,$C$54:$G$54,D55)": 0.5993197485804558,  # T55 (guess 1)
+    "=XIRR(C55:G55,C54:G54,4)": 0.5993197485804558,  # V55 (guess F56 = 4)
+    "=XIRR(C55:G55,C54:G54)": 0.5993197500705721,  # AD54 (default guess 0.1)
+    "=XIRR(C55:G55,C54:G54,0)": 0.599319755859375,  # U55 (guess E56 = 0)
+    '=XIRR(C55:G55,C54:G54,"26/08/1987")': 0.5993197540431083,  # X54 (guess 32015)
+    "=XIRR(C55:G55,C54:G54,-0.1)": "#NUM!",  # S55
+    "=XNPV(XIRR(C55:G55,C54:G54,1),C55:G55,C54:G54)": 4.594164160209857e-09,  # R56
+    "=XNPV(C56,C55:G55,C54:G54)": -0.6124748432976563,  # T56 (rate D56 = 2)
+    # Microsoft, "XNPV function": a date before the first payment's is #NUM!
+    "=XNPV(0.1,{-10,5},{5,1})": "#NUM!",
+}
+
+
+@pytest.fixture(scope="module")
+def evaluations(tmp_path_factory):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    for col, date, value in zip("CDEFG", [1, 99, 55, 4, 9], [-10, 1, 5, 0.0001, 4.5],
+                                strict=True):
+        ws[f"{col}54"], ws[f"{col}55"] = date, value
+    ws["C56"] = 2
+    return evaluate_cases(wb, ws, "K", CASES, tmp_path_factory.mktemp("numerics"))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("formula", list(CASES))
+def test_excel_answer(evaluations, engine, formula):
+    cells, evs = evaluations
+    got, want = evs[engine].value("S", cells[formula]), CASES[formula]
+    if isinstance(want, str):
+        assert isinstance(got, ExcelError) and str(got) == want, got
+    else:
+        # Excel's digits, not the root's: the root differs from them by ~1e-8
+        assert got == pytest.approx(want, rel=1e-13, abs=0) and not isinstance(got, bool), got
+
+
+def test_negative_rate_is_a_root():
+    """A loss (-10 then 5 a year later) is -50 % a year: within Excel's 1e-8 (by hand);
+    ``formulas``' own search stopped at its lower clamp, -0.9999999."""
+    from rooflinexl.recalc.functions import xirr_rate, xnpv_sum
+
+    rate = xirr_rate(lambda r: xnpv_sum(r, [-10.0, 5.0], [0.0, 1.0]), 0.1)
+    assert rate == pytest.approx(-0.5, abs=1e-8)
