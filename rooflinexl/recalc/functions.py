@@ -1545,3 +1545,282 @@ def xirr_rate(npv, guess: float) -> float | None:
     if math.isfinite(f_lo) and (f_lo > 0) != (f0 > 0):
         return lo if f_lo == 0 else _bisect(npv, lo, 0.0, f_lo)
     return None
+
+
+# ------------------------------------------------------------- FORECAST.ETS and family
+# Excel fits an additive (AAA) exponential triple smoothing model, choosing its
+# parameters by an optimisation Microsoft does not document; its numbers are not
+# reproduced in general. What is reproduced is the case where no smoothing is needed:
+# a series that is exactly a straight line plus a repeating pattern of the given
+# seasonality. Every fit of that model then has zero error, and Excel's answers in the
+# ``formulas`` project's regression workbook (saved by Excel for Mac; STATISTICAL rows
+# 38-41) follow from the series alone: the forecast continues line and pattern, the
+# confidence interval is 0, MASE/SMAPE/MAE/RMSE are 0, the step is the timeline's step.
+# Any other series is #VALUE! with a message saying so (never a number that could be
+# wrong). Rules from Microsoft ("FORECAST.ETS function" and its siblings) and that book:
+# - the timeline is sorted, equal dates are aggregated (0 or 1 AVERAGE, 2 COUNT,
+#   3 COUNTA, 7 SUM; 4 to 6, MAX/MEDIAN/MIN whose order sources disagree on, only where
+#   the equal dates have equal values), the step is the smallest gap, every gap a whole
+#   number of steps; a missing point is 0 (data_completion 0) or, alone between two
+#   points, their average (1, the default); other data_completion values are #NUM!;
+# - seasonality 1 (the default) detects the season length, 0 is none, up to 8760;
+# - target_date at or before the first date minus one step is #NUM!; between the
+#   timeline's points the forecast is interpolated, and before the first point from 0
+#   (the book: a series starting 1 at date 1 forecasts 0.1 at date 0.1, to the bit
+#   when the position is counted from the last date, as here);
+# - confidence_level must lie strictly between 0 and 1 (empty is the default 0.95);
+#   statistic_type 1 to 8 (1-3, the smoothing parameters, are not reproduced).
+# - the arguments one would fill from a row of cells (target_date, confidence_level,
+#   data_completion, statistic_type) take a range and give one result per cell: booleans
+#   are 1/0, numeric or date text its number, an error value that error.
+
+_ETS_AGGREGATE = {0: "average", 1: "average", 2: "count", 3: "counta", 7: "sum",
+                  4: "same", 5: "same", 6: "same"}
+
+
+def _ets_date_text(s: str) -> float | None:
+    """Numeric or date text as a number: en-US dates, day-first ones where the day is
+    above 12 (``26/08/1987``), and Excel's 29/02/1900 (serial 60)."""
+    v = _text_number(s)
+    if v is not None:
+        return v
+    v = _text_date(s)
+    if v is not None:
+        return v
+    m = re.match(r"^\s*(\d{1,2})/(\d{1,2})/(\d{4})\s*$", s)
+    if m is None:
+        return None
+    d, mo, y = (int(g) for g in m.groups())
+    if (d, mo, y) == (29, 2, 1900):
+        return 60.0
+    return _text_date(f"{mo}/{d}/{y}") if d > 12 else None
+
+
+def _ets_value(x, what: str) -> float:
+    """One argument value as a number, as the ETS functions coerce it."""
+    if isinstance(x, ExcelError):
+        raise _Err(str(x), getattr(x, "reason", "") or f"{what} is an error value")
+    if x is None:
+        return 0.0
+    if isinstance(x, bool):
+        return 1.0 if x else 0.0
+    if isinstance(x, (int, float)):
+        return float(x)
+    v = _ets_date_text(str(x))
+    if v is None:
+        raise _Err("#VALUE!", f"{what} {x!r} is not a number")
+    return v
+
+
+def _ets_option(x, what: str, default: float) -> float:
+    """An optional scalar argument (empty or omitted: its default)."""
+    if hasattr(x, "shape"):  # a whole column from the block path: go row by row
+        raise TypeError("scalar function")
+    x = _scalar(x, what)
+    return default if x is None else _ets_value(x, what)
+
+
+def _ets_numbers(arg, what: str) -> list[float]:
+    out = []
+    for row in _grid(arg):
+        for x in row:
+            if isinstance(x, ExcelError):
+                raise _Err(str(x), getattr(x, "reason", "") or f"{what} holds an error")
+            if x is None or isinstance(x, (bool, str)):
+                raise _Err("#VALUE!", f"{what}: {x!r} is not a number (not reproduced)")
+            out.append(float(x))
+    return out
+
+
+class _EtsSeries:
+    """The series the ETS functions fit: equally spaced, aggregated, completed; and
+    whether it is exactly a line plus a pattern of ``season`` steps."""
+
+    def __init__(self, values, timeline, season, completion, aggregation, name: str,
+                 fitted: bool = True):
+        self.name = name
+        ys, xs = _ets_numbers(values, "values"), _ets_numbers(timeline, "timeline")
+        if len(ys) != len(xs):
+            raise _Err("#N/A", f"{name}: values and timeline differ in size")
+        completion = math.trunc(completion)
+        if completion not in (0, 1):
+            raise _Err("#NUM!", f"{name}: data_completion must be 0 or 1")
+        kind = _ETS_AGGREGATE.get(aggregation) if aggregation == int(aggregation) else None
+        if kind is None:
+            raise _Err("#NUM!", f"{name}: aggregation must be 0 to 7")
+        if season < 0 or season > 8760:
+            raise _Err("#NUM!", f"{name}: seasonality must be 0 to 8760")
+        groups: dict[float, list[float]] = {}
+        for x, y in zip(xs, ys, strict=True):
+            groups.setdefault(x, []).append(y)
+        dates = sorted(groups)
+        if len(dates) < 3:
+            raise _Err("#VALUE!", f"{name}: fewer than three dates (not reproduced)")
+        points = []
+        for d in dates:
+            g = groups[d]
+            if kind == "same" and any(v != g[0] for v in g):
+                raise self.unsupported("aggregation 4-6 over unequal values")
+            points.append({"average": sum(g) / len(g), "count": float(len(g)),
+                           "counta": float(len(g)), "sum": sum(g), "same": g[0]}[kind])
+        gaps = [b - a for a, b in zip(dates, dates[1:], strict=False)]
+        step = min(gaps)
+        counts = [g / step for g in gaps]
+        if any(c != round(c) for c in counts):
+            raise self.unsupported("a timeline whose gaps are not whole steps")
+        y = [points[0]]
+        for c, v in zip(counts, points[1:], strict=True):
+            missing = round(c) - 1
+            if missing and completion == 1 and missing > 1:
+                raise self.unsupported("two or more missing points in a row")
+            y.extend([0.0 if completion == 0 else (y[-1] + v) / 2] * missing)
+            y.append(v)
+        if (len(y) - len(points)) > 0.3 * len(y):
+            raise self.unsupported("more than 30 % missing points")
+        self.y, self.step, self.last = y, step, dates[-1]
+        self.season = int(season)
+        if self.season == 1:
+            self.season = self.detected()
+        self.slope = self.fit(max(self.season, 1))
+        if self.slope is None and fitted:
+            raise self.unsupported(
+                "a series that is not exactly a line plus a repeating pattern")
+
+    def unsupported(self, what: str) -> _Err:
+        return _Err("#VALUE!", f"{self.name}: Excel's exponential smoothing is reproduced "
+                               f"only for an exact line plus pattern, not for {what}")
+
+    def fit(self, m: int) -> float | None:
+        """The slope when ``y`` is exactly a line plus a pattern of ``m`` steps, seen at
+        least twice (else None)."""
+        y = self.y
+        if len(y) < 2 * m or len(y) < 3:
+            return None
+        b = (y[m] - y[0]) / m
+        scale = max(abs(v) for v in y) or 1.0
+        for t, v in enumerate(y):
+            if abs(v - (y[t % m] + b * (t - t % m))) > 1e-12 * scale:
+                return None
+        return b
+
+    def detected(self) -> int:
+        """FORECAST.ETS.SEASONALITY for the series this class reproduces: 0 for a line;
+        0 for an exact pattern of m steps seen fewer than 2.5 times (Excel's answer for a
+        9-point series repeating every 4 in the book); anything else is not reproduced."""
+        if self.fit(1) is not None:
+            return 0
+        n = len(self.y)
+        fitting = [m for m in range(2, n // 2 + 1) if self.fit(m) is not None]
+        if fitting and n < 2.5 * fitting[0]:
+            return 0
+        raise self.unsupported("season detection in a series that repeats")
+
+    def position(self, target: float) -> float:
+        """The target's position in steps from the first point (counted from the last)."""
+        return (target - self.last) / self.step + (len(self.y) - 1)
+
+    def at(self, k: int) -> float:
+        """The fitted (= actual) value at whole position ``k`` >= 0, beyond the end too."""
+        if k < len(self.y):
+            return self.y[k]
+        m = max(self.season, 1)
+        return self.y[k % m] + self.slope * (k - k % m)
+
+    def forecast(self, target: float) -> float:
+        p = self.position(target)
+        if p <= -1:
+            raise _Err("#NUM!", f"{self.name}: target_date is before the timeline starts")
+        k = math.floor(p)
+        frac = p - k
+        lo = 0.0 if k < 0 else self.at(k)
+        return lo if frac == 0 else lo + frac * (self.at(k + 1) - lo)
+
+
+def _ets_each(arg, what: str, fn, default: float | None = None):
+    """``fn`` of each value of ``arg`` (a range gives one result per cell; an empty one
+    is ``default`` where the argument has one)."""
+    if hasattr(arg, "shape"):  # a whole column from the block path: go row by row
+        raise TypeError("scalar function")
+
+    def one(x):
+        try:
+            return fn(default if x is None and default is not None else _ets_value(x, what))
+        except _Err as e:
+            return e.error
+    if isinstance(arg, list):
+        return [[one(x) for x in row] for row in _grid(arg)]
+    return one(arg)
+
+
+def _ets_call(fn):
+    """A host function whose ``_Err`` becomes its error value."""
+    def call(*args):
+        try:
+            return fn(*args)
+        except _Err as e:
+            return e.error
+    call.__doc__, call.__name__ = fn.__doc__, fn.__name__
+    return call
+
+
+@_ets_call
+def _forecast_ets(target_date, values, timeline, seasonality=None, data_completion=None,
+                  aggregation=None):
+    """FORECAST.ETS(target_date, values, timeline, [seasonality], [data_completion],
+    [aggregation]) for an exact line plus pattern (see the notes above)."""
+    s = _EtsSeries(values, timeline, _ets_option(seasonality, "seasonality", 1),
+                   _ets_option(data_completion, "data_completion", 1),
+                   _ets_option(aggregation, "aggregation", 0), "FORECAST.ETS")
+    return _ets_each(target_date, "target_date", s.forecast)
+
+
+@_ets_call
+def _forecast_ets_confint(target_date, values, timeline, confidence_level=None,
+                          seasonality=None, data_completion=None, aggregation=None):
+    """FORECAST.ETS.CONFINT(...): 0 for an exact line plus pattern (no error to spread)."""
+    s = _EtsSeries(values, timeline, _ets_option(seasonality, "seasonality", 1),
+                   _ets_option(data_completion, "data_completion", 1),
+                   _ets_option(aggregation, "aggregation", 0), "FORECAST.ETS.CONFINT")
+    s.forecast(_ets_value(_scalar(target_date, "target_date"), "target_date"))
+
+    def interval(level: float) -> float:
+        if not 0 < level < 1:
+            raise _Err("#NUM!", "FORECAST.ETS.CONFINT: confidence_level must lie in (0, 1)")
+        return 0.0
+    return _ets_each(confidence_level, "confidence_level", interval, 0.95)
+
+
+@_ets_call
+def _forecast_ets_seasonality(values, timeline, data_completion=None, aggregation=None):
+    """FORECAST.ETS.SEASONALITY(values, timeline, ...): the detected season length."""
+    def one(completion: float) -> float:
+        return float(_EtsSeries(values, timeline, 1, completion,
+                                _ets_option(aggregation, "aggregation", 0),
+                                "FORECAST.ETS.SEASONALITY", fitted=False).season)
+    return _ets_each(data_completion, "data_completion", one, 1.0)
+
+
+@_ets_call
+def _forecast_ets_stat(values, timeline, statistic_type, seasonality=None,
+                       data_completion=None, aggregation=None):
+    """FORECAST.ETS.STAT(values, timeline, statistic_type, ...): 4-7 (MASE, SMAPE, MAE,
+    RMSE) are 0 and 8 the step for an exact line plus pattern; 1-3 are not reproduced."""
+    s = _EtsSeries(values, timeline, _ets_option(seasonality, "seasonality", 1),
+                   _ets_option(data_completion, "data_completion", 1),
+                   _ets_option(aggregation, "aggregation", 0), "FORECAST.ETS.STAT")
+
+    def stat(kind: float) -> float:
+        kind = math.trunc(kind)
+        if kind in (4, 5, 6, 7):
+            return 0.0
+        if kind == 8:
+            return s.step
+        if kind in (1, 2, 3):
+            raise s.unsupported("its smoothing parameters (statistic_type 1-3)")
+        raise _Err("#NUM!", "FORECAST.ETS.STAT: statistic_type must be 1 to 8")
+    return _ets_each(statistic_type, "statistic_type", stat)
+
+
+BUILTINS.update({"FORECAST.ETS": _forecast_ets, "FORECAST.ETS.CONFINT": _forecast_ets_confint,
+                 "FORECAST.ETS.SEASONALITY": _forecast_ets_seasonality,
+                 "FORECAST.ETS.STAT": _forecast_ets_stat})
