@@ -1,10 +1,12 @@
-"""XIRR and XNPV to Excel's last digits (issue 13).
+"""XIRR, XNPV, SKEW and SKEW.P to Excel's last digits (issue 13).
 
 Expected values: Excel's cached values in the ``formulas`` project's regression workbook
 (test.xlsx, saved by Excel for Mac), sheet FINANCIAL rows 54-56, whose payments and
 dates are written below (C54:G55). Excel's XIRR stops its search 1e-8 from the root,
 so these differ from the converged root (0.5993197557530...) in the ninth digit, and
 XNPV at that rate is a few 1e-9 whose digits depend on the order of the terms.
+SKEW/SKEW.P: sheet STATISTICAL rows 92-93 (inputs C92:J92 below); of a symmetric set
+they are rounding noise whose digits depend on the order of the operations.
 Both evaluation paths.
 """
 from __future__ import annotations
@@ -27,6 +29,18 @@ CASES = {
     "=XNPV(C56,C55:G55,C54:G54)": -0.6124748432976563,  # T56 (rate D56 = 2)
     # Microsoft, "XNPV function": a date before the first payment's is #NUM!
     "=XNPV(0.1,{-10,5},{5,1})": "#NUM!",
+    "=SKEW(C92:J92)": -1.1102230246251565e-15,  # STATISTICAL!AH92
+    "=SKEW(C92:D92,D92:E92,E92:F92)": -1.199040866595169e-15,  # R92
+    '=SKEW(E92:F92,F92:G92,G92:H92,"29/02/1900")': 2.4491797047808688,  # T92
+    "=SKEW(F92:G92,G92:H92,H92:I92)": 1.7320508075688767,  # U92
+    "=SKEW(I92,G92)": "#DIV/0!",  # X92: a referenced text is no number
+    '=SKEW(D92:E92,E92:F92,F92:G92,"")': "#VALUE!",  # S92
+    "=_xlfn.SKEW.P(C92:J92)": -6.217248937900876e-16,  # AH93
+    "=_xlfn.SKEW.P(C92:D92,D92:E92,E92:F92)": -5.921189464667501e-16,  # R93
+    "=_xlfn.SKEW.P(E92:F92,F92:G92,G92:H92,\"29/02/1900\")": 1.7886279622564345,  # T93
+    "=_xlfn.SKEW.P(F92:G92,G92:H92,H92:I92)": 0.7071067811865476,  # U93
+    # Microsoft, "SKEW function": 3,4,5,2,3,4,5,6,4,7 -> 0.359543
+    "=SKEW(3,4,5,2,3,4,5,6,4,7)": 0.359543071406797,
 }
 
 
@@ -39,6 +53,9 @@ def evaluations(tmp_path_factory):
                                 strict=True):
         ws[f"{col}54"], ws[f"{col}55"] = date, value
     ws["C56"] = 2
+    for col, v in zip("CDEFGHIJ", [0, 0.1, 0.2, 0.3, -0.1, None, "29/02/1900", True],
+                      strict=True):
+        ws[f"{col}92"] = v
     return evaluate_cases(wb, ws, "K", CASES, tmp_path_factory.mktemp("numerics"))
 
 
@@ -52,6 +69,13 @@ def test_excel_answer(evaluations, engine, formula):
     else:
         # Excel's digits, not the root's: the root differs from them by ~1e-8
         assert got == pytest.approx(want, rel=1e-13, abs=0) and not isinstance(got, bool), got
+
+
+def test_skew_is_excel_to_the_bit(evaluations):
+    """Rounding noise is compared exactly: Excel's digits, not just 'about 0'."""
+    cells, evs = evaluations
+    for engine in ENGINES:
+        assert evs[engine].value("S", cells["=SKEW(C92:J92)"]) == -1.1102230246251565e-15
 
 
 def test_negative_rate_is_a_root():

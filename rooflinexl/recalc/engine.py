@@ -385,25 +385,25 @@ def excel_semantics():
         return complex_text(float(r), float(i), suffix)
 
     table = _formulas().get_functions()
-    lambda_fixes = _lambda_helpers()
+    table_fixes = _table_fixes()
     xnpv, newton = _xirr_fixes()
     with _LOCK:
         saved = (ft._str, fo._str, fo.OPERATORS["^"], Operator.compile, fe._fmt_complex,
                  fd._text2datetime, ff._xnpv, ff._newton)
-        saved_table = {k: table[k] for k in lambda_fixes if k in table}
+        saved_table = {k: table[k] for k in table_fixes if k in table}
         ft._str = fo._str = value_text
         fo.OPERATORS["^"] = fo.numeric_wrap(excel_power)
         Operator.compile = compile_operator
         fe._fmt_complex = fmt_complex
         fd._text2datetime = text2date
         ff._xnpv, ff._newton = xnpv, newton
-        table.update(lambda_fixes)
+        table.update(table_fixes)
         try:
             yield
         finally:
             (ft._str, fo._str, fo.OPERATORS["^"], Operator.compile, fe._fmt_complex,
              fd._text2datetime, ff._xnpv, ff._newton) = saved
-            for k in lambda_fixes:
+            for k in table_fixes:
                 table.pop(k, None)
             table.update(saved_table)
 
@@ -445,15 +445,28 @@ def _xirr_fixes() -> tuple[Callable, Callable]:
 
 
 @functools.cache
-def _lambda_helpers() -> dict[str, Callable]:
-    """SCAN and MAP as ``formulas`` has them, but keeping an error value an error: its
-    own build their result with ``np.asarray(values)``, which turns ``#VALUE!`` (an
+def _table_fixes() -> dict[str, Callable]:
+    """Entries of ``formulas``' function table replaced while :func:`excel_semantics` is
+    active. SCAN and MAP as ``formulas`` has them, but keeping an error value an error:
+    its own build their result with ``np.asarray(values)``, which turns ``#VALUE!`` (an
     ``XlError``, a ``str``) into the text "#VALUE!" whenever every value is text or an
-    error (``SCAN("a", {1;3}, LAMBDA(a, b, a+b^2))`` is two ``#VALUE!`` in Excel)."""
+    error (``SCAN("a", {1;3}, LAMBDA(a, b, a+b^2))`` is two ``#VALUE!`` in Excel).
+    SKEW and SKEW.P computed in Excel's order of operations
+    (:func:`rooflinexl.recalc.functions.skew`); ``formulas`` still collects the numbers
+    (which arguments count, errors)."""
+    import formulas.functions.stat as fs
     import numpy as np
     from formulas.functions import flatten, replace_empty
 
+    from rooflinexl.recalc.functions import skew
+
     F = _formulas()
+
+    def skew_of(population):
+        def of(values):
+            r = skew([float(v) for v in values], population)
+            return F.Error.errors[str(r)] if isinstance(r, ExcelError) else r
+        return F.wrap_func(functools.partial(fs.xfunc, func=of, default=None))
 
     def first(v):
         return v.ravel()[0] if isinstance(v, np.ndarray) else v
@@ -479,7 +492,9 @@ def _lambda_helpers() -> dict[str, Callable]:
         return np.asarray(out, object).reshape(array.shape).view(F.Array)
 
     scan_f, map_f = F.wrap_func(scan), F.wrap_func(map_)
-    return {"_XLFN.SCAN": scan_f, "SCAN": scan_f, "_XLFN.MAP": map_f, "MAP": map_f}
+    skew_s, skew_p = skew_of(False), skew_of(True)
+    return {"_XLFN.SCAN": scan_f, "SCAN": scan_f, "_XLFN.MAP": map_f, "MAP": map_f,
+            "SKEW": skew_s, "_XLFN.SKEW": skew_s, "SKEW.P": skew_p, "_XLFN.SKEW.P": skew_p}
 
 
 @contextlib.contextmanager

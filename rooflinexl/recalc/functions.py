@@ -1824,3 +1824,42 @@ def _forecast_ets_stat(values, timeline, statistic_type, seasonality=None,
 BUILTINS.update({"FORECAST.ETS": _forecast_ets, "FORECAST.ETS.CONFINT": _forecast_ets_confint,
                  "FORECAST.ETS.SEASONALITY": _forecast_ets_seasonality,
                  "FORECAST.ETS.STAT": _forecast_ets_stat})
+
+
+# ------------------------------------------------------------------ SKEW and SKEW.P
+
+def skew(values, population: bool):
+    """SKEW (``population`` False) or SKEW.P of the numbers ``values``, in the order
+    Excel adds them, or ``#DIV/0!`` (fewer than three numbers, or no spread).
+
+    Microsoft ("SKEW function", "SKEW.P function"): SKEW is
+    n / ((n-1)(n-2)) * sum(((x - mean) / s)^3) with s the sample standard deviation,
+    SKEW.P is sum(((x - mean) / sigma)^3) / n with the population one. For a symmetric
+    set the result is rounding noise, and its digits depend on the order of the
+    operations: these (mean = running sum / n, s from the running sum of squared
+    deviations, each term (d/s)*(d/s)*(d/s) added in turn) give Excel's noise to the
+    bit in the ``formulas`` project's regression workbook (STATISTICAL!R92:AW93:
+    -1.1102230246251565e-15 for SKEW of 0, 0.1, 0.2, 0.3, -0.1).
+
+    >>> skew([0, 0.1, 0.2, 0.3, -0.1], False), skew([3.0, 4.0, 5.0, 2.0, 3.0, 4.0, 5.0, 6.0,
+    ...     4.0, 7.0], False)  # Microsoft's example: 0.359543
+    (-1.1102230246251565e-15, 0.3595430714067974)
+    """
+    n = len(values)
+    if n < 3:
+        return ExcelError("#DIV/0!", "SKEW needs at least three numbers")
+    total = 0.0
+    for v in values:
+        total += v
+    mean = total / n
+    squares = 0.0
+    for v in values:
+        squares += (v - mean) * (v - mean)
+    s = math.sqrt(squares / (n if population else n - 1))
+    if s == 0:
+        return ExcelError("#DIV/0!", "SKEW of numbers that do not vary")
+    cubes = 0.0
+    for v in values:
+        z = (v - mean) / s
+        cubes += z * z * z
+    return cubes / n if population else n / ((n - 1) * (n - 2)) * cubes
