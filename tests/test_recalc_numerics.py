@@ -1,4 +1,4 @@
-"""XIRR, XNPV, SKEW and SKEW.P to Excel's last digits (issue 13).
+"""XIRR, XNPV, SKEW, SKEW.P and BESSELI/J/K/Y to Excel's last digits (issue 13).
 
 Expected values: Excel's cached values in the ``formulas`` project's regression workbook
 (test.xlsx, saved by Excel for Mac), sheet FINANCIAL rows 54-56, whose payments and
@@ -7,6 +7,8 @@ so these differ from the converged root (0.5993197557530...) in the ninth digit,
 XNPV at that rate is a few 1e-9 whose digits depend on the order of the terms.
 SKEW/SKEW.P: sheet STATISTICAL rows 92-93 (inputs C92:J92 below); of a symmetric set
 they are rounding noise whose digits depend on the order of the operations.
+BESSEL*: sheet ENGINEERING rows 3-6 (Excel's approximations, ~1e-8 from the exact
+functions: BESSELI(2.3, 2) is 1.00543166365... exactly, 1.0054316669125958 in Excel).
 Both evaluation paths.
 """
 from __future__ import annotations
@@ -39,6 +41,20 @@ CASES = {
     "=_xlfn.SKEW.P(C92:D92,D92:E92,E92:F92)": -5.921189464667501e-16,  # R93
     "=_xlfn.SKEW.P(E92:F92,F92:G92,G92:H92,\"29/02/1900\")": 1.7886279622564345,  # T93
     "=_xlfn.SKEW.P(F92:G92,G92:H92,H92:I92)": 0.7071067811865476,  # U93
+    "=BESSELI(2.3,2)": 1.0054316669125958,  # ENGINEERING!T3
+    "=BESSELI(-1,)": 1.2660658480342601,  # V3 (n empty: 0)
+    '=BESSELI("3.2",2)': 2.7882984611029293,  # X3
+    "=BESSELI(10000000,2.3)": "#NUM!",  # S3 (overflow)
+    "=BESSELI(2,-1)": "#NUM!",  # U3
+    "=BESSELI(TRUE,1)": "#VALUE!",  # Y3
+    "=BESSELJ(10000000,2.3)": 8.683739567294922e-05,  # S4 (n truncated to 2)
+    "=BESSELJ(2.3,2)": 0.41391458970875217,  # T4
+    "=BESSELJ(-1,0)": 0.7651976837548592,  # V4
+    "=BESSELK(2.3,2)": 0.1617333633782021,  # T5
+    "=BESSELK(0,10000000)": "#NUM!",  # R5
+    "=BESSELY(2.3,2)": -0.4726168566767928,  # T6
+    "=BESSELY(10000000,2.3)": -0.00023689922733673244,  # S6
+    "=BESSELY(-1,0)": "#NUM!",  # V6
     # Microsoft, "SKEW function": 3,4,5,2,3,4,5,6,4,7 -> 0.359543
     "=SKEW(3,4,5,2,3,4,5,6,4,7)": 0.359543071406797,
 }
