@@ -1,4 +1,4 @@
-"""XIRR, XNPV, SKEW, SKEW.P and BESSELI/J/K/Y to Excel's last digits (issue 13).
+"""XIRR, XNPV, SKEW, SKEW.P, BESSELI/J/K/Y and PPMT to Excel's digits (issue 13).
 
 Expected values: Excel's cached values in the ``formulas`` project's regression workbook
 (test.xlsx, saved by Excel for Mac), sheet FINANCIAL rows 54-56, whose payments and
@@ -55,6 +55,12 @@ CASES = {
     "=BESSELY(2.3,2)": -0.4726168566767928,  # T6
     "=BESSELY(10000000,2.3)": -0.00023689922733673244,  # S6
     "=BESSELY(-1,0)": "#NUM!",  # V6
+    # FINANCIAL!R40:W40: the principal of an early payment of a loan repaid at the end
+    '=PPMT(-0.1,"3","33","10000","1")': -835.9133596022948,
+    '=PPMT(2,"3","33","10000","1")': -3.238280962129199e-11,
+    '=PPMT(4,"3","33","10000","1")': -8.590793585459249e-18,
+    '=PPMT(5,"3","33","10000","1")': -3.7698552037230904e-20,
+    '=PPMT(0,"3","33","10000","1")': -303.06060606060606,
     # Microsoft, "SKEW function": 3,4,5,2,3,4,5,6,4,7 -> 0.359543
     "=SKEW(3,4,5,2,3,4,5,6,4,7)": 0.359543071406797,
 }

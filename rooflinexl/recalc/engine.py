@@ -453,12 +453,15 @@ def _table_fixes() -> dict[str, Callable]:
     error (``SCAN("a", {1;3}, LAMBDA(a, b, a+b^2))`` is two ``#VALUE!`` in Excel).
     SKEW and SKEW.P computed in Excel's order of operations
     (:func:`rooflinexl.recalc.functions.skew`); ``formulas`` still collects the numbers
-    (which arguments count, errors)."""
+    (which arguments count, errors). PPMT of an end-of-period annuity without
+    cancellation (:func:`rooflinexl.recalc.functions.ppmt`)."""
+    import formulas.functions as fu
+    import formulas.functions.financial as ff
     import formulas.functions.stat as fs
     import numpy as np
     from formulas.functions import flatten, replace_empty
 
-    from rooflinexl.recalc.functions import skew
+    from rooflinexl.recalc.functions import ppmt, skew
 
     F = _formulas()
 
@@ -493,8 +496,16 @@ def _table_fixes() -> dict[str, Callable]:
 
     scan_f, map_f = F.wrap_func(scan), F.wrap_func(map_)
     skew_s, skew_p = skew_of(False), skew_of(True)
+    plain_ppmt = ff.xppmt
+
+    def ppmt_(rate, per, nper, pv, fv=0, type=0):
+        if type != 0 or rate == 0 or per < 1 or per >= nper + 1:
+            return plain_ppmt(rate, per, nper, pv, fv, type)
+        return ppmt(rate, per, nper, pv, fv)
+
     return {"_XLFN.SCAN": scan_f, "SCAN": scan_f, "_XLFN.MAP": map_f, "MAP": map_f,
-            "SKEW": skew_s, "_XLFN.SKEW": skew_s, "SKEW.P": skew_p, "_XLFN.SKEW.P": skew_p}
+            "SKEW": skew_s, "_XLFN.SKEW": skew_s, "SKEW.P": skew_p, "_XLFN.SKEW.P": skew_p,
+            "PPMT": fu.wrap_ufunc(ppmt_, input_parser=ff.convert2float)}
 
 
 @contextlib.contextmanager

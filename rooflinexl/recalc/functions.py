@@ -2046,3 +2046,22 @@ def _bessel(kind: str):
 
 
 BUILTINS.update({f"BESSEL{k}": _bessel(k) for k in "IJKY"})
+
+
+# ------------------------------------------------------------------------- PPMT
+
+def ppmt(rate: float, per: float, nper: float, pv: float, fv: float) -> float:
+    """The principal part of payment ``per`` of an annuity paid at the end of each period
+    (PPMT with type 0), without the cancellation of PMT - IPMT:
+    -rate * (pv + fv) * (1 + rate)^(per-1) / ((1 + rate)^nper - 1) (rate not 0).
+
+    Where the loan is repaid almost only at the end the principal of an early payment
+    is tiny, and PMT - IPMT (each about pv * rate) leaves rounding noise; Excel's values
+    are the tiny number (the ``formulas`` project's regression workbook, FINANCIAL!S40:
+    PPMT(2, 3, 33, 10000, 1) = -3.238280962129199e-11; this gives ...216e-11).
+
+    >>> round(ppmt(0.1, 1, 2, 100.0, 0.0), 10)  # PMT -57.6190476190, interest -10
+    -47.619047619
+    """
+    growth = (1.0 + rate) ** nper - 1.0
+    return -rate * (pv + fv) / growth * (1.0 + rate) ** (per - 1)
