@@ -1,4 +1,4 @@
-"""XIRR, XNPV, SKEW, SKEW.P, BESSELI/J/K/Y and PPMT to Excel's digits (issue 13).
+"""XIRR, XNPV, SKEW(.P), BESSELI/J/K/Y, PPMT, MINVERSE to Excel's digits (issue 13).
 
 Expected values: Excel's cached values in the ``formulas`` project's regression workbook
 (test.xlsx, saved by Excel for Mac), sheet FINANCIAL rows 54-56, whose payments and
@@ -61,6 +61,14 @@ CASES = {
     '=PPMT(4,"3","33","10000","1")': -8.590793585459249e-18,
     '=PPMT(5,"3","33","10000","1")': -3.7698552037230904e-20,
     '=PPMT(0,"3","33","10000","1")': -303.06060606060606,
+    # CORE!P27:R29 (an array formula there) and M30: Excel's LU digits, not the exact
+    # inverse (0 and -1/2) nor LAPACK's
+    "=INDEX(MINVERSE({1,2,3;2,5,6;7,8,9}),2,3)": -2.0451476769410777e-17,
+    "=INDEX(MINVERSE({1,2,3;2,5,6;7,8,9}),1,2)": -0.4999999999999999,
+    "=INDEX(MINVERSE({1,2,3;2,5,6;7,8,9}),3,1)": 1.5833333333333328,
+    "=SUM(MINVERSE({1,2,-1;3,4,-1;0,2,0}))": -0.4999999999999998,
+    "=MINVERSE({1,2;2,4})": "#NUM!",  # singular (Microsoft, "MINVERSE function")
+    '=MINVERSE({1,"a";2,4})': "#VALUE!",
     # Microsoft, "SKEW function": 3,4,5,2,3,4,5,6,4,7 -> 0.359543
     "=SKEW(3,4,5,2,3,4,5,6,4,7)": 0.359543071406797,
 }

@@ -454,14 +454,16 @@ def _table_fixes() -> dict[str, Callable]:
     SKEW and SKEW.P computed in Excel's order of operations
     (:func:`rooflinexl.recalc.functions.skew`); ``formulas`` still collects the numbers
     (which arguments count, errors). PPMT of an end-of-period annuity without
-    cancellation (:func:`rooflinexl.recalc.functions.ppmt`)."""
+    cancellation (:func:`rooflinexl.recalc.functions.ppmt`). MINVERSE by Excel's LU
+    decomposition (:func:`rooflinexl.recalc.functions.minverse`), not rounded to 15
+    decimals as ``formulas`` does."""
     import formulas.functions as fu
     import formulas.functions.financial as ff
     import formulas.functions.stat as fs
     import numpy as np
     from formulas.functions import flatten, replace_empty
 
-    from rooflinexl.recalc.functions import ppmt, skew
+    from rooflinexl.recalc.functions import minverse, ppmt, skew
 
     F = _formulas()
 
@@ -498,6 +500,18 @@ def _table_fixes() -> dict[str, Callable]:
     skew_s, skew_p = skew_of(False), skew_of(True)
     plain_ppmt = ff.xppmt
 
+    def minverse_(x):
+        fu.raise_errors(x)
+        x = np.asarray(x, object)
+        numbers = list(flatten(x, lambda v: not isinstance(v, str) and fu.is_number(v)))
+        if x.ndim != 2 or x.shape[0] != x.shape[1] or len(numbers) != x.size:
+            return F.Error.errors["#VALUE!"]
+        n = x.shape[0]
+        r = minverse([[float(v) for v in numbers[i * n:(i + 1) * n]] for i in range(n)])
+        if isinstance(r, ExcelError):
+            return F.Error.errors[str(r)]
+        return np.asarray(r, object).view(F.Array)
+
     def ppmt_(rate, per, nper, pv, fv=0, type=0):
         if type != 0 or rate == 0 or per < 1 or per >= nper + 1:
             return plain_ppmt(rate, per, nper, pv, fv, type)
@@ -505,7 +519,8 @@ def _table_fixes() -> dict[str, Callable]:
 
     return {"_XLFN.SCAN": scan_f, "SCAN": scan_f, "_XLFN.MAP": map_f, "MAP": map_f,
             "SKEW": skew_s, "_XLFN.SKEW": skew_s, "SKEW.P": skew_p, "_XLFN.SKEW.P": skew_p,
-            "PPMT": fu.wrap_ufunc(ppmt_, input_parser=ff.convert2float)}
+            "PPMT": fu.wrap_ufunc(ppmt_, input_parser=ff.convert2float),
+            "MINVERSE": F.wrap_func(minverse_)}
 
 
 @contextlib.contextmanager
