@@ -25,6 +25,8 @@ CASES = {
     "=XIRR(C55:G55,C54:G54,4)": 0.5993197485804558,  # V55 (guess F56 = 4)
     "=XIRR(C55:G55,C54:G54)": 0.5993197500705721,  # AD54 (default guess 0.1)
     "=XIRR(C55:G55,C54:G54,0)": 0.599319755859375,  # U55 (guess E56 = 0)
+    "=XIRR(C55:H55,C54:H54)": 0.5993197500705721,  # AD54: the empty H is no payment
+    "=XIRR(C55:I55,C54:I54)": 0.5993197500705721,  # AE54: I55 is the text "1"
     '=XIRR(C55:G55,C54:G54,"26/08/1987")': 0.5993197540431083,  # X54 (guess 32015)
     "=XIRR(C55:G55,C54:G54,-0.1)": "#NUM!",  # S55
     "=XNPV(XIRR(C55:G55,C54:G54,1),C55:G55,C54:G54)": 4.594164160209857e-09,  # R56
@@ -82,6 +84,7 @@ def evaluations(tmp_path_factory):
     for col, date, value in zip("CDEFG", [1, 99, 55, 4, 9], [-10, 1, 5, 0.0001, 4.5],
                                 strict=True):
         ws[f"{col}54"], ws[f"{col}55"] = date, value
+    ws["I54"], ws["I55"] = 32015, "1"
     ws["C56"] = 2
     for col, v in zip("CDEFGHIJ", [0, 0.1, 0.2, 0.3, -0.1, None, "29/02/1900", True],
                       strict=True):

@@ -431,7 +431,16 @@ def _xirr_fixes() -> tuple[Callable, Callable]:
             return [float(v) for v in
                     np.array(ff.text2num(ff.replace_empty(x)), float).ravel()]
 
-        vals, days = numbers(values), [math.floor(d) for d in numbers(dates)]
+        # a payment whose amount or date cell is empty is no payment (Excel's XIRR over
+        # C55:H55 with H empty is its XIRR over C55:G55: FINANCIAL!AD54 of the book)
+        v_all, d_all = (np.asarray(x, object).ravel() for x in (values, dates))
+        empty = _empty()
+        kept = [i for i in range(v_all.size)
+                if v_all[i] is not empty and d_all[i] is not empty]
+        vals = numbers(v_all[kept].reshape(1, -1))
+        days = [math.floor(d) for d in numbers(d_all[kept].reshape(1, -1))]
+        if not vals:
+            return (lambda rate: ff.Error.errors["#NUM!"]), None
         if any(d < days[0] for d in days):  # Microsoft: a date before the first is #NUM!
             return (lambda rate: ff.Error.errors["#NUM!"]), None
         years = [(d - days[0]) / 365 for d in days]
