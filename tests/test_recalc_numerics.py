@@ -9,9 +9,13 @@ SKEW/SKEW.P: sheet STATISTICAL rows 92-93 (inputs C92:J92 below); of a symmetric
 they are rounding noise whose digits depend on the order of the operations.
 BESSEL*: sheet ENGINEERING rows 3-6 (Excel's approximations, ~1e-8 from the exact
 functions: BESSELI(2.3, 2) is 1.00543166365... exactly, 1.0054316669125958 in Excel).
+XIRR/XNPV/IPMT also from IronCalc's test workbooks (xlsx/tests/calc_tests/FINANCIAL: XIRR,
+XNPV, IPMT_PPMT; saved by Excel for Mac), rows written below as rows 60-64.
 Both evaluation paths.
 """
 from __future__ import annotations
+
+import datetime
 
 import openpyxl
 import pytest
@@ -63,6 +67,21 @@ CASES = {
     '=PPMT(4,"3","33","10000","1")': -8.590793585459249e-18,
     '=PPMT(5,"3","33","10000","1")': -3.7698552037230904e-20,
     '=PPMT(0,"3","33","10000","1")': -303.06060606060606,
+    # IronCalc XIRR.xlsx R2, R12, R19 (positive rates: Excel's 26th bisection midpoint)
+    "=XIRR(A60:F60,H60:M60)": 1.1859161972999572,
+    "=XIRR(A61:F61,H61:M61)": 3.131423544883728,
+    "=XIRR(A62:F62,H62:M62)": 0.9825324892997742,
+    # IronCalc XIRR.xlsx Q7, Q8, S2: XNPV of an empty or text amount, of ranges of
+    # different sizes, is #NUM! (XIRR of the text amount is #VALUE!, R8)
+    "=XNPV(0.1,A63:F63,H60:M60)": "#NUM!",
+    "=XNPV(0.1,A64:F64,H60:M60)": "#NUM!",
+    "=XNPV(0.1,A60:E60,H60:M60)": "#NUM!",
+    "=XIRR(A64:F64,H60:M60)": "#VALUE!",
+    # IronCalc IPMT_PPMT.xlsx rows 17, 18, 25: IPMT(0.1, per, 3, 8000, 10, 1) for per 3.9
+    # (before nper + 1: a number), 4 and 0.99999 (#NUM!)
+    "=IPMT(0.1,3.9,3,8000,10,1)": -26.866364667656377,
+    "=IPMT(0.1,4,3,8000,10,1)": "#NUM!",
+    "=IPMT(0.01,0.99999,36,8000,0,1)": "#NUM!",
     # CORE!P27:R29 (an array formula there) and M30: Excel's LU digits, not the exact
     # inverse (0 and -1/2) nor LAPACK's
     "=INDEX(MINVERSE({1,2,3;2,5,6;7,8,9}),2,3)": -2.0451476769410777e-17,
@@ -85,6 +104,19 @@ def evaluations(tmp_path_factory):
                                 strict=True):
         ws[f"{col}54"], ws[f"{col}55"] = date, value
     ws["I54"], ws["I55"] = 32015, "1"
+    days = [datetime.datetime(2023, m, 1) for m in (2, 3, 4, 6, 7, 8)]
+    for row, amounts, dates in (
+            (60, [-20, 5, 5, 5, 5, 5], days),
+            (61, [-20, 9, 9, 9, 9, 9], [23, 23.67, 123.69, 400.992, 500, 500]),
+            (62, [-20, 5, 12, 1, 7, 5], [datetime.datetime(*d) for d in (
+                (2024, 1, 1), (2024, 2, 1), (2024, 3, 2), (2024, 4, 4), (2025, 5, 5),
+                (2026, 6, 6))]),
+            (63, [20, 5, 5, None, 5, 5], days),
+            (64, [-70, 12, 15, "hello", 5, 5], days)):
+        for col, v in zip("ABCDEF", amounts, strict=True):
+            ws[f"{col}{row}"] = v
+        for col, d in zip("HIJKLM", dates, strict=True):
+            ws[f"{col}{row}"] = d
     ws["C56"] = 2
     for col, v in zip("CDEFGHIJ", [0, 0.1, 0.2, 0.3, -0.1, None, "29/02/1900", True],
                       strict=True):

@@ -421,8 +421,20 @@ def _xirr_fixes() -> tuple[Callable, Callable]:
     from rooflinexl.recalc.functions import xirr_rate, xnpv_sum
 
     plain_xnpv, plain_newton = ff._xnpv, ff._newton
+    F = _formulas()
+
+    def plain_number(x) -> bool:
+        return isinstance(x, (int, float, np.number)) and not isinstance(x, (bool, np.bool_))
 
     def xnpv(values, dates=None, min_date=0):
+        if dates is not None and min_date == 0:  # XNPV's own rules (XIRR passes -1)
+            v_all, d_all = (np.asarray(x, object).ravel() for x in (values, dates))
+            cells = [*v_all.tolist(), *d_all.tolist()]
+            if not any(isinstance(x, F.XlError) for x in cells) and (
+                    v_all.size != d_all.size or not all(plain_number(x) for x in cells)):
+                # IronCalc's XNPV test workbook, saved by Excel: an empty, text or
+                # boolean amount, or amounts and dates of different counts, are #NUM!
+                return (lambda rate: ff.Error.errors["#NUM!"]), None
         func, dfunc = plain_xnpv(values, dates, min_date)
         if dfunc is None or dates is None:  # an error, or NPV's evenly spaced periods
             return func, dfunc
@@ -463,7 +475,8 @@ def _table_fixes() -> dict[str, Callable]:
     SKEW and SKEW.P computed in Excel's order of operations
     (:func:`rooflinexl.recalc.functions.skew`); ``formulas`` still collects the numbers
     (which arguments count, errors). PPMT of an end-of-period annuity without
-    cancellation (:func:`rooflinexl.recalc.functions.ppmt`). MINVERSE by Excel's LU
+    cancellation (:func:`rooflinexl.recalc.functions.ppmt`); IPMT refuses a period
+    before the first or after the last (#NUM!, as PPMT). MINVERSE by Excel's LU
     decomposition (:func:`rooflinexl.recalc.functions.minverse`), not rounded to 15
     decimals as ``formulas`` does."""
     import formulas.functions as fu
@@ -521,6 +534,12 @@ def _table_fixes() -> dict[str, Callable]:
             return F.Error.errors[str(r)]
         return np.asarray(r, object).view(F.Array)
 
+    def ipmt_(rate, per, nper, pv, fv=0, type=0):
+        if per < 1 or per >= nper + 1:  # as PPMT (IronCalc's IPMT test book, by Excel)
+            return F.Error.errors["#NUM!"]
+        return ff._npf("ipmt", rate, per, nper, pv, fv, type,
+                       freturn=lambda x: F.Error.errors["#NUM!"] if x > 0 else x)
+
     def ppmt_(rate, per, nper, pv, fv=0, type=0):
         if type != 0 or rate == 0 or per < 1 or per >= nper + 1:
             return plain_ppmt(rate, per, nper, pv, fv, type)
@@ -529,6 +548,7 @@ def _table_fixes() -> dict[str, Callable]:
     return {"_XLFN.SCAN": scan_f, "SCAN": scan_f, "_XLFN.MAP": map_f, "MAP": map_f,
             "SKEW": skew_s, "_XLFN.SKEW": skew_s, "SKEW.P": skew_p, "_XLFN.SKEW.P": skew_p,
             "PPMT": fu.wrap_ufunc(ppmt_, input_parser=ff.convert2float),
+            "IPMT": fu.wrap_ufunc(ipmt_, input_parser=ff.convert2float),
             "MINVERSE": F.wrap_func(minverse_)}
 
 

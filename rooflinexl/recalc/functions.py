@@ -1487,8 +1487,10 @@ def xnpv_sum(rate: float, values, years) -> float:
     return total
 
 
-#: XIRR stops when the bracket around the rate is narrower than this (see :func:`xirr_rate`)
+#: XIRR stops when the bracket around a negative rate is narrower than this
 _XIRR_WIDTH = 2e-8
+#: Excel's XIRR: midpoints of its bisection, and |XNPV| small enough to stop sooner
+_XIRR_STEPS, _XIRR_NPV_TOL = 26, 1e-10
 
 
 def _bisect(npv, lo: float, hi: float, f_lo: float) -> float:
@@ -1511,16 +1513,19 @@ def xirr_rate(npv, guess: float) -> float | None:
     """The rate XIRR returns for ``npv(rate)`` (XNPV of the payments), from ``guess``,
     or None where XNPV changes sign nowhere in (-1, 2^60].
 
-    Excel does not return the root Newton's method converges to: its answers in the
-    ``formulas`` project's regression workbook (saved by Excel; FINANCIAL!R54:AW55,
-    guesses 0, 0.1, 1, 4 and 32015) are, bit for bit, the midpoints of a bisection of
-    [0, hi], where hi is the guess (1e-5 for a guess of 0) doubled until XNPV changes
-    sign between 0 and hi, stopped at the first midpoint whose bracket is narrower than
-    2e-8 (the midpoint is then within 1e-8 of the root). A negative rate (no sign change
-    above 0) is bisected the same way on [lo, 0], lo halving its distance to -1: within
-    1e-8 of the root too, but not checked against Excel's last digits.
+    Excel does not return the root Newton's method converges to. Its answers for a
+    positive rate in the ``formulas`` project's regression workbook (FINANCIAL!R54:AW55,
+    guesses 0, 0.1, 1, 4 and 32015) and IronCalc's XIRR test workbook (rows 2, 12, 19;
+    both saved by Excel) are, bit for bit, the 26th midpoint of a bisection of [a, 2a],
+    a the guess (1e-5 for a guess of 0) doubled or halved until XNPV changes sign
+    between a and 2a; a midpoint where |XNPV| < 1e-10 ends it sooner (guess 0). That
+    is within about 1e-8 of the root, not at it. A negative rate (XNPV keeps its sign
+    above 0) is bisected on [lo, 0], lo halving its distance to -1, until the bracket
+    is narrower than 2e-8: within 1e-8 of the root too, but not Excel's last digits
+    (its search there is not reproduced).
 
-    >>> abs(xirr_rate(lambda r: -100.0 + 110.0 / (1 + r), 0.1) - 0.1) < 1e-8
+    >>> r = xirr_rate(lambda r: -100.0 + 110.0 / (1 + r), 0.1)  # the root is 0.1
+    >>> r != 0.1 and abs(r - 0.1) < 1e-8
     True
     >>> abs(xirr_rate(lambda r: -10.0 + 5.0 / (1 + r), 0.1) + 0.5) < 1e-8
     True
@@ -1530,13 +1535,31 @@ def xirr_rate(npv, guess: float) -> float | None:
         return None
     if f0 == 0:
         return 0.0
-    hi = guess if guess > 0 else 1e-5
-    f_hi = npv(hi)
-    while (f_hi > 0) == (f0 > 0) and math.isfinite(f_hi) and hi < 2.0**60:
-        hi *= 2.0
-        f_hi = npv(hi)
-    if math.isfinite(f_hi) and (f_hi > 0) != (f0 > 0):
-        return hi if f_hi == 0 else _bisect(npv, 0.0, hi, f0)
+
+    def past(r: float) -> bool:  # XNPV has changed sign between 0 and r
+        v = npv(r)
+        return math.isfinite(v) and (v > 0) != (f0 > 0)
+
+    x = guess if guess > 0 else 1e-5
+    if past(x):
+        while x > 1e-300 and past(x / 2.0):
+            x /= 2.0
+        lo, hi = x / 2.0, x
+    else:
+        while x < 2.0**60 and math.isfinite(npv(x)) and not past(x):
+            x *= 2.0
+        lo, hi = x / 2.0, x
+    if past(hi) and not past(lo):
+        f_lo = npv(lo)
+        for step in range(_XIRR_STEPS):
+            mid = (lo + hi) / 2.0
+            f_mid = npv(mid)
+            if abs(f_mid) < _XIRR_NPV_TOL or step == _XIRR_STEPS - 1:
+                return mid
+            if (f_mid > 0) == (f_lo > 0):
+                lo, f_lo = mid, f_mid
+            else:
+                hi = mid
     lo = -0.5
     f_lo = npv(lo)
     while (f_lo > 0) == (f0 > 0) and math.isfinite(f_lo) and lo > -1 + 1e-12:
