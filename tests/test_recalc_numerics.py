@@ -71,6 +71,9 @@ CASES = {
     "=XIRR(A60:F60,H60:M60)": 1.1859161972999572,
     "=XIRR(A61:F61,H61:M61)": 3.131423544883728,
     "=XIRR(A62:F62,H62:M62)": 0.9825324892997742,
+    # IronCalc XIRR.xlsx R5, R21 (negative rates: bisection from -0.1 towards -1)
+    "=XIRR(A65:F65,H62:M62)": -0.48679569587111476,
+    "=XIRR(A66:F66,H62:M62)": -0.2371315099298954,
     # IronCalc XIRR.xlsx Q7, Q8, S2: XNPV of an empty or text amount, of ranges of
     # different sizes, is #NUM! (XIRR of the text amount is #VALUE!, R8)
     "=XNPV(0.1,A63:F63,H60:M60)": "#NUM!",
@@ -112,7 +115,9 @@ def evaluations(tmp_path_factory):
                 (2024, 1, 1), (2024, 2, 1), (2024, 3, 2), (2024, 4, 4), (2025, 5, 5),
                 (2026, 6, 6))]),
             (63, [20, 5, 5, None, 5, 5], days),
-            (64, [-70, 12, 15, "hello", 5, 5], days)):
+            (64, [-70, 12, 15, "hello", 5, 5], days),
+            (65, [-20, 5, 5, 7, -10, 5], days),
+            (66, [-20, 5, 5, 0, 0, 5], days)):
         for col, v in zip("ABCDEF", amounts, strict=True):
             ws[f"{col}{row}"] = v
         for col, d in zip("HIJKLM", dates, strict=True):
