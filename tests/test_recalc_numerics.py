@@ -10,7 +10,8 @@ they are rounding noise whose digits depend on the order of the operations.
 BESSEL*: sheet ENGINEERING rows 3-6 (Excel's approximations, ~1e-8 from the exact
 functions: BESSELI(2.3, 2) is 1.00543166365... exactly, 1.0054316669125958 in Excel).
 XIRR/XNPV/IPMT also from IronCalc's test workbooks (xlsx/tests/calc_tests/FINANCIAL: XIRR,
-XNPV, IPMT_PPMT; saved by Excel for Mac), rows written below as rows 60-64.
+XNPV, IPMT_PPMT; saved by Excel for Mac), written below as rows 260-266 (the cases
+fill column K from row 1).
 Both evaluation paths.
 """
 from __future__ import annotations
@@ -68,18 +69,18 @@ CASES = {
     '=PPMT(5,"3","33","10000","1")': -3.7698552037230904e-20,
     '=PPMT(0,"3","33","10000","1")': -303.06060606060606,
     # IronCalc XIRR.xlsx R2, R12, R19 (positive rates: Excel's 26th bisection midpoint)
-    "=XIRR(A60:F60,H60:M60)": 1.1859161972999572,
-    "=XIRR(A61:F61,H61:M61)": 3.131423544883728,
-    "=XIRR(A62:F62,H62:M62)": 0.9825324892997742,
+    "=XIRR(A260:F260,H260:M260)": 1.1859161972999572,
+    "=XIRR(A261:F261,H261:M261)": 3.131423544883728,
+    "=XIRR(A262:F262,H262:M262)": 0.9825324892997742,
     # IronCalc XIRR.xlsx R5, R21 (negative rates: bisection from -0.1 towards -1)
-    "=XIRR(A65:F65,H62:M62)": -0.48679569587111476,
-    "=XIRR(A66:F66,H62:M62)": -0.2371315099298954,
+    "=XIRR(A265:F265,H262:M262)": -0.48679569587111476,
+    "=XIRR(A266:F266,H262:M262)": -0.2371315099298954,
     # IronCalc XIRR.xlsx Q7, Q8, S2: XNPV of an empty or text amount, of ranges of
     # different sizes, is #NUM! (XIRR of the text amount is #VALUE!, R8)
-    "=XNPV(0.1,A63:F63,H60:M60)": "#NUM!",
-    "=XNPV(0.1,A64:F64,H60:M60)": "#NUM!",
-    "=XNPV(0.1,A60:E60,H60:M60)": "#NUM!",
-    "=XIRR(A64:F64,H60:M60)": "#VALUE!",
+    "=XNPV(0.1,A263:F263,H260:M260)": "#NUM!",
+    "=XNPV(0.1,A264:F264,H260:M260)": "#NUM!",
+    "=XNPV(0.1,A260:E260,H260:M260)": "#NUM!",
+    "=XIRR(A264:F264,H260:M260)": "#VALUE!",
     # IronCalc IPMT_PPMT.xlsx rows 17, 18, 25: IPMT(0.1, per, 3, 8000, 10, 1) for per 3.9
     # (before nper + 1: a number), 4 and 0.99999 (#NUM!)
     "=IPMT(0.1,3.9,3,8000,10,1)": -26.866364667656377,
@@ -109,15 +110,15 @@ def evaluations(tmp_path_factory):
     ws["I54"], ws["I55"] = 32015, "1"
     days = [datetime.datetime(2023, m, 1) for m in (2, 3, 4, 6, 7, 8)]
     for row, amounts, dates in (
-            (60, [-20, 5, 5, 5, 5, 5], days),
-            (61, [-20, 9, 9, 9, 9, 9], [23, 23.67, 123.69, 400.992, 500, 500]),
-            (62, [-20, 5, 12, 1, 7, 5], [datetime.datetime(*d) for d in (
+            (260, [-20, 5, 5, 5, 5, 5], days),
+            (261, [-20, 9, 9, 9, 9, 9], [23, 23.67, 123.69, 400.992, 500, 500]),
+            (262, [-20, 5, 12, 1, 7, 5], [datetime.datetime(*d) for d in (
                 (2024, 1, 1), (2024, 2, 1), (2024, 3, 2), (2024, 4, 4), (2025, 5, 5),
                 (2026, 6, 6))]),
-            (63, [20, 5, 5, None, 5, 5], days),
-            (64, [-70, 12, 15, "hello", 5, 5], days),
-            (65, [-20, 5, 5, 7, -10, 5], days),
-            (66, [-20, 5, 5, 0, 0, 5], days)):
+            (263, [20, 5, 5, None, 5, 5], days),
+            (264, [-70, 12, 15, "hello", 5, 5], days),
+            (265, [-20, 5, 5, 7, -10, 5], days),
+            (266, [-20, 5, 5, 0, 0, 5], days)):
         for col, v in zip("ABCDEF", amounts, strict=True):
             ws[f"{col}{row}"] = v
         for col, d in zip("HIJKLM", dates, strict=True):
