@@ -356,6 +356,7 @@ def excel_semantics():
     Both evaluation paths run inside it."""
     import formulas.functions.date as fd
     import formulas.functions.eng as fe
+    import formulas.functions.financial as ff
     import formulas.functions.operators as fo
     import formulas.functions.text as ft
     import numpy as np
@@ -392,19 +393,172 @@ def excel_semantics():
             return plain_complex(r, i, suffix)  # formulas' #NUM!
         return complex_text(float(r), float(i), suffix)
 
+    table = _formulas().get_functions()
+    table_fixes = _table_fixes()
+    xnpv, newton = _xirr_fixes()
     with _LOCK:
         saved = (ft._str, fo._str, fo.OPERATORS["^"], Operator.compile, fe._fmt_complex,
-                 fd._text2datetime)
+                 fd._text2datetime, ff._xnpv, ff._newton)
+        saved_table = {k: table[k] for k in table_fixes if k in table}
         ft._str = fo._str = value_text
         fo.OPERATORS["^"] = fo.numeric_wrap(excel_power)
         Operator.compile = compile_operator
         fe._fmt_complex = fmt_complex
         fd._text2datetime = text2date
+        ff._xnpv, ff._newton = xnpv, newton
+        table.update(table_fixes)
         try:
             yield
         finally:
             (ft._str, fo._str, fo.OPERATORS["^"], Operator.compile, fe._fmt_complex,
-             fd._text2datetime) = saved
+             fd._text2datetime, ff._xnpv, ff._newton) = saved
+            for k in table_fixes:
+                table.pop(k, None)
+            table.update(saved_table)
+
+
+@functools.cache
+def _xirr_fixes() -> tuple[Callable, Callable]:
+    """XNPV and XIRR as Excel computes them, in place of ``formulas``' helpers: XNPV adds
+    its terms in the order the payments are given (:func:`rooflinexl.recalc.functions.
+    xnpv_sum`; ``formulas`` sorts them by date first), XIRR bisects as Excel does
+    (:func:`rooflinexl.recalc.functions.xirr_rate`; ``formulas``' Newton search where
+    that does not apply). ``formulas`` still checks the arguments (errors, dates)."""
+    import formulas.functions.financial as ff
+    import numpy as np
+
+    from rooflinexl.recalc.functions import xirr_rate, xnpv_sum
+
+    plain_xnpv, plain_newton = ff._xnpv, ff._newton
+    F = _formulas()
+
+    def plain_number(x) -> bool:
+        return isinstance(x, (int, float, np.number)) and not isinstance(x, (bool, np.bool_))
+
+    def xnpv(values, dates=None, min_date=0):
+        if dates is not None and min_date == 0:  # XNPV's own rules (XIRR passes -1)
+            v_all, d_all = (np.asarray(x, object).ravel() for x in (values, dates))
+            cells = [*v_all.tolist(), *d_all.tolist()]
+            if not any(isinstance(x, F.XlError) for x in cells) and (
+                    v_all.size != d_all.size or not all(plain_number(x) for x in cells)):
+                # IronCalc's XNPV test workbook, saved by Excel: an empty, text or
+                # boolean amount, or amounts and dates of different counts, are #NUM!
+                return (lambda rate: ff.Error.errors["#NUM!"]), None
+        func, dfunc = plain_xnpv(values, dates, min_date)
+        if dfunc is None or dates is None:  # an error, or NPV's evenly spaced periods
+            return func, dfunc
+
+        def numbers(x):
+            return [float(v) for v in
+                    np.array(ff.text2num(ff.replace_empty(x)), float).ravel()]
+
+        # a payment whose amount or date cell is empty is no payment (Excel's XIRR over
+        # C55:H55 with H empty is its XIRR over C55:G55: FINANCIAL!AD54 of the book)
+        v_all, d_all = (np.asarray(x, object).ravel() for x in (values, dates))
+        empty = _empty()
+        kept = [i for i in range(v_all.size)
+                if v_all[i] is not empty and d_all[i] is not empty]
+        vals = numbers(v_all[kept].reshape(1, -1))
+        days = [math.floor(d) for d in numbers(d_all[kept].reshape(1, -1))]
+        if not vals:
+            return (lambda rate: ff.Error.errors["#NUM!"]), None
+        if any(d < days[0] for d in days):  # Microsoft: a date before the first is #NUM!
+            return (lambda rate: ff.Error.errors["#NUM!"]), None
+        years = [(d - days[0]) / 365 for d in days]
+        return (lambda rate: xnpv_sum(float(rate), vals, years)), dfunc
+
+    def newton(f, df, x, tol=1e-7):
+        rate = xirr_rate(f, float(x))
+        return plain_newton(f, df, x, tol) if rate is None else rate
+
+    return xnpv, newton
+
+
+@functools.cache
+def _table_fixes() -> dict[str, Callable]:
+    """Entries of ``formulas``' function table replaced while :func:`excel_semantics` is
+    active. SCAN and MAP as ``formulas`` has them, but keeping an error value an error:
+    its own build their result with ``np.asarray(values)``, which turns ``#VALUE!`` (an
+    ``XlError``, a ``str``) into the text "#VALUE!" whenever every value is text or an
+    error (``SCAN("a", {1;3}, LAMBDA(a, b, a+b^2))`` is two ``#VALUE!`` in Excel).
+    SKEW and SKEW.P computed in Excel's order of operations
+    (:func:`rooflinexl.recalc.functions.skew`); ``formulas`` still collects the numbers
+    (which arguments count, errors). PPMT of an end-of-period annuity without
+    cancellation (:func:`rooflinexl.recalc.functions.ppmt`); IPMT refuses a period
+    before the first or after the last (#NUM!, as PPMT). MINVERSE by Excel's LU
+    decomposition (:func:`rooflinexl.recalc.functions.minverse`), not rounded to 15
+    decimals as ``formulas`` does."""
+    import formulas.functions as fu
+    import formulas.functions.financial as ff
+    import formulas.functions.stat as fs
+    import numpy as np
+    from formulas.functions import flatten, replace_empty
+
+    from rooflinexl.recalc.functions import minverse, ppmt, skew
+
+    F = _formulas()
+
+    def skew_of(population):
+        def of(values):
+            r = skew([float(v) for v in values], population)
+            return F.Error.errors[str(r)] if isinstance(r, ExcelError) else r
+        return F.wrap_func(functools.partial(fs.xfunc, func=of, default=None))
+
+    def first(v):
+        return v.ravel()[0] if isinstance(v, np.ndarray) else v
+
+    def scan(initial_value, array, func):
+        array = np.atleast_2d(array)
+        out, acc = [], replace_empty(initial_value)
+        for x in flatten(array, None):
+            acc = func(acc, x)
+            out.append(first(acc))
+        return np.asarray(out, object).reshape(array.shape).view(F.Array)
+
+    def map_(array, func, *arrays):
+        if arrays:  # MAP(array1, array2, ..., lambda)
+            arrays = (func, *arrays)
+            func, arrays = arrays[-1], arrays[:-1]
+        array = np.atleast_2d(array)
+        arrays = [array] + [np.atleast_2d(v) for v in arrays]
+        if not callable(func) or any(v.shape != array.shape for v in arrays):
+            return np.asarray([[F.Error.errors["#VALUE!"]]], object).view(F.Array)
+        cols = [list(flatten(v, None)) for v in arrays]  # equal shapes: equal lengths
+        out = [first(func(*args)) for args in zip(*cols, strict=True)]
+        return np.asarray(out, object).reshape(array.shape).view(F.Array)
+
+    scan_f, map_f = F.wrap_func(scan), F.wrap_func(map_)
+    skew_s, skew_p = skew_of(False), skew_of(True)
+    plain_ppmt = ff.xppmt
+
+    def minverse_(x):
+        fu.raise_errors(x)
+        x = np.asarray(x, object)
+        numbers = list(flatten(x, lambda v: not isinstance(v, str) and fu.is_number(v)))
+        if x.ndim != 2 or x.shape[0] != x.shape[1] or len(numbers) != x.size:
+            return F.Error.errors["#VALUE!"]
+        n = x.shape[0]
+        r = minverse([[float(v) for v in numbers[i * n:(i + 1) * n]] for i in range(n)])
+        if isinstance(r, ExcelError):
+            return F.Error.errors[str(r)]
+        return np.asarray(r, object).view(F.Array)
+
+    def ipmt_(rate, per, nper, pv, fv=0, type=0):
+        if per < 1 or per >= nper + 1:  # as PPMT (IronCalc's IPMT test book, by Excel)
+            return F.Error.errors["#NUM!"]
+        return ff._npf("ipmt", rate, per, nper, pv, fv, type,
+                       freturn=lambda x: F.Error.errors["#NUM!"] if x > 0 else x)
+
+    def ppmt_(rate, per, nper, pv, fv=0, type=0):
+        if type != 0 or rate == 0 or per < 1 or per >= nper + 1:
+            return plain_ppmt(rate, per, nper, pv, fv, type)
+        return ppmt(rate, per, nper, pv, fv)
+
+    return {"_XLFN.SCAN": scan_f, "SCAN": scan_f, "_XLFN.MAP": map_f, "MAP": map_f,
+            "SKEW": skew_s, "_XLFN.SKEW": skew_s, "SKEW.P": skew_p, "_XLFN.SKEW.P": skew_p,
+            "PPMT": fu.wrap_ufunc(ppmt_, input_parser=ff.convert2float),
+            "IPMT": fu.wrap_ufunc(ipmt_, input_parser=ff.convert2float),
+            "MINVERSE": F.wrap_func(minverse_)}
 
 
 @contextlib.contextmanager

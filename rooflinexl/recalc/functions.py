@@ -2179,3 +2179,689 @@ def _pivotby(row_fields, col_fields, values, function, field_headers=None,
 
 
 BUILTINS.update(GROUPBY=_groupby, PIVOTBY=_pivotby)
+
+
+
+# ------------------------------------------------------------------ XNPV and XIRR
+
+def xnpv_sum(rate: float, values, years) -> float:
+    """XNPV's sum as Excel adds it: ``values[i] / (1 + rate) ** years[i]`` term by term,
+    in the order the payments are given (``years[i]``: (date_i - date_0) / 365).
+
+    The order matters where the terms cancel: Excel's XNPV at the rate XIRR returns is
+    a few 1e-9, whose last digits depend on it (the ``formulas`` project's regression
+    workbook, FINANCIAL!R56: 4.594164160209857e-09).
+
+    >>> xnpv_sum(0.25, [-100.0, 125.0, 156.25], [0.0, 1.0, 2.0])  # -100 + 100 + 100
+    100.0
+    """
+    total = 0.0
+    for v, t in zip(values, years, strict=True):
+        total += v / (1.0 + rate) ** t
+    return total
+
+
+#: Excel's XIRR: midpoints of its bisection, and |XNPV| small enough to stop sooner
+_XIRR_STEPS, _XIRR_NPV_TOL = 26, 1e-10
+
+
+def _bisect(npv, lo: float, hi: float) -> float:
+    """The 26th midpoint of Excel's bisection of [lo, hi] (XNPV changes sign between
+    them), or the first one where |XNPV| < 1e-10."""
+    f_lo = npv(lo)
+    for step in range(_XIRR_STEPS):
+        mid = (lo + hi) / 2.0
+        f_mid = npv(mid)
+        if abs(f_mid) < _XIRR_NPV_TOL or step == _XIRR_STEPS - 1:
+            return mid
+        if (f_mid > 0) == (f_lo > 0):
+            lo, f_lo = mid, f_mid
+        else:
+            hi = mid
+    raise AssertionError("unreachable")
+
+
+def xirr_rate(npv, guess: float) -> float | None:
+    """The rate XIRR returns for ``npv(rate)`` (XNPV of the payments), from ``guess``,
+    or None where XNPV changes sign nowhere in (-1, 2^60].
+
+    Excel does not return the root Newton's method converges to: its answers in the
+    ``formulas`` project's regression workbook (FINANCIAL!R54:AW55, guesses 0, 0.1, 1, 4
+    and 32015) and IronCalc's XIRR test workbook (12 rates; both saved by Excel) are the
+    26th midpoint of a bisection (sooner where |XNPV| < 1e-10) of a bracket found
+    from the guess g (1e-5 for 0): for a positive rate [a, 2a], a = g doubled or halved
+    until XNPV changes sign between a and 2a; for a negative one (no sign change above
+    0) [x', x], x from -g towards -1, x' = (x - 1) / 2 halving the distance to -1, until
+    XNPV changes sign between them. That is within about 1e-8 of the root, not at it:
+    all 8 positive cases to the bit, 8 of the 9 negative ones to 1e-9 (4 to the bit;
+    where a negative rate is near -1 Excel stops a few midpoints sooner, by a rule not
+    reproduced).
+
+    >>> r = xirr_rate(lambda r: -100.0 + 110.0 / (1 + r), 0.1)  # the root is 0.1
+    >>> r != 0.1 and abs(r - 0.1) < 1e-8
+    True
+    >>> abs(xirr_rate(lambda r: -10.0 + 5.0 / (1 + r), 0.1) + 0.5) < 1e-8
+    True
+    """
+    f0 = npv(0.0)
+    if not (isinstance(f0, float) and math.isfinite(f0)):
+        return None
+    if f0 == 0:
+        return 0.0
+
+    def past(r: float) -> bool:  # XNPV has changed sign between 0 and r
+        v = npv(r)
+        return math.isfinite(v) and (v > 0) != (f0 > 0)
+
+    g = guess if guess > 0 else 1e-5
+    x = g
+    if past(x):
+        while x > 1e-300 and past(x / 2.0):
+            x /= 2.0
+    else:
+        while x < 2.0**60 and math.isfinite(npv(x)) and not past(x):
+            x *= 2.0
+    if past(x) and not past(x / 2.0):
+        return _bisect(npv, x / 2.0, x)
+    x = -g
+    if past(x):
+        return _bisect(npv, x, 0.0)
+    while x > -1.0 + 1e-12:
+        lower = (x - 1.0) / 2.0
+        if past(lower):
+            return _bisect(npv, lower, x)
+        x = lower
+    return None
+
+
+# ------------------------------------------------------------- FORECAST.ETS and family
+# Excel fits an additive (AAA) exponential triple smoothing model, choosing its
+# parameters by an optimisation Microsoft does not document; its numbers are not
+# reproduced in general. What is reproduced is the case where no smoothing is needed:
+# a series that is exactly a straight line plus a repeating pattern of the given
+# seasonality. Every fit of that model then has zero error, and Excel's answers in the
+# ``formulas`` project's regression workbook (saved by Excel for Mac; STATISTICAL rows
+# 38-41) follow from the series alone: the forecast continues line and pattern, the
+# confidence interval is 0, MASE/SMAPE/MAE/RMSE are 0, the step is the timeline's step.
+# Any other series is #VALUE! with a message saying so (never a number that could be
+# wrong). Rules from Microsoft ("FORECAST.ETS function" and its siblings) and that book:
+# - the timeline is sorted, equal dates are aggregated (0 or 1 AVERAGE, 2 COUNT,
+#   3 COUNTA, 7 SUM; 4 to 6, MAX/MEDIAN/MIN whose order sources disagree on, only where
+#   the equal dates have equal values), the step is the smallest gap, every gap a whole
+#   number of steps; a missing point is 0 (data_completion 0) or, alone between two
+#   points, their average (1, the default); other data_completion values are #NUM!;
+# - seasonality 1 (the default) detects the season length, 0 is none, up to 8760;
+# - target_date at or before the first date minus one step is #NUM!; between the
+#   timeline's points the forecast is interpolated, and before the first point from 0
+#   (the book: a series starting 1 at date 1 forecasts 0.1 at date 0.1, to the bit
+#   when the position is counted from the last date, as here);
+# - confidence_level must lie strictly between 0 and 1 (empty is the default 0.95);
+#   statistic_type 1 to 8 (1-3, the smoothing parameters, are not reproduced).
+# - the arguments one would fill from a row of cells (target_date, confidence_level,
+#   data_completion, statistic_type) take a range and give one result per cell: booleans
+#   are 1/0, numeric or date text its number, an error value that error.
+
+_ETS_AGGREGATE = {0: "average", 1: "average", 2: "count", 3: "counta", 7: "sum",
+                  4: "same", 5: "same", 6: "same"}
+
+
+def _ets_date_text(s: str) -> float | None:
+    """Numeric or date text as a number: en-US dates, day-first ones where the day is
+    above 12 (``26/08/1987``), and Excel's 29/02/1900 (serial 60)."""
+    v = _text_number(s)
+    if v is not None:
+        return v
+    v = _text_date(s)
+    if v is not None:
+        return v
+    m = re.match(r"^\s*(\d{1,2})/(\d{1,2})/(\d{4})\s*$", s)
+    if m is None:
+        return None
+    d, mo, y = (int(g) for g in m.groups())
+    if (d, mo, y) == (29, 2, 1900):
+        return 60.0
+    return _text_date(f"{mo}/{d}/{y}") if d > 12 else None
+
+
+def _ets_value(x, what: str) -> float:
+    """One argument value as a number, as the ETS functions coerce it."""
+    if isinstance(x, ExcelError):
+        raise _Err(str(x), getattr(x, "reason", "") or f"{what} is an error value")
+    if x is None:
+        return 0.0
+    if isinstance(x, bool):
+        return 1.0 if x else 0.0
+    if isinstance(x, (int, float)):
+        return float(x)
+    v = _ets_date_text(str(x))
+    if v is None:
+        raise _Err("#VALUE!", f"{what} {x!r} is not a number")
+    return v
+
+
+def _ets_option(x, what: str, default: float) -> float:
+    """An optional scalar argument (empty or omitted: its default)."""
+    if hasattr(x, "shape"):  # a whole column from the block path: go row by row
+        raise TypeError("scalar function")
+    x = _scalar(x, what)
+    return default if x is None else _ets_value(x, what)
+
+
+def _ets_numbers(arg, what: str) -> list[float]:
+    out = []
+    for row in _grid(arg):
+        for x in row:
+            if isinstance(x, ExcelError):
+                raise _Err(str(x), getattr(x, "reason", "") or f"{what} holds an error")
+            if x is None or isinstance(x, (bool, str)):
+                raise _Err("#VALUE!", f"{what}: {x!r} is not a number (not reproduced)")
+            out.append(float(x))
+    return out
+
+
+class _EtsSeries:
+    """The series the ETS functions fit: equally spaced, aggregated, completed; and
+    whether it is exactly a line plus a pattern of ``season`` steps."""
+
+    def __init__(self, values, timeline, season, completion, aggregation, name: str,
+                 fitted: bool = True):
+        self.name = name
+        ys, xs = _ets_numbers(values, "values"), _ets_numbers(timeline, "timeline")
+        if len(ys) != len(xs):
+            raise _Err("#N/A", f"{name}: values and timeline differ in size")
+        completion = math.trunc(completion)
+        if completion not in (0, 1):
+            raise _Err("#NUM!", f"{name}: data_completion must be 0 or 1")
+        kind = _ETS_AGGREGATE.get(aggregation) if aggregation == int(aggregation) else None
+        if kind is None:
+            raise _Err("#NUM!", f"{name}: aggregation must be 0 to 7")
+        if season < 0 or season > 8760:
+            raise _Err("#NUM!", f"{name}: seasonality must be 0 to 8760")
+        groups: dict[float, list[float]] = {}
+        for x, y in zip(xs, ys, strict=True):
+            groups.setdefault(x, []).append(y)
+        dates = sorted(groups)
+        if len(dates) < 3:
+            raise _Err("#VALUE!", f"{name}: fewer than three dates (not reproduced)")
+        points = []
+        for d in dates:
+            g = groups[d]
+            if kind == "same" and any(v != g[0] for v in g):
+                raise self.unsupported("aggregation 4-6 over unequal values")
+            points.append({"average": sum(g) / len(g), "count": float(len(g)),
+                           "counta": float(len(g)), "sum": sum(g), "same": g[0]}[kind])
+        gaps = [b - a for a, b in zip(dates, dates[1:], strict=False)]
+        step = min(gaps)
+        counts = [g / step for g in gaps]
+        if any(c != round(c) for c in counts):
+            raise self.unsupported("a timeline whose gaps are not whole steps")
+        y = [points[0]]
+        for c, v in zip(counts, points[1:], strict=True):
+            missing = round(c) - 1
+            if missing and completion == 1 and missing > 1:
+                raise self.unsupported("two or more missing points in a row")
+            y.extend([0.0 if completion == 0 else (y[-1] + v) / 2] * missing)
+            y.append(v)
+        if (len(y) - len(points)) > 0.3 * len(y):
+            raise self.unsupported("more than 30 % missing points")
+        self.y, self.step, self.last = y, step, dates[-1]
+        self.season = int(season)
+        if self.season == 1:
+            self.season = self.detected()
+        self.slope = self.fit(max(self.season, 1))
+        if self.slope is None and fitted:
+            raise self.unsupported(
+                "a series that is not exactly a line plus a repeating pattern")
+
+    def unsupported(self, what: str) -> _Err:
+        return _Err("#VALUE!", f"{self.name}: Excel's exponential smoothing is reproduced "
+                               f"only for an exact line plus pattern, not for {what}")
+
+    def fit(self, m: int) -> float | None:
+        """The slope when ``y`` is exactly a line plus a pattern of ``m`` steps, seen at
+        least twice (else None)."""
+        y = self.y
+        if len(y) < 2 * m or len(y) < 3:
+            return None
+        b = (y[m] - y[0]) / m
+        scale = max(abs(v) for v in y) or 1.0
+        for t, v in enumerate(y):
+            if abs(v - (y[t % m] + b * (t - t % m))) > 1e-12 * scale:
+                return None
+        return b
+
+    def detected(self) -> int:
+        """FORECAST.ETS.SEASONALITY for the series this class reproduces: 0 for a line;
+        0 for an exact pattern of m steps seen fewer than 2.5 times (Excel's answer for a
+        9-point series repeating every 4 in the book); anything else is not reproduced."""
+        if self.fit(1) is not None:
+            return 0
+        n = len(self.y)
+        fitting = [m for m in range(2, n // 2 + 1) if self.fit(m) is not None]
+        if fitting and n < 2.5 * fitting[0]:
+            return 0
+        raise self.unsupported("season detection in a series that repeats")
+
+    def position(self, target: float) -> float:
+        """The target's position in steps from the first point (counted from the last)."""
+        return (target - self.last) / self.step + (len(self.y) - 1)
+
+    def at(self, k: int) -> float:
+        """The fitted (= actual) value at whole position ``k`` >= 0, beyond the end too."""
+        if k < len(self.y):
+            return self.y[k]
+        m = max(self.season, 1)
+        return self.y[k % m] + self.slope * (k - k % m)
+
+    def forecast(self, target: float) -> float:
+        p = self.position(target)
+        if p <= -1:
+            raise _Err("#NUM!", f"{self.name}: target_date is before the timeline starts")
+        k = math.floor(p)
+        frac = p - k
+        lo = 0.0 if k < 0 else self.at(k)
+        return lo if frac == 0 else lo + frac * (self.at(k + 1) - lo)
+
+
+def _ets_each(arg, what: str, fn, default: float | None = None):
+    """``fn`` of each value of ``arg`` (a range gives one result per cell; an empty one
+    is ``default`` where the argument has one)."""
+    if hasattr(arg, "shape"):  # a whole column from the block path: go row by row
+        raise TypeError("scalar function")
+
+    def one(x):
+        try:
+            return fn(default if x is None and default is not None else _ets_value(x, what))
+        except _Err as e:
+            return e.error
+    if isinstance(arg, list):
+        return [[one(x) for x in row] for row in _grid(arg)]
+    return one(arg)
+
+
+def _ets_call(fn):
+    """A host function whose ``_Err`` becomes its error value."""
+    def call(*args):
+        try:
+            return fn(*args)
+        except _Err as e:
+            return e.error
+    call.__doc__, call.__name__ = fn.__doc__, fn.__name__
+    return call
+
+
+@_ets_call
+def _forecast_ets(target_date, values, timeline, seasonality=None, data_completion=None,
+                  aggregation=None):
+    """FORECAST.ETS(target_date, values, timeline, [seasonality], [data_completion],
+    [aggregation]) for an exact line plus pattern (see the notes above)."""
+    s = _EtsSeries(values, timeline, _ets_option(seasonality, "seasonality", 1),
+                   _ets_option(data_completion, "data_completion", 1),
+                   _ets_option(aggregation, "aggregation", 0), "FORECAST.ETS")
+    return _ets_each(target_date, "target_date", s.forecast)
+
+
+@_ets_call
+def _forecast_ets_confint(target_date, values, timeline, confidence_level=None,
+                          seasonality=None, data_completion=None, aggregation=None):
+    """FORECAST.ETS.CONFINT(...): 0 for an exact line plus pattern (no error to spread)."""
+    s = _EtsSeries(values, timeline, _ets_option(seasonality, "seasonality", 1),
+                   _ets_option(data_completion, "data_completion", 1),
+                   _ets_option(aggregation, "aggregation", 0), "FORECAST.ETS.CONFINT")
+    s.forecast(_ets_value(_scalar(target_date, "target_date"), "target_date"))
+
+    def interval(level: float) -> float:
+        if not 0 < level < 1:
+            raise _Err("#NUM!", "FORECAST.ETS.CONFINT: confidence_level must lie in (0, 1)")
+        return 0.0
+    return _ets_each(confidence_level, "confidence_level", interval, 0.95)
+
+
+@_ets_call
+def _forecast_ets_seasonality(values, timeline, data_completion=None, aggregation=None):
+    """FORECAST.ETS.SEASONALITY(values, timeline, ...): the detected season length."""
+    def one(completion: float) -> float:
+        return float(_EtsSeries(values, timeline, 1, completion,
+                                _ets_option(aggregation, "aggregation", 0),
+                                "FORECAST.ETS.SEASONALITY", fitted=False).season)
+    return _ets_each(data_completion, "data_completion", one, 1.0)
+
+
+@_ets_call
+def _forecast_ets_stat(values, timeline, statistic_type, seasonality=None,
+                       data_completion=None, aggregation=None):
+    """FORECAST.ETS.STAT(values, timeline, statistic_type, ...): 4-7 (MASE, SMAPE, MAE,
+    RMSE) are 0 and 8 the step for an exact line plus pattern; 1-3 are not reproduced."""
+    s = _EtsSeries(values, timeline, _ets_option(seasonality, "seasonality", 1),
+                   _ets_option(data_completion, "data_completion", 1),
+                   _ets_option(aggregation, "aggregation", 0), "FORECAST.ETS.STAT")
+
+    def stat(kind: float) -> float:
+        kind = math.trunc(kind)
+        if kind in (4, 5, 6, 7):
+            return 0.0
+        if kind == 8:
+            return s.step
+        if kind in (1, 2, 3):
+            raise s.unsupported("its smoothing parameters (statistic_type 1-3)")
+        raise _Err("#NUM!", "FORECAST.ETS.STAT: statistic_type must be 1 to 8")
+    return _ets_each(statistic_type, "statistic_type", stat)
+
+
+BUILTINS.update({"FORECAST.ETS": _forecast_ets, "FORECAST.ETS.CONFINT": _forecast_ets_confint,
+                 "FORECAST.ETS.SEASONALITY": _forecast_ets_seasonality,
+                 "FORECAST.ETS.STAT": _forecast_ets_stat})
+
+
+# ------------------------------------------------------------------ SKEW and SKEW.P
+
+def skew(values, population: bool):
+    """SKEW (``population`` False) or SKEW.P of the numbers ``values``, in the order
+    Excel adds them, or ``#DIV/0!`` (fewer than three numbers, or no spread).
+
+    Microsoft ("SKEW function", "SKEW.P function"): SKEW is
+    n / ((n-1)(n-2)) * sum(((x - mean) / s)^3) with s the sample standard deviation,
+    SKEW.P is sum(((x - mean) / sigma)^3) / n with the population one. For a symmetric
+    set the result is rounding noise, and its digits depend on the order of the
+    operations: these (mean = running sum / n, s from the running sum of squared
+    deviations, each term (d/s)*(d/s)*(d/s) added in turn) give Excel's noise to the
+    bit in the ``formulas`` project's regression workbook (STATISTICAL!R92:AW93:
+    -1.1102230246251565e-15 for SKEW of 0, 0.1, 0.2, 0.3, -0.1).
+
+    >>> skew([0, 0.1, 0.2, 0.3, -0.1], False), skew([3.0, 4.0, 5.0, 2.0, 3.0, 4.0, 5.0, 6.0,
+    ...     4.0, 7.0], False)  # Microsoft's example: 0.359543
+    (-1.1102230246251565e-15, 0.3595430714067974)
+    """
+    n = len(values)
+    if n < 3:
+        return ExcelError("#DIV/0!", "SKEW needs at least three numbers")
+    total = 0.0
+    for v in values:
+        total += v
+    mean = total / n
+    squares = 0.0
+    for v in values:
+        squares += (v - mean) * (v - mean)
+    s = math.sqrt(squares / (n if population else n - 1))
+    if s == 0:
+        return ExcelError("#DIV/0!", "SKEW of numbers that do not vary")
+    cubes = 0.0
+    for v in values:
+        z = (v - mean) / s
+        cubes += z * z * z
+    return cubes / n if population else n / ((n - 1) * (n - 2)) * cubes
+
+
+# ----------------------------------------------------------------- BESSELI/J/K/Y
+# Excel's Bessel functions are not the exact functions: they are the classic rational
+# and polynomial approximations (Abramowitz & Stegun 9.4 and 9.8, as Press et al.,
+# "Numerical Recipes in C", 2nd ed., section 6.5-6.6 code them: accurate to about 1e-8),
+# with Miller's downward recurrence for I and J of higher orders. Evaluated the same way
+# they give Excel's cached values to the bit in the ``formulas`` project's regression
+# workbook (ENGINEERING rows 3-6: BESSELI(2.3, 2) = 1.0054316669125958, where the exact
+# value is 1.00543166365...). Arguments (Microsoft, "BESSELI function" ...): n is
+# truncated and must be >= 0, x must be > 0 for BESSELK and BESSELY, else #NUM!.
+
+def _poly(y: float, coefs) -> float:
+    """c0 + y*(c1 + y*(c2 + ...)) (Horner, in Excel's order)."""
+    acc = 0.0
+    for c in reversed(coefs):
+        acc = c + y * acc
+    return acc
+
+
+def _i0(x: float) -> float:
+    ax = abs(x)
+    if ax < 3.75:
+        return _poly((x / 3.75) ** 2, (1.0, 3.5156229, 3.0899424, 1.2067492, 0.2659732,
+                                       0.360768e-1, 0.45813e-2))
+    return math.exp(ax) / math.sqrt(ax) * _poly(3.75 / ax, (
+        0.39894228, 0.1328592e-1, 0.225319e-2, -0.157565e-2, 0.916281e-2, -0.2057706e-1,
+        0.2635537e-1, -0.1647633e-1, 0.392377e-2))
+
+
+def _i1(x: float) -> float:
+    ax = abs(x)
+    if ax < 3.75:
+        ans = ax * _poly((x / 3.75) ** 2, (0.5, 0.87890594, 0.51498869, 0.15084934,
+                                           0.2658733e-1, 0.301532e-2, 0.32411e-3))
+    else:
+        y = 3.75 / ax
+        tail = 0.2282967e-1 + y * (-0.2895312e-1 + y * (0.1787654e-1 - y * 0.420059e-2))
+        ans = 0.39894228 + y * (-0.3988024e-1 + y * (-0.362018e-2 + y * (
+            0.163801e-2 + y * (-0.1031555e-1 + y * tail))))
+        ans *= math.exp(ax) / math.sqrt(ax)
+    return -ans if x < 0 else ans
+
+
+def _j01(x: float, order: int) -> float:
+    ax = abs(x)
+    if ax < 8.0:
+        y = x * x
+        if order == 0:
+            return _poly(y, (57568490574.0, -13362590354.0, 651619640.7, -11214424.18,
+                             77392.33017, -184.9052456)) / _poly(y, (
+                57568490411.0, 1029532985.0, 9494680.718, 59272.64853, 267.8532712, 1.0))
+        return x * _poly(y, (72362614232.0, -7895059235.0, 242396853.1, -2972611.439,
+                             15704.48260, -30.16036606)) / _poly(y, (
+            144725228442.0, 2300535178.0, 18583304.74, 99447.43394, 376.9991397, 1.0))
+    p, q, xx = _pq(ax, order)
+    z = 8.0 / ax
+    ans = math.sqrt(0.636619772 / ax) * (math.cos(xx) * p - z * math.sin(xx) * q)
+    return -ans if order == 1 and x < 0 else ans
+
+
+def _pq(ax: float, order: int, y_kind: bool = False):
+    """The asymptotic factors of J0/J1 (Y0/Y1) for x >= 8, and the phase x - ..."""
+    y = (8.0 / ax) ** 2
+    if order == 0:
+        p = 1.0 + y * (-0.1098628627e-2 + y * (0.2734510407e-4 + y * (
+            -0.2073370639e-5 + y * 0.2093887211e-6)))
+        last = -0.934945152e-7 if y_kind else -0.934935152e-7
+        q = -0.1562499995e-1 + y * (0.1430488765e-3 + y * (-0.6911147651e-5 + y * (
+            0.7621095161e-6 + y * last)))
+        return p, q, ax - 0.785398164
+    p = 1.0 + y * (0.183105e-2 + y * (-0.3516396496e-4 + y * (0.2457520174e-5 + y * (
+        -0.240337019e-6))))
+    q = 0.04687499995 + y * (-0.2002690873e-3 + y * (0.8449199096e-5 + y * (
+        -0.88228987e-6 + y * 0.105787412e-6)))
+    return p, q, ax - 2.356194491
+
+
+def _y01(x: float, order: int) -> float:
+    if x < 8.0:
+        y = x * x
+        if order == 0:
+            return _poly(y, (-2957821389.0, 7062834065.0, -512359803.6, 10879881.29,
+                             -86327.92757, 228.4622733)) / _poly(y, (
+                40076544269.0, 745249964.8, 7189466.438, 47447.26470, 226.1030244, 1.0)) \
+                + 0.636619772 * _j01(x, 0) * math.log(x)
+        return x * _poly(y, (-0.4900604943e13, 0.1275274390e13, -0.5153438139e11,
+                             0.7349264551e9, -0.4237922726e7, 0.8511937935e4)) / _poly(y, (
+            0.2499580570e14, 0.4244419664e12, 0.3733650367e10, 0.2245904002e8,
+            0.1020426050e6, 0.3549632885e3, 1.0)) \
+            + 0.636619772 * (_j01(x, 1) * math.log(x) - 1.0 / x)
+    p, q, xx = _pq(x, order, y_kind=True)
+    z = 8.0 / x
+    return math.sqrt(0.636619772 / x) * (math.sin(xx) * p + z * math.cos(xx) * q)
+
+
+def _k01(x: float, order: int) -> float:
+    if x <= 2.0:
+        y = x * x / 4.0
+        if order == 0:
+            return -math.log(x / 2.0) * _i0(x) + _poly(y, (
+                -0.57721566, 0.42278420, 0.23069756, 0.3488590e-1, 0.262698e-2, 0.10750e-3,
+                0.74e-5))
+        return math.log(x / 2.0) * _i1(x) + (1.0 / x) * _poly(y, (
+            1.0, 0.15443144, -0.67278579, -0.18156897, -0.1919402e-1, -0.110404e-2,
+            -0.4686e-4))
+    coefs = ((1.25331414, -0.7832358e-1, 0.2189568e-1, -0.1062446e-1, 0.587872e-2,
+              -0.251540e-2, 0.53208e-3) if order == 0 else
+             (1.25331414, 0.23498619, -0.3655620e-1, 0.1504268e-1, -0.780353e-2,
+              0.325614e-2, -0.68245e-3))
+    return math.exp(-x) / math.sqrt(x) * _poly(2.0 / x, coefs)
+
+
+def _miller(x: float, n: int, modified: bool) -> float:
+    """I_n (``modified``) or J_n for n >= 2 by Miller's downward recurrence (J upward
+    where x > n), normalised as Numerical Recipes' bessi/bessj do."""
+    ax = abs(x)
+    if ax == 0:
+        return 0.0
+    tox = 2.0 / ax
+    if not modified and ax > n:
+        prev, cur = _j01(ax, 0), _j01(ax, 1)
+        for j in range(1, n):
+            prev, cur = cur, j * tox * cur - prev
+        ans = cur
+    else:
+        m = 2 * (n + int(math.sqrt(40.0 * n)))
+        if not modified:
+            m = 2 * ((n + int(math.sqrt(40.0 * n))) // 2)
+        ans = total = above = 0.0
+        cur, even = 1.0, False
+        for j in range(m, 0, -1):
+            nxt = above + j * tox * cur if modified else j * tox * cur - above
+            above, cur = cur, nxt
+            if abs(cur) > 1e10:
+                cur, above, ans, total = cur * 1e-10, above * 1e-10, ans * 1e-10, total * 1e-10
+            if not modified:
+                if even:
+                    total += cur
+                even = not even
+            if j == n:
+                ans = above
+        ans = ans * (_i0(x) / cur) if modified else ans / (2.0 * total - cur)
+    return -ans if x < 0 and n & 1 else ans
+
+
+def _bessel(kind: str):
+    def bessel(x, n):
+        try:
+            xv = _number(_scalar(x, "x"), "x")
+            order = _number(_scalar(n, "n"), "n")
+            if order < 0:
+                raise _Err("#NUM!", f"BESSEL{kind}: n must be 0 or more")
+            order = math.trunc(order)
+            if kind in "KY" and xv <= 0:
+                raise _Err("#NUM!", f"BESSEL{kind}: x must be above 0")
+            try:
+                if kind == "I":
+                    r = {0: _i0, 1: _i1}.get(order, lambda v: _miller(v, order, True))(xv)
+                elif kind == "J":
+                    r = _j01(xv, order) if order < 2 else _miller(xv, order, False)
+                else:
+                    one = _k01 if kind == "K" else _y01
+                    prev, r = one(xv, 0), one(xv, 1)
+                    if order == 0:
+                        r = prev
+                    for j in range(1, order):  # upward: K adds, Y subtracts
+                        step = j * (2.0 / xv) * r
+                        prev, r = r, (prev + step if kind == "K" else step - prev)
+            except (OverflowError, ZeroDivisionError):
+                r = math.inf
+            if not math.isfinite(r):
+                raise _Err("#NUM!", f"BESSEL{kind}({xv}, {order}) is out of range")
+            return r
+        except _Err as ex:
+            return ex.error
+
+    bessel.__name__ = bessel.__qualname__ = f"BESSEL{kind}"
+    bessel.__doc__ = f"Excel's BESSEL{kind}(x, n) (see the notes above)."
+    return bessel
+
+
+BUILTINS.update({f"BESSEL{k}": _bessel(k) for k in "IJKY"})
+
+
+# ------------------------------------------------------------------------- PPMT
+
+def ppmt(rate: float, per: float, nper: float, pv: float, fv: float) -> float:
+    """The principal part of payment ``per`` of an annuity paid at the end of each period
+    (PPMT with type 0), without the cancellation of PMT - IPMT:
+    -rate * (pv + fv) * (1 + rate)^(per-1) / ((1 + rate)^nper - 1) (rate not 0).
+
+    Where the loan is repaid almost only at the end the principal of an early payment
+    is tiny, and PMT - IPMT (each about pv * rate) leaves rounding noise; Excel's values
+    are the tiny number (the ``formulas`` project's regression workbook, FINANCIAL!S40:
+    PPMT(2, 3, 33, 10000, 1) = -3.238280962129199e-11; this gives ...216e-11).
+
+    >>> round(ppmt(0.1, 1, 2, 100.0, 0.0), 10)  # PMT -57.6190476190, interest -10
+    -47.619047619
+    """
+    growth = (1.0 + rate) ** nper - 1.0
+    return -rate * (pv + fv) / growth * (1.0 + rate) ** (per - 1)
+
+
+# ----------------------------------------------------------------------- MINVERSE
+
+def minverse(rows: list[list[float]]):
+    """The inverse of a square matrix as Excel's MINVERSE computes it, or ``#NUM!``
+    (singular).
+
+    LU decomposition with partial pivoting on implicitly scaled rows (Crout's method,
+    Press et al., "Numerical Recipes in C", 2nd ed., ludcmp), then one forward and
+    back substitution per column of the identity (lubksb): to the bit Excel's values
+    in the ``formulas`` project's regression workbook (CORE!P27:R29: the inverse of
+    {1,2,3;2,5,6;7,8,9} has -2.0451476769410777e-17 where the exact value is 0, and
+    -0.4999999999999999 for -1/2); LAPACK's order of operations gives other last digits.
+
+    >>> minverse([[4.0, 7.0], [2.0, 6.0]])  # 1/10 * {6,-7;-2,4}
+    [[0.6000000000000001, -0.7000000000000001], [-0.2, 0.4]]
+    >>> str(minverse([[1.0, 2.0], [2.0, 4.0]]))
+    '#NUM!'
+    """
+    n = len(rows)
+    a = [[float(v) for v in r] for r in rows]
+    scale = []
+    for r in a:
+        big = max(abs(v) for v in r)
+        if big == 0:
+            return ExcelError("#NUM!", "MINVERSE of a singular matrix (a row of zeros)")
+        scale.append(1.0 / big)
+    order = []
+    for j in range(n):
+        for i in range(j):
+            s = a[i][j]
+            for k in range(i):
+                s -= a[i][k] * a[k][j]
+            a[i][j] = s
+        big, imax = 0.0, j
+        for i in range(j, n):
+            s = a[i][j]
+            for k in range(j):
+                s -= a[i][k] * a[k][j]
+            a[i][j] = s
+            if scale[i] * abs(s) >= big:
+                big, imax = scale[i] * abs(s), i
+        if imax != j:
+            a[imax], a[j] = a[j], a[imax]
+            scale[imax] = scale[j]
+        order.append(imax)
+        if a[j][j] == 0:
+            return ExcelError("#NUM!", "MINVERSE of a singular matrix")
+        if j != n - 1:
+            inv = 1.0 / a[j][j]
+            for i in range(j + 1, n):
+                a[i][j] *= inv
+    columns = []
+    for c in range(n):
+        b = [1.0 if i == c else 0.0 for i in range(n)]
+        first = -1
+        for i in range(n):
+            s = b[order[i]]
+            b[order[i]] = b[i]
+            if first >= 0:
+                for j in range(first, i):
+                    s -= a[i][j] * b[j]
+            elif s:
+                first = i
+            b[i] = s
+        for i in range(n - 1, -1, -1):
+            s = b[i]
+            for j in range(i + 1, n):
+                s -= a[i][j] * b[j]
+            b[i] = s / a[i][i]
+        columns.append(b)
+    return [[columns[j][i] for j in range(n)] for i in range(n)]

@@ -1081,8 +1081,8 @@ _A1_CELL = re.compile(r"^\$?(" + COLUMN_PATTERN + r")\$?(" + ROW_PATTERN + ")$")
 def _is_undefined(word: str, known: set[str]) -> bool:
     """Whether a word in a formula is a name that is not defined (not a cell, not TRUE)."""
     up = word.upper()
-    if up in known or up in ("TRUE", "FALSE") or up.startswith("_XLPM."):
-        return False
+    if up in known or up in ("TRUE", "FALSE") or up.startswith(("_XLPM.", "_XLETA.")):
+        return False  # a LAMBDA parameter; an eta-reduced function (_xleta.SUM) is a value
     m = _A1_CELL.match(word)
     if m and column_number(m.group(1)) <= SHEET_COLS and 1 <= int(m.group(2)) <= SHEET_ROWS:
         return False
