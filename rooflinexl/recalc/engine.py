@@ -329,10 +329,47 @@ def _registered(functions: Mapping[str, Callable]):
     try:
         for name, fn in functions.items():
             table[name.upper()] = _adapter(name.upper(), fn)
+        from rooflinexl.recalc.functions import EXCEL_NUMBERS
+
+        for name in EXCEL_NUMBERS:
+            table[name] = _numbers_function(name)
         yield table
     finally:
         table.clear()
         table.update(saved)
+
+
+def host_numbers_arg(arg: Any, in_errors: list[ExcelError]) -> tuple[bool, Any]:
+    """A ``formulas`` argument of SUM, COUNT ... as :func:`~rooflinexl.recalc.functions.
+    excel_numbers` takes it: a reference (formulas' ``Ranges``, also INDEX's result) or an
+    array of more than one value is ``(False, rows)``; a single value, typed or computed
+    (formulas holds a computed one as a 1x1 array), is ``(True, value)``."""
+    import numpy as np
+
+    if hasattr(arg, "ranges") and hasattr(arg, "value"):
+        value = np.asarray(arg.value, dtype=object)
+        value = value.reshape(1, -1) if value.ndim < 2 else value
+        return False, [[_host_elem(x, in_errors) for x in row] for row in value.tolist()]
+    if isinstance(arg, np.ndarray) and arg.size != 1:
+        return False, _to_host(arg, in_errors)
+    return True, _to_host(arg, in_errors)
+
+
+def _numbers_function(kind: str) -> Callable:
+    """formulas-level SUM, PRODUCT, AVERAGE, MAX, MIN or COUNT with Excel's argument
+    rules (:func:`rooflinexl.recalc.functions.excel_numbers`); it receives references
+    unresolved, to tell a cell's ``"3"`` (skipped) from a typed ``"3"`` (a number)."""
+    from rooflinexl.recalc.functions import excel_numbers
+
+    F = _formulas()
+
+    def call(*args: Any) -> Any:
+        in_errors: list[ExcelError] = []
+        out = excel_numbers(kind, [host_numbers_arg(a, in_errors) for a in args])
+        return _from_host(out, kind, _STATE.get(), in_errors)
+
+    call.__name__ = call.__qualname__ = kind
+    return F.wrap_func(call, ranges=True)
 
 
 @contextlib.contextmanager
