@@ -333,6 +333,7 @@ def _registered(functions: Mapping[str, Callable]):
 
         for name in EXCEL_NUMBERS:
             table[name] = _numbers_function(name)
+        table["INDEX"] = _index_function(saved["INDEX"])
         yield table
     finally:
         table.clear()
@@ -370,6 +371,32 @@ def _numbers_function(kind: str) -> Callable:
 
     call.__name__ = call.__qualname__ = kind
     return F.wrap_func(call, ranges=True)
+
+
+def _index_function(formulas_index: dict) -> dict:
+    """formulas' INDEX, except over an array (not a reference) with one position value
+    each: Excel's rules (:func:`rooflinexl.recalc.functions.index_array`: row or column
+    0 the entire column or row, where formulas took the first element)."""
+    import numpy as np
+    from formulas.functions import wrap_impure_func
+
+    from rooflinexl.recalc.functions import index_array
+
+    F = _formulas()
+    inner = formulas_index["function"]
+
+    def call(array, *pos):
+        if hasattr(array, "ranges") or len(pos) not in (1, 2) or any(
+                isinstance(p, np.ndarray) and p.size != 1 or hasattr(p, "ranges") and (
+                    np.asarray(p.value).size != 1) for p in pos):
+            return inner(False, array, *pos)
+        in_errors: list[ExcelError] = []
+        host = [_to_host(p.value if hasattr(p, "ranges") else p, in_errors) for p in pos]
+        grid = _to_host(array, in_errors)
+        out = index_array(grid if isinstance(grid, list) else [[grid]], *host)
+        return _from_host(out, "INDEX", _STATE.get(), in_errors)
+
+    return {**formulas_index, "function": wrap_impure_func(F.wrap_func(call, ranges=True))}
 
 
 @contextlib.contextmanager

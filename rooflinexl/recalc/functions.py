@@ -33,7 +33,7 @@ import numpy as np
 from rooflinexl.errors import ExcelError
 
 __all__ = ["BUILTINS", "EXCEL_NUMBERS", "complex_text", "cut_position", "excel_numbers",
-           "offset_address", "power",
+           "index_array", "offset_address", "power",
            "value_text"]
 
 def value_text(x) -> str:
@@ -1541,3 +1541,71 @@ def excel_numbers(kind: str, args) -> float | int | ExcelError:
 
 
 EXCEL_NUMBERS = frozenset({"SUM", "PRODUCT", "AVERAGE", "MAX", "MIN", "COUNT"})
+
+
+def index_array(array, row_num=None, column_num=None):
+    """INDEX(array, [row_num], [column_num]) of an array (not a reference), as Excel.
+
+    Microsoft, "INDEX function" (read 2026-12-01): row_num or column_num 0 (or omitted
+    where the other is given) returns the entire column or row, both 0 the whole array;
+    an array of one row or one column needs only one position; of more than one row and
+    column, with only row_num given, the entire row. A position past the array is #REF!,
+    a negative one #VALUE!. Excel's cached values in pycel's lookup.xlsx (sheet Index,
+    saved by Excel) agree. ``array`` is a host list of rows (or one value); the result a
+    value or a list of rows.
+
+    >>> index_array([[1, 2], [3, 4]], 2), index_array([[1, 2], [3, 4]], None, 1)
+    ([[3, 4]], [[1], [3]])
+    >>> index_array([[1, 2, 3]], 2), index_array([[1, 2], [3, 4]], 0, 0)
+    (2, [[1, 2], [3, 4]])
+    >>> str(index_array([[1, 2], [3, 4]], 3)), str(index_array([[1, 2], [3, 4]], -1))
+    ('#REF!', '#VALUE!')
+    """
+    grid = _grid(array)
+    h, w = len(grid), len(grid[0])
+
+    def position(x, what):
+        if x is None:
+            return 0
+        if isinstance(x, ExcelError):
+            raise _Err(str(x), f"INDEX: {what} is an error value")
+        v = int(_number(x, f"INDEX: {what}"))  # Excel truncates a fraction
+        if v < 0:
+            raise _Err("#VALUE!", f"INDEX: {what} {v} is negative")
+        return v
+
+    try:
+        r = position(_scalar(row_num, "row_num"), "row_num")
+        c = position(_scalar(column_num, "column_num"), "column_num")
+    except _Err as ex:
+        return ex.error
+    if column_num is None and h == 1 and w > 1:
+        r, c = 1, r  # one row: the one position is the column
+    elif column_num is None and w == 1:
+        c = 1 if h > 1 or r else 0
+    if r > h or c > w:
+        return ExcelError("#REF!", f"INDEX: position ({r}, {c}) outside a {h}x{w} array")
+    rows = grid if r == 0 else [grid[r - 1]]
+    out = [row if c == 0 else [row[c - 1]] for row in rows]
+    if len(out) == 1 and len(out[0]) == 1:
+        return 0.0 if out[0][0] is None else out[0][0]
+    return out
+
+
+def _isnumber(value):
+    """ISNUMBER(value): TRUE for a number only; numeric text (``"12"``, in a cell or typed)
+    and booleans are not numbers (Microsoft, "IS functions", read 2026-12-01: "the
+    value arguments of these functions are not converted"; Excel's cached values in
+    pycel's information.xlsx: ISNUMBER of a cell holding the text "1" is FALSE). An array
+    gives an array.
+
+    >>> _isnumber(12), _isnumber("12"), _isnumber(True), _isnumber([[1, "x"]])
+    (True, False, False, [[True, False]])
+    """
+    if isinstance(value, list):
+        return [[_isnumber(x) for x in (row if isinstance(row, list) else [row])]
+                for row in value]
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+BUILTINS["ISNUMBER"] = _isnumber
