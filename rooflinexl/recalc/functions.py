@@ -33,7 +33,7 @@ import numpy as np
 from rooflinexl.errors import ExcelError
 
 __all__ = ["BUILTINS", "EXCEL_NUMBERS", "complex_text", "cut_position", "excel_numbers",
-           "index_array", "offset_address", "power",
+           "excel_bsearch", "index_array", "offset_address", "power",
            "value_text"]
 
 def value_text(x) -> str:
@@ -1415,6 +1415,48 @@ def _lookup_key(x):
     return None  # blanks and errors match nothing
 
 
+def excel_bsearch(keys: list, want: tuple, descending: bool = False) -> int | None:
+    """Excel's approximate search (LOOKUP, MATCH with match_type 1 or -1): the position of
+    the largest key not above ``want`` (``descending``: the smallest not below), by binary
+    search, so an unsorted row or column gives what Excel gives. ``keys`` are
+    ``(type, value)`` pairs (None for a blank or an error), ``want`` one of them.
+
+    Only keys of ``want``'s type are compared: a probe on another type moves to the next
+    key of that type up to the upper bound, else back to the last one down to the lower
+    bound (none: the search stops). An equal key ends the search at the last of the run
+    of equal keys that follows it. Reproduces every cached value of formulas' test.xlsx,
+    sheet LOOKUP, rows 56-63 (saved by Excel), e.g. {"b",4.1,"a",1.1}: 4.1 -> 4.1,
+    20 -> 1.1, 4 -> #N/A.
+
+    >>> k = [(1, "b"), (0, 4.1), (1, "a"), (0, 1.1)]
+    >>> excel_bsearch(k, (0, 4.1)), excel_bsearch(k, (0, 20.0)), excel_bsearch(k, (0, 4.0))
+    (1, 3, None)
+    >>> excel_bsearch([(0, 1.0), (0, 2.0), (0, 2.0), (0, 3.0)], (0, 2.0))
+    2
+    """
+    def same(i):
+        return keys[i] is not None and keys[i][0] == want[0]
+
+    hit, lo, hi = None, 0, len(keys) - 1
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        m = next((i for i in range(mid, hi + 1) if same(i)), None)
+        if m is None:
+            m = next((i for i in range(mid - 1, lo - 1, -1) if same(i)), None)
+            if m is None:
+                break
+        x = keys[m][1]
+        if x == want[1]:
+            while m + 1 < len(keys) and same(m + 1) and keys[m + 1][1] == want[1]:
+                m += 1
+            return m
+        if (x > want[1]) if descending else (x < want[1]):
+            hit, lo = m, m + 1
+        else:
+            hi = m - 1
+    return hit
+
+
 def _lookup(value, lookup, result=None, *rest):
     """LOOKUP(lookup_value, lookup_vector, [result_vector]) and LOOKUP(value, array).
 
@@ -1447,17 +1489,7 @@ def _lookup(value, lookup, result=None, *rest):
     want = _lookup_key(0.0 if value is None else value)
     if want is None:
         return ExcelError("#N/A", "LOOKUP: lookup_value is not a number, text or boolean")
-    # a binary search over the values of the same type, as Excel's (an unsorted row or
-    # column gives what Excel gives: formulas' test.xlsx, sheet LOOKUP, saved by Excel)
-    cands = [(i, key[1]) for i, key in enumerate(map(_lookup_key, keys))
-             if key is not None and key[0] == want[0]]
-    hit, lo, hi = None, 0, len(cands) - 1
-    while lo <= hi:
-        mid = (lo + hi) // 2
-        if cands[mid][1] <= want[1]:
-            hit, lo = cands[mid][0], mid + 1
-        else:
-            hi = mid - 1
+    hit = excel_bsearch([_lookup_key(k) for k in keys], want)
     if hit is None:
         return ExcelError("#N/A", "LOOKUP: no value at or below lookup_value")
     if hit >= len(out):
