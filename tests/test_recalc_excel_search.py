@@ -88,3 +88,39 @@ def test_array_formula(evaluations, engine, key):
         for j, want in enumerate(row):
             cell = openpyxl.utils.get_column_letter(c1 + j) + str(r1 + i)
             _check(evs[engine].value("S", cell), want)
+
+
+# MATCH with match_type 1 searches as LOOKUP does (the same binary search): on the
+# unsorted {4.1,2.1,3.1,1.1} Excel's LOOKUP gives 1.1 for 4 and 2.1 for 3 (test.xlsx
+# LOOKUP!U59, T59), so MATCH gives their positions.
+MATCH_CASES = {"=MATCH(4,{4.1,2.1,3.1,1.1})": 4, "=MATCH(3,{4.1,2.1,3.1,1.1},1)": 2,
+               "=MATCH(20,{\"b\",4.1,\"a\",1.1})": 4, "=MATCH(4.1,{\"b\",4.1,\"a\",1.1})": 2,
+               "=MATCH(2,{4.1,2.1,3.1,1.1})": "#N/A"}
+
+
+@pytest.fixture(scope="module")
+def match_evaluations(tmp_path_factory):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    for r, v in enumerate([4.1, 2.1, 3.1, 1.1], start=1):
+        ws[f"Z{r}"] = v
+    for r in range(1, 5):  # a block: MATCH filled down over a range
+        ws[f"Y{r}"] = f"=MATCH(Z{r}+0.5,$Z$1:$Z$4)"
+    return evaluate_cases(wb, ws, "A", MATCH_CASES, tmp_path_factory.mktemp("match"))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("formula", list(MATCH_CASES))
+def test_match(match_evaluations, engine, formula):
+    cells, evs = match_evaluations
+    _check(evs[engine].value("S", cells[formula]), MATCH_CASES[formula])
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_match_block(match_evaluations, engine):
+    # 4.6 -> 1.1 (4), 2.6 -> 2.1 (2), 3.6 -> 1.1 (4: probes 2.1, 3.1, 1.1), 1.6 -> #N/A
+    _, evs = match_evaluations
+    got = [evs[engine].value("S", f"Y{r}") for r in range(1, 5)]
+    for g, w in zip(got, [4, 2, 4, "#N/A"], strict=True):
+        _check(g, w)

@@ -333,7 +333,7 @@ def _registered(functions: Mapping[str, Callable]):
 
         for name in EXCEL_NUMBERS:
             table[name] = _numbers_function(name)
-        table["INDEX"] = _index_function(saved["INDEX"])
+        table.update(formulas_overrides(saved))
         yield table
     finally:
         table.clear()
@@ -371,6 +371,40 @@ def _numbers_function(kind: str) -> Callable:
 
     call.__name__ = call.__qualname__ = kind
     return F.wrap_func(call, ranges=True)
+
+
+def formulas_overrides(table: Mapping[str, Any]) -> dict:
+    """Excel's rules in place of formulas' INDEX (over an array) and approximate MATCH,
+    built from formulas' own entries in ``table``; the per-cell engine's table and the
+    block path's (kernels) both take them."""
+    return {"INDEX": _index_function(table["INDEX"]), "MATCH": _match_function()}
+
+
+def _match_function():
+    """formulas' MATCH (its argument parsing, array handling and exact match), with
+    match_type 1 / -1 as Excel's binary search
+    (:func:`rooflinexl.recalc.functions.excel_bsearch`): formulas scanned linearly and
+    stopped at the first larger value, which on unsorted data or duplicates is not what
+    Excel answers (Microsoft, "MATCH function": "finds the largest value that is less
+    than or equal to lookup_value"; Excel searches by bisection)."""
+    from formulas.functions import Error
+    from formulas.functions import look as fl
+
+    from rooflinexl.recalc.functions import excel_bsearch
+
+    def xmatch(value_type, value, value_raw, index, array_type, array, array_raw,
+               match_type=1):
+        if match_type == 0 or int(value_type) > 2:
+            return fl.xmatch(value_type, value, value_raw, index, array_type, array,
+                             array_raw, match_type)
+        keys = [(int(t), x) if t <= 2 else None
+                for t, x in zip(array_type.tolist(), array.tolist(), strict=True)]
+        pos = excel_bsearch(keys, (int(value_type), value), descending=match_type < 0)
+        return Error.errors["#N/A"] if pos is None else int(index[pos])
+
+    return fl.wrap_ufunc(
+        xmatch, check_error=lambda *a: fl.get_error(a[1]), excluded={3, 4, 5, 6, 7},
+        args_parser=fl.args_parser_match_array, input_parser=lambda *a: a)
 
 
 def _index_function(formulas_index: dict) -> dict:

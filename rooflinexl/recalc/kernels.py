@@ -46,8 +46,11 @@ def _function(written: str):
     if not _TABLE:
         import importlib
 
+        from rooflinexl.recalc.engine import formulas_overrides
+
         for mod in ("info", "logic", "math", "text", "look"):
             _TABLE.update(importlib.import_module(f"formulas.functions.{mod}").FUNCTIONS)
+        _TABLE.update(formulas_overrides(_TABLE))  # INDEX, MATCH as Excel (engine.py)
     f = _TABLE.get(written)
     if f is None:
         from formulas.functions.stat import FUNCTIONS as stat
