@@ -1641,3 +1641,118 @@ def _isnumber(value):
 
 
 BUILTINS["ISNUMBER"] = _isnumber
+
+
+# ------------------------------------------------------------------------ YEARFRAC
+# Microsoft, "YEARFRAC function" (read 2026-12-01): basis 0 US (NASD) 30/360, 1
+# actual/actual, 2 actual/360, 3 actual/365, 4 European 30/360; dates truncated to
+# integers; basis not 0-4 #NUM!, a date outside 0..2958465 #NUM!, a non-numeric one
+# #VALUE!. Microsoft does not document how basis 0 treats February's last day nor how
+# basis 1 picks the year length: both are Excel's as D. A. Wheeler measured them ("YEARFRAC
+# incompatibilities between Excel 2007 and OOXML", 2008), and as every cached value of
+# pycel's yearfrac.xlsx (saved by Excel) shows. The basis is checked before the dates
+# (yearfrac.xlsx: YEARFRAC(#DIV/0!,200,-1) is #NUM!). Serial 60 is Excel's 29 Feb 1900.
+
+
+def _excel_ymd(serial: int) -> tuple[int, int, int]:
+    """(year, month, day) of a 1900-system serial as Excel shows it (0: 1900-01-00; 60:
+    1900-02-29, the day Excel keeps from Lotus)."""
+    import datetime
+
+    if serial == 0:
+        return 1900, 1, 0
+    if serial == 60:
+        return 1900, 2, 29
+    d = datetime.date(1899, 12, 31 if serial < 60 else 30) + datetime.timedelta(days=serial)
+    return d.year, d.month, d.day
+
+
+def _leap(y: int) -> bool:
+    return y % 4 == 0 and (y % 100 != 0 or y % 400 == 0) or y == 1900  # Excel's 1900
+
+
+def _month_end(y: int, m: int, d: int) -> bool:
+    import calendar
+
+    return d == (29 if (m == 2 and _leap(y)) else calendar.monthrange(y, m)[1])
+
+
+def _serial(y: int, m: int, d: int) -> int:
+    import datetime
+
+    if (y, m) < (1900, 3):  # before 1 March 1900: Excel's count, with its 29 Feb
+        return (datetime.date(y, m, 1) - datetime.date(1899, 12, 31)).days + d
+    return (datetime.date(y, m, d) - datetime.date(1899, 12, 30)).days
+
+
+def _yearfrac_days(s: int, e: int, basis: int) -> float:
+    y1, m1, d1 = _excel_ymd(s)
+    y2, m2, d2 = _excel_ymd(e)
+    if basis in (0, 4):
+        if basis == 4:
+            d1, d2 = min(d1, 30), min(d2, 30)
+        elif d1 == 31 and d2 == 31:
+            d1 = d2 = 30
+        elif d1 == 31:
+            d1 = 30
+        elif d1 == 30 and d2 == 31:
+            d2 = 30
+        elif m1 == 2 and m2 == 2 and _month_end(y1, m1, d1) and _month_end(y2, m2, d2):
+            d1 = d2 = 30
+        elif m1 == 2 and _month_end(y1, m1, d1):
+            d1 = 30
+        return ((y2 - y1) * 360 + (m2 - m1) * 30 + (d2 - d1)) / 360
+    if basis in (2, 3):
+        return (e - s) / (360 if basis == 2 else 365)
+    # actual/actual
+    if y1 == y2 or y2 == y1 + 1 and (m1, d1) >= (m2, d2):
+        if y1 == y2 and _leap(y1):
+            length = 366
+        elif (_leap(y1) and s < _serial(y1, 3, 1) <= e
+              or _leap(y2) and s < _serial(y2, 3, 1) <= e or (m2, d2) == (2, 29)):
+            length = 366
+        else:
+            length = 365
+        return (e - s) / length
+    years = y2 - y1 + 1
+    return (e - s) / ((_serial(y2 + 1, 1, 1) - _serial(y1, 1, 1)) / years)
+
+
+def _yearfrac(start_date, end_date, basis=None):
+    """YEARFRAC(start_date, end_date, [basis]).
+
+    >>> _yearfrac(1, 200, 0), _yearfrac(36922, 36981, 0)  # 1 Jan-18 Jul 1900; 31 Jan-31 Mar 2001
+    (0.5472222222222223, 0.16666666666666666)
+    >>> _yearfrac(37674, 37153, 1)  # 22 Feb 2003 - 19 Sep 2001 (yearfrac.xlsx D60)
+    1.4273972602739726
+    >>> str(_yearfrac("x", 200, -1)), str(_yearfrac(1, 2958466, 0))
+    ('#NUM!', '#NUM!')
+    """
+    def whole(x, what, date: bool):
+        x = _scalar(x, what)
+        if isinstance(x, bool):
+            raise _Err("#VALUE!", f"YEARFRAC: {what} is a boolean")
+        if isinstance(x, str) and date:
+            v = _text_number(x)
+            v = _text_date(x) if v is None else v
+            if v is None:
+                raise _Err("#VALUE!", f"YEARFRAC: {what} {x!r} is not a date")
+            x = v
+        return math.floor(_number(x, f"YEARFRAC: {what}"))
+
+    try:
+        b = whole(basis, "basis", False)
+        if not 0 <= b <= 4:
+            return ExcelError("#NUM!", f"YEARFRAC: basis {b} is not 0 to 4")
+        s = whole(start_date, "start_date", True)
+        e = whole(end_date, "end_date", True)
+    except _Err as ex:
+        return ex.error
+    if not (0 <= s <= 2958465 and 0 <= e <= 2958465):
+        return ExcelError("#NUM!", "YEARFRAC: a date outside 1900-01-00 .. 9999-12-31")
+    if s > e:
+        s, e = e, s
+    return _yearfrac_days(s, e, b)
+
+
+BUILTINS["YEARFRAC"] = _yearfrac
