@@ -61,7 +61,7 @@ from rooflinexl.recalc.compile import (
 from rooflinexl.recalc.engine import CellResult, Evaluation
 from rooflinexl.recalc.kernels import BlockEval, dispatch_order
 from rooflinexl.recalc.loader import Book, malformed_xml, read_book
-from rooflinexl.recalc.prepass import resolve_formulatext
+from rooflinexl.recalc.prepass import held_rows, resolve_formulatext
 from rooflinexl.recalc.refs import (
     MAX_COL,
     MAX_ROW,
@@ -905,7 +905,7 @@ def _per_cell(run: _Run, units: list[Unit], ids: set[int], anc: set[int], path: 
         overrides: dict[tuple[str, str], object] = {}
         # FORMULATEXT, ISFORMULA read formulas the copy turns into constants: resolve first
         texts = {(ws.title, c.coordinate): c.value for ws in wb.worksheets
-                 for row in ws.iter_rows() for c in row
+                 for row in held_rows(ws) for c in row
                  if c.data_type == "f" and isinstance(c.value, str)}
         if any("FORMULATEXT" in t.upper() or "ISFORMULA" in t.upper()
                for t in texts.values()):
@@ -915,7 +915,7 @@ def _per_cell(run: _Run, units: list[Unit], ids: set[int], anc: set[int], path: 
         for ws in wb.worksheets:
             kept = keep.get(ws.title, set())
             vals = values.get(ws.title, {})
-            for row in ws.iter_rows():
+            for row in held_rows(ws):
                 for c in row:
                     if c.data_type != "f" or c.coordinate in kept:
                         continue
