@@ -33,7 +33,7 @@ import numpy as np
 from rooflinexl.errors import ExcelError
 
 __all__ = ["BUILTINS", "EXCEL_NUMBERS", "complex_text", "cut_position", "excel_numbers",
-           "excel_bsearch", "index_array", "offset_address", "power",
+           "REF_POSITION", "excel_bsearch", "index_array", "offset_address", "power",
            "value_text"]
 
 def value_text(x) -> str:
@@ -1756,3 +1756,89 @@ def _yearfrac(start_date, end_date, basis=None):
 
 
 BUILTINS["YEARFRAC"] = _yearfrac
+
+
+# ------------------------------------------------ ROW/COLUMN/ROWS/COLUMNS(INDIRECT(text))
+# The pre-pass writes ROW(INDIRECT(x)) and its siblings as _XLRX_REFPOS(x, a1, "ROW"): only
+# the address INDIRECT names is read, never its cells, so nothing depends on what the text
+# computes. Microsoft, "INDIRECT function" (read 2026-12-01): text that is not a valid
+# reference is #REF!, as is one past the sheet's 1,048,576 rows or 16,384 columns. Excel's
+# cached values in IronCalc's ROW_COLUM.xlsx (A4, D5:E7, $F$9, $RS34, WW$56, D:D, 5:5,
+# $FF:FG, $7:8, XFD:XFD, 05:05, s:s; XFE:XFE, "h", 5 and a blank are #REF!). A sheet-
+# qualified text or a defined name is not resolved here: an error that says so.
+
+REF_POSITION = "_XLRX_REFPOS"
+_A1_TEXT = re.compile(r"^(\$?)([A-Za-z]{1,3})?(\$?)(\d+)?$")
+
+
+def _a1_part(s: str):
+    m = _A1_TEXT.match(s)
+    if m is None or (m.group(2) is None and m.group(4) is None):
+        return None
+    col = None
+    if m.group(2):
+        col = 0
+        for ch in m.group(2).upper():
+            col = col * 26 + ord(ch) - 64
+    row = int(m.group(4)) if m.group(4) else None
+    return row, col
+
+
+def _ref_position(ref_text, a1=True, which="ROW", whole_cell=0):
+    """ROW, COLUMN, ROWS or COLUMNS (``which``) of the reference ``ref_text`` names.
+
+    ROW and COLUMN of several rows/columns are the array of their numbers, except where
+    the call is the whole formula of a plain cell (``whole_cell``): there Excel shows the
+    first. An array of more than 100,000 numbers is #NUM! (not computed here).
+
+    >>> _ref_position("D5:E7", True, "ROW", 1), _ref_position("$RS34", True, "COLUMN")
+    (5, 487)
+    >>> _ref_position("D5:E7"), _ref_position("$FF:FG", True, "COLUMN")
+    ([[5], [6], [7]], [[162, 163]])
+    >>> _ref_position("D5:E7", True, "ROWS"), str(_ref_position("XFE:XFE"))
+    (3, '#REF!')
+    """
+    try:
+        text = _scalar(ref_text, "ref_text")
+        style = _scalar(a1, "a1")
+    except _Err as ex:
+        return ex.error
+    if not isinstance(text, str) or not text.strip():
+        return ExcelError("#REF!", f"INDIRECT: {text!r} is not a reference")
+    if style is not None and not (style is True or isinstance(style, (int, float))
+                                  and not isinstance(style, bool) and style != 0):
+        return ExcelError("#VALUE!", "INDIRECT: R1C1 references are not supported here")
+    text = text.strip()
+    if "!" in text:
+        return ExcelError("#VALUE!", f"INDIRECT: {text!r}: a sheet-qualified reference is "
+                          "not resolved here")
+    parts = [_a1_part(p) for p in text.split(":")]
+    if len(parts) > 2 or any(p is None for p in parts):
+        return ExcelError("#REF!", f"INDIRECT: {text!r} is not a reference (or is a "
+                          "defined name, not resolved here)")
+    (r1, c1), (r2, c2) = parts[0], parts[-1]
+    if len(parts) == 1:
+        if r1 is None or c1 is None:
+            return ExcelError("#REF!", f"INDIRECT: {text!r} is not a reference")
+    elif (r1 is None) != (r2 is None) or (c1 is None) != (c2 is None):
+        return ExcelError("#REF!", f"INDIRECT: {text!r} is not a reference")
+    rows = (1, 1_048_576) if r1 is None else tuple(sorted((r1, r2)))
+    cols = (1, 16_384) if c1 is None else tuple(sorted((c1, c2)))
+    if rows[0] < 1 or rows[1] > 1_048_576 or cols[0] < 1 or cols[1] > 16_384:
+        return ExcelError("#REF!", f"INDIRECT: {text!r} is off the sheet")
+    if which == "ROWS":
+        return rows[1] - rows[0] + 1
+    if which == "COLUMNS":
+        return cols[1] - cols[0] + 1
+    first, last = rows if which == "ROW" else cols
+    if whole_cell or first == last:
+        return first
+    if last - first >= 100_000:
+        return ExcelError("#NUM!", f"{which}(INDIRECT({text!r})): an array of "
+                          f"{last - first + 1} numbers is not computed here")
+    if which == "ROW":
+        return [[r] for r in range(first, last + 1)]
+    return [list(range(first, last + 1))]
+
+
+BUILTINS[REF_POSITION] = _ref_position

@@ -739,6 +739,9 @@ def rewrite_formula(
         left = sum(1 for t in out if t.kind == "word" and t.text.upper() in _OFFSET_NAMES)
         res.functions = [f for f in res.functions if f.upper() not in _OFFSET_NAMES]
         res.functions += ["OFFSET"] * left
+    if indirect_positions(out, whole_cell=implicit):
+        res.kinds.add("indirect")
+        res.functions = [f for f in res.functions if f.upper() != "INDIRECT"]
     if skips is not None and split_subtotal_refs(out, skips, sheet, res):
         res.kinds.add("subtotal")
     if res.kinds:
@@ -1656,6 +1659,56 @@ def static_offsets(toks: list) -> bool:
             body = re.sub(r"\$([A-Z]+)\$(\d+)", rf"{col_abs}\1{row_abs}\2", body)
             text = prefix + body
         new = _tokenize(text)
+        toks[i:end + 1] = new
+        changed = True
+        i += len(new)
+    return changed
+
+
+# ------------------------------------------------ ROW/COLUMN/ROWS/COLUMNS(INDIRECT(text))
+
+_POSITION_NAMES = frozenset({"ROW", "COLUMN", "ROWS", "COLUMNS"})
+
+
+def indirect_positions(toks: list, whole_cell: bool = False) -> bool:
+    """``ROW(INDIRECT(x))`` (and COLUMN, ROWS, COLUMNS) as ``_XLRX_REFPOS(x,a1,"ROW",w)``
+    in place: the position of the reference the text names, read without its cells
+    (:func:`rooflinexl.recalc.functions._ref_position`); ``w`` is 1 where the call is
+    the whole formula of a plain (not array) cell (``whole_cell``).
+
+    >>> toks = _tokenize("ROW(INDIRECT(J2))")
+    >>> indirect_positions(toks, True), "".join(t.text for t in toks)
+    (True, '_XLRX_REFPOS(J2,TRUE,"ROW",1)')
+    >>> toks = _tokenize("SUM(COLUMN(INDIRECT(A1&B1, 1)))")
+    >>> indirect_positions(toks), "".join(t.text for t in toks)
+    (True, 'SUM(_XLRX_REFPOS(A1&B1, 1,"COLUMN",0))')
+    """
+    from rooflinexl.recalc.functions import REF_POSITION
+
+    changed = False
+    i = 0
+    while i < len(toks) - 3:
+        t = toks[i]
+        if not (t.kind == "word" and t.text.upper() in _POSITION_NAMES
+                and toks[i + 1].text == "("):
+            i += 1
+            continue
+        end = _closing(toks, i + 1)
+        inner = _strip_ws(toks[i + 2:end]) if end is not None else []
+        if not (len(inner) >= 3 and inner[0].kind == "word"
+                and inner[0].text.upper() in ("INDIRECT", "_XLFN.INDIRECT")
+                and inner[1].text == "(" and _closing(inner, 1) == len(inner) - 1):
+            i += 1
+            continue
+        spans = _args(inner, 1)
+        if not 1 <= len(spans) <= 2:
+            i += 1
+            continue
+        text = "".join(x.text for x in inner[spans[0][0]:spans[0][1]])
+        a1 = ("".join(x.text for x in inner[spans[1][0]:spans[1][1]]) if len(spans) == 2
+              else "TRUE") or "TRUE"
+        whole = int(whole_cell and i == 0 and end == len(toks) - 1)
+        new = _tokenize(f'{REF_POSITION}({text},{a1},"{t.text.upper()}",{whole})')
         toks[i:end + 1] = new
         changed = True
         i += len(new)
