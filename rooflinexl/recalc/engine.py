@@ -377,7 +377,32 @@ def formulas_overrides(table: Mapping[str, Any]) -> dict:
     """Excel's rules in place of formulas' INDEX (over an array) and approximate MATCH,
     built from formulas' own entries in ``table``; the per-cell engine's table and the
     block path's (kernels) both take them."""
-    return {"INDEX": _index_function(table["INDEX"]), "MATCH": _match_function()}
+    return {"INDEX": _index_function(table["INDEX"]), "MATCH": _match_function(),
+            "TEXT": _text_function()}
+
+
+def _text_function():
+    """formulas' TEXT, with number formats as Excel writes them
+    (:func:`rooflinexl.recalc.functions.text_format`: sections, ``_)`` padding, colours,
+    thousands grouping and scaling, General); date/time formats stay formulas'."""
+    import numpy as np
+    from formulas.functions import text as ft
+
+    from rooflinexl.recalc.functions import text_format
+
+    def xtext(value, format_code):
+        x = value.item() if isinstance(value, np.generic) else value
+        if isinstance(x, str) and not isinstance(x, F.XlError):
+            from rooflinexl.recalc.functions import excel_numbers
+
+            n = excel_numbers("SUM", [(True, x)])  # numeric text is its number
+            x = n if isinstance(n, float) and x.strip() else x
+        fmt = format_code.item() if isinstance(format_code, np.generic) else format_code
+        out = text_format(x, fmt) if isinstance(fmt, str) else None
+        return ft.xtext(value, format_code) if out is None else out
+
+    F = _formulas()
+    return ft.wrap_ufunc(xtext, input_parser=lambda *a: a)
 
 
 def _match_function():

@@ -1842,3 +1842,245 @@ def _ref_position(ref_text, a1=True, which="ROW", whole_cell=0):
 
 
 BUILTINS[REF_POSITION] = _ref_position
+
+
+# ------------------------------------------------------------ TEXT with a number format
+# Microsoft, "TEXT function" and "Number format codes" (read 2026-12-01): up to four
+# sections (positive; negative; zero; text), a negative number shown by its own section
+# without a minus sign, a single section puts a minus in front (Excel's cached values:
+# none where the shown number rounds to 0); "..." and \x literal, _x a space, *x nothing
+# in a text result, [Red] and other colours nothing; 0 # ? digit placeholders, "." the
+# decimal point, "," between placeholders groups thousands and after the last one divides
+# by 1,000, % multiplies by 100, E+ / E- scientific; "General" as a cell shows a number
+# (11 characters). Date and time formats and conditions ([>100]) are not handled here
+# (None: the caller uses its own). Checked against every cached value of IronCalc's
+# TEXT.xlsx, sheet NUMBERS (saved by Excel).
+
+_DATE_CODES = frozenset("yYmMdDhHsSbBgGeE")
+
+
+def _sections(fmt: str) -> list[str]:
+    out, cur, i = [], "", 0
+    while i < len(fmt):
+        ch = fmt[i]
+        if ch == '"':
+            j = fmt.find('"', i + 1)
+            j = len(fmt) if j < 0 else j
+            cur += fmt[i:j + 1]
+            i = j + 1
+            continue
+        if ch in "\\_*" and i + 1 < len(fmt):
+            cur += fmt[i:i + 2]
+            i += 2
+            continue
+        if ch == ";":
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+        i += 1
+    return [*out, cur]
+
+
+def _tokens(section: str):
+    """(kind, text) tokens of one section; None where it holds a date/time code or a
+    condition."""
+    toks, i = [], 0
+    while i < len(section):
+        ch = section[i]
+        if ch == '"':
+            j = section.find('"', i + 1)
+            j = len(section) if j < 0 else j
+            toks.append(("lit", section[i + 1:j]))
+            i = j + 1
+        elif ch == "\\" and i + 1 < len(section):
+            toks.append(("lit", section[i + 1]))
+            i += 2
+        elif ch == "_" and i + 1 < len(section):
+            toks.append(("lit", " "))
+            i += 2
+        elif ch == "*" and i + 1 < len(section):
+            i += 2
+        elif ch == "[":
+            j = section.find("]", i)
+            if j < 0:
+                return None
+            inner = section[i + 1:j]
+            if inner.startswith("$"):
+                toks.append(("lit", inner[1:].split("-")[0]))
+            elif not inner.isalpha() or inner.lower() in ("h", "hh", "m", "mm", "s", "ss"):
+                return None  # a condition or elapsed time
+            i = j + 1
+        elif ch in "0#?":
+            toks.append(("digit", ch))
+            i += 1
+        elif ch in ".,%@":
+            toks.append((ch, ch))
+            i += 1
+        elif ch in "Ee" and section[i + 1:i + 2] in ("+", "-"):
+            toks.append(("exp", section[i + 1]))
+            i += 2
+        elif ch in _DATE_CODES or section[i:i + 5].upper() == "AM/PM":
+            return None
+        else:
+            toks.append(("lit", ch))
+            i += 1
+    return toks
+
+
+def _general(x: float) -> str:
+    """A number as Excel's General format shows it in a text result (11 characters)."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    if x == 0:
+        return "0"
+    sign = "-" if x < 0 else ""
+    d = Decimal(repr(abs(x)))
+    e = d.adjusted()
+    if e >= 11 or e <= -9:
+        m = (d.scaleb(-e)).quantize(Decimal("0.00001"), ROUND_HALF_UP)
+        if m >= 10:
+            m, e = m / 10, e + 1
+        mant = f"{m:f}".rstrip("0").rstrip(".")
+        return f"{sign}{mant}E{'+' if e >= 0 else '-'}{abs(e):02d}"
+    places = max(0, 10 - max(e + 1, 1))
+    q = d.quantize(Decimal(1).scaleb(-places), ROUND_HALF_UP)
+    s = f"{q:f}"
+    if "." in s:
+        s = s.rstrip("0").rstrip(".")
+    return sign + s
+
+
+def _place(digits: str, slots: list[str]) -> list[str]:
+    """``digits`` over the placeholders ``slots`` (0 # ?), right to left; the leftmost
+    takes what is left."""
+    out = [""] * len(slots)
+    rest = digits
+    for k in range(len(slots) - 1, -1, -1):
+        pad = {"0": "0", "#": "", "?": " "}[slots[k]]
+        if k == 0:
+            out[k] = rest if rest else pad
+        else:
+            out[k] = rest[-1:] if rest else pad
+            rest = rest[:-1]
+    return out
+
+
+def _number_section(x: float, toks: list) -> str | None:
+    from decimal import ROUND_HALF_UP, Decimal
+
+    digit_at = [k for k, (kind, _) in enumerate(toks) if kind == "digit"]
+    if not digit_at:  # literals only: themselves; anything else is not handled here
+        return "".join(t for _, t in toks) if all(k == "lit" for k, _ in toks) else None
+    exp_at = next((k for k, (kind, _) in enumerate(toks) if kind == "exp"), None)
+    dot_at = next((k for k, (kind, _) in enumerate(toks)
+                   if kind == "." and (exp_at is None or k < exp_at)), None)
+    end_mant = exp_at if exp_at is not None else len(toks)
+    # commas: between placeholders of the integer part group; right after the last
+    # placeholder before the point (or the end) scale by 1000
+    int_end = dot_at if dot_at is not None else end_mant
+    group, scale = False, 0
+    for k, (kind, _) in enumerate(toks):
+        if kind != ",":
+            continue
+        before = [j for j in digit_at if j < k]
+        after = [j for j in digit_at if k < j < int_end]
+        if before and after and k < int_end:
+            group = True
+        elif before and not after and k <= int_end + (1 if dot_at is None else 0):
+            scale += 1
+    pct = sum(1 for kind, _ in toks if kind == "%")
+    d = Decimal(repr(abs(x))) if x else Decimal(0)
+    if d:
+        d = round(d, 14 - d.adjusted())  # 15 significant digits, as Excel keeps
+    d = d.scaleb(2 * pct - 3 * scale)
+    int_slots = [toks[j][1] for j in digit_at if j < (dot_at if dot_at is not None else end_mant)]
+    frac_slots = [toks[j][1] for j in digit_at
+                  if dot_at is not None and dot_at < j < end_mant]
+    exp_slots = [toks[j][1] for j in digit_at if exp_at is not None and j > exp_at]
+    e = 0
+    if exp_at is not None:
+        if len(int_slots) != 1 or not exp_slots:
+            return None  # engineering notation: not handled here
+        if d:
+            e = d.adjusted()
+            d = d.scaleb(-e)
+    q = d.quantize(Decimal(1).scaleb(-len(frac_slots)), ROUND_HALF_UP)
+    if exp_at is not None and q >= 10:
+        e, q = e + 1, (q / 10).quantize(Decimal(1).scaleb(-len(frac_slots)), ROUND_HALF_UP)
+    s = f"{q:f}"
+    int_digits, _, frac_digits = s.partition(".")
+    int_digits = int_digits.lstrip("0")
+    if group and int_digits:
+        int_digits = f"{int(int_digits):,}"
+    frac = list(frac_digits.ljust(len(frac_slots), "0"))
+    for k in range(len(frac_slots) - 1, -1, -1):  # trailing zeros: # nothing, ? space
+        if frac[k] != "0" or frac_slots[k] == "0":
+            break
+        frac[k] = "" if frac_slots[k] == "#" else " "
+    placed = dict(zip([j for j in digit_at if j < (dot_at if dot_at is not None
+                                                      else end_mant)],
+                      _place(int_digits, int_slots), strict=True))
+    placed.update(zip([j for j in digit_at if dot_at is not None and dot_at < j < end_mant],
+                      frac, strict=True))
+    if exp_at is not None:
+        ed = str(abs(e))
+        placed.update(zip([j for j in digit_at if j > exp_at], _place(ed, exp_slots),
+                          strict=True))
+    out = []
+    for k, (kind, t) in enumerate(toks):
+        if kind == "digit":
+            out.append(placed[k])
+        elif kind == ".":
+            out.append("." if k == dot_at else "")
+        elif kind == "exp":
+            out.append("E" + ("-" if e < 0 else ("+" if t == "+" else "")))
+        elif kind == ",":
+            continue
+        elif kind in ("lit", "%"):
+            out.append(t)
+        elif kind == "@":
+            return None
+    zero = not any(c in "123456789" for c in s) and not (exp_at is not None and e)
+    return "".join(out), zero
+
+
+def text_format(value, fmt: str):
+    """TEXT(value, format_text) for a number and a number format, as Excel; None where
+    the format is a date/time one or has a condition (not handled here).
+
+    >>> text_format(12345.6789, "#,##0_);(#,##0)"), text_format(-12, "$#,##0_);($#,##0)")
+    ('12,346 ', '($12)')
+    >>> text_format(123456789012, "00-00-00-00"), text_format(-1/3, "[Red]#.#")
+    ('123456-78-90-12', '-.3')
+    >>> text_format(123456789012, '#,##,, "Millions"'), text_format(-2.5e-09, "0.00E+0")
+    ('123,457 Millions', '-2.50E-9')
+    >>> text_format(1/3, "General"), text_format(-2.5e-09, "General")
+    ('0.333333333', '-2.5E-09')
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    secs = _sections(fmt)
+    if len(secs) > 4:
+        return None
+    x = float(value)
+    if len(secs) == 1 or x > 0 or (x == 0 and len(secs) == 2):
+        sec, signed = secs[0], len(secs) == 1
+    elif x < 0:
+        sec, signed = secs[1], False
+    else:
+        sec, signed = secs[2], False
+    if sec.strip().lower() == "general" or (not sec and len(secs) == 1):
+        return _general(x) if signed else _general(abs(x))
+    toks = _tokens(sec)
+    if toks is None:
+        return None
+    if any(kind == "@" for kind, _ in toks):
+        return None
+    res = _number_section(x, toks)
+    if res is None:
+        return None
+    if isinstance(res, str):
+        return res
+    text, zero = res
+    return ("-" + text) if signed and x < 0 and not zero else text

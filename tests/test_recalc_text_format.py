@@ -1,0 +1,69 @@
+"""TEXT with a number format, as Excel writes it.
+
+Expected values are Excel's cached values in IronCalc's TEXT.xlsx (MIT; saved by Excel),
+sheet NUMBERS: the numbers (column A) and the formats (row 2) are copied here.
+"""
+from __future__ import annotations
+
+import openpyxl
+import pytest
+from formula_cases import ENGINES, evaluate_cases
+
+from rooflinexl.recalc.functions import text_format
+
+FORMATS = ["0", "0.00", "#,##0", "#,##0_);(#,##0)", "$#,##0_);($#,##0)", "00-00-00-00",
+           "General", "[Red]#.#", '#,#.00 "Millions!"', "0.00%", "0.00E+0"]
+# number -> its TEXT in each format above (NUMBERS!B:M, without L)
+EXPECTED = {
+    12: ["12", "12.00", "12", "12 ", "$12 ", "00-00-00-12", "12", "12.", "12.00 Millions!",
+         "1200.00%", "1.20E+1"],
+    -1 / 3: ["0", "-0.33", "0", "(0)", "($0)", "00-00-00-00", "-0.333333333", "-.3",
+             "-.33 Millions!", "-33.33%", "-3.33E-1"],
+    -12345.6789: ["-12346", "-12345.68", "-12,346", "(12,346)", "($12,346)",
+                  "-00-01-23-46", "-12345.6789", "-12345.7", "-12,345.68 Millions!",
+                  "-1234567.89%", "-1.23E+4"],
+    0: ["0", "0.00", "0", "0 ", "$0 ", "00-00-00-00", "0", ".", ".00 Millions!", "0.00%",
+        "0.00E+0"],
+    123456789012: ["123456789012", "123456789012.00", "123,456,789,012",
+                   "123,456,789,012 ", "$123,456,789,012 ", "123456-78-90-12",
+                   "1.23457E+11", "123456789012.", "123,456,789,012.00 Millions!",
+                   "12345678901200.00%", "1.23E+11"],
+    1.23456e19: ["12345600000000000000", "12345600000000000000.00",
+                 "12,345,600,000,000,000,000", "12,345,600,000,000,000,000 ",
+                 "$12,345,600,000,000,000,000 ", "12345600000000-00-00-00", "1.23456E+19",
+                 "12345600000000000000.", "12,345,600,000,000,000,000.00 Millions!",
+                 "1234560000000000000000.00%", "1.23E+19"],
+    -2.5e-09: ["0", "0.00", "0", "(0)", "($0)", "00-00-00-00", "-2.5E-09", ".",
+               ".00 Millions!", "0.00%", "-2.50E-9"],
+    -1e-08: ["0", "0.00", "0", "(0)", "($0)", "00-00-00-00", "-0.00000001", ".",
+             ".00 Millions!", "0.00%", "-1.00E-8"],
+    -1e9: ["-1000000000", "-1000000000.00", "-1,000,000,000", "(1,000,000,000)",
+           "($1,000,000,000)", "-1000-00-00-00", "-1000000000", "-1000000000.",
+           "-1,000,000,000.00 Millions!", "-100000000000.00%", "-1.00E+9"],
+}
+
+
+@pytest.mark.parametrize("number", list(EXPECTED))
+def test_text_format(number):
+    assert [text_format(number, f) for f in FORMATS] == EXPECTED[number]
+
+
+def test_scaling_by_thousands():
+    assert text_format(123456789012, '#,##,, "Millions"') == "123,457 Millions"  # NUMBERS!L10
+
+
+@pytest.fixture(scope="module")
+def evaluations(tmp_path_factory):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    ws["Z1"], ws["Z2"] = 12345.6789, "12"
+    cases = {'=TEXT(Z1,"#,##0_);(#,##0)")': "12,346 ", '=TEXT(-Z1,"$#,##0_);($#,##0)")':
+             "($12,346)", '=TEXT(Z1,"General")': "12345.6789", '=TEXT(Z2,"0.00")': "12.00"}
+    return cases, evaluate_cases(wb, ws, "A", cases, tmp_path_factory.mktemp("text"))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_through_the_engines(evaluations, engine):
+    cases, (cells, evs) = evaluations
+    assert {f: evs[engine].value("S", cells[f]) for f in cases} == cases
