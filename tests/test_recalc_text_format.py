@@ -67,3 +67,21 @@ def evaluations(tmp_path_factory):
 def test_through_the_engines(evaluations, engine):
     cases, (cells, evs) = evaluations
     assert {f: evs[engine].value("S", cells[f]) for f in cases} == cases
+
+
+# pycel's text.xlsx (saved by Excel), sheet TextNumbers: later dots are literal, a
+# format without integer placeholders still shows the integer part, commas only group
+# between placeholders, the last section holding @ is the text section
+PYCEL = [
+    (890123.456789, "#.###.#.#.#", "890123.456.7.8.9"), (890123.456789, "#,###.##.#",
+                                                          "890,123.45.7"),
+    (890123.456789, "0,x#.00.0", "89012x3.45.7"), (1234.56, ".##0", "1234.560"),
+    (1234567.89, '#,#"ZZ"#.0"YY"00', "1,234,56ZZ7.8YY90"), (-1, "w;x;z@", "x"),
+    (0, "w;x;z@", "w"), (0, "w;x;z", "z"), (-1, "w;x@", "-w"), (-1, "", "-"), (1, "", ""),
+    (-1, '##.00;-  ##.0;"ZERO"', "-  1.0"), (0, '##.00;-  ##.0;"ZERO"', "ZERO"),
+]
+
+
+@pytest.mark.parametrize(("number", "fmt", "want"), PYCEL)
+def test_pycel_cases(number, fmt, want):
+    assert text_format(number, fmt) == want

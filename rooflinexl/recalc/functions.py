@@ -1971,7 +1971,9 @@ def _number_section(x: float, toks: list) -> str | None:
 
     digit_at = [k for k, (kind, _) in enumerate(toks) if kind == "digit"]
     if not digit_at:  # literals only: themselves; anything else is not handled here
-        return "".join(t for _, t in toks) if all(k == "lit" for k, _ in toks) else None
+        if all(k == "lit" for k, _ in toks):
+            return "".join(t for _, t in toks), x == 0
+        return None
     exp_at = next((k for k, (kind, _) in enumerate(toks) if kind == "exp"), None)
     dot_at = next((k for k, (kind, _) in enumerate(toks)
                    if kind == "." and (exp_at is None or k < exp_at)), None)
@@ -1985,7 +1987,8 @@ def _number_section(x: float, toks: list) -> str | None:
             continue
         before = [j for j in digit_at if j < k]
         after = [j for j in digit_at if k < j < int_end]
-        if before and after and k < int_end:
+        if k < int_end and toks[k - 1][0] in ("digit", ",") and k + 1 < len(toks) and (
+                toks[k + 1][0] == "digit"):
             group = True
         elif before and not after and k <= int_end + (1 if dot_at is None else 0):
             scale += 1
@@ -2031,8 +2034,8 @@ def _number_section(x: float, toks: list) -> str | None:
     for k, (kind, t) in enumerate(toks):
         if kind == "digit":
             out.append(placed[k])
-        elif kind == ".":
-            out.append("." if k == dot_at else "")
+        elif kind == ".":  # the first is the decimal point, later ones literal dots
+            out.append(int_digits + "." if k == dot_at and not int_slots else ".")
         elif kind == "exp":
             out.append("E" + ("-" if e < 0 else ("+" if t == "+" else "")))
         elif kind == ",":
@@ -2063,14 +2066,18 @@ def text_format(value, fmt: str):
     secs = _sections(fmt)
     if len(secs) > 4:
         return None
+    if len(secs) > 1 and "@" in secs[-1]:
+        secs = secs[:-1]  # the text section
     x = float(value)
+    if fmt == "":
+        return "-" if x < 0 else ""
     if len(secs) == 1 or x > 0 or (x == 0 and len(secs) == 2):
         sec, signed = secs[0], len(secs) == 1
     elif x < 0:
         sec, signed = secs[1], False
     else:
         sec, signed = secs[2], False
-    if sec.strip().lower() == "general" or (not sec and len(secs) == 1):
+    if sec.strip().lower() == "general":
         return _general(x) if signed else _general(abs(x))
     toks = _tokens(sec)
     if toks is None:
@@ -2080,7 +2087,5 @@ def text_format(value, fmt: str):
     res = _number_section(x, toks)
     if res is None:
         return None
-    if isinstance(res, str):
-        return res
     text, zero = res
     return ("-" + text) if signed and x < 0 and not zero else text
