@@ -59,14 +59,20 @@ def evaluations(tmp_path_factory):
     ws.title = "S"
     ws["Z1"], ws["Z2"] = 12345.6789, "12"
     cases = {'=TEXT(Z1,"#,##0_);(#,##0)")': "12,346 ", '=TEXT(-Z1,"$#,##0_);($#,##0)")':
-             "($12,346)", '=TEXT(Z1,"General")': "12345.6789", '=TEXT(Z2,"0.00")': "12.00"}
+             "($12,346)", '=TEXT(Z1,"General")': "12345.6789", '=TEXT(Z2,"0.00")': "12.00",
+             '=TEXT(41181,"dddd/mmmm/yyyyy")': "Saturday/September/2012",
+             '=TEXT(41181,"mm###")': "#VALUE!"}
     return cases, evaluate_cases(wb, ws, "A", cases, tmp_path_factory.mktemp("text"))
 
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_through_the_engines(evaluations, engine):
+    from rooflinexl.errors import ExcelError
+
     cases, (cells, evs) = evaluations
-    assert {f: evs[engine].value("S", cells[f]) for f in cases} == cases
+    got = {f: evs[engine].value("S", cells[f]) for f in cases}
+    assert got == cases
+    assert isinstance(got['=TEXT(41181,"mm###")'], ExcelError)  # an error, not its text
 
 
 # pycel's text.xlsx (saved by Excel), sheet TextNumbers: later dots are literal, a
@@ -85,3 +91,23 @@ PYCEL = [
 @pytest.mark.parametrize(("number", "fmt", "want"), PYCEL)
 def test_pycel_cases(number, fmt, want):
     assert text_format(number, fmt) == want
+
+
+# date formats: IronCalc's TEXT.xlsx, sheet DATES (41181 is 29 Sep 2012, 100 is 9 Apr
+# 1900); elapsed times and ranges: pycel's text.xlsx, sheet TextDates
+DATES = [
+    (41181, "m/d/y", "9/29/12"), (41304, "m/d/y", "1/30/13"), (41181, "dd/mm--yy", "29/09--12"),
+    (41181, "ddd--/--mmm--/++yyy", "Sat--/--Sep--/++2012"),
+    (41304, "dddd/mmmm/yyyyy", "Wednesday/January/2013"),
+    (41181, "ddddd/mmmmm/yyyyy", "Saturday/S/2012"), (100, "m/d/y", "4/9/00"),
+    (100, "dddd/mmmm/yyyyy", "Monday/April/1900"), (2958465, "m/d/y", "12/31/99"),
+    (2958466, "m/d/y", "#VALUE!"), (-1, "m/d/y", "#VALUE!"), (41181, "mm###", "#VALUE!"),
+    (71003160, "[hh]", "1704075840"), (-1, "[h]", "-24"), (-1, "[m]", "-1440"),
+    (-1, "[h]:m", "#VALUE!"), (0, "[h]:m", "0:0"), (2958466, "h", "#VALUE!"),
+    (0, "[s].000", "0.000"),
+]
+
+
+@pytest.mark.parametrize(("number", "fmt", "want"), DATES)
+def test_date_formats(number, fmt, want):
+    assert str(text_format(number, fmt)) == want

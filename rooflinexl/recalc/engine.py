@@ -399,6 +399,8 @@ def _text_function():
             x = n if isinstance(n, float) and x.strip() else x
         fmt = format_code.item() if isinstance(format_code, np.generic) else format_code
         out = text_format(x, fmt) if isinstance(fmt, str) else None
+        if isinstance(out, ExcelError):
+            return F.Error.errors[str(out)]
         return ft.xtext(value, format_code) if out is None else out
 
     F = _formulas()

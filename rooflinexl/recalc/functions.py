@@ -2079,6 +2079,8 @@ def text_format(value, fmt: str):
         sec, signed = secs[2], False
     if sec.strip().lower() == "general":
         return _general(x) if signed else _general(abs(x))
+    if _is_date_format(sec):
+        return _date_text(x if signed else abs(x), sec)
     toks = _tokens(sec)
     if toks is None:
         return None
@@ -2089,3 +2091,139 @@ def text_format(value, fmt: str):
         return None
     text, zero = res
     return ("-" + text) if signed and x < 0 and not zero else text
+
+
+# ------------------------------------------------------------ TEXT with a date format
+# Microsoft, "Format a date the way you want" / "Number format codes" (read 2026-12-01):
+# d dd ddd dddd, m mm mmm mmmm mmmmm (m/mm after h or before s: minutes), y yy (2
+# digits) yyy+ (4), h hh, s ss, .0 .00 .000 fractions of a second, AM/PM A/P (12-hour),
+# [h] [m] [s] elapsed. A serial below 0 or past 9999-12-31 is #VALUE!, so is a digit
+# placeholder in a date format (IronCalc's TEXT.xlsx, sheet DATES: "mm###"). Serial 60
+# is 1900-02-29 and serial 1 a Sunday, as Excel counts.
+
+_DAYS = ("Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday")
+_MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August",
+                "September", "October", "November", "December")
+
+
+def _date_tokens(section: str):
+    toks, i = [], 0
+    while i < len(section):
+        ch, low = section[i], section[i].lower()
+        if ch == '"':
+            j = section.find('"', i + 1)
+            j = len(section) if j < 0 else j
+            toks.append(("lit", section[i + 1:j]))
+            i = j + 1
+        elif ch == "\\" and i + 1 < len(section):
+            toks.append(("lit", section[i + 1]))
+            i += 2
+        elif ch == "_" and i + 1 < len(section):
+            toks.append(("lit", " "))
+            i += 2
+        elif ch == "*" and i + 1 < len(section):
+            i += 2
+        elif ch == "[":
+            j = section.find("]", i)
+            inner = section[i + 1:j].lower() if j > 0 else ""
+            if inner and set(inner) <= set("hms") and len(set(inner)) == 1:
+                toks.append(("elapsed", inner[0], len(inner)))
+            elif inner.startswith("$"):
+                toks.append(("lit", section[i + 2:j].split("-")[0]))
+            elif not inner.isalpha():
+                return None
+            i = j + 1
+        elif section[i:i + 5].lower() == "am/pm":
+            toks.append(("ampm", section[i:i + 5]))
+            i += 5
+        elif section[i:i + 3].lower() == "a/p":
+            toks.append(("ampm", section[i:i + 3]))
+            i += 3
+        elif low in "ymdhs":
+            j = i
+            while j < len(section) and section[j].lower() == low:
+                j += 1
+            toks.append(("code", low, j - i))
+            i = j
+        elif ch == "." and section[i + 1:i + 2] == "0":
+            j = i + 1
+            while j < len(section) and section[j] == "0":
+                j += 1
+            toks.append(("frac", j - i - 1))
+            i = j
+        elif ch in "0#?":
+            toks.append(("digit", ch))
+            i += 1
+        elif low in "begn" or ch == "@":
+            return None
+        else:
+            toks.append(("lit", ch))
+            i += 1
+    return toks
+
+
+def _is_date_format(section: str) -> bool:
+    toks = _date_tokens(section)
+    return toks is not None and any(t[0] in ("code", "elapsed", "ampm") for t in toks)
+
+
+def _date_text(x: float, section: str):
+    toks = _date_tokens(section)
+    if toks is None:
+        return None
+    if any(t[0] == "digit" for t in toks):
+        return ExcelError("#VALUE!", "TEXT: a digit placeholder in a date format")
+    if not any(t[0] in ("code", "ampm") for t in toks):  # elapsed time only: any number
+        if x < 0:
+            inner = _date_text(-x, section)
+            return inner if isinstance(inner, ExcelError) else "-" + inner
+    elif x < 0 or x >= 2958466:
+        return ExcelError("#VALUE!", f"TEXT: {x} is not a date between 1900 and 9999")
+    frac = max((t[1] for t in toks if t[0] == "frac"), default=0)
+    scale = 10 ** frac
+    units = round(x * 86400 * scale)
+    days, rest = divmod(units, 86400 * scale)
+    secs, sub = divmod(rest, scale)
+    hour, minute, second = secs // 3600, secs // 60 % 60, secs % 60
+    y, mo, d = _excel_ymd(days) if days < 2958466 else (9999, 12, 31)  # elapsed only
+    twelve = any(t[0] == "ampm" for t in toks)
+    codes = [k for k, t in enumerate(toks) if t[0] in ("code", "elapsed")]
+    out = []
+    for k, t in enumerate(toks):
+        if t[0] == "lit":
+            out.append(t[1])
+        elif t[0] == "frac":
+            out.append("." + str(sub).zfill(frac)[:t[1]])
+        elif t[0] == "ampm":
+            am = hour < 12
+            out.append((t[1][:2] if am else t[1][3:5]) if len(t[1]) == 5
+                       else (t[1][0] if am else t[1][2]))
+        elif t[0] == "elapsed":
+            total = {"h": units // (3600 * scale), "m": units // (60 * scale),
+                     "s": units // scale}[t[1]]
+            out.append(str(total).zfill(t[2]))
+        else:
+            _, c, n = t
+            pos = codes.index(k)
+            prev = toks[codes[pos - 1]] if pos else None
+            nxt = toks[codes[pos + 1]] if pos + 1 < len(codes) else None
+            if c == "m" and n <= 2 and (prev is not None and prev[1] == "h"
+                                        or nxt is not None and nxt[1] == "s"):
+                c = "minute"
+            if c == "y":
+                out.append(f"{y % 100:02d}" if n <= 2 else f"{y:04d}")
+            elif c == "m":
+                out.append(str(mo).zfill(n) if n <= 2 else _MONTH_NAMES[mo - 1][:3]
+                           if n == 3 else _MONTH_NAMES[mo - 1][0] if n == 5
+                           else _MONTH_NAMES[mo - 1])
+            elif c == "d":
+                out.append(str(d).zfill(n) if n <= 2 else _DAYS[(days - 1) % 7][:3]
+                           if n == 3 else _DAYS[(days - 1) % 7])
+            elif c == "h":
+                h = (hour % 12 or 12) if twelve else hour
+                out.append(str(h).zfill(min(n, 2)))
+            elif c == "minute":
+                out.append(str(minute).zfill(n))
+            else:
+                out.append(str(second).zfill(min(n, 2)))
+    return "".join(out)
