@@ -374,36 +374,35 @@ def _numbers_function(kind: str) -> Callable:
 
 
 def formulas_overrides(table: Mapping[str, Any]) -> dict:
-    """Excel's rules in place of formulas' INDEX (over an array) and approximate MATCH,
-    built from formulas' own entries in ``table``; the per-cell engine's table and the
-    block path's (kernels) both take them."""
+    """Excel's rules in place of formulas' INDEX (over an array), approximate MATCH and
+    TEXT, built from formulas' own entries in ``table``; the per-cell engine's table and
+    the block path's (kernels) both take them."""
     return {"INDEX": _index_function(table["INDEX"]), "MATCH": _match_function(),
             "TEXT": _text_function()}
 
 
 def _text_function():
-    """formulas' TEXT, with number formats as Excel writes them
-    (:func:`rooflinexl.recalc.functions.text_format`: sections, ``_)`` padding, colours,
-    thousands grouping and scaling, General); date/time formats stay formulas'."""
+    """formulas' TEXT, with number, date and time formats as Excel writes them
+    (:func:`rooflinexl.recalc.functions.text_format`); a text value, a condition
+    (``[>100]``) or a code it does not know stay formulas'."""
     import numpy as np
     from formulas.functions import text as ft
 
-    from rooflinexl.recalc.functions import text_format
+    from rooflinexl.recalc.functions import excel_numbers, text_format
+
+    F = _formulas()
 
     def xtext(value, format_code):
         x = value.item() if isinstance(value, np.generic) else value
-        if isinstance(x, str) and not isinstance(x, F.XlError):
-            from rooflinexl.recalc.functions import excel_numbers
-
-            n = excel_numbers("SUM", [(True, x)])  # numeric text is its number
-            x = n if isinstance(n, float) and x.strip() else x
+        if isinstance(x, str) and not isinstance(x, F.XlError) and x.strip():
+            n = excel_numbers("SUM", [(True, x)])  # numeric (or date) text: its number
+            x = n if isinstance(n, float) else x
         fmt = format_code.item() if isinstance(format_code, np.generic) else format_code
         out = text_format(x, fmt) if isinstance(fmt, str) else None
         if isinstance(out, ExcelError):
             return F.Error.errors[str(out)]
         return ft.xtext(value, format_code) if out is None else out
 
-    F = _formulas()
     return ft.wrap_ufunc(xtext, input_parser=lambda *a: a)
 
 

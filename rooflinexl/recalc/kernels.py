@@ -50,7 +50,7 @@ def _function(written: str):
 
         for mod in ("info", "logic", "math", "text", "look"):
             _TABLE.update(importlib.import_module(f"formulas.functions.{mod}").FUNCTIONS)
-        _TABLE.update(formulas_overrides(_TABLE))  # INDEX, MATCH as Excel (engine.py)
+        _TABLE.update(formulas_overrides(_TABLE))  # INDEX, MATCH, TEXT as Excel (engine.py)
     f = _TABLE.get(written)
     if f is None:
         from formulas.functions.stat import FUNCTIONS as stat
@@ -599,7 +599,7 @@ class BlockEval:
         return self._classify(out)
 
     def _numbers_rows(self, node: Call, parts, rows: np.ndarray, n: int) -> Vec:
-        """SUM, PRODUCT, AVERAGE, MAX, MIN (COUNT) row by row with Excel's argument rules
+        """SUM, PRODUCT, AVERAGE, MAX or MIN row by row with Excel's argument rules
         (:func:`rooflinexl.recalc.functions.excel_numbers`), each argument read as the
         per-cell engine reads it (engine.host_numbers_arg): a cell reference or INDEX's
         result is a reference (its text and booleans skipped), another computed value is
