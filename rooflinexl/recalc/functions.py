@@ -33,7 +33,8 @@ import numpy as np
 from rooflinexl.errors import ExcelError
 
 __all__ = ["BUILTINS", "EXCEL_NUMBERS", "complex_text", "cut_position", "excel_numbers",
-           "REF_POSITION", "excel_bsearch", "index_array", "offset_address", "power",
+           "CELL_INFO", "REF_POSITION", "excel_bsearch", "index_array", "offset_address",
+           "power",
            "value_text"]
 
 def value_text(x) -> str:
@@ -2227,3 +2228,58 @@ def _date_text(x: float, section: str):
             else:
                 out.append(str(second).zfill(min(n, 2)))
     return "".join(out)
+
+
+# ------------------------------------------------------------------------------ CELL
+# The pre-pass writes CELL(info_type, reference) as _XLRX_CELL(info_type, <top-left cell>,
+# "<its address>", row, column): the reference's position is known from its text, only
+# its top-left cell's value is read (so CELL("col", A8:C8) in B8 is no cycle). Microsoft,
+# "CELL function" (read 2026-12-01); Excel's cached values in IronCalc's CELL.xlsx:
+# "address" $A$2 (top-left of a range), "col", "row", "contents" (the value; blank 0),
+# "type" b (blank) / l (text) / v (anything else); an unknown info_type #VALUE!. The
+# info types that depend on formatting, the file or the selection are not computed here.
+
+CELL_INFO = "_XLRX_CELL"
+
+
+def _cell_info(info_type, value=None, address=None, row=None, col=None, *rest):
+    """CELL(info_type, [reference]) from the pre-pass's rewrite.
+
+    >>> _cell_info("address", 3.4, "$A$2", 2, 1), _cell_info("COL", None, "$C$8", 8, 3)
+    ('$A$2', 3)
+    >>> _cell_info("type", None, "$A$9", 9, 1), _cell_info("type", "x", "$A$9", 9, 1)
+    ('b', 'l')
+    >>> str(_cell_info("hello")), str(_cell_info(True))
+    ('#VALUE!', '#VALUE!')
+    """
+    try:
+        info = _scalar(info_type, "info_type")
+    except _Err as ex:
+        return ex.error
+    known = ("address", "col", "color", "contents", "filename", "format", "parentheses",
+             "prefix", "protect", "row", "type", "width")
+    if not isinstance(info, str) or info.strip().lower() not in known:
+        return ExcelError("#VALUE!", f"CELL: {info!r} is not an info_type")
+    info = info.strip().lower()
+    if address is None and row is None:
+        return ExcelError("#VALUE!", f'CELL("{info}") without a reference depends on the '
+                          "selection: not computed here")
+    if info == "address":
+        return address if address else ExcelError(
+            "#VALUE!", "CELL(\"address\") of another sheet is not computed here")
+    if info == "row":
+        return int(row)
+    if info == "col":
+        return int(col)
+    if isinstance(value, list):  # a 1x1 grid
+        value = _grid(value)[0][0]
+    if info == "contents":
+        return 0.0 if value is None else value
+    if info == "type":
+        return "b" if value is None else "l" if isinstance(value, str) and not isinstance(
+            value, ExcelError) else "v"
+    return ExcelError("#VALUE!", f'CELL("{info}") depends on formatting or the file: not '
+                      "computed here")
+
+
+BUILTINS[CELL_INFO] = _cell_info

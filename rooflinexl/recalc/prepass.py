@@ -739,6 +739,9 @@ def rewrite_formula(
         left = sum(1 for t in out if t.kind == "word" and t.text.upper() in _OFFSET_NAMES)
         res.functions = [f for f in res.functions if f.upper() not in _OFFSET_NAMES]
         res.functions += ["OFFSET"] * left
+    if cell_infos(out):
+        res.kinds.add("cell")
+        res.functions = [f for f in res.functions if f.upper() != "CELL"]
     if indirect_positions(out, whole_cell=implicit):
         res.kinds.add("indirect")
         res.functions = [f for f in res.functions if f.upper() != "INDIRECT"]
@@ -1658,6 +1661,58 @@ def static_offsets(toks: list) -> bool:
                 "$" if corner.group(3) else "")
             body = re.sub(r"\$([A-Z]+)\$(\d+)", rf"{col_abs}\1{row_abs}\2", body)
             text = prefix + body
+        new = _tokenize(text)
+        toks[i:end + 1] = new
+        changed = True
+        i += len(new)
+    return changed
+
+
+# ------------------------------------------------------------------------------ CELL
+
+
+def cell_infos(toks: list) -> bool:
+    """``CELL(info, ref)`` with a written reference as ``_XLRX_CELL(info, <top-left cell>,
+    "<address>", row, col)``, and ``CELL(info)`` as ``_XLRX_CELL(info)``, in place
+    (:func:`rooflinexl.recalc.functions._cell_info`). A reference it cannot place (a name,
+    INDIRECT) leaves the call as it is.
+
+    >>> toks = _tokenize('CELL("col",A8:C8)+CELL("x")+CELL(B1,S!$D$4)')
+    >>> cell_infos(toks), "".join(t.text for t in toks)
+    (True, '_XLRX_CELL("col",A8,"$A$8",8,1)+_XLRX_CELL("x")+_XLRX_CELL(B1,S!$D$4,"",4,4)')
+    """
+    from rooflinexl.recalc.functions import CELL_INFO
+
+    changed = False
+    i = 0
+    while i < len(toks) - 1:
+        t = toks[i]
+        if not (t.kind == "word" and t.text.upper() == "CELL" and toks[i + 1].text == "("):
+            i += 1
+            continue
+        end = _closing(toks, i + 1)
+        spans = _args(toks, i + 1) if end is not None else []
+        info = "".join(x.text for x in toks[spans[0][0]:spans[0][1]]) if spans else ""
+        if len(spans) == 1 and info.strip():
+            text = f"{CELL_INFO}({info})"
+        elif len(spans) == 2:
+            ref = "".join(x.text for x in _strip_ws(toks[spans[1][0]:spans[1][1]]))
+            m = _REF_ARG.match(ref)
+            if m is None:
+                i += 1
+                continue
+            c1, r1 = column_number(m.group("c1")), int(m.group("r1"))
+            if m.group("c2"):
+                c1, r1 = min(c1, column_number(m.group("c2"))), min(r1, int(m.group("r2")))
+            corner = ref.split(":")[0] if not m.group("c2") or (
+                c1 == column_number(m.group("c1")) and r1 == int(m.group("r1"))) else (
+                (f"{m.group('sheet')}!" if m.group("sheet") else "")
+                + f"${column_letters(c1)}${r1}")
+            address = "" if m.group("sheet") else f"${column_letters(c1)}${r1}"
+            text = f'{CELL_INFO}({info},{corner},"{address}",{r1},{c1})'
+        else:
+            i += 1
+            continue
         new = _tokenize(text)
         toks[i:end + 1] = new
         changed = True
