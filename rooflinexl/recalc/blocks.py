@@ -69,7 +69,7 @@ from rooflinexl.recalc.loader import (
     read_book,
     saved_character_set,
 )
-from rooflinexl.recalc.prepass import resolve_formulatext, set_text
+from rooflinexl.recalc.prepass import held_rows, resolve_formulatext, set_text
 from rooflinexl.recalc.refs import (
     MAX_COL,
     MAX_ROW,
@@ -921,7 +921,7 @@ def _per_cell(run: _Run, units: list[Unit], ids: set[int], anc: set[int], path: 
         # FORMULATEXT, ISFORMULA read formulas the copy turns into constants: resolve first
         texts = {}
         for ws in wb.worksheets:
-            for row in ws.iter_rows():
+            for row in held_rows(ws):
                 for c in row:
                     t = c.value.text if isinstance(c.value, ArrayFormula) else c.value
                     if c.data_type == "f" and isinstance(t, str):
@@ -940,7 +940,7 @@ def _per_cell(run: _Run, units: list[Unit], ids: set[int], anc: set[int], path: 
         for ws in wb.worksheets:
             kept = keep.get(ws.title, set())
             vals = values.get(ws.title, {})
-            for row in ws.iter_rows():
+            for row in held_rows(ws):
                 for c in row:
                     if c.data_type != "f" or c.coordinate in kept:
                         continue

@@ -222,6 +222,10 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
                          arrays=ctx.arrays)
     if rw.too_deep:
         raise Unsupported(rw.too_deep)
+    if "indirect" in rw.kinds:  # whether it is a plain cell's whole formula: per cell
+        raise Unsupported("ROW/COLUMN of INDIRECT")
+    if "cell" in rw.kinds:  # CELL's address, row and column are written in: per cell
+        raise Unsupported("CELL")
     for f in rw.functions:
         if _canonical(f) in ("SUBTOTAL", "AGGREGATE"):  # hidden rows, nested subtotals
             raise Unsupported(f"function {f}")

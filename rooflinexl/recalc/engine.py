@@ -338,10 +338,134 @@ def _registered(functions: Mapping[str, Callable]):
     try:
         for name, fn in functions.items():
             table[name.upper()] = adapter(name.upper(), fn)
+        from rooflinexl.recalc.functions import EXCEL_NUMBERS
+
+        for name in EXCEL_NUMBERS:
+            table[name] = _numbers_function(name)
+        table.update(formulas_overrides(saved))
         yield table
     finally:
         table.clear()
         table.update(saved)
+
+
+def host_numbers_arg(arg: Any, in_errors: list[ExcelError]) -> tuple[bool, Any]:
+    """A ``formulas`` argument of SUM, COUNT ... as :func:`~rooflinexl.recalc.functions.
+    excel_numbers` takes it: a reference (formulas' ``Ranges``, also INDEX's result) or an
+    array of more than one value is ``(False, rows)``; a single value, typed or computed
+    (formulas holds a computed one as a 1x1 array), is ``(True, value)``."""
+    import numpy as np
+
+    if hasattr(arg, "ranges") and hasattr(arg, "value"):
+        value = np.asarray(arg.value, dtype=object)
+        value = value.reshape(1, -1) if value.ndim < 2 else value
+        return False, [[_host_elem(x, in_errors) for x in row] for row in value.tolist()]
+    if isinstance(arg, np.ndarray) and arg.size != 1:
+        return False, to_host(arg, in_errors)
+    return True, to_host(arg, in_errors)
+
+
+def _numbers_function(kind: str) -> Callable:
+    """formulas-level SUM, PRODUCT, AVERAGE, MAX, MIN or COUNT with Excel's argument
+    rules (:func:`rooflinexl.recalc.functions.excel_numbers`); it receives references
+    unresolved, to tell a cell's ``"3"`` (skipped) from a typed ``"3"`` (a number)."""
+    from rooflinexl.recalc.functions import excel_numbers
+
+    F = _formulas()
+
+    def call(*args: Any) -> Any:
+        in_errors: list[ExcelError] = []
+        out = excel_numbers(kind, [host_numbers_arg(a, in_errors) for a in args])
+        return from_host(out, kind, STATE.get(), in_errors)
+
+    call.__name__ = call.__qualname__ = kind
+    return F.wrap_func(call, ranges=True)
+
+
+def formulas_overrides(table: Mapping[str, Any]) -> dict:
+    """Excel's rules in place of formulas' INDEX (over an array), approximate MATCH and
+    TEXT, built from formulas' own entries in ``table``; the per-cell engine's table and
+    the block path's (kernels) both take them."""
+    return {"INDEX": _index_function(table["INDEX"]), "MATCH": _match_function(),
+            "TEXT": _text_function()}
+
+
+def _text_function():
+    """formulas' TEXT, with number, date and time formats as Excel writes them
+    (:func:`rooflinexl.recalc.functions.text_format`); a text value, a condition
+    (``[>100]``) or a code it does not know stay formulas'."""
+    import numpy as np
+    from formulas.functions import text as ft
+
+    from rooflinexl.recalc.functions import excel_numbers, text_format
+
+    F = _formulas()
+
+    def xtext(value, format_code):
+        x = value.item() if isinstance(value, np.generic) else value
+        if isinstance(x, str) and not isinstance(x, F.XlError) and x.strip():
+            n = excel_numbers("SUM", [(True, x)])  # numeric (or date) text: its number
+            x = n if isinstance(n, float) else x
+        fmt = format_code.item() if isinstance(format_code, np.generic) else format_code
+        out = text_format(x, fmt) if isinstance(fmt, str) else None
+        if isinstance(out, ExcelError):
+            return F.Error.errors[str(out)]
+        return ft.xtext(value, format_code) if out is None else out
+
+    return ft.wrap_ufunc(xtext, input_parser=lambda *a: a)
+
+
+def _match_function():
+    """formulas' MATCH (its argument parsing, array handling and exact match), with
+    match_type 1 / -1 as Excel's binary search
+    (:func:`rooflinexl.recalc.functions.excel_bsearch`): formulas scanned linearly and
+    stopped at the first larger value, which on unsorted data or duplicates is not what
+    Excel answers (Microsoft, "MATCH function": "finds the largest value that is less
+    than or equal to lookup_value"; Excel searches by bisection)."""
+    from formulas.functions import Error
+    from formulas.functions import look as fl
+
+    from rooflinexl.recalc.functions import excel_bsearch
+
+    def xmatch(value_type, value, value_raw, index, array_type, array, array_raw,
+               match_type=1):
+        if match_type == 0 or int(value_type) > 2:
+            return fl.xmatch(value_type, value, value_raw, index, array_type, array,
+                             array_raw, match_type)
+        keys = [(int(t), x) if t <= 2 else None
+                for t, x in zip(array_type.tolist(), array.tolist(), strict=True)]
+        pos = excel_bsearch(keys, (int(value_type), value), descending=match_type < 0)
+        return Error.errors["#N/A"] if pos is None else int(index[pos])
+
+    return fl.wrap_ufunc(
+        xmatch, check_error=lambda *a: fl.get_error(a[1]), excluded={3, 4, 5, 6, 7},
+        args_parser=fl.args_parser_match_array, input_parser=lambda *a: a)
+
+
+def _index_function(formulas_index: dict) -> dict:
+    """formulas' INDEX, except over an array (not a reference) with one position value
+    each: Excel's rules (:func:`rooflinexl.recalc.functions.index_array`: row or column
+    0 the entire column or row, where formulas took the first element)."""
+    import numpy as np
+    from formulas.functions import wrap_impure_func
+
+    from rooflinexl.recalc.functions import index_array
+
+    F = _formulas()
+    inner = formulas_index["function"]
+
+    def call(array, *pos):
+        if hasattr(array, "ranges") or len(pos) not in (1, 2) or any(
+                isinstance(p, np.ndarray) and p.size != 1 or hasattr(p, "ranges") and (
+                    np.asarray(p.value).size != 1) for p in pos):
+            return inner(False, array, *pos)
+        in_errors: list[ExcelError] = []
+        host = [to_host(p.value if hasattr(p, "ranges") else p, in_errors) for p in pos]
+        grid = to_host(array, in_errors)
+        out = index_array(grid if isinstance(grid, list) else [[grid]], *host)
+        return from_host(out, "INDEX", STATE.get(), in_errors)
+
+    return {**formulas_index, "function": wrap_impure_func(F.wrap_func(call, ranges=True))}
 
 
 @contextlib.contextmanager
@@ -597,11 +721,30 @@ class _Tracked:
 @functools.cache
 def _model_class():
     import formulas
+    import schedula as sh
     from formulas.cell import Cell
+
+    from rooflinexl.recalc.prepass import held_rows
 
     class _Model(formulas.ExcelModel):
         """formulas folds calls with constant arguments while compiling a cell:
         track the cell then too, so a function's error reason reaches it."""
+
+        def push(self, worksheet, context):
+            """formulas' ``push``, over the cells the sheet holds only: formulas walked
+            every position of the used rectangle (``iter_rows``), creating and compiling
+            an empty cell for each (one formula at XFD12 made 393,000 of them, 12 s in
+            IronCalc's ROW_COLUM.xlsx). An absent cell still reads as empty."""
+            worksheet, context = self.add_sheet(worksheet, context)
+            references = self.references
+            formula_references = self.formula_references(context)
+            formula_ranges = self.formula_ranges(context)
+            ctx = {"external_links": self.external_links(context), **context}
+            cells = [self.compile_cell(c, ctx, references, formula_references)
+                     for row in held_rows(worksheet) for c in row if hasattr(c, "value")]
+            for cell in cells:
+                self.add_cell(sh.await_result(cell), ctx, formula_ranges)
+            return self
 
         @staticmethod
         def _compile_cell(crd, val, context, check_formula, references):

@@ -35,7 +35,8 @@ import numpy as np
 from rooflinexl.addresses import MAX_COL, MAX_ROW, column_letters
 from rooflinexl.errors import ExcelError
 
-__all__ = ["BUILTINS", "ETA_PREFIX", "character_set", "complex_text", "cut_position",
+__all__ = ["BUILTINS", "CELL_INFO", "ETA_PREFIX", "EXCEL_NUMBERS", "REF_POSITION", "character_set",
+           "complex_text", "cut_position", "excel_bsearch", "excel_numbers", "index_array",
            "offset_address", "power", "use_character_set", "value_text"]
 
 def value_text(x) -> str:
@@ -1756,6 +1757,48 @@ def _lookup_key(x):
     return None  # blanks and errors match nothing
 
 
+def excel_bsearch(keys: list, want: tuple, descending: bool = False) -> int | None:
+    """Excel's approximate search (LOOKUP, MATCH with match_type 1 or -1): the position of
+    the largest key not above ``want`` (``descending``: the smallest not below), by binary
+    search, so an unsorted row or column gives what Excel gives. ``keys`` are
+    ``(type, value)`` pairs (None for a blank or an error), ``want`` one of them.
+
+    Only keys of ``want``'s type are compared: a probe on another type moves to the next
+    key of that type up to the upper bound, else back to the last one down to the lower
+    bound (none: the search stops). An equal key ends the search at the last of the run
+    of equal keys that follows it. Reproduces every cached value of formulas' test.xlsx,
+    sheet LOOKUP, rows 56-63 (saved by Excel), e.g. {"b",4.1,"a",1.1}: 4.1 -> 4.1,
+    20 -> 1.1, 4 -> #N/A.
+
+    >>> k = [(1, "b"), (0, 4.1), (1, "a"), (0, 1.1)]
+    >>> excel_bsearch(k, (0, 4.1)), excel_bsearch(k, (0, 20.0)), excel_bsearch(k, (0, 4.0))
+    (1, 3, None)
+    >>> excel_bsearch([(0, 1.0), (0, 2.0), (0, 2.0), (0, 3.0)], (0, 2.0))
+    2
+    """
+    def same(i):
+        return keys[i] is not None and keys[i][0] == want[0]
+
+    hit, lo, hi = None, 0, len(keys) - 1
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        m = next((i for i in range(mid, hi + 1) if same(i)), None)
+        if m is None:
+            m = next((i for i in range(mid - 1, lo - 1, -1) if same(i)), None)
+            if m is None:
+                break
+        x = keys[m][1]
+        if x == want[1]:
+            while m + 1 < len(keys) and same(m + 1) and keys[m + 1][1] == want[1]:
+                m += 1
+            return m
+        if (x > want[1]) if descending else (x < want[1]):
+            hit, lo = m, m + 1
+        else:
+            hi = m - 1
+    return hit
+
+
 def _lookup(value, lookup, result=None, *rest):
     """LOOKUP(lookup_value, lookup_vector, [result_vector]) and LOOKUP(value, array).
 
@@ -1788,29 +1831,7 @@ def _lookup(value, lookup, result=None, *rest):
     want = _lookup_key(0.0 if value is None else value)
     if want is None:
         return ExcelError("#N/A", "LOOKUP: lookup_value is not a number, text or boolean")
-    # Excel's binary search, as its cached values in formulas' test.xlsx (sheet LOOKUP,
-    # rows 56-64, unsorted mixed rows) show it: a middle value of another type (or blank, or
-    # an error) stands for the first value of the lookup value's type to its right, none
-    # there: the upper half is dropped; an equal value ends the search at the last of its
-    # run of equal values. LOOKUP(4.1,{"b",4.1,"a",1.1}) is 4.1, LOOKUP("b",{"b",4.1,"a",
-    # 1.1}) "a", LOOKUP(TRUE,{TRUE,4.1,FALSE,1.1}) FALSE; sorted data is the usual search.
-    kinds = [_lookup_key(k) for k in keys]
-    hit, lo, hi = None, 0, len(kinds) - 1
-    while lo <= hi:
-        mid = j = (lo + hi) // 2
-        while j <= hi and (kinds[j] is None or kinds[j][0] != want[0]):
-            j += 1
-        if j > hi:
-            hi = mid - 1
-        elif kinds[j][1] == want[1]:
-            while j + 1 < len(kinds) and kinds[j + 1] == kinds[j]:
-                j += 1
-            hit = j
-            break
-        elif kinds[j][1] < want[1]:
-            hit, lo = j, j + 1
-        else:
-            hi = mid - 1
+    hit = excel_bsearch([_lookup_key(k) for k in keys], want)
     if hit is None:
         return ExcelError("#N/A", "LOOKUP: no value at or below lookup_value")
     if hit >= len(out):
@@ -2865,3 +2886,787 @@ def minverse(rows: list[list[float]]):
             b[i] = s / a[i][i]
         columns.append(b)
     return [[columns[j][i] for j in range(n)] for i in range(n)]
+
+
+
+# ------------------------------------------------ SUM, PRODUCT, AVERAGE, MAX, MIN, COUNT
+# Microsoft, "SUM function", "COUNT function", "AVERAGE function", "MAX function"
+# (read 2026-12-01): "If an argument is an array or reference, only numbers in that
+# array or reference are counted. Empty cells, logical values, or text in the array or
+# reference are ignored"; "Logical values and text representations of numbers that you
+# type directly into the list of arguments are counted"; text that is not a number typed
+# as an argument is #VALUE! (COUNT: not counted); an error value is the result (COUNT:
+# not counted). Excel's cached values: IronCalc's PRODUCT_SUM.xlsx and COUNT.xlsx
+# (PRODUCT of no number 0; COUNT(B2:B10) over 1, FALSE, 0, TRUE, "Hola", blank, =1+2,
+# "23", =1/0 is 3); AVERAGE of no number is #DIV/0!, MAX/MIN/SUM/PRODUCT of none 0.
+
+_REDUCE = {"SUM": np.sum, "PRODUCT": np.prod, "AVERAGE": np.mean, "MAX": np.max,
+           "MIN": np.min}
+
+
+def excel_numbers(kind: str, args) -> float | int | ExcelError:
+    """SUM, PRODUCT, AVERAGE, MAX, MIN or COUNT (``kind``) of ``args`` as Excel reads them.
+
+    ``args`` is a sequence of ``(typed, x)``: ``typed`` is True for a value typed or
+    computed as an argument (``x`` a scalar), False for a reference or an array (``x`` a
+    list of row lists, or one cell's value). Host values: ``None`` empty, ``bool``,
+    numbers, ``str``, :class:`~rooflinexl.errors.ExcelError`. The numbers are reduced in
+    argument order, as one float64 array (numpy), so both evaluation paths give the same
+    bits as the block path's vectorised rows.
+
+    >>> excel_numbers("SUM", [(True, "3"), (True, True), (False, [["3", True, 4.0]])])
+    8.0
+    >>> excel_numbers("COUNT", [(False, [[1, False, 0, True, "Hola", None, 3, "23"]])])
+    3
+    >>> str(excel_numbers("SUM", [(True, "abc")])), str(excel_numbers("AVERAGE", []))
+    ('#VALUE!', '#DIV/0!')
+    >>> excel_numbers("PRODUCT", [(False, "7")]), excel_numbers("MAX", [(True, " 2 ")])
+    (0.0, 2.0)
+    """
+    count = kind == "COUNT"
+    nums: list[float] = []
+    for typed, x in args:
+        if typed and not isinstance(x, list):
+            if x is None:
+                continue
+            if isinstance(x, ExcelError):
+                if count:
+                    continue
+                return x
+            if isinstance(x, (bool, int, float)):
+                nums.append(float(x))
+                continue
+            v = _text_number(str(x))
+            if v is None:
+                v = _text_date(str(x))
+            if v is not None:
+                nums.append(v)
+            elif not count:
+                return ExcelError("#VALUE!", f"{kind}: the argument {x!r} is not a number")
+            continue
+        for row in (x if isinstance(x, list) else [[x]]):
+            for y in (row if isinstance(row, list) else [row]):
+                if isinstance(y, ExcelError):
+                    if not count:
+                        return y
+                elif isinstance(y, (int, float)) and not isinstance(y, bool):
+                    nums.append(float(y))
+    if count:
+        return len(nums)
+    if not nums:
+        if kind == "AVERAGE":
+            return ExcelError("#DIV/0!", "AVERAGE: no number among the arguments")
+        return 0.0
+    return float(_REDUCE[kind](np.asarray(nums, dtype=float)))
+
+
+EXCEL_NUMBERS = frozenset({"SUM", "PRODUCT", "AVERAGE", "MAX", "MIN", "COUNT"})
+
+
+def index_array(array, row_num=None, column_num=None):
+    """INDEX(array, [row_num], [column_num]) of an array (not a reference), as Excel.
+
+    Microsoft, "INDEX function" (read 2026-12-01): row_num or column_num 0 (or omitted
+    where the other is given) returns the entire column or row, both 0 the whole array;
+    an array of one row or one column needs only one position; of more than one row and
+    column, with only row_num given, the entire row. A position past the array is #REF!,
+    a negative one #VALUE!. Excel's cached values in pycel's lookup.xlsx (sheet Index,
+    saved by Excel) agree. ``array`` is a host list of rows (or one value); the result a
+    value or a list of rows.
+
+    >>> index_array([[1, 2], [3, 4]], 2), index_array([[1, 2], [3, 4]], None, 1)
+    ([[3, 4]], [[1], [3]])
+    >>> index_array([[1, 2, 3]], 2), index_array([[1, 2], [3, 4]], 0, 0)
+    (2, [[1, 2], [3, 4]])
+    >>> str(index_array([[1, 2], [3, 4]], 3)), str(index_array([[1, 2], [3, 4]], -1))
+    ('#REF!', '#VALUE!')
+    """
+    grid = _grid(array)
+    h, w = len(grid), len(grid[0])
+
+    def position(x, what):
+        if x is None:
+            return 0
+        if isinstance(x, ExcelError):
+            raise _Err(str(x), f"INDEX: {what} is an error value")
+        v = int(_number(x, f"INDEX: {what}"))  # Excel truncates a fraction
+        if v < 0:
+            raise _Err("#VALUE!", f"INDEX: {what} {v} is negative")
+        return v
+
+    try:
+        r = position(_scalar(row_num, "row_num"), "row_num")
+        c = position(_scalar(column_num, "column_num"), "column_num")
+    except _Err as ex:
+        return ex.error
+    if column_num is None and h == 1 and w > 1:
+        r, c = 1, r  # one row: the one position is the column
+    elif column_num is None and w == 1:
+        c = 1 if h > 1 or r else 0
+    if r > h or c > w:
+        return ExcelError("#REF!", f"INDEX: position ({r}, {c}) outside a {h}x{w} array")
+    rows = grid if r == 0 else [grid[r - 1]]
+    out = [row if c == 0 else [row[c - 1]] for row in rows]
+    if len(out) == 1 and len(out[0]) == 1:
+        return 0.0 if out[0][0] is None else out[0][0]
+    return out
+
+
+def _isnumber(value):
+    """ISNUMBER(value): TRUE for a number only; numeric text (``"12"``, in a cell or typed)
+    and booleans are not numbers (Microsoft, "IS functions", read 2026-12-01: "the
+    value arguments of these functions are not converted"; Excel's cached values in
+    pycel's information.xlsx: ISNUMBER of a cell holding the text "1" is FALSE). An array
+    gives an array.
+
+    >>> _isnumber(12), _isnumber("12"), _isnumber(True), _isnumber([[1, "x"]])
+    (True, False, False, [[True, False]])
+    """
+    if isinstance(value, list):
+        return [[_isnumber(x) for x in (row if isinstance(row, list) else [row])]
+                for row in value]
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+BUILTINS["ISNUMBER"] = _isnumber
+
+
+# ------------------------------------------------------------------------ YEARFRAC
+# Microsoft, "YEARFRAC function" (read 2026-12-01): basis 0 US (NASD) 30/360, 1
+# actual/actual, 2 actual/360, 3 actual/365, 4 European 30/360; dates truncated to
+# integers; basis not 0-4 #NUM!, a date outside 0..2958465 #NUM!, a non-numeric one
+# #VALUE!. Microsoft does not document how basis 0 treats February's last day nor how
+# basis 1 picks the year length: both are Excel's as D. A. Wheeler measured them ("YEARFRAC
+# incompatibilities between Excel 2007 and OOXML", 2008), and as every cached value of
+# pycel's yearfrac.xlsx (saved by Excel) shows. The basis is checked before the dates
+# (yearfrac.xlsx: YEARFRAC(#DIV/0!,200,-1) is #NUM!). Serial 60 is Excel's 29 Feb 1900.
+
+
+def _excel_ymd(serial: int) -> tuple[int, int, int]:
+    """(year, month, day) of a 1900-system serial as Excel shows it (0: 1900-01-00; 60:
+    1900-02-29, the day Excel keeps from Lotus)."""
+    import datetime
+
+    if serial == 0:
+        return 1900, 1, 0
+    if serial == 60:
+        return 1900, 2, 29
+    d = datetime.date(1899, 12, 31 if serial < 60 else 30) + datetime.timedelta(days=serial)
+    return d.year, d.month, d.day
+
+
+def _leap(y: int) -> bool:
+    return y % 4 == 0 and (y % 100 != 0 or y % 400 == 0) or y == 1900  # Excel's 1900
+
+
+def _month_end(y: int, m: int, d: int) -> bool:
+    import calendar
+
+    return d == (29 if (m == 2 and _leap(y)) else calendar.monthrange(y, m)[1])
+
+
+def _serial(y: int, m: int, d: int) -> int:
+    import datetime
+
+    if (y, m) < (1900, 3):  # before 1 March 1900: Excel's count, with its 29 Feb
+        return (datetime.date(y, m, 1) - datetime.date(1899, 12, 31)).days + d
+    return (datetime.date(y, m, d) - datetime.date(1899, 12, 30)).days
+
+
+def _yearfrac_days(s: int, e: int, basis: int) -> float:
+    y1, m1, d1 = _excel_ymd(s)
+    y2, m2, d2 = _excel_ymd(e)
+    if basis in (0, 4):
+        if basis == 4:
+            d1, d2 = min(d1, 30), min(d2, 30)
+        elif d1 == 31 and d2 == 31:
+            d1 = d2 = 30
+        elif d1 == 31:
+            d1 = 30
+        elif d1 == 30 and d2 == 31:
+            d2 = 30
+        elif m1 == 2 and m2 == 2 and _month_end(y1, m1, d1) and _month_end(y2, m2, d2):
+            d1 = d2 = 30
+        elif m1 == 2 and _month_end(y1, m1, d1):
+            d1 = 30
+        return ((y2 - y1) * 360 + (m2 - m1) * 30 + (d2 - d1)) / 360
+    if basis in (2, 3):
+        return (e - s) / (360 if basis == 2 else 365)
+    # actual/actual
+    if y1 == y2 or y2 == y1 + 1 and (m1, d1) >= (m2, d2):
+        if y1 == y2 and _leap(y1):
+            length = 366
+        elif (_leap(y1) and s < _serial(y1, 3, 1) <= e
+              or _leap(y2) and s < _serial(y2, 3, 1) <= e or (m2, d2) == (2, 29)):
+            length = 366
+        else:
+            length = 365
+        return (e - s) / length
+    years = y2 - y1 + 1
+    return (e - s) / ((_serial(y2 + 1, 1, 1) - _serial(y1, 1, 1)) / years)
+
+
+def _yearfrac(start_date, end_date, basis=None):
+    """YEARFRAC(start_date, end_date, [basis]).
+
+    >>> _yearfrac(1, 200, 0), _yearfrac(36922, 36981, 0)  # 1 Jan-18 Jul 1900; 31 Jan-31 Mar 2001
+    (0.5472222222222223, 0.16666666666666666)
+    >>> _yearfrac(37674, 37153, 1)  # 22 Feb 2003 - 19 Sep 2001 (yearfrac.xlsx D60)
+    1.4273972602739726
+    >>> str(_yearfrac("x", 200, -1)), str(_yearfrac(1, 2958466, 0))
+    ('#NUM!', '#NUM!')
+    """
+    def whole(x, what, date: bool):
+        x = _scalar(x, what)
+        if isinstance(x, bool):
+            raise _Err("#VALUE!", f"YEARFRAC: {what} is a boolean")
+        if isinstance(x, str) and date:
+            v = _text_number(x)
+            v = _text_date(x) if v is None else v
+            if v is None:
+                raise _Err("#VALUE!", f"YEARFRAC: {what} {x!r} is not a date")
+            x = v
+        return math.floor(_number(x, f"YEARFRAC: {what}"))
+
+    try:
+        b = whole(basis, "basis", False)
+        if not 0 <= b <= 4:
+            return ExcelError("#NUM!", f"YEARFRAC: basis {b} is not 0 to 4")
+        s = whole(start_date, "start_date", True)
+        e = whole(end_date, "end_date", True)
+    except _Err as ex:
+        return ex.error
+    if not (0 <= s <= 2958465 and 0 <= e <= 2958465):
+        return ExcelError("#NUM!", "YEARFRAC: a date outside 1900-01-00 .. 9999-12-31")
+    if s > e:
+        s, e = e, s
+    return _yearfrac_days(s, e, b)
+
+
+BUILTINS["YEARFRAC"] = _yearfrac
+
+
+# ------------------------------------------------ ROW/COLUMN/ROWS/COLUMNS(INDIRECT(text))
+# The pre-pass writes ROW(INDIRECT(x)) and its siblings as _XLRX_REFPOS(x, a1, "ROW"): only
+# the address INDIRECT names is read, never its cells, so nothing depends on what the text
+# computes. Microsoft, "INDIRECT function" (read 2026-12-01): text that is not a valid
+# reference is #REF!, as is one past the sheet's 1,048,576 rows or 16,384 columns. Excel's
+# cached values in IronCalc's ROW_COLUM.xlsx (A4, D5:E7, $F$9, $RS34, WW$56, D:D, 5:5,
+# $FF:FG, $7:8, XFD:XFD, 05:05, s:s; XFE:XFE, "h", 5 and a blank are #REF!). A sheet-
+# qualified text or a defined name is not resolved here: an error that says so.
+
+REF_POSITION = "_XLRX_REFPOS"
+_A1_TEXT = re.compile(r"^(\$?)([A-Za-z]{1,3})?(\$?)(\d+)?$")
+
+
+def _a1_part(s: str):
+    m = _A1_TEXT.match(s)
+    if m is None or (m.group(2) is None and m.group(4) is None):
+        return None
+    col = None
+    if m.group(2):
+        col = 0
+        for ch in m.group(2).upper():
+            col = col * 26 + ord(ch) - 64
+    row = int(m.group(4)) if m.group(4) else None
+    return row, col
+
+
+def _ref_position(ref_text, a1=True, which="ROW", whole_cell=0):
+    """ROW, COLUMN, ROWS or COLUMNS (``which``) of the reference ``ref_text`` names.
+
+    ROW and COLUMN of several rows/columns are the array of their numbers, except where
+    the call is the whole formula of a plain cell (``whole_cell``): there Excel shows the
+    first. An array of more than 100,000 numbers is #NUM! (not computed here).
+
+    >>> _ref_position("D5:E7", True, "ROW", 1), _ref_position("$RS34", True, "COLUMN")
+    (5, 487)
+    >>> _ref_position("D5:E7"), _ref_position("$FF:FG", True, "COLUMN")
+    ([[5], [6], [7]], [[162, 163]])
+    >>> _ref_position("D5:E7", True, "ROWS"), str(_ref_position("XFE:XFE"))
+    (3, '#REF!')
+    """
+    try:
+        text = _scalar(ref_text, "ref_text")
+        style = _scalar(a1, "a1")
+    except _Err as ex:
+        return ex.error
+    if not isinstance(text, str) or not text.strip():
+        return ExcelError("#REF!", f"INDIRECT: {text!r} is not a reference")
+    if style is not None and not (style is True or isinstance(style, (int, float))
+                                  and not isinstance(style, bool) and style != 0):
+        return ExcelError("#VALUE!", "INDIRECT: R1C1 references are not supported here")
+    text = text.strip()
+    if "!" in text:
+        return ExcelError("#VALUE!", f"INDIRECT: {text!r}: a sheet-qualified reference is "
+                          "not resolved here")
+    parts = [_a1_part(p) for p in text.split(":")]
+    if len(parts) > 2 or any(p is None for p in parts):
+        return ExcelError("#REF!", f"INDIRECT: {text!r} is not a reference (or is a "
+                          "defined name, not resolved here)")
+    (r1, c1), (r2, c2) = parts[0], parts[-1]
+    if len(parts) == 1:
+        if r1 is None or c1 is None:
+            return ExcelError("#REF!", f"INDIRECT: {text!r} is not a reference")
+    elif (r1 is None) != (r2 is None) or (c1 is None) != (c2 is None):
+        return ExcelError("#REF!", f"INDIRECT: {text!r} is not a reference")
+    rows = (1, 1_048_576) if r1 is None else tuple(sorted((r1, r2)))
+    cols = (1, 16_384) if c1 is None else tuple(sorted((c1, c2)))
+    if rows[0] < 1 or rows[1] > 1_048_576 or cols[0] < 1 or cols[1] > 16_384:
+        return ExcelError("#REF!", f"INDIRECT: {text!r} is off the sheet")
+    if which == "ROWS":
+        return rows[1] - rows[0] + 1
+    if which == "COLUMNS":
+        return cols[1] - cols[0] + 1
+    first, last = rows if which == "ROW" else cols
+    if whole_cell or first == last:
+        return first
+    if last - first >= 100_000:
+        return ExcelError("#NUM!", f"{which}(INDIRECT({text!r})): an array of "
+                          f"{last - first + 1} numbers is not computed here")
+    if which == "ROW":
+        return [[r] for r in range(first, last + 1)]
+    return [list(range(first, last + 1))]
+
+
+BUILTINS[REF_POSITION] = _ref_position
+
+
+# ------------------------------------------------------------ TEXT with a number format
+# Microsoft, "TEXT function" and "Number format codes" (read 2026-12-01): up to four
+# sections (positive; negative; zero; text), a negative number shown by its own section
+# without a minus sign, a single section puts a minus in front (Excel's cached values:
+# none where the shown number rounds to 0); "..." and \x literal, _x a space, *x nothing
+# in a text result, [Red] and other colours nothing; 0 # ? digit placeholders, "." the
+# decimal point, "," between placeholders groups thousands and after the last one divides
+# by 1,000, % multiplies by 100, E+ / E- scientific; "General" as a cell shows a number
+# (11 characters). Date and time formats and conditions ([>100]) are not handled here
+# (None: the caller uses its own). Checked against every cached value of IronCalc's
+# TEXT.xlsx, sheet NUMBERS (saved by Excel).
+
+_DATE_CODES = frozenset("yYmMdDhHsSbBgGeE")
+
+
+def _sections(fmt: str) -> list[str]:
+    out, cur, i = [], "", 0
+    while i < len(fmt):
+        ch = fmt[i]
+        if ch == '"':
+            j = fmt.find('"', i + 1)
+            j = len(fmt) if j < 0 else j
+            cur += fmt[i:j + 1]
+            i = j + 1
+            continue
+        if ch in "\\_*" and i + 1 < len(fmt):
+            cur += fmt[i:i + 2]
+            i += 2
+            continue
+        if ch == ";":
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+        i += 1
+    return [*out, cur]
+
+
+def _tokens(section: str):
+    """(kind, text) tokens of one section; None where it holds a date/time code or a
+    condition."""
+    toks, i = [], 0
+    while i < len(section):
+        ch = section[i]
+        if ch == '"':
+            j = section.find('"', i + 1)
+            j = len(section) if j < 0 else j
+            toks.append(("lit", section[i + 1:j]))
+            i = j + 1
+        elif ch == "\\" and i + 1 < len(section):
+            toks.append(("lit", section[i + 1]))
+            i += 2
+        elif ch == "_" and i + 1 < len(section):
+            toks.append(("lit", " "))
+            i += 2
+        elif ch == "*" and i + 1 < len(section):
+            i += 2
+        elif ch == "[":
+            j = section.find("]", i)
+            if j < 0:
+                return None
+            inner = section[i + 1:j]
+            if inner.startswith("$"):
+                toks.append(("lit", inner[1:].split("-")[0]))
+            elif not inner.isalpha() or inner.lower() in ("h", "hh", "m", "mm", "s", "ss"):
+                return None  # a condition or elapsed time
+            i = j + 1
+        elif ch in "0#?":
+            toks.append(("digit", ch))
+            i += 1
+        elif ch in ".,%@":
+            toks.append((ch, ch))
+            i += 1
+        elif ch in "Ee" and section[i + 1:i + 2] in ("+", "-"):
+            toks.append(("exp", section[i + 1]))
+            i += 2
+        elif ch in _DATE_CODES or section[i:i + 5].upper() == "AM/PM":
+            return None
+        else:
+            toks.append(("lit", ch))
+            i += 1
+    return toks
+
+
+def _general(x: float) -> str:
+    """A number as Excel's General format shows it in a text result (11 characters)."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    if x == 0:
+        return "0"
+    sign = "-" if x < 0 else ""
+    d = Decimal(repr(abs(x)))
+    e = d.adjusted()
+    if e >= 11 or e <= -9:
+        m = (d.scaleb(-e)).quantize(Decimal("0.00001"), ROUND_HALF_UP)
+        if m >= 10:
+            m, e = m / 10, e + 1
+        mant = f"{m:f}".rstrip("0").rstrip(".")
+        return f"{sign}{mant}E{'+' if e >= 0 else '-'}{abs(e):02d}"
+    places = max(0, 10 - max(e + 1, 1))
+    q = d.quantize(Decimal(1).scaleb(-places), ROUND_HALF_UP)
+    s = f"{q:f}"
+    if "." in s:
+        s = s.rstrip("0").rstrip(".")
+    return sign + s
+
+
+def _place(digits: str, slots: list[str]) -> list[str]:
+    """``digits`` over the placeholders ``slots`` (0 # ?), right to left; the leftmost
+    takes what is left."""
+    out = [""] * len(slots)
+    rest = digits
+    for k in range(len(slots) - 1, -1, -1):
+        pad = {"0": "0", "#": "", "?": " "}[slots[k]]
+        if k == 0:
+            out[k] = rest if rest else pad
+        else:
+            out[k] = rest[-1:] if rest else pad
+            rest = rest[:-1]
+    return out
+
+
+def _number_section(x: float, toks: list) -> str | None:
+    from decimal import ROUND_HALF_UP, Decimal
+
+    digit_at = [k for k, (kind, _) in enumerate(toks) if kind == "digit"]
+    if not digit_at:  # literals only: themselves; anything else is not handled here
+        if all(k == "lit" for k, _ in toks):
+            return "".join(t for _, t in toks), x == 0
+        return None
+    exp_at = next((k for k, (kind, _) in enumerate(toks) if kind == "exp"), None)
+    dot_at = next((k for k, (kind, _) in enumerate(toks)
+                   if kind == "." and (exp_at is None or k < exp_at)), None)
+    end_mant = exp_at if exp_at is not None else len(toks)
+    # commas: between placeholders of the integer part group; right after the last
+    # placeholder before the point (or the end) scale by 1000
+    int_end = dot_at if dot_at is not None else end_mant
+    group, scale = False, 0
+    for k, (kind, _) in enumerate(toks):
+        if kind != ",":
+            continue
+        before = [j for j in digit_at if j < k]
+        after = [j for j in digit_at if k < j < int_end]
+        if k < int_end and toks[k - 1][0] in ("digit", ",") and k + 1 < len(toks) and (
+                toks[k + 1][0] == "digit"):
+            group = True
+        elif before and not after and k <= int_end + (1 if dot_at is None else 0):
+            scale += 1
+    pct = sum(1 for kind, _ in toks if kind == "%")
+    d = Decimal(repr(abs(x))) if x else Decimal(0)
+    if d:
+        d = round(d, 14 - d.adjusted())  # 15 significant digits, as Excel keeps
+    d = d.scaleb(2 * pct - 3 * scale)
+    int_slots = [toks[j][1] for j in digit_at if j < (dot_at if dot_at is not None else end_mant)]
+    frac_slots = [toks[j][1] for j in digit_at
+                  if dot_at is not None and dot_at < j < end_mant]
+    exp_slots = [toks[j][1] for j in digit_at if exp_at is not None and j > exp_at]
+    e = 0
+    if exp_at is not None:
+        if len(int_slots) != 1 or not exp_slots:
+            return None  # engineering notation: not handled here
+        if d:
+            e = d.adjusted()
+            d = d.scaleb(-e)
+    q = d.quantize(Decimal(1).scaleb(-len(frac_slots)), ROUND_HALF_UP)
+    if exp_at is not None and q >= 10:
+        e, q = e + 1, (q / 10).quantize(Decimal(1).scaleb(-len(frac_slots)), ROUND_HALF_UP)
+    s = f"{q:f}"
+    int_digits, _, frac_digits = s.partition(".")
+    int_digits = int_digits.lstrip("0")
+    if group and int_digits:
+        int_digits = f"{int(int_digits):,}"
+    frac = list(frac_digits.ljust(len(frac_slots), "0"))
+    for k in range(len(frac_slots) - 1, -1, -1):  # trailing zeros: # nothing, ? space
+        if frac[k] != "0" or frac_slots[k] == "0":
+            break
+        frac[k] = "" if frac_slots[k] == "#" else " "
+    placed = dict(zip([j for j in digit_at if j < (dot_at if dot_at is not None
+                                                      else end_mant)],
+                      _place(int_digits, int_slots), strict=True))
+    placed.update(zip([j for j in digit_at if dot_at is not None and dot_at < j < end_mant],
+                      frac, strict=True))
+    if exp_at is not None:
+        ed = str(abs(e))
+        placed.update(zip([j for j in digit_at if j > exp_at], _place(ed, exp_slots),
+                          strict=True))
+    out = []
+    for k, (kind, t) in enumerate(toks):
+        if kind == "digit":
+            out.append(placed[k])
+        elif kind == ".":  # the first is the decimal point, later ones literal dots
+            out.append(int_digits + "." if k == dot_at and not int_slots else ".")
+        elif kind == "exp":
+            out.append("E" + ("-" if e < 0 else ("+" if t == "+" else "")))
+        elif kind == ",":
+            continue
+        elif kind in ("lit", "%"):
+            out.append(t)
+        elif kind == "@":
+            return None
+    zero = not any(c in "123456789" for c in s) and not (exp_at is not None and e)
+    return "".join(out), zero
+
+
+def text_format(value, fmt: str):
+    """TEXT(value, format_text) for a number and a number format, as Excel; None where
+    the format is a date/time one or has a condition (not handled here).
+
+    >>> text_format(12345.6789, "#,##0_);(#,##0)"), text_format(-12, "$#,##0_);($#,##0)")
+    ('12,346 ', '($12)')
+    >>> text_format(123456789012, "00-00-00-00"), text_format(-1/3, "[Red]#.#")
+    ('123456-78-90-12', '-.3')
+    >>> text_format(123456789012, '#,##,, "Millions"'), text_format(-2.5e-09, "0.00E+0")
+    ('123,457 Millions', '-2.50E-9')
+    >>> text_format(1/3, "General"), text_format(-2.5e-09, "General")
+    ('0.333333333', '-2.5E-09')
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    secs = _sections(fmt)
+    if len(secs) > 4:
+        return None
+    if len(secs) > 1 and "@" in secs[-1]:
+        secs = secs[:-1]  # the text section
+    x = float(value)
+    if fmt == "":
+        return "-" if x < 0 else ""
+    if len(secs) == 1 or x > 0 or (x == 0 and len(secs) == 2):
+        sec, signed = secs[0], len(secs) == 1
+    elif x < 0:
+        sec, signed = secs[1], False
+    else:
+        sec, signed = secs[2], False
+    if sec.strip().lower() == "general":
+        return _general(x) if signed else _general(abs(x))
+    if _is_date_format(sec):
+        return _date_text(x if signed else abs(x), sec)
+    toks = _tokens(sec)
+    if toks is None:
+        return None
+    if any(kind == "@" for kind, _ in toks):
+        return None
+    res = _number_section(x, toks)
+    if res is None:
+        return None
+    text, zero = res
+    return ("-" + text) if signed and x < 0 and not zero else text
+
+
+# ------------------------------------------------------------ TEXT with a date format
+# Microsoft, "Format a date the way you want" / "Number format codes" (read 2026-12-01):
+# d dd ddd dddd, m mm mmm mmmm mmmmm (m/mm after h or before s: minutes), y yy (2
+# digits) yyy+ (4), h hh, s ss, .0 .00 .000 fractions of a second, AM/PM A/P (12-hour),
+# [h] [m] [s] elapsed. A serial below 0 or past 9999-12-31 is #VALUE!, so is a digit
+# placeholder in a date format (IronCalc's TEXT.xlsx, sheet DATES: "mm###"). Serial 60
+# is 1900-02-29 and serial 1 a Sunday, as Excel counts.
+
+_DAYS = ("Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday")
+_MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August",
+                "September", "October", "November", "December")
+
+
+def _date_tokens(section: str):
+    toks, i = [], 0
+    while i < len(section):
+        ch, low = section[i], section[i].lower()
+        if ch == '"':
+            j = section.find('"', i + 1)
+            j = len(section) if j < 0 else j
+            toks.append(("lit", section[i + 1:j]))
+            i = j + 1
+        elif ch == "\\" and i + 1 < len(section):
+            toks.append(("lit", section[i + 1]))
+            i += 2
+        elif ch == "_" and i + 1 < len(section):
+            toks.append(("lit", " "))
+            i += 2
+        elif ch == "*" and i + 1 < len(section):
+            i += 2
+        elif ch == "[":
+            j = section.find("]", i)
+            inner = section[i + 1:j].lower() if j > 0 else ""
+            if inner and set(inner) <= set("hms") and len(set(inner)) == 1:
+                toks.append(("elapsed", inner[0], len(inner)))
+            elif inner.startswith("$"):
+                toks.append(("lit", section[i + 2:j].split("-")[0]))
+            elif not inner.isalpha():
+                return None
+            i = j + 1
+        elif section[i:i + 5].lower() == "am/pm":
+            toks.append(("ampm", section[i:i + 5]))
+            i += 5
+        elif section[i:i + 3].lower() == "a/p":
+            toks.append(("ampm", section[i:i + 3]))
+            i += 3
+        elif low in "ymdhs":
+            j = i
+            while j < len(section) and section[j].lower() == low:
+                j += 1
+            toks.append(("code", low, j - i))
+            i = j
+        elif ch == "." and section[i + 1:i + 2] == "0":
+            j = i + 1
+            while j < len(section) and section[j] == "0":
+                j += 1
+            toks.append(("frac", j - i - 1))
+            i = j
+        elif ch in "0#?":
+            toks.append(("digit", ch))
+            i += 1
+        elif low in "begn" or ch == "@":
+            return None
+        else:
+            toks.append(("lit", ch))
+            i += 1
+    return toks
+
+
+def _is_date_format(section: str) -> bool:
+    toks = _date_tokens(section)
+    return toks is not None and any(t[0] in ("code", "elapsed", "ampm") for t in toks)
+
+
+def _date_text(x: float, section: str):
+    toks = _date_tokens(section)
+    if toks is None:
+        return None
+    if any(t[0] == "digit" for t in toks):
+        return ExcelError("#VALUE!", "TEXT: a digit placeholder in a date format")
+    if not any(t[0] in ("code", "ampm") for t in toks):  # elapsed time only: any number
+        if x < 0:
+            inner = _date_text(-x, section)
+            return inner if isinstance(inner, ExcelError) else "-" + inner
+    elif x < 0 or x >= 2958466:
+        return ExcelError("#VALUE!", f"TEXT: {x} is not a date between 1900 and 9999")
+    frac = max((t[1] for t in toks if t[0] == "frac"), default=0)
+    scale = 10 ** frac
+    units = round(x * 86400 * scale)
+    days, rest = divmod(units, 86400 * scale)
+    secs, sub = divmod(rest, scale)
+    hour, minute, second = secs // 3600, secs // 60 % 60, secs % 60
+    y, mo, d = _excel_ymd(days) if days < 2958466 else (9999, 12, 31)  # elapsed only
+    twelve = any(t[0] == "ampm" for t in toks)
+    codes = [k for k, t in enumerate(toks) if t[0] in ("code", "elapsed")]
+    out = []
+    for k, t in enumerate(toks):
+        if t[0] == "lit":
+            out.append(t[1])
+        elif t[0] == "frac":
+            out.append("." + str(sub).zfill(frac)[:t[1]])
+        elif t[0] == "ampm":
+            am = hour < 12
+            out.append((t[1][:2] if am else t[1][3:5]) if len(t[1]) == 5
+                       else (t[1][0] if am else t[1][2]))
+        elif t[0] == "elapsed":
+            total = {"h": units // (3600 * scale), "m": units // (60 * scale),
+                     "s": units // scale}[t[1]]
+            out.append(str(total).zfill(t[2]))
+        else:
+            _, c, n = t
+            pos = codes.index(k)
+            prev = toks[codes[pos - 1]] if pos else None
+            nxt = toks[codes[pos + 1]] if pos + 1 < len(codes) else None
+            if c == "m" and n <= 2 and (prev is not None and prev[1] == "h"
+                                        or nxt is not None and nxt[1] == "s"):
+                c = "minute"
+            if c == "y":
+                out.append(f"{y % 100:02d}" if n <= 2 else f"{y:04d}")
+            elif c == "m":
+                out.append(str(mo).zfill(n) if n <= 2 else _MONTH_NAMES[mo - 1][:3]
+                           if n == 3 else _MONTH_NAMES[mo - 1][0] if n == 5
+                           else _MONTH_NAMES[mo - 1])
+            elif c == "d":
+                out.append(str(d).zfill(n) if n <= 2 else _DAYS[(days - 1) % 7][:3]
+                           if n == 3 else _DAYS[(days - 1) % 7])
+            elif c == "h":
+                h = (hour % 12 or 12) if twelve else hour
+                out.append(str(h).zfill(min(n, 2)))
+            elif c == "minute":
+                out.append(str(minute).zfill(n))
+            else:
+                out.append(str(second).zfill(min(n, 2)))
+    return "".join(out)
+
+
+# ------------------------------------------------------------------------------ CELL
+# The pre-pass writes CELL(info_type, reference) as _XLRX_CELL(info_type, <top-left cell>,
+# "<its address>", row, column): the reference's position is known from its text, only
+# its top-left cell's value is read (so CELL("col", A8:C8) in B8 is no cycle). Microsoft,
+# "CELL function" (read 2026-12-01); Excel's cached values in IronCalc's CELL.xlsx:
+# "address" $A$2 (top-left of a range), "col", "row", "contents" (the value; blank 0),
+# "type" b (blank) / l (text) / v (anything else); an unknown info_type #VALUE!. The
+# info types that depend on formatting, the file or the selection are not computed here.
+
+CELL_INFO = "_XLRX_CELL"
+
+
+def _cell_info(info_type, value=None, address=None, row=None, col=None, *rest):
+    """CELL(info_type, [reference]) from the pre-pass's rewrite.
+
+    >>> _cell_info("address", 3.4, "$A$2", 2, 1), _cell_info("COL", None, "$C$8", 8, 3)
+    ('$A$2', 3)
+    >>> _cell_info("type", None, "$A$9", 9, 1), _cell_info("type", "x", "$A$9", 9, 1)
+    ('b', 'l')
+    >>> str(_cell_info("hello")), str(_cell_info(True))
+    ('#VALUE!', '#VALUE!')
+    """
+    try:
+        info = _scalar(info_type, "info_type")
+    except _Err as ex:
+        return ex.error
+    known = ("address", "col", "color", "contents", "filename", "format", "parentheses",
+             "prefix", "protect", "row", "type", "width")
+    if not isinstance(info, str) or info.strip().lower() not in known:
+        return ExcelError("#VALUE!", f"CELL: {info!r} is not an info_type")
+    info = info.strip().lower()
+    if address is None and row is None:
+        return ExcelError("#VALUE!", f'CELL("{info}") without a reference depends on the '
+                          "selection: not computed here")
+    if info == "address":
+        return address if address else ExcelError(
+            "#VALUE!", "CELL(\"address\") of another sheet is not computed here")
+    if info == "row":
+        return int(row)
+    if info == "col":
+        return int(col)
+    if isinstance(value, list):  # a 1x1 grid
+        value = _grid(value)[0][0]
+    if info == "contents":
+        return 0.0 if value is None else value
+    if info == "type":
+        return "b" if value is None else "l" if isinstance(value, str) and not isinstance(
+            value, ExcelError) else "v"
+    return ExcelError("#VALUE!", f'CELL("{info}") depends on formatting or the file: not '
+                      "computed here")
+
+
+BUILTINS[CELL_INFO] = _cell_info

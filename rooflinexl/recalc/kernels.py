@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rooflinexl.recalc.compile import Call, Lit, Rng, Unsupported
+from rooflinexl.recalc.functions import EXCEL_NUMBERS, excel_numbers
 from rooflinexl.recalc.values import BOOL, EMPTY, ERR, NUM, OTHER, STR, Vec
 
 __all__ = ["BlockEval", "RangeArg"]
@@ -45,8 +46,11 @@ def _function(written: str):
     if not _TABLE:
         import importlib
 
+        from rooflinexl.recalc.engine import formulas_overrides
+
         for mod in ("info", "logic", "math", "text", "look"):
             _TABLE.update(importlib.import_module(f"formulas.functions.{mod}").FUNCTIONS)
+        _TABLE.update(formulas_overrides(_TABLE))  # INDEX, MATCH, TEXT as Excel (engine.py)
     f = _TABLE.get(written)
     if f is None:
         from formulas.functions.stat import FUNCTIONS as stat
@@ -546,7 +550,10 @@ class BlockEval:
             ok[:] = False
         if not ok.all():
             idx = np.flatnonzero(~ok)
-            out_parts.append((idx, self._reduce_rows(node.written, parts, idx)))
+            if node.name in EXCEL_NUMBERS:
+                out_parts.append((idx, self._numbers_rows(node, parts, idx, n)))
+            else:
+                out_parts.append((idx, self._reduce_rows(node.written, parts, idx)))
         if n == 1:
             return out_parts[0][1]
         return Vec.assemble(n, out_parts)
@@ -588,6 +595,46 @@ class BlockEval:
             val = r.reshape(-1)[0]
             if hashable:
                 memo[key] = val
+            out.append(val)
+        return self._classify(out)
+
+    def _numbers_rows(self, node: Call, parts, rows: np.ndarray, n: int) -> Vec:
+        """SUM, PRODUCT, AVERAGE, MAX or MIN row by row with Excel's argument rules
+        (:func:`rooflinexl.recalc.functions.excel_numbers`), each argument read as the
+        per-cell engine reads it (engine.host_numbers_arg): a cell reference or INDEX's
+        result is a reference (its text and booleans skipped), another computed value is
+        typed (numeric text and booleans count)."""
+        from rooflinexl.recalc import engine
+
+        refs = [kind == "range" or kind == "vec" and (
+            isinstance(a, Rng) or isinstance(a, Call) and a.name == "INDEX")
+            for (kind, _), a in zip(parts, node.args, strict=True)]
+        objs = {k: p.objects() for k, (kind, p) in enumerate(parts) if kind in ("vec", "bare")}
+        current = self.tokens[0]
+        self._calls += 1
+        self._order = (node, self._calls)
+        out = []
+        for i in rows.tolist():
+            in_errors: list = []
+            args = []
+            for k, (kind, p) in enumerate(parts):
+                if kind == "range":
+                    x = p.row_objects(i)
+                elif kind == "lit":
+                    x = p
+                else:
+                    o = objs[k]
+                    x = o[i if len(o) > 1 else 0]
+                args.append((not refs[k], engine.to_host(x, in_errors)))
+            tok = current.set(("rooflinexl-row", i))
+            try:
+                val = engine.from_host(excel_numbers(node.name, args), node.name,
+                                        self.state, in_errors)
+            finally:
+                current.reset(tok)
+            recs = self.state.udf_errors.pop(("rooflinexl-row", i), [])
+            if recs:
+                self._record(i, n, [(c, why) for c, why, _ in recs])
             out.append(val)
         return self._classify(out)
 

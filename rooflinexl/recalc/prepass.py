@@ -743,6 +743,12 @@ def rewrite_formula(
         left = sum(1 for t in out if t.kind == "word" and t.text.upper() in _OFFSET_NAMES)
         res.functions = [f for f in res.functions if f.upper() not in _OFFSET_NAMES]
         res.functions += ["OFFSET"] * left
+    if cell_infos(out):
+        res.kinds.add("cell")
+        res.functions = [f for f in res.functions if f.upper() != "CELL"]
+    if indirect_positions(out, whole_cell=implicit):
+        res.kinds.add("indirect")
+        res.functions = [f for f in res.functions if f.upper() != "INDIRECT"]
     if skips is not None and split_subtotal_refs(out, skips, sheet, res):
         res.kinds.add("subtotal")
     if res.kinds:
@@ -1286,7 +1292,7 @@ def prepare_workbook(
         legacy = {(to_title.get(s, s), a): ref for (s, a), ref in legacy_arrays(book).items()}
     texts = {}
     for ws in wb.worksheets:
-        for row in ws.iter_rows():
+        for row in held_rows(ws):
             for c in row:
                 if c.data_type == "f":
                     v = c.value
@@ -1295,7 +1301,7 @@ def prepare_workbook(
                         texts[(ws.title, c.coordinate)] = v if v.startswith("=") else "=" + v
     for ws in wb.worksheets:
         orig_sheet = back[ws.title]
-        for row in ws.iter_rows():
+        for row in held_rows(ws):
             for c in row:
                 if c.data_type != "f":
                     continue
@@ -1679,6 +1685,16 @@ def _kept_pieces(arg: list, skips, sheet, nested: bool, hidden: bool, filtered: 
     return pieces
 
 
+def held_rows(ws) -> list[list]:
+    """The cells ``ws`` holds, row by row. ``iter_rows`` walks (and creates) every position
+    of the used rectangle: 393,000 empty cells for a sheet with one formula at XFD12
+    (IronCalc's ROW_COLUM.xlsx), each then compiled by formulas."""
+    rows: dict[int, list] = {}
+    for (r, _c), cell in sorted(ws._cells.items()):
+        rows.setdefault(r, []).append(cell)
+    return list(rows.values())
+
+
 def _sheet_skips(ws) -> SheetSkips:
     """Hidden rows, rows a filter hides and SUBTOTAL/AGGREGATE cells of an openpyxl sheet."""
     hidden = frozenset(r for r, d in ws.row_dimensions.items() if d.hidden)
@@ -1694,7 +1710,7 @@ def _sheet_skips(ws) -> SheetSkips:
         _c1, r1, _c2, r2 = range_boundaries(ref)
         filtered |= {r for r in hidden if r1 <= r <= r2}
     subtotals = set()
-    for row in ws.iter_rows():
+    for row in held_rows(ws):
         for c in row:
             if c.data_type != "f":
                 continue
@@ -1771,6 +1787,108 @@ def static_offsets(toks: list) -> bool:
             body = re.sub(r"\$(" + COLUMN_PATTERN + r")\$(\d+)", rf"{col_abs}\1{row_abs}\2", body)
             text = prefix + body
         new = _tokenize(text)
+        toks[i:end + 1] = new
+        changed = True
+        i += len(new)
+    return changed
+
+
+# ------------------------------------------------------------------------------ CELL
+
+
+def cell_infos(toks: list) -> bool:
+    """``CELL(info, ref)`` with a written reference as ``_XLRX_CELL(info, <top-left cell>,
+    "<address>", row, col)``, and ``CELL(info)`` as ``_XLRX_CELL(info)``, in place
+    (:func:`rooflinexl.recalc.functions._cell_info`). A reference it cannot place (a name,
+    INDIRECT) leaves the call as it is.
+
+    >>> toks = _tokenize('CELL("col",A8:C8)+CELL("x")+CELL(B1,S!$D$4)')
+    >>> cell_infos(toks), "".join(t.text for t in toks)
+    (True, '_XLRX_CELL("col",A8,"$A$8",8,1)+_XLRX_CELL("x")+_XLRX_CELL(B1,S!$D$4,"",4,4)')
+    """
+    from rooflinexl.recalc.functions import CELL_INFO
+
+    changed = False
+    i = 0
+    while i < len(toks) - 1:
+        t = toks[i]
+        if not (t.kind == "word" and t.text.upper() == "CELL" and toks[i + 1].text == "("):
+            i += 1
+            continue
+        end = _closing(toks, i + 1)
+        spans = _args(toks, i + 1) if end is not None else []
+        info = "".join(x.text for x in toks[spans[0][0]:spans[0][1]]) if spans else ""
+        if len(spans) == 1 and info.strip():
+            text = f"{CELL_INFO}({info})"
+        elif len(spans) == 2:
+            ref = "".join(x.text for x in _strip_ws(toks[spans[1][0]:spans[1][1]]))
+            m = _REF_ARG.match(ref)
+            if m is None:
+                i += 1
+                continue
+            c1, r1 = column_number(m.group("c1")), int(m.group("r1"))
+            if m.group("c2"):
+                c1, r1 = min(c1, column_number(m.group("c2"))), min(r1, int(m.group("r2")))
+            corner = ref.split(":")[0] if not m.group("c2") or (
+                c1 == column_number(m.group("c1")) and r1 == int(m.group("r1"))) else (
+                (f"{m.group('sheet')}!" if m.group("sheet") else "")
+                + f"${column_letters(c1)}${r1}")
+            address = "" if m.group("sheet") else f"${column_letters(c1)}${r1}"
+            text = f'{CELL_INFO}({info},{corner},"{address}",{r1},{c1})'
+        else:
+            i += 1
+            continue
+        new = _tokenize(text)
+        toks[i:end + 1] = new
+        changed = True
+        i += len(new)
+    return changed
+
+
+# ------------------------------------------------ ROW/COLUMN/ROWS/COLUMNS(INDIRECT(text))
+
+_POSITION_NAMES = frozenset({"ROW", "COLUMN", "ROWS", "COLUMNS"})
+
+
+def indirect_positions(toks: list, whole_cell: bool = False) -> bool:
+    """``ROW(INDIRECT(x))`` (and COLUMN, ROWS, COLUMNS) as ``_XLRX_REFPOS(x,a1,"ROW",w)``
+    in place: the position of the reference the text names, read without its cells
+    (:func:`rooflinexl.recalc.functions._ref_position`); ``w`` is 1 where the call is
+    the whole formula of a plain (not array) cell (``whole_cell``).
+
+    >>> toks = _tokenize("ROW(INDIRECT(J2))")
+    >>> indirect_positions(toks, True), "".join(t.text for t in toks)
+    (True, '_XLRX_REFPOS(J2,TRUE,"ROW",1)')
+    >>> toks = _tokenize("SUM(COLUMN(INDIRECT(A1&B1, 1)))")
+    >>> indirect_positions(toks), "".join(t.text for t in toks)
+    (True, 'SUM(_XLRX_REFPOS(A1&B1, 1,"COLUMN",0))')
+    """
+    from rooflinexl.recalc.functions import REF_POSITION
+
+    changed = False
+    i = 0
+    while i < len(toks) - 3:
+        t = toks[i]
+        if not (t.kind == "word" and t.text.upper() in _POSITION_NAMES
+                and toks[i + 1].text == "("):
+            i += 1
+            continue
+        end = _closing(toks, i + 1)
+        inner = _strip_ws(toks[i + 2:end]) if end is not None else []
+        if not (len(inner) >= 3 and inner[0].kind == "word"
+                and inner[0].text.upper() in ("INDIRECT", "_XLFN.INDIRECT")
+                and inner[1].text == "(" and _closing(inner, 1) == len(inner) - 1):
+            i += 1
+            continue
+        spans = _args(inner, 1)
+        if not 1 <= len(spans) <= 2:
+            i += 1
+            continue
+        text = "".join(x.text for x in inner[spans[0][0]:spans[0][1]])
+        a1 = ("".join(x.text for x in inner[spans[1][0]:spans[1][1]]) if len(spans) == 2
+              else "TRUE") or "TRUE"
+        whole = int(whole_cell and i == 0 and end == len(toks) - 1)
+        new = _tokenize(f'{REF_POSITION}({text},{a1},"{t.text.upper()}",{whole})')
         toks[i:end + 1] = new
         changed = True
         i += len(new)
