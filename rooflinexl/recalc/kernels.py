@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rooflinexl.recalc.compile import Call, Lit, Rng, Unsupported
+from rooflinexl.recalc.compile import Arr, Call, Lit, Rng, Unsupported, array_constant
 from rooflinexl.recalc.values import BOOL, EMPTY, ERR, NUM, OTHER, STR, Vec
 
 __all__ = ["BlockEval", "RangeArg"]
@@ -49,10 +49,11 @@ def _function(written: str):
             _TABLE.update(importlib.import_module(f"formulas.functions.{mod}").FUNCTIONS)
     f = _TABLE.get(written)
     if f is None:
+        from formulas.functions import get_functions
         from formulas.functions.stat import FUNCTIONS as stat
 
         _TABLE.update(stat)
-        f = _TABLE[written]
+        f = _TABLE.get(written) or get_functions()[written]
     return f
 _NUMERIC = (NUM, BOOL, EMPTY)
 #: ranges (times the block's rows, for a relative one) larger than this go per cell
@@ -60,6 +61,7 @@ _MAX_RANGE_CELLS = 20_000_000
 
 
 _LUTS: dict[tuple, np.ndarray] = {}
+_ARRAYS: dict[str, np.ndarray] = {}  # array constant text -> its value
 
 
 def _kinds_mask(kind: np.ndarray, kinds: tuple) -> np.ndarray:
@@ -177,9 +179,19 @@ class BlockEval:
             if fn is None:
                 if node.name in self.functions:
                     return self.udf(node)
+                if node.per_row:
+                    return self.per_row(node)
                 raise Unsupported(f"function {node.name}")
             return fn(node)
         raise Unsupported(f"node {node!r}")
+
+    @staticmethod
+    def array(node: Arr):
+        """An array constant's value (a fresh copy: a function may write into it)."""
+        hit = _ARRAYS.get(node.text)
+        if hit is None:
+            hit = _ARRAYS[node.text] = array_constant(node.text)
+        return hit.copy()
 
     def range(self, node: Rng) -> RangeArg:
         h, w = node.r2 - node.r1 + 1, node.c2 - node.c1 + 1
@@ -498,6 +510,8 @@ class BlockEval:
                 parts.append(("range", self.range(a)))
             elif isinstance(a, Lit):
                 parts.append(("lit", a.value))
+            elif isinstance(a, Arr):
+                parts.append(("lit", self.array(a)))
             elif isinstance(a, Call) and (a.name in _BARE or a.name in self.functions):
                 parts.append(("bare", self.value(a)))
             else:
@@ -779,6 +793,14 @@ class BlockEval:
         if ref.c1 != ref.c2:
             raise Unsupported("COLUMN of several columns")
         return Vec.numbers([ref.c1])
+
+    def per_row(self, node: Call) -> Vec:
+        """formulas' ``node.written`` called row by row with the arguments the per-cell
+        engine passes it (a range as its 2-D values), memoised on distinct arguments."""
+        parts = self._parts(node)
+        n = self.n if any(kind in ("vec", "bare") and len(p) > 1
+                          or kind == "range" and p.per_row for kind, p in parts) else 1
+        return self._reduce_rows(node.written, parts, np.arange(n))
 
     def _delegated(self, node: Call) -> Vec:
         args = [self.value(a) for a in node.args]
