@@ -22,7 +22,7 @@ from rooflinexl.recalc.parser import ParseError, parse
 from rooflinexl.recalc.prepass import rewrite_formula, used_area
 from rooflinexl.recalc.refs import MAX_COL, MAX_ROW, template
 
-__all__ = ["Arr", "Call", "Lit", "Node", "Rng", "Unsupported", "array_constant",
+__all__ = ["SPILL", "Arr", "Call", "Lit", "Node", "Rng", "Unsupported", "array_constant",
            "compile_block", "Compiled", "per_row_function"]
 
 
@@ -121,6 +121,9 @@ FUNCTIONS = frozenset({
 })
 
 
+#: the node that spreads an array formula's result over its range (a column of it per block)
+SPILL = "{spill}"
+
 #: functions formulas also knows with the _xlfn. prefix Excel writes
 _PREFIXED = frozenset({"IFNA", "XLOOKUP"})
 
@@ -134,6 +137,11 @@ _NOT_PER_ROW = frozenset({
     "NOW", "TODAY", "RAND", "RANDBETWEEN", "RANDARRAY",
     "LAMBDA", "LET", "MAP", "REDUCE", "SCAN", "BYROW", "BYCOL", "MAKEARRAY", "ISOMITTED",
     "SUBTOTAL", "AGGREGATE", "IF", "IFS", "IFERROR", "IFNA", "SWITCH", "CHOOSE",
+    # their result is an array: the cells go per cell (before evaluating, not after)
+    "TRANSPOSE", "SORT", "SORTBY", "UNIQUE", "FILTER", "SEQUENCE", "CHOOSECOLS",
+    "CHOOSEROWS", "TAKE", "DROP", "EXPAND", "VSTACK", "HSTACK", "TOCOL", "TOROW", "WRAPROWS",
+    "WRAPCOLS", "TEXTSPLIT", "MMULT", "MINVERSE", "MUNIT", "LINEST", "LOGEST", "TREND",
+    "GROWTH", "FREQUENCY", "GROUPBY", "PIVOTBY", "TRIMRANGE", "REGEXEXTRACT", "MODE.MULT",
 })
 
 

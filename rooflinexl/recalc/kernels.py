@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rooflinexl.recalc.compile import Arr, Call, Lit, Rng, Unsupported, array_constant
+from rooflinexl.recalc.compile import SPILL, Arr, Call, Lit, Rng, Unsupported, array_constant
 from rooflinexl.recalc.values import BOOL, EMPTY, ERR, NUM, OTHER, STR, Vec
 
 __all__ = ["BlockEval", "RangeArg"]
@@ -802,6 +802,39 @@ class BlockEval:
                           or kind == "range" and p.per_row for kind, p in parts) else 1
         return self._reduce_rows(node.written, parts, np.arange(n))
 
+    def f_spill(self, node: Call) -> Vec:
+        """Column ``node.spread`` of an array formula's range: formulas' function called
+        once over its arguments as arrays (as the per-cell engine calls it), its result
+        spread as Excel does (one row or column repeated; one value everywhere). A result
+        smaller than the range goes per cell (its #N/A cells carry a reason there)."""
+        call = node.args[0]
+        fn = self._fn(call.written)
+        args = []
+        for kind, p in self._parts(call):  # fixed arguments: one value each
+            if kind in ("vec", "bare") and len(p) != 1 or kind == "range" and p.per_row:
+                raise Unsupported("an array formula over a relative range")
+            if kind == "vec":  # one cell, as formulas passes it
+                args.append(np.array([[p.objects()[0]]], dtype=object).view(_Array))
+            elif kind == "bare":
+                args.append(p.objects()[0])
+            else:
+                args.append(p.objects if kind == "range" else p)
+        res = fn(*args)
+        res = res.value if hasattr(res, "ranges") else res
+        arr = np.asarray(res, dtype=object)
+        if arr.ndim == 0:
+            arr = arr.reshape(1, 1)
+        if arr.ndim != 2:
+            raise Unsupported(f"{call.written} returned an array of {arr.ndim} dimensions")
+        h, w = arr.shape
+        k = node.spread
+        if not (k < w or w == 1) or not (self.n <= h or h == 1):
+            raise Unsupported("an array formula's result smaller than its range")
+        col = arr[:, k if w > 1 else 0]
+        col = col[:self.n] if h > 1 else np.repeat(col, self.n)
+        return self._classify([x.reshape(-1)[0] if isinstance(x, np.ndarray) else x
+                               for x in col.tolist()])
+
     def _delegated(self, node: Call) -> Vec:
         args = [self.value(a) for a in node.args]
         return self.delegate(node.written, args, [isinstance(a, Lit) for a in node.args])
@@ -1155,7 +1188,7 @@ def _literal(node) -> bool:
 _BARE = frozenset({"AND", "OR", "SUM", "PRODUCT", "MIN", "MAX", "AVERAGE", "TRUE", "FALSE",
                    "NA"})
 
-_METHOD = {"+": "add", "-": "sub", "*": "mul", "/": "div", "^": "pow", "&": "concat",
+_METHOD = {SPILL: "spill", "+": "add", "-": "sub", "*": "mul", "/": "div", "^": "pow", "&": "concat",
            "=": "eq", "<>": "ne", "<": "lt", ">": "gt", "<=": "le", ">=": "ge",
            "u-": "neg", "u+": "pos", "%": "percent"}
 
