@@ -39,7 +39,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -51,9 +51,12 @@ from rooflinexl.ooxml import Limits
 from rooflinexl.recalc import engine
 from rooflinexl.recalc.compile import (
     OPERATORS,
+    SPILL,
+    Arr,
     Call,
     Compiled,
     Context,
+    Lit,
     Rng,
     Unsupported,
     compile_block,
@@ -225,6 +228,24 @@ def _array_units(ctx: Context, sheet: str, text: str, region, first_id: int) -> 
     def absolute(ref: Rng) -> tuple[int, int]:
         return (ref.r1 + r0 if ref.r1_rel else ref.r1), (ref.r2 + r0 if ref.r2_rel else ref.r2)
 
+    top = comp.tree
+    if isinstance(top, Call) and top.per_row and all(
+            isinstance(a, (Lit, Rng, Arr)) or not _array_arg(a) for a in top.args):
+        # formulas' function called once over the arguments as arrays (the others
+        # single values), as the per-cell engine does; its result spreads over the
+        # range (kernels.BlockEval.f_spill)
+        def fixed(node):
+            if isinstance(node, Rng):
+                ra, rb = absolute(node)
+                return Rng(node.sheet, ra, node.c1, rb, node.c2, False, False, node.name)
+            if isinstance(node, Call):
+                return replace(node, args=[fixed(a) for a in node.args])
+            return node
+
+        whole = fixed(top)
+        trees = [Call(SPILL, [whole], SPILL, spread=k) for k in range(c1 - c0 + 1)]
+        return _column_units(sheet, text, comp.text, region, first_id, trees)
+
     def check(node, inside_reduction: bool) -> bool:
         if isinstance(node, Rng):
             if node.is_cell or inside_reduction:
@@ -233,6 +254,8 @@ def _array_units(ctx: Context, sheet: str, text: str, region, first_id: int) -> 
             h, w = b - a + 1, node.c2 - node.c1 + 1  # larger than the region: its top left
             return (h == 1 or h >= r1 - r0 + 1) and (w == 1 or w >= c1 - c0 + 1)
         if isinstance(node, Call):
+            if node.per_row and any(_array_arg(a) for a in node.args):
+                return False  # formulas' function over an array: its result is an array
             red = inside_reduction or node.name not in _ELEMENTWISE
             return all(check(a, red) for a in node.args)
         return True
@@ -258,11 +281,20 @@ def _array_units(ctx: Context, sheet: str, text: str, region, first_id: int) -> 
             return Call(node.name, [at(x, c, red) for x in node.args], node.written, spread)
         return node
 
+    return _column_units(sheet, text, comp.text, region, first_id,
+                         [at(comp.tree, c, False) for c in range(c0, c1 + 1)])
+
+
+def _column_units(sheet: str, text: str, rewritten: str, region, first_id: int,
+                  trees: list) -> list[Unit]:
+    """One block per column of an array formula's range, computing ``trees[k]`` in its
+    k-th column."""
+    r0, c0, r1, c1 = region
     units = []
     ref = f"{col_letters(c0)}{r0}:{col_letters(c1)}{r1}"
     for k, c in enumerate(range(c0, c1 + 1)):
         refs: list[Rng] = []
-        tree = at(comp.tree, c, False)
+        tree = trees[k]
         stack = [tree]
         while stack:
             node = stack.pop()
@@ -271,11 +303,20 @@ def _array_units(ctx: Context, sheet: str, text: str, region, first_id: int) -> 
             elif isinstance(node, Call):
                 stack.extend(node.args)
         u = Unit(first_id + k, sheet, c, r0, r1, -1, text)
-        u.compiled = Compiled(tree, comp.text, False, refs)
+        u.compiled = Compiled(tree, rewritten, False, refs)
         u.texts = [text] * (r1 - r0 + 1)
         u.array_ref = ref
         units.append(u)
     return units
+
+
+def _array_arg(node) -> bool:
+    """Whether ``node`` holds a range of several cells or an array constant."""
+    if isinstance(node, Rng):
+        return not node.is_cell
+    if isinstance(node, Call):
+        return any(_array_arg(a) for a in node.args)
+    return isinstance(node, Arr)
 
 
 def _cell_texts(u: Unit) -> list[str]:

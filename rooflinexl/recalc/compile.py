@@ -28,7 +28,8 @@ from rooflinexl.recalc.parser import ParseError, parse
 from rooflinexl.recalc.prepass import rewrite_formula, used_area
 from rooflinexl.recalc.refs import MAX_COL, MAX_ROW, template
 
-__all__ = ["Call", "Lit", "Node", "Rng", "Unsupported", "compile_block", "Compiled"]
+__all__ = ["SPILL", "Arr", "Call", "Lit", "Node", "Rng", "Unsupported", "array_constant",
+           "compile_block", "Compiled", "per_row_function"]
 
 
 class Unsupported(Exception):
@@ -87,9 +88,30 @@ class Call:
     #: INDEX at the top of an array formula split into columns: this column's offset in
     #: the array's range (row or column 0 then spreads the whole row/column over it)
     spread: int | None = None
+    #: a function without a block kernel, called row by row as the per-cell engine does
+    per_row: bool = False
 
 
-Node = Lit | Rng | Call
+@dataclass
+class Arr:
+    """An array constant (``{1,2;3,4}``), an argument of a function: its value is the
+    array the per-cell engine passes (:func:`array_constant`)."""
+
+    text: str
+
+
+def array_constant(text: str):
+    """The array ``formulas`` makes of the array constant ``text`` (what a function
+    receives from the per-cell engine)."""
+    import formulas
+
+    try:
+        return formulas.Parser().ast("=" + text)[1].compile()()
+    except Exception as ex:  # noqa: BLE001 - formulas raises assorted types here
+        raise Unsupported(f"array constant {text}") from ex
+
+
+Node = Lit | Rng | Call | Arr
 
 #: operators the evaluator knows (formulas names)
 OPERATORS = frozenset({"+", "-", "*", "/", "^", "&", "=", "<>", "<", ">", "<=", ">=",
@@ -105,8 +127,42 @@ FUNCTIONS = frozenset({
 })
 
 
+#: the node that spreads an array formula's result over its range (a column of it per block)
+SPILL = "{spill}"
+
 #: functions formulas also knows with the _xlfn. prefix Excel writes
 _PREFIXED = frozenset({"IFNA", "XLOOKUP"})
+
+#: functions of formulas' table that the block path must not call per row as a plain
+#: function of values: they read their arguments as references (ROWS, ISFORMULA ...),
+#: depend on where or when they run (NOW, RAND, CELL, INDIRECT ...), take functions
+#: (LAMBDA and its helpers), see hidden rows (SUBTOTAL) or evaluate lazily (IF & co.)
+_NOT_PER_ROW = frozenset({
+    "ROW", "ROWS", "COLUMN", "COLUMNS", "AREAS", "INDEX", "OFFSET", "INDIRECT", "ISREF",
+    "ISFORMULA", "FORMULATEXT", "CELL", "INFO", "SHEET", "SHEETS", "SINGLE", "ANCHORARRAY",
+    "NOW", "TODAY", "RAND", "RANDBETWEEN", "RANDARRAY",
+    "LAMBDA", "LET", "MAP", "REDUCE", "SCAN", "BYROW", "BYCOL", "MAKEARRAY", "ISOMITTED",
+    "SUBTOTAL", "AGGREGATE", "IF", "IFS", "IFERROR", "IFNA", "SWITCH", "CHOOSE",
+    # their result is an array: the cells go per cell (before evaluating, not after)
+    "TRANSPOSE", "SORT", "SORTBY", "UNIQUE", "FILTER", "SEQUENCE", "CHOOSECOLS",
+    "CHOOSEROWS", "TAKE", "DROP", "EXPAND", "VSTACK", "HSTACK", "TOCOL", "TOROW", "WRAPROWS",
+    "WRAPCOLS", "TEXTSPLIT", "MMULT", "MINVERSE", "MUNIT", "LINEST", "LOGEST", "TREND",
+    "GROWTH", "FREQUENCY", "GROUPBY", "PIVOTBY", "TRIMRANGE", "REGEXEXTRACT", "MODE.MULT",
+})
+
+
+def per_row_function(written: str) -> bool:
+    """Whether the block path calls the per-cell engine's implementation of the function
+    ``written`` (as written, ``_xlfn.`` prefix and all) row by row, with the arguments the
+    per-cell engine would pass it: any function of formulas' table that takes values
+    only (a result that is an array, or a range where a value belongs, still sends the
+    cells per cell when evaluating)."""
+    from formulas.functions import get_functions, not_implemented
+
+    if _canonical(written) in _NOT_PER_ROW or written.upper().startswith("_XLETA."):
+        return False
+    fn = get_functions().get(written.upper())
+    return fn is not None and fn is not not_implemented
 
 
 @dataclass
@@ -303,12 +359,16 @@ def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, refs):
             return Call(up, kids, up)
         canon = _canonical(written)
         if canon not in FUNCTIONS:
+            if per_row_function(written):
+                return Call(canon, kids, up, per_row=True)
             raise Unsupported(f"function {written}")
         if up != canon and canon not in _PREFIXED:
             raise Unsupported(f"function {written} unknown to the per-cell engine")
         return Call(canon, kids, up)
     if kind in ("num", "str", "bool"):
         return Lit(item[1])
+    if kind == "array":
+        return Arr(item[1])
     if kind == "empty":
         return Lit(0)  # an omitted argument reads as 0 (FALSE), as in the per-cell engine
     if kind == "err":

@@ -181,8 +181,28 @@ class State:
         # formulas node id of the calling cell -> [(code, reason, (row, col) | None)]
         self.udf_errors: dict[str | None, list[tuple[str, str, tuple[int, int] | None]]] = {}
 
+        # (working-copy sheet, upper case; cell) -> the formula cell, while loading
+        self.formula_at: dict[tuple[str, str], FormulaCell] = {}
+        self.unknown: Callable[[FormulaCell], list[str]] = lambda fc: []
+        # (sheet, cell) -> (code, reason) of formulas the engine could not compile
+        self.failed: dict[tuple[str, str], tuple[str, str]] = {}
+
     def record(self, code: str, reason: str, pos: tuple[int, int] | None = None) -> None:
         self.udf_errors.setdefault(CURRENT.get(), []).append((code, reason, pos))
+
+    def compile_failed(self, sheet: str, crd: str, problem: str) -> str:
+        """The error code for a formula that formulas cannot compile (its reason kept)."""
+        fc = self.formula_at.get((sheet.upper(), crd.split(":")[0].replace("$", "")))
+        if fc is None:
+            raise EngineError(f"the headless engine cannot compile {sheet}!{crd} ({problem})")
+        unknown = self.unknown(fc)
+        if unknown:
+            code, reason = "#NAME?", "unknown function " + ", ".join(unknown)
+        else:
+            code = "#VALUE!"
+            reason = f"the headless engine cannot parse {fc.formula} ({problem})"
+        self.failed[(fc.sheet, fc.cell)] = (code, reason)
+        return code
 
 
 def _formulas():
@@ -748,12 +768,22 @@ def _model_class():
 
         @staticmethod
         def _compile_cell(crd, val, context, check_formula, references):
-            cell = Cell(crd, val, context=context, check_formula=check_formula)
-            token = CURRENT.set(cell.output)
             try:
+                cell = Cell(crd, val, context=context, check_formula=check_formula)
+                token = CURRENT.set(cell.output)
+                try:
+                    cell.compile(references=references, context=context)
+                finally:
+                    CURRENT.reset(token)
+            except Exception as ex:  # noqa: BLE001 - formulas raises assorted types here
+                # only this cell fails (an error constant with the reason), so the model
+                # loads once instead of failing and loading again without the cell
+                state = STATE.get()
+                if state is None or not isinstance(val, str) or not val.startswith("="):
+                    raise
+                code = state.compile_failed(context.get("sheet", ""), crd, _problem(ex))
+                cell = Cell(crd, "=" + code, context=context, check_formula=check_formula)
                 cell.compile(references=references, context=context)
-            finally:
-                CURRENT.reset(token)
             return cell
 
     return _Model
@@ -803,11 +833,16 @@ def _parse_problem(text: str) -> str | None:
     try:
         Cell("A1", text).compile()
     except Exception as ex:  # noqa: BLE001 - formulas raises assorted types here
-        msg = ex.args[0] if ex.args else str(ex)
-        if isinstance(msg, str) and "%s" in msg:
-            msg = msg.replace("%s", "").strip().rstrip(":")
-        return str(msg) or type(ex).__name__
+        return _problem(ex)
     return None
+
+
+def _problem(ex: Exception) -> str:
+    """formulas' parse/compile exception as a short reason."""
+    msg = ex.args[0] if ex.args else str(ex)
+    if isinstance(msg, str) and "%s" in msg:
+        msg = msg.replace("%s", "").strip().rstrip(":")
+    return str(msg) or type(ex).__name__
 
 
 def _is_known(name: str, table: Mapping[str, Any], registered: set[str], not_impl: Any) -> bool:
@@ -942,9 +977,17 @@ def _override_inputs(model, work: PrepassResult, overrides) -> dict:
 
 def _load_with_fallback(path, work: PrepassResult, registered, table, F, state: State,
                         book=None):
+    to_work = {orig: w for w, orig in work.sheet_names.items()}
+    state.formula_at = {(to_work.get(fc.sheet, fc.sheet).upper(), fc.cell): fc
+                        for fc in work.formulas}
+    state.unknown = lambda fc: _unknown_in(fc, table, registered, F)
+    state.failed.clear()
     try:
-        return _load_model(str(work.path)), work
+        model = _load_model(str(work.path))
+        work.replaced.update(state.failed)
+        return model, work
     except Exception as first:
+        state.failed.clear()
         bad: dict[tuple[str, str], tuple[str, str]] = {}
         for fc in work.formulas:
             problem = _parse_problem(fc.text)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rooflinexl.recalc.compile import Call, Lit, Rng, Unsupported
+from rooflinexl.recalc.compile import SPILL, Arr, Call, Lit, Rng, Unsupported, array_constant
 from rooflinexl.recalc.functions import EXCEL_NUMBERS, excel_numbers
 from rooflinexl.recalc.values import BOOL, EMPTY, ERR, NUM, OTHER, STR, Vec
 
@@ -53,10 +53,11 @@ def _function(written: str):
         _TABLE.update(formulas_overrides(_TABLE))  # INDEX, MATCH, TEXT as Excel (engine.py)
     f = _TABLE.get(written)
     if f is None:
+        from formulas.functions import get_functions
         from formulas.functions.stat import FUNCTIONS as stat
 
         _TABLE.update(stat)
-        f = _TABLE[written]
+        f = _TABLE.get(written) or get_functions()[written]
     return f
 _NUMERIC = (NUM, BOOL, EMPTY)
 #: ranges (times the block's rows, for a relative one) larger than this go per cell
@@ -64,6 +65,7 @@ _MAX_RANGE_CELLS = 20_000_000
 
 
 _LUTS: dict[tuple, np.ndarray] = {}
+_ARRAYS: dict[str, np.ndarray] = {}  # array constant text -> its value
 
 
 def _kinds_mask(kind: np.ndarray, kinds: tuple) -> np.ndarray:
@@ -181,9 +183,19 @@ class BlockEval:
             if fn is None:
                 if node.name in self.functions:
                     return self.udf(node)
+                if node.per_row:
+                    return self.per_row(node)
                 raise Unsupported(f"function {node.name}")
             return fn(node)
         raise Unsupported(f"node {node!r}")
+
+    @staticmethod
+    def array(node: Arr):
+        """An array constant's value (a fresh copy: a function may write into it)."""
+        hit = _ARRAYS.get(node.text)
+        if hit is None:
+            hit = _ARRAYS[node.text] = array_constant(node.text)
+        return hit.copy()
 
     def range(self, node: Rng) -> RangeArg:
         h, w = node.r2 - node.r1 + 1, node.c2 - node.c1 + 1
@@ -502,6 +514,8 @@ class BlockEval:
                 parts.append(("range", self.range(a)))
             elif isinstance(a, Lit):
                 parts.append(("lit", a.value))
+            elif isinstance(a, Arr):
+                parts.append(("lit", self.array(a)))
             elif isinstance(a, Call) and (a.name in _BARE or a.name in self.functions):
                 parts.append(("bare", self.value(a)))
             else:
@@ -826,6 +840,47 @@ class BlockEval:
         if ref.c1 != ref.c2:
             raise Unsupported("COLUMN of several columns")
         return Vec.numbers([ref.c1])
+
+    def per_row(self, node: Call) -> Vec:
+        """formulas' ``node.written`` called row by row with the arguments the per-cell
+        engine passes it (a range as its 2-D values), memoised on distinct arguments."""
+        parts = self._parts(node)
+        n = self.n if any(kind in ("vec", "bare") and len(p) > 1
+                          or kind == "range" and p.per_row for kind, p in parts) else 1
+        return self._reduce_rows(node.written, parts, np.arange(n))
+
+    def f_spill(self, node: Call) -> Vec:
+        """Column ``node.spread`` of an array formula's range: formulas' function called
+        once over its arguments as arrays (as the per-cell engine calls it), its result
+        spread as Excel does (one row or column repeated; one value everywhere). A result
+        smaller than the range goes per cell (its #N/A cells carry a reason there)."""
+        call = node.args[0]
+        fn = self._fn(call.written)
+        args = []
+        for kind, p in self._parts(call):  # fixed arguments: one value each
+            if kind in ("vec", "bare") and len(p) != 1 or kind == "range" and p.per_row:
+                raise Unsupported("an array formula over a relative range")
+            if kind == "vec":  # one cell, as formulas passes it
+                args.append(np.array([[p.objects()[0]]], dtype=object).view(_Array))
+            elif kind == "bare":
+                args.append(p.objects()[0])
+            else:
+                args.append(p.objects if kind == "range" else p)
+        res = fn(*args)
+        res = res.value if hasattr(res, "ranges") else res
+        arr = np.asarray(res, dtype=object)
+        if arr.ndim == 0:
+            arr = arr.reshape(1, 1)
+        if arr.ndim != 2:
+            raise Unsupported(f"{call.written} returned an array of {arr.ndim} dimensions")
+        h, w = arr.shape
+        k = node.spread
+        if not (k < w or w == 1) or not (self.n <= h or h == 1):
+            raise Unsupported("an array formula's result smaller than its range")
+        col = arr[:, k if w > 1 else 0]
+        col = col[:self.n] if h > 1 else np.repeat(col, self.n)
+        return self._classify([x.reshape(-1)[0] if isinstance(x, np.ndarray) else x
+                               for x in col.tolist()])
 
     def _delegated(self, node: Call) -> Vec:
         args = [self.value(a) for a in node.args]
@@ -1180,7 +1235,7 @@ def _literal(node) -> bool:
 _BARE = frozenset({"AND", "OR", "SUM", "PRODUCT", "MIN", "MAX", "AVERAGE", "TRUE", "FALSE",
                    "NA"})
 
-_METHOD = {"+": "add", "-": "sub", "*": "mul", "/": "div", "^": "pow", "&": "concat",
+_METHOD = {SPILL: "spill", "+": "add", "-": "sub", "*": "mul", "/": "div", "^": "pow", "&": "concat",
            "=": "eq", "<>": "ne", "<": "lt", ">": "gt", "<=": "le", ">=": "ge",
            "u-": "neg", "u+": "pos", "%": "percent"}
 

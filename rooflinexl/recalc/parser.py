@@ -21,12 +21,13 @@ The tree's nodes are tuples:
 * ``("ref", text, start, end)``: a reference (``A1``, ``S!A1:B2``, ``'My s'!$A$1``,
   ``$1:$2``) or a defined name, with its span in the parsed text;
 * ``("op", symbol, [operands])``: ``+ - * / ^ & = <> < > <= >=``, ``u-``, ``u+``, ``%``;
-* ``("call", name as written, [arguments])``.
+* ``("call", name as written, [arguments])``;
+* ``("array", text)``: an array constant as written (``{1,2;3,4}``).
 
 What the block evaluator does not cover is refused with :class:`ParseError`: the reference
 operators (intersection by a space, union by a comma inside parentheses, ``:`` between
-anything but two cell or row/column references), array constants, structured references
-and the spill operator; those formulas go to the per-cell path.
+anything but two cell or row/column references), structured references and the spill
+operator; those formulas go to the per-cell path.
 
 >>> parse("-2^2%+SUM(A1:B2,,S!$C$3)&\\"x\\"")[0:2]
 ('op', '&')
@@ -202,7 +203,16 @@ def _primary(s: _Stream):
             raise ParseError(f"unknown error literal {code}")
         return ("err", code.upper())
     if kind == "op" and text == "{":
-        raise ParseError("array constant")
+        body = text
+        while s.i < len(s.toks) and s.toks[s.i][1] != "}":
+            if s.toks[s.i][1] == "{":
+                raise ParseError("array constant")
+            body += s.toks[s.i][1]
+            s.i += 1
+        if s.i >= len(s.toks):
+            raise ParseError("unclosed array constant")
+        s.i += 1
+        return ("array", body + "}")
     if kind in ("word", "quoted"):
         nxt = s.toks[s.i] if s.i < len(s.toks) else None
         if kind == "word" and nxt is not None and nxt[1] == "(":

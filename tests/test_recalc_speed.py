@@ -1,0 +1,102 @@
+"""The per-cell engine's speed paths (issue 13, e4): a formula ``formulas`` cannot compile
+marks only its own cell, so the model loads once."""
+from __future__ import annotations
+
+import openpyxl
+import pytest
+from formula_cases import ENGINES, evaluate_cases
+
+from rooflinexl.recalc import engine
+from rooflinexl.recalc.book import recalc_book
+
+
+def test_a_formula_formulas_cannot_compile_fails_alone_and_the_model_loads_once(
+        tmp_path, monkeypatch):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws["A1"] = 1
+    ws["A2"] = "=A1+1"
+    ws["A3"] = "=J8:K10 L6:M7"  # an intersection formulas cannot parse
+    ws["A4"] = "=A3+1"
+    ws["A5"] = "=FOOBAR(1)+(("  # unknown function, unparsable
+    ws["A6"] = "=A2*2"
+    path = tmp_path / "parse.xlsx"
+    wb.save(path)
+    loads = []
+    real = engine._load_model
+    monkeypatch.setattr(engine, "_load_model", lambda p: loads.append(p) or real(p))
+    ev = recalc_book(path, write=False, engine="cells").evaluation
+    assert len(loads) == 1
+    assert ev.value("Sheet", "A2") == 2  # 1 + 1
+    assert ev.value("Sheet", "A6") == 4  # (1 + 1) * 2
+    assert ev.cells[("Sheet", "A3")].is_error
+    assert ev.cells[("Sheet", "A4")].is_error
+    assert str(ev.value("Sheet", "A5")) == "#NAME?"  # Excel: an unknown function is #NAME?
+
+
+# Functions without a block kernel run on the block path row by row, as the per-cell engine
+# calls them; array constants are function arguments there too. Expected values: Microsoft's
+# function reference (read 2026-12-01), its worked examples, or hand derivations.
+CASES = {
+    '=CONVERT(1,"lbm","kg")': pytest.approx(0.4535924, abs=5e-8),  # Microsoft's example
+    '=CONVERT(68,"F","C")': pytest.approx(20, abs=1e-12),  # Microsoft's example
+    '=CONVERT(2.5,"ft","sec")': "#N/A",  # Microsoft: "Data types are not the same"
+    '=CONVERT(CONVERT(100,"ft","m"),"ft","m")': pytest.approx(9.290304, abs=1e-9),
+    "=_xlfn.GAMMA(2.5)": pytest.approx(1.329340388, abs=1e-9),  # Microsoft's example
+    "=ERF(0.745)": pytest.approx(0.70792892, abs=1e-8),  # Microsoft's example
+    "=_xlfn.BITOR(23,10)": 31,  # Microsoft's example
+    "=DELTA(5,4)": 0,  # Microsoft's examples
+    "=DELTA(5,5)": 1,
+    "=NPV(0.1,-10000,3000,4200,6800)": pytest.approx(1188.44, abs=0.005),  # Microsoft's
+    # Microsoft's YEARFRAC example: 1/1/2012 to 7/30/2012, basis 0 (US 30/360)
+    "=YEARFRAC(DATE(2012,1,1),DATE(2012,7,30))": pytest.approx(0.58055556, abs=1e-8),
+    "=FIXED(1234.567,1)": "1,234.6",  # Microsoft's example
+    # Microsoft's STDEV example: the breaking strength of ten tools
+    "=STDEV({1345,1301,1368,1322,1310,1370,1318,1350,1303,1299})":
+        pytest.approx(27.46391572, abs=1e-8),
+    # hand derivations: 3*2 + 4*7 + 8*6 + 6*7 + 1*5 + 9*3; 1 + 2 + 3 - 4.5
+    "=SUMPRODUCT({3,4;8,6;1,9},{2,7;6,7;5,3})": 156,
+    "=SUM({1,2;3,-4.5})": 1.5,
+    "=ISERROR(1/0)": True,
+}
+
+
+@pytest.fixture(scope="module")
+def evaluations(tmp_path_factory):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    return evaluate_cases(wb, ws, "A", CASES, tmp_path_factory.mktemp("speed"))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("formula", list(CASES))
+def test_excel_answer(evaluations, engine, formula):
+    cells, evs = evaluations
+    got = evs[engine].value("S", cells[formula])
+    want = CASES[formula]
+    if isinstance(want, str) and want.startswith("#"):
+        assert str(got) == want, got
+        return
+    assert got == want and isinstance(got, bool) == isinstance(want, bool), got
+
+
+def test_the_cases_run_on_the_block_path(evaluations):
+    _, evs = evaluations
+    assert evs["auto"].paths.cell_cells == 0, evs["auto"].paths.fallbacks
+
+
+def test_a_filled_down_convert_is_one_block(tmp_path):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    for r in range(1, 5):
+        ws[f"A{r}"] = r
+        ws[f"B{r}"] = f'=CONVERT(A{r},"m","ft")'
+    path = tmp_path / "convert.xlsx"
+    wb.save(path)
+    ev = recalc_book(path, write=False).evaluation
+    assert ev.paths.block_cells == 4 and ev.paths.blocks == 1
+    # 1 ft is 0.3048 m exactly (international foot)
+    assert [ev.value("S", f"B{r}") for r in range(1, 5)] == pytest.approx(
+        [r / 0.3048 for r in range(1, 5)], rel=1e-14)
