@@ -576,6 +576,11 @@ def rewrite_formula(
             res.notes.append(str(ex))
             res.error = (ex.code, str(ex))
         res.kinds.add("lambda")
+    if isinstance(defined, Mapping) and row is not None and col is not None:
+        words = {t.text.upper() for t in toks if t.kind == "word"}
+        rel = relative_names({k: v for k, v in defined.items() if k.upper() in words})
+        if rel and inline_relative_names(toks, rel, row, col):
+            res.kinds.add("relative name")
     out: list[_Tok] = []
     # paren stack: True for a call of a registered function, False otherwise
     stack: list[str] = []  # 'udf' | 'func' | 'group' | 'brace'
@@ -1265,11 +1270,12 @@ def prepare_workbook(
             del ws.defined_names[name]
             dn.localSheetId = None
             wb.defined_names[name] = dn
+    relative = relative_names(defined)
     for name, dn in list(wb.defined_names.items()):
         value = dn.attr_text
         if not value:
             continue
-        if _LAMBDA_TEXT.match(value):  # written out where it is called
+        if _LAMBDA_TEXT.match(value) or name.upper() in relative:  # written out where used
             del wb.defined_names[name]
             continue
         rw = rewrite_formula(
@@ -2288,4 +2294,107 @@ def implicit_intersection(toks: list, row: int, col: int) -> bool:
         toks[first:i + 2] = new
         changed = True
         i = first + len(new)
+    return changed
+
+
+# ------------------------------------------------------------- relative defined names
+
+_THIS_ROW_RE = re.compile(r"#this\s+row|\[@", re.I)
+
+
+def _relative_parts(toks: list) -> list[tuple[int, str]]:
+    """The reference tokens of a defined name's text that are relative: (index, kind),
+    kind ``cell``, ``col`` or ``row`` (a column or row of ``A:B`` / ``1:2``)."""
+    out = []
+    for j, t in enumerate(toks):
+        nxt = toks[j + 1] if j + 1 < len(toks) else None
+        prev = toks[j - 1] if j else None
+        if nxt is not None and nxt.text in ("(", "!", "["):
+            continue  # a function, a sheet name, a table
+        in_range = (prev is not None and prev.text == ":") or (nxt is not None and nxt.text == ":")
+        if t.kind == "word":
+            m = _CELL.match(t.text)
+            if m and (not m.group(1) or not m.group(3)):
+                out.append((j, "cell"))
+            elif in_range and (m := _COL_ONLY.match(t.text)) and not m.group(1):
+                out.append((j, "col"))
+        if t.kind in ("word", "number") and in_range:
+            m = _ROW_ONLY.match(t.text)
+            if m and not m.group(1):
+                out.append((j, "row"))
+    return out
+
+
+def relative_names(defined: Mapping[str, str]) -> dict[str, str]:
+    """The defined names (upper case) -> text whose references are relative: Excel reads
+    such a name relative to the cell that uses it (``RelRow = Sheet1!$H1`` is ``$H12`` in
+    row 12), as if written in A1 and copied to that cell. ``Table1[[#This Row],[a]]``
+    counts too (it names the row of the cell).
+
+    >>> relative_names({"Fixed": "Sheet1!$H$8", "RelRow": "Sheet1!$H1", "F": "LOG10(2)"})
+    {'RELROW': 'Sheet1!$H1'}
+    """
+    out = {}
+    for name, text in defined.items():
+        if not isinstance(text, str) or _LAMBDA_TEXT.match(text):
+            continue
+        if _THIS_ROW_RE.search(text) or _relative_parts(_tokenize(text)):
+            out[name.upper()] = text
+    return out
+
+
+def shift_relative(text: str, rows: int, cols: int) -> str:
+    """``text`` (a defined name's formula, written for cell A1) copied ``rows`` down and
+    ``cols`` right: its relative references move, wrapping round the sheet's edge as in
+    Excel (a name ``XFD1`` used in B1 reads A1).
+
+    >>> shift_relative("Sheet1!XFD1048576+Sheet1!A1048576+$H$8", 8, 8)
+    'Sheet1!H8+Sheet1!I8+$H$8'
+    >>> shift_relative("Sheet1!$H1:$H2+SUM(A:B)", 11, 1)
+    'Sheet1!$H12:$H13+SUM(B:C)'
+    """
+    toks = _tokenize(text)
+    for j, kind in _relative_parts(toks):
+        t = toks[j].text
+        if kind == "row":
+            new = str((int(t) - 1 + rows) % MAX_ROW + 1)
+        elif kind == "col":
+            new = column_letters((column_number(t) - 1 + cols) % MAX_COL + 1)
+        else:
+            m = _CELL.match(t)
+            c = column_number(m.group(2))
+            r = int(m.group(4))
+            if not m.group(1):
+                c = (c - 1 + cols) % MAX_COL + 1
+            if not m.group(3):
+                r = (r - 1 + rows) % MAX_ROW + 1
+            new = f"{m.group(1)}{column_letters(c)}{m.group(3)}{r}"
+        toks[j] = _Tok(toks[j].kind, new)
+    return "".join(t.text for t in toks)
+
+
+def inline_relative_names(toks: list, names: Mapping[str, str], row: int, col: int) -> bool:
+    """Write each use of a relative defined name (:func:`relative_names`) in ``toks`` (a
+    formula at ``row``/``col``) out as the name's text shifted to that cell, in brackets
+    unless it is one reference. Returns whether anything changed."""
+    changed = False
+    i = 0
+    while i < len(toks):
+        t = toks[i]
+        nxt = toks[i + 1] if i + 1 < len(toks) else None
+        prev = _prev_sig(toks[:i])
+        if (t.kind == "word" and t.text.upper() in names
+                and not (nxt is not None and nxt.text in ("(", "!", "["))
+                and not (prev is not None and prev.text == "!")):
+            body = _tokenize(shift_relative(names[t.text.upper()].lstrip("="), row - 1, col - 1))
+            single = _REF_ARG.match("".join(x.text for x in body)) is not None
+            if not single and ":" in (getattr(nxt, "text", ""), getattr(prev, "text", "")):
+                i += 1  # an operand of ':' that is not one reference: Excel's #VALUE!
+                continue
+            new = body if single else [_Tok("op", "("), *body, _Tok("op", ")")]
+            toks[i:i + 1] = new
+            i += len(new)
+            changed = True
+            continue
+        i += 1
     return changed
