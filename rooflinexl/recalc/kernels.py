@@ -847,6 +847,8 @@ class BlockEval:
         parts = self._parts(node)
         n = self.n if any(kind in ("vec", "bare") and len(p) > 1
                           or kind == "range" and p.per_row for kind, p in parts) else 1
+        if node.name in EXCEL_NUMBERS:  # Excel's argument rules, as the per-cell engine's
+            return self._numbers_rows(node, parts, np.arange(n), n)
         return self._reduce_rows(node.written, parts, np.arange(n))
 
     def f_spill(self, node: Call) -> Vec:
