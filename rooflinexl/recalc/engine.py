@@ -538,7 +538,7 @@ def excel_semantics():
         return complex_text(float(r), float(i), suffix)
 
     table = _formulas().get_functions()
-    table_fixes = _table_fixes()
+    table_fixes = table_fixes_of_formulas()
     xnpv, newton = _xirr_fixes()
     with _LOCK:
         saved = (ft._str, fo._str, fo.OPERATORS["^"], Operator.compile, fe._fmt_complex,
@@ -619,7 +619,7 @@ def _xirr_fixes() -> tuple[Callable, Callable]:
 
 
 @functools.cache
-def _table_fixes() -> dict[str, Callable]:
+def table_fixes_of_formulas() -> dict[str, Callable]:
     """Entries of ``formulas``' function table replaced while :func:`excel_semantics` is
     active. SCAN and MAP as ``formulas`` has them, but keeping an error value an error:
     its own build their result with ``np.asarray(values)``, which turns ``#VALUE!`` (an
@@ -634,7 +634,6 @@ def _table_fixes() -> dict[str, Callable]:
     decimals as ``formulas`` does."""
     import formulas.functions as fu
     import formulas.functions.financial as ff
-    import formulas.functions.stat as fs
     import numpy as np
     from formulas.functions import flatten, replace_empty
 
@@ -646,7 +645,12 @@ def _table_fixes() -> dict[str, Callable]:
         def of(values):
             r = skew([float(v) for v in values], population)
             return F.Error.errors[str(r)] if isinstance(r, ExcelError) else r
-        return F.wrap_func(functools.partial(fs.xfunc, func=of, default=None))
+
+        def call(*args):  # formulas' statistics module (and scipy) only when called
+            import formulas.functions.stat as fs
+
+            return fs.xfunc(*args, func=of, default=None)
+        return F.wrap_func(call)
 
     def first(v):
         return v.ravel()[0] if isinstance(v, np.ndarray) else v

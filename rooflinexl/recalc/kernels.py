@@ -41,22 +41,24 @@ _TABLE: dict = {}
 
 
 def _function(written: str):
-    """formulas' implementation of an Excel function (without importing its statistics
-    module, and scipy with it, unless MIN/MAX/AVERAGE need it)."""
+    """The per-cell engine's implementation of an Excel function: formulas' own, with
+    the replacements the per-cell engine makes (``engine.formulas_overrides``,
+    ``engine.table_fixes_of_formulas``), so that both paths compute it alike."""
     if not _TABLE:
         import importlib
 
-        from rooflinexl.recalc.engine import formulas_overrides
+        from rooflinexl.recalc.engine import formulas_overrides, table_fixes_of_formulas
 
         for mod in ("info", "logic", "math", "text", "look"):
             _TABLE.update(importlib.import_module(f"formulas.functions.{mod}").FUNCTIONS)
         _TABLE.update(formulas_overrides(_TABLE))  # INDEX, MATCH, TEXT as Excel (engine.py)
+        _TABLE.update(table_fixes_of_formulas())  # SKEW, PPMT, MINVERSE ... as Excel
     f = _TABLE.get(written)
-    if f is None:
+    if f is None:  # formulas' statistics module (and scipy) only when a function needs it
         from formulas.functions import get_functions
         from formulas.functions.stat import FUNCTIONS as stat
 
-        _TABLE.update(stat)
+        _TABLE.update({k: v for k, v in stat.items() if k not in _TABLE})
         f = _TABLE.get(written) or get_functions()[written]
     return f
 _NUMERIC = (NUM, BOOL, EMPTY)
