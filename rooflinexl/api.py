@@ -270,7 +270,7 @@ class _Chips:
             vals = np.stack([self.table.numeric(c) for c in cols])[codes, safe]
         missing = np.isnan(vals)
         if missing.any():
-            missing &= ~self.unknown & where
+            missing = missing & ~self.unknown & where  # where may be larger than vals
         if missing.any():
             safe_b, codes_b, _ = np.broadcast_arrays(safe, codes, missing)
             # one reason per distinct (chip row, column) pair among the missing elements
