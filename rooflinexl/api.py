@@ -270,7 +270,7 @@ class _Chips:
             vals = np.stack([self.table.numeric(c) for c in cols])[codes, safe]
         missing = np.isnan(vals)
         if missing.any():
-            missing &= ~self.unknown & where
+            missing = missing & ~self.unknown & where  # where may be larger than vals
         if missing.any():
             safe_b, codes_b, _ = np.broadcast_arrays(safe, codes, missing)
             # one reason per distinct (chip row, column) pair among the missing elements
@@ -497,7 +497,8 @@ def crit_batch(chip, D=None, F=None, dtype="bf16", weight_dtype=None, tier="hbm"
 def _bound(t_math, t_mem, t_net, mem_label="memory") -> Coded:
     """Which term bounds each element, as codes into ("compute", mem_label, "network")."""
     t_math, t_mem, t_net = np.broadcast_arrays(t_math, t_mem, t_net)
-    code = np.where(t_math >= np.maximum(t_mem, t_net), 0, np.where(t_mem >= t_net, 1, 2))
+    code = np.where(t_math >= np.maximum(t_mem, t_net), np.int8(0),
+                    np.where(t_mem >= t_net, np.int8(1), np.int8(2)))
     return Coded(code, ("compute", mem_label, "network"))
 
 

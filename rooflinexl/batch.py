@@ -130,15 +130,17 @@ class _Numbers:
                 reasons[idx[is_text]] = why[codes[is_text]]
                 self.problems.append((mask, found[0][0], reasons))
                 vals = np.where(mask, api_args.STAND_IN, vals)
+        self.values = vals
+        if not vals.size or (np.isfinite(np.min(vals)) and np.isfinite(np.max(vals))):
+            return  # every row a finite number (one reduction each way; NaN fails it)
         blank = np.isnan(vals)
         for mask, _, _ in self.problems:
             blank &= ~mask
         nonfinite = np.isinf(vals)
         if nonfinite.any():
             self.problems.append((nonfinite, *api_args.not_finite(name)))
-            vals = np.where(nonfinite, api_args.STAND_IN, vals)
+            self.values = np.where(nonfinite, api_args.STAND_IN, vals)
         self.blank = blank if blank.any() else None
-        self.values = vals
 
 
 class _Keywords:
@@ -280,7 +282,8 @@ class _Group:
                 self._problem(True, *api_args.blank_keyword(arg, f" (no {arg} column)"))
             return fallback if fallback is not None else default
         col, codes = got
-        present = np.bincount(codes, minlength=len(col.canon)) > 0
+        present = (np.ones(len(col.canon), bool) if self.rows is None  # factorized: all seen
+                   else np.bincount(codes, minlength=len(col.canon)) > 0)
         bad = np.array([b is not None for b in col.bad], dtype=bool)
         if (bad & present).any():
             why = np.array(col.bad, dtype=object)

@@ -219,7 +219,7 @@ def test_absurd_central_directory_refused_before_zipfile_parses_it(tmp_path, mon
     def no_parse(*a, **k):
         raise AssertionError("zipfile.ZipFile parsed the directory")
 
-    monkeypatch.setattr(zipfile, "ZipFile", no_parse)
+    monkeypatch.setattr(zipfile.ZipFile, "__init__", no_parse)  # subclasses (ooxml.Package) too
     with pytest.raises(UnusableWorkbookError, match="over the limit of 10000"):
         check_package(path)
     with pytest.raises(AssertionError, match="parsed the directory"):
