@@ -897,20 +897,28 @@ def _evaluate(run: _Run, units: list[Unit], edges, path: Path, functions) -> Non
             if ids:
                 _per_cell(run, units, ids, anc, path, functions)
             continue
+        # a block found unsupported while computing goes per cell in the next round; the
+        # stage goes on without what reads it, so one round finds every such block
+        failed: set[int] = set()
         for grp in _topo(ids, edges, run.cycle_of):
+            if failed and any(w in failed for uid in grp for w in edges[uid]):
+                failed.update(grp)
+                continue
             try:
                 if grp[0] in run.cycle_of:
                     run.iterate([units[uid] for uid in grp])
                 else:
                     run.block(units[grp[0]])
             except Unsupported as ex:
+                failed.update(grp)
                 for uid in grp:
                     units[uid].why = str(ex)
                     if units[uid].array_ref:  # an array formula goes per cell as a whole
                         for w in units:
                             if w.array_ref == units[uid].array_ref and w.sheet == units[uid].sheet:
                                 w.why = w.why or str(ex)
-                raise _Retry from None
+        if failed:
+            raise _Retry
 
 
 # ------------------------------------------------------------- per-cell path
