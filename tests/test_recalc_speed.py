@@ -100,3 +100,56 @@ def test_a_filled_down_convert_is_one_block(tmp_path):
     # 1 ft is 0.3048 m exactly (international foot)
     assert [ev.value("S", f"B{r}") for r in range(1, 5)] == pytest.approx(
         [r / 0.3048 for r in range(1, 5)], rel=1e-14)
+
+
+# lookups in array constants (hand derivations from Microsoft's definitions of each function)
+LOOKUPS = {
+    "=MATCH(3,{-1.1,2.1,3.1,4.1})": 2,  # the largest value <= 3 is 2.1, the second
+    '=_xlfn.XLOOKUP(-2,{-1.1,2.1,3.1,4.1},{1,2,3,4},"pippo")': "pippo",  # no exact match
+    "=HLOOKUP(3.1,{-1.1,2.1,3.1,4.1;5,6,7,8},2,0)": 7,
+    "=VLOOKUP(2.5,{-1.1,5;2.1,6;3.1,7;4.1,8},2,1)": 6,  # 2.1 <= 2.5 < 3.1
+    '=LOOKUP("C",{"a","b","c","d";1,2,3,4})': 3,  # Microsoft's LOOKUP (array form) example
+    "=MATCH(5,{-1.1,2.1,3.1,4.1},0)": "#N/A",
+}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_lookups_in_array_constants(tmp_path, engine):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    cells, evs = evaluate_cases(wb, ws, "A", LOOKUPS, tmp_path, engines=(engine,))
+    ev = evs[engine]
+    for formula, want in LOOKUPS.items():
+        got = ev.value("S", cells[formula])
+        assert (str(got) if isinstance(want, str) and want.startswith("#") else got) == want, (
+            formula, got)
+    if engine == "auto":
+        assert ev.paths.cell_cells == 0, ev.paths.fallbacks
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_an_array_formula_of_one_function_spreads_over_its_range(tmp_path, engine):
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    ws["A1"], ws["B1"], ws["C1"] = 0.908789, 0.5, 0.908789
+    ws["J1"] = ArrayFormula("J1:L1", "=_xlfn.NORM.INV(A1:C1,40,1.5)")
+    ws["J2"] = ArrayFormula("J2:M3", "=_xlfn.NORM.INV(A1:C1,40,1.5)")  # wider, taller
+    ws["J5"] = ArrayFormula("J5", "=_xlfn.NORM.INV(A1:C1,40,1.5)")  # one cell: the first
+    path = tmp_path / "spill.xlsx"
+    wb.save(path)
+    ev = recalc_book(path, write=False, engine=engine).evaluation
+    # Microsoft's NORM.INV example: NORM.INV(0.908789,40,1.5) is 42.000002; 0.5 is the mean
+    first = pytest.approx(42.000002, abs=5e-7)
+    assert [ev.value("S", c) for c in ("J1", "K1", "L1")] == [first, 40, first]
+    # Excel: a one-row result fills every row of a taller range; #N/A where the range is
+    # wider than the result
+    for r in (2, 3):
+        assert [ev.value("S", f"{c}{r}") for c in "JKL"] == [first, 40, first]
+        assert str(ev.value("S", f"M{r}")) == "#N/A"
+    assert ev.value("S", "J5") == first
+    if engine == "auto":
+        assert ev.paths.cell_cells == 0, ev.paths.fallbacks

@@ -940,6 +940,8 @@ class BlockEval:
                 if r.per_row:
                     raise Unsupported(f"{node.name} over a relative range")
                 parts.append(("fixed", r.objects))
+            elif isinstance(a, Arr):
+                parts.append(("fixed", self.array(a)))
             elif isinstance(a, Lit):
                 parts.append(("lit", a.value))
             else:
@@ -1021,6 +1023,8 @@ class BlockEval:
                 parts.append(("range", self.range(a)))
             elif isinstance(a, Lit):
                 parts.append(("lit", a.value))
+            elif isinstance(a, Arr):  # through the adapter, as the per-cell engine passes it
+                parts.append(("array", self.array(a)))
             else:
                 parts.append(("vec", self.value(a)))
         n = self.n if any(kind == "vec" and len(p) > 1 or kind == "range" and p.per_row
@@ -1029,7 +1033,7 @@ class BlockEval:
         for kind, p in parts:
             if kind == "vec" and len(p) > 1:
                 clean &= (p.kind == NUM) | (p.kind == STR)
-            elif kind == "range" and p.per_row:
+            elif kind == "range" and p.per_row or kind == "array":
                 clean[:] = False
         out_parts = []
         self._calls += 1
@@ -1051,7 +1055,7 @@ class BlockEval:
                 for i in idx.tolist():
                     args = []
                     for kind, p in parts:
-                        if kind == "lit":
+                        if kind in ("lit", "array"):
                             args.append(p)
                         elif kind == "vec":
                             o = p.objects()
