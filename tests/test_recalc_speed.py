@@ -139,6 +139,9 @@ def test_an_array_formula_of_one_function_spreads_over_its_range(tmp_path, engin
     ws["J1"] = ArrayFormula("J1:L1", "=_xlfn.NORM.INV(A1:C1,40,1.5)")
     ws["J2"] = ArrayFormula("J2:M3", "=_xlfn.NORM.INV(A1:C1,40,1.5)")  # wider, taller
     ws["J5"] = ArrayFormula("J5", "=_xlfn.NORM.INV(A1:C1,40,1.5)")  # one cell: the first
+    # test.xlsx (formulas' test suite, saved by Excel), INFORMATION!AO11:AW11: a range
+    # narrower than the array formula's is padded with #N/A before ISNA reads it
+    ws["J7"] = ArrayFormula("J7:M7", "=ISNA(A1:C1)")
     path = tmp_path / "spill.xlsx"
     wb.save(path)
     ev = recalc_book(path, write=False, engine=engine).evaluation
@@ -151,5 +154,7 @@ def test_an_array_formula_of_one_function_spreads_over_its_range(tmp_path, engin
         assert [ev.value("S", f"{c}{r}") for c in "JKL"] == [first, 40, first]
         assert str(ev.value("S", f"M{r}")) == "#N/A"
     assert ev.value("S", "J5") == first
+    assert [ev.value("S", f"{c}7") for c in "JKLM"] == [False, False, False, True]
     if engine == "auto":
-        assert ev.paths.cell_cells == 0, ev.paths.fallbacks
+        # J2:M3 and J7:M7 read ranges narrower than themselves: per cell
+        assert ev.paths.block_cells == 4 and ev.paths.cell_cells == 12, ev.paths.fallbacks

@@ -805,8 +805,7 @@ class BlockEval:
     def f_spill(self, node: Call) -> Vec:
         """Column ``node.spread`` of an array formula's range: formulas' function called
         once over its arguments as arrays (as the per-cell engine calls it), its result
-        spread as Excel does (one row or column repeated; one value everywhere; #N/A
-        where a larger range has no element of the result)."""
+        spread as Excel does (one row or column repeated; one value everywhere)."""
         call = node.args[0]
         fn = self._fn(call.written)
         args = []
@@ -828,12 +827,12 @@ class BlockEval:
             raise Unsupported(f"{call.written} returned an array of {arr.ndim} dimensions")
         h, w = arr.shape
         k = node.spread
-        na = _ERRORS["#N/A"]
-        if k < w or w == 1:
-            col = arr[:, k if w > 1 else 0].tolist()
-            col = col[:self.n] + [na] * (self.n - h) if h > 1 else col * self.n
-        else:
-            col = [na] * self.n
+        if not (k < w or w == 1) or not (self.n <= h or h == 1):
+            # Excel pads the arguments with #N/A, not the result (ISNA of the padding
+            # is TRUE): the per-cell engine does that
+            raise Unsupported("an array formula's result smaller than its range")
+        col = arr[:, k if w > 1 else 0].tolist()
+        col = col[:self.n] if h > 1 else col * self.n
         return self._classify([x.reshape(-1)[0] if isinstance(x, np.ndarray) else x
                                for x in col])
 
