@@ -220,15 +220,9 @@ def _array_units(ctx: Context, sheet: str, text: str, region, first_id: int) -> 
     def absolute(ref: Rng) -> tuple[int, int]:
         return (ref.r1 + r0 if ref.r1_rel else ref.r1), (ref.r2 + r0 if ref.r2_rel else ref.r2)
 
-    def fits(a) -> bool:  # an argument as large as the range, or one row/column of it
-        if not isinstance(a, Rng):
-            return isinstance(a, (Lit, Arr)) or not _array_arg(a)
-        ra, rb = absolute(a)
-        h, w = rb - ra + 1, a.c2 - a.c1 + 1
-        return (h == 1 or h >= r1 - r0 + 1) and (w == 1 or w >= c1 - c0 + 1)
-
     top = comp.tree
-    if isinstance(top, Call) and top.per_row and all(fits(a) for a in top.args):
+    if isinstance(top, Call) and top.per_row and all(
+            isinstance(a, (Lit, Rng, Arr)) or not _array_arg(a) for a in top.args):
         # formulas' function called once over the arguments as arrays (the others
         # single values), as the per-cell engine does; its result spreads over the
         # range (kernels.BlockEval.f_spill)
@@ -241,7 +235,8 @@ def _array_units(ctx: Context, sheet: str, text: str, region, first_id: int) -> 
             return node
 
         whole = fixed(top)
-        trees = [Call(SPILL, [whole], SPILL, spread=k) for k in range(c1 - c0 + 1)]
+        width = Lit(c1 - c0 + 1)
+        trees = [Call(SPILL, [whole, width], SPILL, spread=k) for k in range(c1 - c0 + 1)]
         return _column_units(sheet, text, comp.text, region, first_id, trees)
 
     def check(node, inside_reduction: bool) -> bool:

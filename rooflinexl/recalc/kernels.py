@@ -803,10 +803,14 @@ class BlockEval:
         return self._reduce_rows(node.written, parts, np.arange(n))
 
     def f_spill(self, node: Call) -> Vec:
-        """Column ``node.spread`` of an array formula's range: formulas' function called
-        once over its arguments as arrays (as the per-cell engine calls it), its result
-        spread as Excel does (one row or column repeated; one value everywhere)."""
-        call = node.args[0]
+        """Column ``node.spread`` of an array formula's range (``node.args[1]`` columns
+        wide): formulas' function called once over its arguments as arrays, its result
+        laid over the range as the per-cell engine lays it (formulas' reshape: one row or
+        column repeated, the function's own filler where the result is smaller, e.g.
+        TRUE for ISNA, as Excel pads the arguments with #N/A)."""
+        from formulas.ranges import _reshape_array_as_excel
+
+        call, width = node.args[0], node.args[1].value
         fn = self._fn(call.written)
         args = []
         for kind, p in self._parts(call):  # fixed arguments: one value each
@@ -820,21 +824,11 @@ class BlockEval:
                 args.append(p.objects if kind == "range" else p)
         res = fn(*args)
         res = res.value if hasattr(res, "ranges") else res
-        arr = np.asarray(res, dtype=object)
-        if arr.ndim == 0:
-            arr = arr.reshape(1, 1)
-        if arr.ndim != 2:
-            raise Unsupported(f"{call.written} returned an array of {arr.ndim} dimensions")
-        h, w = arr.shape
-        k = node.spread
-        if not (k < w or w == 1) or not (self.n <= h or h == 1):
-            # Excel pads the arguments with #N/A, not the result (ISNA of the padding
-            # is TRUE): the per-cell engine does that
-            raise Unsupported("an array formula's result smaller than its range")
-        col = arr[:, k if w > 1 else 0].tolist()
-        col = col[:self.n] if h > 1 else col * self.n
+        if not isinstance(res, _Array):
+            res = np.asarray([[res]] if not np.ndim(res) else res, dtype=object)
+        laid = _reshape_array_as_excel(res, (self.n, width))
         return self._classify([x.reshape(-1)[0] if isinstance(x, np.ndarray) else x
-                               for x in col])
+                               for x in laid[:, node.spread].tolist()])
 
     def _delegated(self, node: Call) -> Vec:
         args = [self.value(a) for a in node.args]
