@@ -157,3 +157,41 @@ def test_an_array_formula_of_one_function_spreads_over_its_range(tmp_path, engin
     assert [ev.value("S", f"{c}7") for c in "JKLM"] == [False, False, False, True]
     if engine == "auto":
         assert ev.paths.cell_cells == 0, ev.paths.fallbacks
+
+
+# the differential test's random workbooks, with functions that run row by row on the
+# block path and array constants mixed in: both paths must agree on every cell
+class _PerRowGen:
+    CALLS = [
+        'CONVERT({e},"m","ft")', "_xlfn.GAMMA({e})", "ISERROR({e})", "ISNUMBER({e})",
+        'TEXT({e},"0.00")', "FIXED({e},1)", "ERF({e})", "DELTA({e},{e})",
+        "_xlfn.BITOR({e},3)", "COUNTA({rng})", "STDEV({rng})", "NPV(0.1,{rng})",
+        "MATCH({e},{-1.1,2.1,3.1,4.1})", "SUM({1,2;3,-4.5})*{e}",
+        'LOOKUP({e},{0,1,2;"a","b","c"})', "SUMPRODUCT({rng},{rng})", "EVEN({e})",
+    ]
+
+    @classmethod
+    def install(cls, diff):
+        base = diff._Gen
+
+        class Gen(base):
+            def expr(self, depth: int = 0) -> str:
+                if depth < 3 and self.rnd.random() < 0.3:
+                    call = self.rnd.choice(cls.CALLS)
+                    while "{e}" in call or "{rng}" in call:
+                        call = call.replace("{e}", self.expr(depth + 1), 1)
+                        call = call.replace("{rng}", self.range_(), 1)
+                    return call
+                return super().expr(depth)
+
+        return Gen
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233])
+def test_per_row_functions_agree_with_the_per_cell_engine(tmp_path, monkeypatch, seed):
+    import test_blocks_differential as diff
+
+    monkeypatch.setattr(diff, "_Gen", _PerRowGen.install(diff))
+    p = tmp_path / f"seed{seed}.xlsx"
+    diff.make_book(p, seed)
+    diff.check(p)
