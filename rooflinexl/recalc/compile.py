@@ -142,7 +142,13 @@ _NOT_PER_ROW = frozenset({
     "CHOOSEROWS", "TAKE", "DROP", "EXPAND", "VSTACK", "HSTACK", "TOCOL", "TOROW", "WRAPROWS",
     "WRAPCOLS", "TEXTSPLIT", "MMULT", "MINVERSE", "MUNIT", "LINEST", "LOGEST", "TREND",
     "GROWTH", "FREQUENCY", "GROUPBY", "PIVOTBY", "TRIMRANGE", "REGEXEXTRACT", "MODE.MULT",
+    # formulas writes a number as Python's str() (2.0 as "2.0"): a number read from a cell
+    # is a float on the block path, often an int per cell
+    "SEARCH", "SEARCHB",
 })
+#: arguments (by position) that must be written as literals for the row-by-row call,
+#: for the same reason (TEXT's format code through str())
+_LITERAL_ARGS = {"TEXT": (1,)}
 
 
 def per_row_function(written: str) -> bool:
@@ -349,7 +355,9 @@ def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, refs):
             return Call(up, kids, up)
         canon = _canonical(written)
         if canon not in FUNCTIONS:
-            if per_row_function(written):
+            if per_row_function(written) and all(
+                    k >= len(kids) or isinstance(kids[k], Lit)
+                    for k in _LITERAL_ARGS.get(canon, ())):
                 return Call(canon, kids, up, per_row=True)
             raise Unsupported(f"function {written}")
         if up != canon and canon not in _PREFIXED:

@@ -596,7 +596,10 @@ class BlockEval:
                     args.append(o[i if len(o) > 1 else 0])
                 else:
                     args.append(p.row_objects(i))
-            r = np.asarray(fn(*args), dtype=object)
+            try:
+                r = np.asarray(fn(*args), dtype=object)
+            except Exception as ex:  # noqa: BLE001 - formulas' own failure: per cell, as there
+                raise Unsupported(f"{written} failed ({type(ex).__name__})") from None
             if r.size != 1:
                 raise Unsupported(f"{written} returned an array")
             val = r.reshape(-1)[0]
@@ -822,7 +825,10 @@ class BlockEval:
                 args.append(p.objects()[0])
             else:
                 args.append(p.objects if kind == "range" else p)
-        res = fn(*args)
+        try:
+            res = fn(*args)
+        except Exception as ex:  # noqa: BLE001 - formulas' own failure: per cell, as there
+            raise Unsupported(f"{call.written} failed ({type(ex).__name__})") from None
         res = res.value if hasattr(res, "ranges") else res
         if not isinstance(res, _Array):
             res = np.asarray([[res]] if not np.ndim(res) else res, dtype=object)
