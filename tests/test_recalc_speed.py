@@ -142,6 +142,9 @@ def test_an_array_formula_of_one_function_spreads_over_its_range(tmp_path, engin
     # test.xlsx (formulas' test suite, saved by Excel), INFORMATION!AO11:AW11: a range
     # narrower than the array formula's is padded with #N/A before ISNA reads it
     ws["J7"] = ArrayFormula("J7:M7", "=ISNA(A1:C1)")
+    # a function whose result is an array, at the top of an array formula (Microsoft's
+    # TRANSPOSE: the row becomes a column)
+    ws["J9"] = ArrayFormula("J9:J11", "=TRANSPOSE(A1:C1)")
     path = tmp_path / "spill.xlsx"
     wb.save(path)
     ev = recalc_book(path, write=False, engine=engine).evaluation
@@ -155,6 +158,7 @@ def test_an_array_formula_of_one_function_spreads_over_its_range(tmp_path, engin
         assert str(ev.value("S", f"M{r}")) == "#N/A"
     assert ev.value("S", "J5") == first
     assert [ev.value("S", f"{c}7") for c in "JKLM"] == [False, False, False, True]
+    assert [ev.value("S", f"J{r}") for r in (9, 10, 11)] == [0.908789, 0.5, 0.908789]
     if engine == "auto":
         assert ev.paths.cell_cells == 0, ev.paths.fallbacks
 

@@ -211,7 +211,7 @@ def _array_units(ctx: Context, sheet: str, text: str, region, first_id: int) -> 
     """
     r0, c0, r1, c1 = region
     try:
-        comp = compile_block(ctx, sheet, r0, c0, text)
+        comp = compile_block(ctx, sheet, r0, c0, text, array=True)
     except Unsupported:
         return None
     if r1 - r0 + 1 > MAX_ROW or c1 - c0 + 1 > MAX_COL:
