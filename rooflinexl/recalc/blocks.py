@@ -271,7 +271,7 @@ def _array_units(ctx: Context, sheet: str, text: str, region, first_id: int) -> 
         if isinstance(node, Call):
             red = inside_reduction or node.name not in _ELEMENTWISE
             spread = c - c0 if node.name == "INDEX" and not inside_reduction else None
-            return Call(node.name, [at(x, c, red) for x in node.args], node.written, spread)
+            return replace(node, args=[at(x, c, red) for x in node.args], spread=spread)
         return node
 
     return _column_units(sheet, text, comp.text, region, first_id,
@@ -936,6 +936,9 @@ def _per_cell(run: _Run, units: list[Unit], ids: set[int], anc: set[int], path: 
     keep: dict[str, set[str]] = {}  # formulas kept, per sheet
     for uid in ids:
         u = units[uid]
+        if u.array_ref:  # a column of an array formula: its anchor holds the formula
+            keep.setdefault(u.sheet, set()).add(u.array_ref.split(":")[0])
+            continue
         for r in range(u.r0, u.r1 + 1):
             keep.setdefault(u.sheet, set()).add(f"{col_letters(u.col)}{r}")
     values: dict[str, dict[str, object]] = {}  # block values the per-cell cells read
