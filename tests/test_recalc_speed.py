@@ -100,3 +100,102 @@ def test_a_filled_down_convert_is_one_block(tmp_path):
     # 1 ft is 0.3048 m exactly (international foot)
     assert [ev.value("S", f"B{r}") for r in range(1, 5)] == pytest.approx(
         [r / 0.3048 for r in range(1, 5)], rel=1e-14)
+
+
+# lookups in array constants (hand derivations from Microsoft's definitions of each function)
+LOOKUPS = {
+    "=MATCH(3,{-1.1,2.1,3.1,4.1})": 2,  # the largest value <= 3 is 2.1, the second
+    '=_xlfn.XLOOKUP(-2,{-1.1,2.1,3.1,4.1},{1,2,3,4},"pippo")': "pippo",  # no exact match
+    "=HLOOKUP(3.1,{-1.1,2.1,3.1,4.1;5,6,7,8},2,0)": 7,
+    "=VLOOKUP(2.5,{-1.1,5;2.1,6;3.1,7;4.1,8},2,1)": 6,  # 2.1 <= 2.5 < 3.1
+    '=LOOKUP("C",{"a","b","c","d";1,2,3,4})': 3,  # Microsoft's LOOKUP (array form) example
+    "=MATCH(5,{-1.1,2.1,3.1,4.1},0)": "#N/A",
+}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_lookups_in_array_constants(tmp_path, engine):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    cells, evs = evaluate_cases(wb, ws, "A", LOOKUPS, tmp_path, engines=(engine,))
+    ev = evs[engine]
+    for formula, want in LOOKUPS.items():
+        got = ev.value("S", cells[formula])
+        assert (str(got) if isinstance(want, str) and want.startswith("#") else got) == want, (
+            formula, got)
+    if engine == "auto":
+        assert ev.paths.cell_cells == 0, ev.paths.fallbacks
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_an_array_formula_of_one_function_spreads_over_its_range(tmp_path, engine):
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    ws["A1"], ws["B1"], ws["C1"] = 0.908789, 0.5, 0.908789
+    ws["J1"] = ArrayFormula("J1:L1", "=_xlfn.NORM.INV(A1:C1,40,1.5)")
+    ws["J2"] = ArrayFormula("J2:M3", "=_xlfn.NORM.INV(A1:C1,40,1.5)")  # wider, taller
+    ws["J5"] = ArrayFormula("J5", "=_xlfn.NORM.INV(A1:C1,40,1.5)")  # one cell: the first
+    # test.xlsx (formulas' test suite, saved by Excel), INFORMATION!AO11:AW11: a range
+    # narrower than the array formula's is padded with #N/A before ISNA reads it
+    ws["J7"] = ArrayFormula("J7:M7", "=ISNA(A1:C1)")
+    # a function whose result is an array, at the top of an array formula (Microsoft's
+    # TRANSPOSE: the row becomes a column)
+    ws["J9"] = ArrayFormula("J9:J11", "=TRANSPOSE(A1:C1)")
+    path = tmp_path / "spill.xlsx"
+    wb.save(path)
+    ev = recalc_book(path, write=False, engine=engine).evaluation
+    # Microsoft's NORM.INV example: NORM.INV(0.908789,40,1.5) is 42.000002; 0.5 is the mean
+    first = pytest.approx(42.000002, abs=5e-7)
+    assert [ev.value("S", c) for c in ("J1", "K1", "L1")] == [first, 40, first]
+    # Excel: a one-row result fills every row of a taller range; #N/A where the range is
+    # wider than the result
+    for r in (2, 3):
+        assert [ev.value("S", f"{c}{r}") for c in "JKL"] == [first, 40, first]
+        assert str(ev.value("S", f"M{r}")) == "#N/A"
+    assert ev.value("S", "J5") == first
+    assert [ev.value("S", f"{c}7") for c in "JKLM"] == [False, False, False, True]
+    assert [ev.value("S", f"J{r}") for r in (9, 10, 11)] == [0.908789, 0.5, 0.908789]
+    if engine == "auto":
+        assert ev.paths.cell_cells == 0, ev.paths.fallbacks
+
+
+# the differential test's random workbooks, with functions that run row by row on the
+# block path and array constants mixed in: both paths must agree on every cell
+class _PerRowGen:
+    CALLS = [
+        'CONVERT({e},"m","ft")', "_xlfn.GAMMA({e})", "ISERROR({e})", "ISNUMBER({e})",
+        'TEXT({e},"0.00")', "FIXED({e},1)", "ERF({e})", "DELTA({e},{e})",
+        "_xlfn.BITOR({e},3)", "COUNTA({rng})", "STDEV({rng})", "NPV(0.1,{rng})",
+        "MATCH({e},{-1.1,2.1,3.1,4.1})", "SUM({1,2;3,-4.5})*{e}",
+        'LOOKUP({e},{0,1,2;"a","b","c"})', "SUMPRODUCT({rng},{rng})", "EVEN({e})",
+    ]
+
+    @classmethod
+    def install(cls, diff):
+        base = diff._Gen
+
+        class Gen(base):
+            def expr(self, depth: int = 0) -> str:
+                if depth < 3 and self.rnd.random() < 0.3:
+                    call = self.rnd.choice(cls.CALLS)
+                    while "{e}" in call or "{rng}" in call:
+                        call = call.replace("{e}", self.expr(depth + 1), 1)
+                        call = call.replace("{rng}", self.range_(), 1)
+                    return call
+                return super().expr(depth)
+
+        return Gen
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233])
+def test_per_row_functions_agree_with_the_per_cell_engine(tmp_path, monkeypatch, seed):
+    import test_blocks_differential as diff
+
+    monkeypatch.setattr(diff, "_Gen", _PerRowGen.install(diff))
+    p = tmp_path / f"seed{seed}.xlsx"
+    diff.make_book(p, seed)
+    diff.check(p)

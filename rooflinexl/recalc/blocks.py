@@ -219,7 +219,7 @@ def _array_units(ctx: Context, sheet: str, text: str, region, first_id: int) -> 
     """
     r0, c0, r1, c1 = region
     try:
-        comp = compile_block(ctx, sheet, r0, c0, text)
+        comp = compile_block(ctx, sheet, r0, c0, text, array=True)
     except Unsupported:
         return None
     if r1 - r0 + 1 > MAX_ROW or c1 - c0 + 1 > MAX_COL:
@@ -243,7 +243,8 @@ def _array_units(ctx: Context, sheet: str, text: str, region, first_id: int) -> 
             return node
 
         whole = fixed(top)
-        trees = [Call(SPILL, [whole], SPILL, spread=k) for k in range(c1 - c0 + 1)]
+        width = Lit(c1 - c0 + 1)
+        trees = [Call(SPILL, [whole, width], SPILL, spread=k) for k in range(c1 - c0 + 1)]
         return _column_units(sheet, text, comp.text, region, first_id, trees)
 
     def check(node, inside_reduction: bool) -> bool:
@@ -278,7 +279,7 @@ def _array_units(ctx: Context, sheet: str, text: str, region, first_id: int) -> 
         if isinstance(node, Call):
             red = inside_reduction or node.name not in _ELEMENTWISE
             spread = c - c0 if node.name == "INDEX" and not inside_reduction else None
-            return Call(node.name, [at(x, c, red) for x in node.args], node.written, spread)
+            return replace(node, args=[at(x, c, red) for x in node.args], spread=spread)
         return node
 
     return _column_units(sheet, text, comp.text, region, first_id,
@@ -911,20 +912,28 @@ def _evaluate(run: _Run, units: list[Unit], edges, path: Path, functions) -> Non
             if ids:
                 _per_cell(run, units, ids, anc, path, functions)
             continue
+        # a block found unsupported while computing goes per cell in the next round; the
+        # stage goes on without what reads it, so one round finds every such block
+        failed: set[int] = set()
         for grp in _topo(ids, edges, run.cycle_of):
+            if failed and any(w in failed for uid in grp for w in edges[uid]):
+                failed.update(grp)
+                continue
             try:
                 if grp[0] in run.cycle_of:
                     run.iterate([units[uid] for uid in grp])
                 else:
                     run.block(units[grp[0]])
             except Unsupported as ex:
+                failed.update(grp)
                 for uid in grp:
                     units[uid].why = str(ex)
                     if units[uid].array_ref:  # an array formula goes per cell as a whole
                         for w in units:
                             if w.array_ref == units[uid].array_ref and w.sheet == units[uid].sheet:
                                 w.why = w.why or str(ex)
-                raise _Retry from None
+        if failed:
+            raise _Retry
 
 
 # ------------------------------------------------------------- per-cell path
@@ -942,6 +951,9 @@ def _per_cell(run: _Run, units: list[Unit], ids: set[int], anc: set[int], path: 
     keep: dict[str, set[str]] = {}  # formulas kept, per sheet
     for uid in ids:
         u = units[uid]
+        if u.array_ref:  # a column of an array formula: its anchor holds the formula
+            keep.setdefault(u.sheet, set()).add(u.array_ref.split(":")[0])
+            continue
         for r in range(u.r0, u.r1 + 1):
             keep.setdefault(u.sheet, set()).add(f"{col_letters(u.col)}{r}")
     values: dict[str, dict[str, object]] = {}  # block values the per-cell cells read

@@ -143,12 +143,21 @@ _NOT_PER_ROW = frozenset({
     "NOW", "TODAY", "RAND", "RANDBETWEEN", "RANDARRAY",
     "LAMBDA", "LET", "MAP", "REDUCE", "SCAN", "BYROW", "BYCOL", "MAKEARRAY", "ISOMITTED",
     "SUBTOTAL", "AGGREGATE", "IF", "IFS", "IFERROR", "IFNA", "SWITCH", "CHOOSE",
-    # their result is an array: the cells go per cell (before evaluating, not after)
+    # formulas writes a number as Python's str() (2.0 as "2.0"): a number read from a cell
+    # is a float on the block path, often an int per cell
+    "SEARCH", "SEARCHB",
+})
+#: functions whose result is an array: only at the top of an array formula (computed once,
+#: laid over its range); elsewhere the cells go per cell (before evaluating, not after)
+_ARRAY_RESULT = frozenset({
     "TRANSPOSE", "SORT", "SORTBY", "UNIQUE", "FILTER", "SEQUENCE", "CHOOSECOLS",
     "CHOOSEROWS", "TAKE", "DROP", "EXPAND", "VSTACK", "HSTACK", "TOCOL", "TOROW", "WRAPROWS",
     "WRAPCOLS", "TEXTSPLIT", "MMULT", "MINVERSE", "MUNIT", "LINEST", "LOGEST", "TREND",
     "GROWTH", "FREQUENCY", "GROUPBY", "PIVOTBY", "TRIMRANGE", "REGEXEXTRACT", "MODE.MULT",
 })
+#: arguments (by position) that must be written as literals for the row-by-row call,
+#: for the same reason (TEXT's format code through str())
+_LITERAL_ARGS = {"TEXT": (1,)}
 
 
 def per_row_function(written: str) -> bool:
@@ -265,11 +274,12 @@ def _canonical(name: str) -> str:
 
 
 def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
-                  row1: int | None = None) -> Compiled:
+                  row1: int | None = None, array: bool = False) -> Compiled:
     """Compile the formula ``text`` of cell (row0, col) for a block of rows row0..row1.
 
     ``row1`` (default row0) is the block's last row: a table's ``[@col]``
-    reference is checked to resolve for every row in between.
+    reference is checked to resolve for every row in between. ``array``: an array
+    formula's, whose top function may return an array (:data:`_ARRAY_RESULT`).
     """
     row1 = row0 if row1 is None else row1
     tables = ctx.book.tables
@@ -327,6 +337,13 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
         node = _build(tree, ctx, sheet, row0, col, tpl, sticky, refs)
     except RecursionError:  # ~1,000 chained operators (Excel allows 8,192 characters)
         raise Unsupported("formula too deeply nested for the block evaluator") from None
+    stack = list(node.args) if array and isinstance(node, Call) else [node]
+    while stack:  # an array result where one value belongs
+        x = stack.pop()
+        if isinstance(x, Call):
+            if x.per_row and x.name in _ARRAY_RESULT:
+                raise Unsupported(f"function {x.written} returns an array")
+            stack.extend(x.args)
     if sticky:
         from dataclasses import replace
 
@@ -359,7 +376,9 @@ def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, refs):
             return Call(up, kids, up)
         canon = _canonical(written)
         if canon not in FUNCTIONS:
-            if per_row_function(written):
+            if per_row_function(written) and all(
+                    k >= len(kids) or isinstance(kids[k], Lit)
+                    for k in _LITERAL_ARGS.get(canon, ())):
                 return Call(canon, kids, up, per_row=True)
             raise Unsupported(f"function {written}")
         if up != canon and canon not in _PREFIXED:

@@ -605,7 +605,10 @@ class BlockEval:
                     args.append(o[i if len(o) > 1 else 0])
                 else:
                     args.append(p.row_objects(i))
-            r = np.asarray(fn(*args), dtype=object)
+            try:
+                r = np.asarray(fn(*args), dtype=object)
+            except Exception as ex:  # noqa: BLE001 - formulas' own failure: per cell, as there
+                raise Unsupported(f"{written} failed ({type(ex).__name__})") from None
             if r.size != 1:
                 raise Unsupported(f"{written} returned an array")
             val = r.reshape(-1)[0]
@@ -854,11 +857,14 @@ class BlockEval:
         return self._reduce_rows(node.written, parts, np.arange(n))
 
     def f_spill(self, node: Call) -> Vec:
-        """Column ``node.spread`` of an array formula's range: formulas' function called
-        once over its arguments as arrays (as the per-cell engine calls it), its result
-        spread as Excel does (one row or column repeated; one value everywhere). A result
-        smaller than the range goes per cell (its #N/A cells carry a reason there)."""
-        call = node.args[0]
+        """Column ``node.spread`` of an array formula's range (``node.args[1]`` columns
+        wide): formulas' function called once over its arguments as arrays, its result
+        laid over the range as the per-cell engine lays it (formulas' reshape: one row or
+        column repeated, the function's own filler where the result is smaller, e.g.
+        TRUE for ISNA, as Excel pads the arguments with #N/A)."""
+        from formulas.ranges import _reshape_array_as_excel
+
+        call, width = node.args[0], node.args[1].value
         fn = self._fn(call.written)
         args = []
         for kind, p in self._parts(call):  # fixed arguments: one value each
@@ -870,21 +876,16 @@ class BlockEval:
                 args.append(p.objects()[0])
             else:
                 args.append(p.objects if kind == "range" else p)
-        res = fn(*args)
+        try:
+            res = fn(*args)
+        except Exception as ex:  # noqa: BLE001 - formulas' own failure: per cell, as there
+            raise Unsupported(f"{call.written} failed ({type(ex).__name__})") from None
         res = res.value if hasattr(res, "ranges") else res
-        arr = np.asarray(res, dtype=object)
-        if arr.ndim == 0:
-            arr = arr.reshape(1, 1)
-        if arr.ndim != 2:
-            raise Unsupported(f"{call.written} returned an array of {arr.ndim} dimensions")
-        h, w = arr.shape
-        k = node.spread
-        if not (k < w or w == 1) or not (self.n <= h or h == 1):
-            raise Unsupported("an array formula's result smaller than its range")
-        col = arr[:, k if w > 1 else 0]
-        col = col[:self.n] if h > 1 else np.repeat(col, self.n)
+        if not isinstance(res, _Array):
+            res = np.asarray([[res]] if not np.ndim(res) else res, dtype=object)
+        laid = _reshape_array_as_excel(res, (self.n, width))
         return self._classify([x.reshape(-1)[0] if isinstance(x, np.ndarray) else x
-                               for x in col.tolist()])
+                               for x in laid[:, node.spread].tolist()])
 
     def _delegated(self, node: Call) -> Vec:
         args = [self.value(a) for a in node.args]
@@ -989,6 +990,8 @@ class BlockEval:
                 if r.per_row:
                     raise Unsupported(f"{node.name} over a relative range")
                 parts.append(("fixed", r.objects))
+            elif isinstance(a, Arr):
+                parts.append(("fixed", self.array(a)))
             elif isinstance(a, Lit):
                 parts.append(("lit", a.value))
             else:
@@ -1070,6 +1073,8 @@ class BlockEval:
                 parts.append(("range", self.range(a)))
             elif isinstance(a, Lit):
                 parts.append(("lit", a.value))
+            elif isinstance(a, Arr):  # through the adapter, as the per-cell engine passes it
+                parts.append(("array", self.array(a)))
             else:
                 parts.append(("vec", self.value(a)))
         n = self.n if any(kind == "vec" and len(p) > 1 or kind == "range" and p.per_row
@@ -1078,7 +1083,7 @@ class BlockEval:
         for kind, p in parts:
             if kind == "vec" and len(p) > 1:
                 clean &= (p.kind == NUM) | (p.kind == STR)
-            elif kind == "range" and p.per_row:
+            elif kind == "range" and p.per_row or kind == "array":
                 clean[:] = False
         out_parts = []
         self._calls += 1
@@ -1100,7 +1105,7 @@ class BlockEval:
                 for i in idx.tolist():
                     args = []
                     for kind, p in parts:
-                        if kind == "lit":
+                        if kind in ("lit", "array"):
                             args.append(p)
                         elif kind == "vec":
                             o = p.objects()
@@ -1239,7 +1244,8 @@ def _literal(node) -> bool:
 _BARE = frozenset({"AND", "OR", "SUM", "PRODUCT", "MIN", "MAX", "AVERAGE", "TRUE", "FALSE",
                    "NA"})
 
-_METHOD = {SPILL: "spill", "+": "add", "-": "sub", "*": "mul", "/": "div", "^": "pow", "&": "concat",
+_METHOD = {SPILL: "spill",
+           "+": "add", "-": "sub", "*": "mul", "/": "div", "^": "pow", "&": "concat",
            "=": "eq", "<>": "ne", "<": "lt", ">": "gt", "<=": "le", ">=": "ge",
            "u-": "neg", "u+": "pos", "%": "percent"}
 
