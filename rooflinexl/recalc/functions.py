@@ -1625,24 +1625,6 @@ def index_array(array, row_num=None, column_num=None):
     return out
 
 
-def _isnumber(value):
-    """ISNUMBER(value): TRUE for a number only; numeric text (``"12"``, in a cell or typed)
-    and booleans are not numbers (Microsoft, "IS functions", read 2026-12-01: "the
-    value arguments of these functions are not converted"; Excel's cached values in
-    pycel's information.xlsx: ISNUMBER of a cell holding the text "1" is FALSE). An array
-    gives an array.
-
-    >>> _isnumber(12), _isnumber("12"), _isnumber(True), _isnumber([[1, "x"]])
-    (True, False, False, [[True, False]])
-    """
-    if isinstance(value, list):
-        return [[_isnumber(x) for x in (row if isinstance(row, list) else [row])]
-                for row in value]
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-BUILTINS["ISNUMBER"] = _isnumber
-
 
 # ------------------------------------------------------------------------ YEARFRAC
 # Microsoft, "YEARFRAC function" (read 2026-12-01): basis 0 US (NASD) 30/360, 1
@@ -1682,7 +1664,7 @@ def _serial(y: int, m: int, d: int) -> int:
     import datetime
 
     if (y, m) < (1900, 3):  # before 1 March 1900: Excel's count, with its 29 Feb
-        return (datetime.date(y, m, 1) - datetime.date(1899, 12, 31)).days + d
+        return (datetime.date(y, m, 1) - datetime.date(1899, 12, 31)).days + d - 1
     return (datetime.date(y, m, d) - datetime.date(1899, 12, 30)).days
 
 
@@ -2049,6 +2031,34 @@ def _number_section(x: float, toks: list) -> str | None:
     return "".join(out), zero
 
 
+def _plain_layout(toks: list) -> bool:
+    """A layout this formatter is checked on: one decimal point; each comma between two
+    placeholders (grouping) or right after the last integer placeholder (scaling); no
+    literal among the integer placeholders where they are grouped. Other layouts (commas
+    beside spaces, several points) are formulas' (test.xlsx, sheet EXTRA, matched it)."""
+    kinds = [k for k, _ in toks]
+    if kinds.count(".") > 1:
+        return False
+    dot = kinds.index(".") if "." in kinds else len(kinds)
+    digits = [k for k in range(dot) if kinds[k] == "digit"]
+    group = False
+    for k, kind in enumerate(kinds):
+        if kind != ",":
+            continue
+        prev_ok = k > 0 and kinds[k - 1] in ("digit", ",")
+        if not prev_ok:
+            return False
+        if k + 1 < len(kinds) and kinds[k + 1] == "digit":
+            group = group or k < dot
+            if k > dot:
+                return False
+        elif digits and k < digits[-1]:
+            return False
+    if group and digits and any(kinds[k] == "lit" for k in range(digits[0], digits[-1])):
+        return False
+    return True
+
+
 def text_format(value, fmt: str):
     """TEXT(value, format_text) for a number and a number format, as Excel; None where
     the format is a date/time one or has a condition (not handled here).
@@ -2083,7 +2093,7 @@ def text_format(value, fmt: str):
     if _is_date_format(sec):
         return _date_text(x if signed else abs(x), sec)
     toks = _tokens(sec)
-    if toks is None:
+    if toks is None or '""' in sec or not _plain_layout(toks):
         return None
     if any(kind == "@" for kind, _ in toks):
         return None
