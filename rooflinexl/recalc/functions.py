@@ -407,6 +407,69 @@ def _text_date(s: str) -> float | None:
     return None
 
 
+_DATE_TIME = re.compile(r"^(?P<date>.*?)\s*(?:(?P<h>\d{1,2}):(?P<mi>\d{1,2})"
+                        r"(?::(?P<s>\d{1,2}(?:\.\d*)?))?\s*(?P<ampm>[AaPp][Mm])?)?$")
+
+
+def _typed_number(s: str) -> float | None:
+    """Text typed where Excel wants a number, as Excel converts it: a number, a date (m/d/y;
+    d/m/y where that is no date, as test.xlsx saved by Excel shows: "29/02/1900" is 60;
+    d/m or m/d without a year: this year), a time, or both ("1/1/1987 05:00 AM").
+
+    >>> _typed_number(" 2 "), _typed_number("29/02/1900"), _typed_number("1/1/1987 05:00 AM")
+    (2.0, 60.0, 31778.208333333332)
+    >>> _typed_number("12:30"), _typed_number("abc")
+    (0.5208333333333334, None)
+    """
+    v = _text_number(s)
+    if v is not None:
+        return v
+    m = _DATE_TIME.match(s.strip())
+    if m is None or not (m.group("date") or m.group("h")):
+        return None
+    day = 0.0
+    if m.group("date"):
+        day = _text_date(m.group("date"))
+        if day is None:
+            day = _dm_date(m.group("date"))
+        if day is None:
+            return None
+    if m.group("h") is None:
+        return day
+    h, mi = int(m.group("h")), int(m.group("mi"))
+    sec = float(m.group("s") or 0)
+    ampm = (m.group("ampm") or "").lower()
+    if ampm:
+        if not 1 <= h <= 12:
+            return None
+        h = h % 12 + (12 if ampm == "pm" else 0)
+    if h > 23 or mi > 59 or sec >= 60:
+        return None
+    return day + (h * 3600 + mi * 60 + sec) / 86400
+
+
+def _dm_date(s: str) -> float | None:
+    """d/m/y, d/m or m/d (no year: this year) as a 1900-system serial, else None."""
+    import datetime
+
+    parts = s.strip().split("/")
+    if not 2 <= len(parts) <= 3 or not all(p.isdigit() for p in parts):
+        return None
+    a, b = int(parts[0]), int(parts[1])
+    y = int(parts[2]) if len(parts) == 3 else datetime.date.today().year
+    if len(parts) == 3 and len(parts[2]) <= 2:
+        y += 2000 if y < 30 else 1900
+    for d, mo in ((a, b), (b, a)) if len(parts) == 3 else ((b, a), (a, b)):
+        if (y, mo, d) == (1900, 2, 29):
+            return 60.0
+        try:
+            datetime.date(y, mo, d)
+        except ValueError:
+            continue
+        return float(_serial(y, mo, d)) if 1900 <= y <= 9999 else None
+    return None
+
+
 class _Cells:
     """One criteria range, typed once for every criterion applied to it."""
 
@@ -1549,9 +1612,7 @@ def excel_numbers(kind: str, args) -> float | int | ExcelError:
             if isinstance(x, (bool, int, float)):
                 nums.append(float(x))
                 continue
-            v = _text_number(str(x))
-            if v is None:
-                v = _text_date(str(x))
+            v = _typed_number(str(x))
             if v is not None:
                 nums.append(v)
             elif not count:
@@ -1715,11 +1776,11 @@ def _yearfrac(start_date, end_date, basis=None):
         x = _scalar(x, what)
         if isinstance(x, bool):
             raise _Err("#VALUE!", f"YEARFRAC: {what} is a boolean")
-        if isinstance(x, str) and date:
-            v = _text_number(x)
-            v = _text_date(x) if v is None else v
+        if isinstance(x, str):
+            v = _typed_number(x)
             if v is None:
-                raise _Err("#VALUE!", f"YEARFRAC: {what} {x!r} is not a date")
+                raise _Err("#VALUE!", f"YEARFRAC: {what} {x!r} is not a "
+                           + ("date" if date else "number"))
             x = v
         return math.floor(_number(x, f"YEARFRAC: {what}"))
 
