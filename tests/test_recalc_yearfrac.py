@@ -47,6 +47,7 @@ CASES = {
     # is 87*360 - 11*30 - 9 days (formulas' test.xlsx, DATE & TIME!X27: 86.0583333)
     '=YEARFRAC("1/1/1987 05:00 AM",345,0)': (87 * 360 - 11 * 30 - 9) / 360,
     '=YEARFRAC(1,200,"1/1/1987")': "#NUM!",  # a date as basis: 31778, not 0-4
+    "=YEARFRAC(1987,345,1)": 4.496576905522592,  # test.xlsx, DATE & TIME!R27
 }
 
 

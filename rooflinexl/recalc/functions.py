@@ -1758,8 +1758,11 @@ def _yearfrac_days(s: int, e: int, basis: int) -> float:
         else:
             length = 365
         return (e - s) / length
-    years = y2 - y1 + 1
-    return (e - s) / ((_serial(y2 + 1, 1, 1) - _serial(y1, 1, 1)) / years)
+    # the average length of the calendar years spanned, 1900 counted as 365 days
+    # (formulas' test.xlsx, DATE & TIME!R27: YEARFRAC(1987,345,1) = 1642 / (2191 / 6))
+    lengths = [366 if y % 4 == 0 and (y % 100 != 0 or y % 400 == 0) else 365
+               for y in range(y1, y2 + 1)]
+    return (e - s) / (sum(lengths) / len(lengths))
 
 
 def _yearfrac(start_date, end_date, basis=None):
