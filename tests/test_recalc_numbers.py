@@ -39,6 +39,9 @@ CASES = {
     # a computed value is typed (Microsoft: "text representations of numbers that you
     # type directly into the list of arguments are counted"); computed: A2&"" is "7"
     '=SUM(A2&"")': 7, '=MAX(A3,A2&"",2)': 7,
+    # typed date text is its serial number (formulas' test.xlsx, saved by Excel, sheet
+    # STATISTICAL: MAX(...,"29/02/1900") 60, COUNT(...,TRUE,"26/08") counts both)
+    '=MAX(1,"29/02/1900")': 60, '=COUNT(TRUE,"26/08")': 2, '=SUM("1/2/2024")': 45293,
 }
 
 

@@ -43,6 +43,11 @@ CASES = {
     "=YEARFRAC(1,200,5)": "#NUM!", "=YEARFRAC(1/0,200,-1)": "#NUM!",
     "=YEARFRAC(1/0,200,0)": "#DIV/0!", '=YEARFRAC(1/0,200,"plugh")': "#VALUE!",
     "=YEARFRAC(1,200,Z1)": "#VALUE!", "=YEARFRAC(1,200,Z2)": 0.5472222222222223,
+    # date-time text is its serial, truncated: 10 Dec 1900 (345) to 1 Jan 1987 in 30/360
+    # is 87*360 - 11*30 - 9 days (formulas' test.xlsx, DATE & TIME!X27: 86.0583333)
+    '=YEARFRAC("1/1/1987 05:00 AM",345,0)': (87 * 360 - 11 * 30 - 9) / 360,
+    '=YEARFRAC(1,200,"1/1/1987")': "#NUM!",  # a date as basis: 31778, not 0-4
+    "=YEARFRAC(1987,345,1)": 4.496576905522592,  # test.xlsx, DATE & TIME!R27
 }
 
 

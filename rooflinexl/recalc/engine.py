@@ -403,11 +403,19 @@ def _numbers_function(kind: str) -> Callable:
 
 
 def formulas_overrides(table: Mapping[str, Any]) -> dict:
-    """Excel's rules in place of formulas' INDEX (over an array), approximate MATCH and
-    TEXT, built from formulas' own entries in ``table``; the per-cell engine's table and
-    the block path's (kernels) both take them."""
+    """Excel's rules in place of formulas' INDEX (over an array), approximate MATCH, TEXT
+    and ISNUMBER, built from formulas' own entries in ``table``; the per-cell engine's
+    table and the block path's (kernels) both take them."""
+    import numpy as np
+    from formulas.functions import info
+
+    # ISNUMBER: formulas' (its array handling), a number only: numeric text is not one
+    # (Microsoft, "IS functions": the value is not converted; pycel's information.xlsx)
+    isnumber = info.wrap_ranges_func(functools.partial(
+        info.iserror, check=lambda x: isinstance(x, (int, float, np.number)) and not isinstance(
+            x, (bool, np.bool_)), array=info.FalseArray))
     return {"INDEX": _index_function(table["INDEX"]), "MATCH": _match_function(),
-            "TEXT": _text_function()}
+            "TEXT": _text_function(), "ISNUMBER": isnumber}
 
 
 def _text_function():
@@ -436,8 +444,8 @@ def _text_function():
 
 
 def _match_function():
-    """formulas' MATCH (its argument parsing, array handling and exact match), with
-    match_type 1 / -1 as Excel's binary search
+    """formulas' MATCH (its argument parsing, array handling, exact match and -1), with
+    match_type 1 as Excel's binary search
     (:func:`rooflinexl.recalc.functions.excel_bsearch`): formulas scanned linearly and
     stopped at the first larger value, which on unsorted data or duplicates is not what
     Excel answers (Microsoft, "MATCH function": "finds the largest value that is less
@@ -449,7 +457,8 @@ def _match_function():
 
     def xmatch(value_type, value, value_raw, index, array_type, array, array_raw,
                match_type=1):
-        if match_type == 0 or int(value_type) > 2:
+        if match_type <= 0 or int(value_type) > 2:  # -1: formulas' scan (Excel's cached
+            # values: on ascending data #N/A, test.xlsx LOOKUP!S83), 0: exact
             return fl.xmatch(value_type, value, value_raw, index, array_type, array,
                              array_raw, match_type)
         keys = [(int(t), x) if t <= 2 else None
@@ -476,7 +485,7 @@ def _index_function(formulas_index: dict) -> dict:
 
     def call(array, *pos):
         if hasattr(array, "ranges") or len(pos) not in (1, 2) or any(
-                isinstance(p, np.ndarray) and p.size != 1 or hasattr(p, "ranges") and (
+                isinstance(p, np.ndarray) and p.ndim > 0 or hasattr(p, "ranges") and (
                     np.asarray(p.value).size != 1) for p in pos):
             return inner(False, array, *pos)
         in_errors: list[ExcelError] = []

@@ -409,6 +409,69 @@ def _text_date(s: str) -> float | None:
     return None
 
 
+_DATE_TIME = re.compile(r"^(?P<date>.*?)\s*(?:(?P<h>\d{1,2}):(?P<mi>\d{1,2})"
+                        r"(?::(?P<s>\d{1,2}(?:\.\d*)?))?\s*(?P<ampm>[AaPp][Mm])?)?$")
+
+
+def _typed_number(s: str) -> float | None:
+    """Text typed where Excel wants a number, as Excel converts it: a number, a date (m/d/y;
+    d/m/y where that is no date, as test.xlsx saved by Excel shows: "29/02/1900" is 60;
+    d/m or m/d without a year: this year), a time, or both ("1/1/1987 05:00 AM").
+
+    >>> _typed_number(" 2 "), _typed_number("29/02/1900"), _typed_number("1/1/1987 05:00 AM")
+    (2.0, 60.0, 31778.208333333332)
+    >>> _typed_number("12:30"), _typed_number("abc")
+    (0.5208333333333334, None)
+    """
+    v = _text_number(s)
+    if v is not None:
+        return v
+    m = _DATE_TIME.match(s.strip())
+    if m is None or not (m.group("date") or m.group("h")):
+        return None
+    day = 0.0
+    if m.group("date"):
+        day = _text_date(m.group("date"))
+        if day is None:
+            day = _dm_date(m.group("date"))
+        if day is None:
+            return None
+    if m.group("h") is None:
+        return day
+    h, mi = int(m.group("h")), int(m.group("mi"))
+    sec = float(m.group("s") or 0)
+    ampm = (m.group("ampm") or "").lower()
+    if ampm:
+        if not 1 <= h <= 12:
+            return None
+        h = h % 12 + (12 if ampm == "pm" else 0)
+    if h > 23 or mi > 59 or sec >= 60:
+        return None
+    return day + (h * 3600 + mi * 60 + sec) / 86400
+
+
+def _dm_date(s: str) -> float | None:
+    """d/m/y, d/m or m/d (no year: this year) as a 1900-system serial, else None."""
+    import datetime
+
+    parts = s.strip().split("/")
+    if not 2 <= len(parts) <= 3 or not all(p.isdigit() for p in parts):
+        return None
+    a, b = int(parts[0]), int(parts[1])
+    y = int(parts[2]) if len(parts) == 3 else datetime.date.today().year
+    if len(parts) == 3 and len(parts[2]) <= 2:
+        y += 2000 if y < 30 else 1900
+    for d, mo in ((a, b), (b, a)) if len(parts) == 3 else ((b, a), (a, b)):
+        if (y, mo, d) == (1900, 2, 29):
+            return 60.0
+        try:
+            datetime.date(y, mo, d)
+        except ValueError:
+            continue
+        return float(_serial(y, mo, d)) if 1900 <= y <= 9999 else None
+    return None
+
+
 class _Cells:
     """One criteria range, typed once for every criterion applied to it."""
 
@@ -2936,9 +2999,7 @@ def excel_numbers(kind: str, args) -> float | int | ExcelError:
             if isinstance(x, (bool, int, float)):
                 nums.append(float(x))
                 continue
-            v = _text_number(str(x))
-            if v is None:
-                v = _text_date(str(x))
+            v = _typed_number(str(x))
             if v is not None:
                 nums.append(v)
             elif not count:
@@ -3012,24 +3073,6 @@ def index_array(array, row_num=None, column_num=None):
     return out
 
 
-def _isnumber(value):
-    """ISNUMBER(value): TRUE for a number only; numeric text (``"12"``, in a cell or typed)
-    and booleans are not numbers (Microsoft, "IS functions", read 2026-12-01: "the
-    value arguments of these functions are not converted"; Excel's cached values in
-    pycel's information.xlsx: ISNUMBER of a cell holding the text "1" is FALSE). An array
-    gives an array.
-
-    >>> _isnumber(12), _isnumber("12"), _isnumber(True), _isnumber([[1, "x"]])
-    (True, False, False, [[True, False]])
-    """
-    if isinstance(value, list):
-        return [[_isnumber(x) for x in (row if isinstance(row, list) else [row])]
-                for row in value]
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-BUILTINS["ISNUMBER"] = _isnumber
-
 
 # ------------------------------------------------------------------------ YEARFRAC
 # Microsoft, "YEARFRAC function" (read 2026-12-01): basis 0 US (NASD) 30/360, 1
@@ -3069,7 +3112,7 @@ def _serial(y: int, m: int, d: int) -> int:
     import datetime
 
     if (y, m) < (1900, 3):  # before 1 March 1900: Excel's count, with its 29 Feb
-        return (datetime.date(y, m, 1) - datetime.date(1899, 12, 31)).days + d
+        return (datetime.date(y, m, 1) - datetime.date(1899, 12, 31)).days + d - 1
     return (datetime.date(y, m, d) - datetime.date(1899, 12, 30)).days
 
 
@@ -3102,8 +3145,11 @@ def _yearfrac_days(s: int, e: int, basis: int) -> float:
         else:
             length = 365
         return (e - s) / length
-    years = y2 - y1 + 1
-    return (e - s) / ((_serial(y2 + 1, 1, 1) - _serial(y1, 1, 1)) / years)
+    # the average length of the calendar years spanned, 1900 counted as 365 days
+    # (formulas' test.xlsx, DATE & TIME!R27: YEARFRAC(1987,345,1) = 1642 / (2191 / 6))
+    lengths = [366 if y % 4 == 0 and (y % 100 != 0 or y % 400 == 0) else 365
+               for y in range(y1, y2 + 1)]
+    return (e - s) / (sum(lengths) / len(lengths))
 
 
 def _yearfrac(start_date, end_date, basis=None):
@@ -3120,11 +3166,11 @@ def _yearfrac(start_date, end_date, basis=None):
         x = _scalar(x, what)
         if isinstance(x, bool):
             raise _Err("#VALUE!", f"YEARFRAC: {what} is a boolean")
-        if isinstance(x, str) and date:
-            v = _text_number(x)
-            v = _text_date(x) if v is None else v
+        if isinstance(x, str):
+            v = _typed_number(x)
             if v is None:
-                raise _Err("#VALUE!", f"YEARFRAC: {what} {x!r} is not a date")
+                raise _Err("#VALUE!", f"YEARFRAC: {what} {x!r} is not a "
+                           + ("date" if date else "number"))
             x = v
         return math.floor(_number(x, f"YEARFRAC: {what}"))
 
@@ -3436,6 +3482,34 @@ def _number_section(x: float, toks: list) -> str | None:
     return "".join(out), zero
 
 
+def _plain_layout(toks: list) -> bool:
+    """A layout this formatter is checked on: one decimal point; each comma between two
+    placeholders (grouping) or right after the last integer placeholder (scaling); no
+    literal among the integer placeholders where they are grouped. Other layouts (commas
+    beside spaces, several points) are formulas' (test.xlsx, sheet EXTRA, matched it)."""
+    kinds = [k for k, _ in toks]
+    if kinds.count(".") > 1:
+        return False
+    dot = kinds.index(".") if "." in kinds else len(kinds)
+    digits = [k for k in range(dot) if kinds[k] == "digit"]
+    group = False
+    for k, kind in enumerate(kinds):
+        if kind != ",":
+            continue
+        prev_ok = k > 0 and kinds[k - 1] in ("digit", ",")
+        if not prev_ok:
+            return False
+        if k + 1 < len(kinds) and kinds[k + 1] == "digit":
+            group = group or k < dot
+            if k > dot:
+                return False
+        elif digits and k < digits[-1]:
+            return False
+    if group and digits and any(kinds[k] == "lit" for k in range(digits[0], digits[-1])):
+        return False
+    return True
+
+
 def text_format(value, fmt: str):
     """TEXT(value, format_text) for a number and a number format, as Excel; None where
     the format is a date/time one or has a condition (not handled here).
@@ -3470,7 +3544,7 @@ def text_format(value, fmt: str):
     if _is_date_format(sec):
         return _date_text(x if signed else abs(x), sec)
     toks = _tokens(sec)
-    if toks is None:
+    if toks is None or '""' in sec or not _plain_layout(toks):
         return None
     if any(kind == "@" for kind, _ in toks):
         return None
@@ -3670,3 +3744,133 @@ def _cell_info(info_type, value=None, address=None, row=None, col=None, *rest):
 
 
 BUILTINS[CELL_INFO] = _cell_info
+
+
+# ------------------------------------------------------------------ BESSELI, BESSELK
+# Excel computes I0, I1, K0 and K1 with the polynomial approximations of Abramowitz and
+# Stegun, "Handbook of Mathematical Functions" (1964), 9.8.1-9.8.8 (about 1e-8 relative
+# from the exact functions), and higher orders by recurrence from them (I downward,
+# Miller's method normalised by I0; K upward): every cached value of IronCalc's BESSEL.xlsx
+# (saved by Excel, Mac), sheets BESSELI and BESSELK, agrees to 1e-15, the exact functions
+# (formulas, scipy) only to 1e-8. Microsoft, "BESSELI function" (read 2026-12-01): n is
+# truncated, n < 0 is #NUM!, a non-number #VALUE!; BESSELK of x <= 0 is #NUM!.
+
+
+def _bessel_i0(x: float) -> float:
+    ax = abs(x)
+    if ax < 3.75:
+        t2 = (x / 3.75) ** 2
+        return 1 + t2 * (3.5156229 + t2 * (3.0899424 + t2 * (1.2067492 + t2 * (
+            0.2659732 + t2 * (0.0360768 + t2 * 0.0045813)))))
+    u = 3.75 / ax
+    return math.exp(ax) / math.sqrt(ax) * (0.39894228 + u * (0.01328592 + u * (
+        0.00225319 + u * (-0.00157565 + u * (0.00916281 + u * (-0.02057706 + u * (
+            0.02635537 + u * (-0.01647633 + u * 0.00392377))))))))
+
+
+def _bessel_i1(x: float) -> float:
+    ax = abs(x)
+    if ax < 3.75:
+        t2 = (x / 3.75) ** 2
+        return x * (0.5 + t2 * (0.87890594 + t2 * (0.51498869 + t2 * (0.15084934 + t2 * (
+            0.02658733 + t2 * (0.00301532 + t2 * 0.00032411))))))
+    u = 3.75 / ax
+    r = math.exp(ax) / math.sqrt(ax) * (0.39894228 + u * (-0.03988024 + u * (
+        -0.00362018 + u * (0.00163801 + u * (-0.01031555 + u * (0.02282967 + u * (
+            -0.02895312 + u * (0.01787654 - u * 0.00420059))))))))
+    return -r if x < 0 else r
+
+
+def _bessel_k0(x: float) -> float:
+    if x <= 2:
+        y = x * x / 4
+        return -math.log(x / 2) * _bessel_i0(x) + (-0.57721566 + y * (0.42278420 + y * (
+            0.23069756 + y * (0.03488590 + y * (0.00262698 + y * (0.00010750 + y * 0.00000740))))))
+    y = 2 / x
+    return math.exp(-x) / math.sqrt(x) * (1.25331414 + y * (-0.07832358 + y * (0.02189568 + y * (
+        -0.01062446 + y * (0.00587872 + y * (-0.00251540 + y * 0.00053208))))))
+
+
+def _bessel_k1(x: float) -> float:
+    if x <= 2:
+        y = x * x / 4
+        return math.log(x / 2) * _bessel_i1(x) + (1 / x) * (1 + y * (0.15443144 + y * (
+            -0.67278579 + y * (-0.18156897 + y * (-0.01919402 + y * (-0.00110404 + y * (
+                -0.00004686)))))))
+    y = 2 / x
+    return math.exp(-x) / math.sqrt(x) * (1.25331414 + y * (0.23498619 + y * (-0.03655620 + y * (
+        0.01504268 + y * (-0.00780353 + y * (0.00325614 + y * (-0.00068245)))))))
+
+
+def _bessel_args(name: str, x, n) -> tuple[float, int]:
+    x, n = _scalar(x, "x"), _scalar(n, "n")
+    if isinstance(x, bool) or isinstance(n, bool):
+        raise _Err("#VALUE!", f"{name}: a boolean argument")
+    x, n = _number(x, f"{name}: x"), math.trunc(_number(n, f"{name}: n"))
+    if n < 0:
+        raise _Err("#NUM!", f"{name}: n {n} is negative")
+    return x, n
+
+
+def _finite(name: str, v: float):
+    if not math.isfinite(v):
+        return ExcelError("#NUM!", f"{name}: the result overflows")
+    return v
+
+
+def _besseli(x, n):
+    """BESSELI(x, n), the modified Bessel function I_n(x), as Excel computes it.
+
+    >>> _besseli(0.2, 0), _besseli(1.4, 7)  # BESSEL.xlsx, BESSELI!B3, E8
+    (1.0100250221205638, 1.7368667372981666e-05)
+    """
+    try:
+        x, n = _bessel_args("BESSELI", x, n)
+    except _Err as ex:
+        return ex.error
+    try:
+        if n == 0:
+            return _finite("BESSELI", _bessel_i0(x))
+        if n == 1:
+            return _finite("BESSELI", _bessel_i1(x))
+        if x == 0:
+            return 0.0
+        tox, bip, ans, bi = 2.0 / abs(x), 0.0, 0.0, 1.0
+        for j in range(2 * (n + int(math.sqrt(40.0 * n))), 0, -1):  # Miller's method
+            bip, bi = bi, bip + j * tox * bi
+            if abs(bi) > 1e10:
+                ans, bi, bip = ans * 1e-10, bi * 1e-10, bip * 1e-10
+            if j == n:
+                ans = bip
+        ans *= _bessel_i0(x) / bi
+    except OverflowError:
+        return ExcelError("#NUM!", "BESSELI: the result overflows")
+    return _finite("BESSELI", -ans if x < 0 and n % 2 else ans)
+
+
+def _besselk(x, n):
+    """BESSELK(x, n), the modified Bessel function K_n(x), as Excel computes it.
+
+    >>> _besselk(0.2, 0), _besselk(2.9, 7)  # BESSEL.xlsx, BESSELK!B3, E12
+    (1.752703846153972, 19.02623265816727)
+    >>> str(_besselk(0, 1))
+    '#NUM!'
+    """
+    try:
+        x, n = _bessel_args("BESSELK", x, n)
+    except _Err as ex:
+        return ex.error
+    if x <= 0:
+        return ExcelError("#NUM!", f"BESSELK: x {x} is not positive")
+    try:
+        bkm, bk = _bessel_k0(x), _bessel_k1(x)
+        if n == 0:
+            return _finite("BESSELK", bkm)
+        for j in range(1, n):  # upward recurrence
+            bkm, bk = bk, bkm + j * (2 / x) * bk
+    except OverflowError:
+        return ExcelError("#NUM!", "BESSELK: the result overflows")
+    return _finite("BESSELK", bk)
+
+
+BUILTINS.update(BESSELI=_besseli, BESSELK=_besselk)
