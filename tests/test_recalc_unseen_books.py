@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import openpyxl
 import pytest
+from formula_cases import ENGINES
 from openpyxl.workbook.defined_name import DefinedName
 
-from formula_cases import ENGINES
 from rooflinexl.recalc.book import recalc_book
 
 

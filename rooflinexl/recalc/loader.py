@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import threading
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,7 +56,8 @@ from rooflinexl.ooxml.sheetxml import (
 )
 from rooflinexl.recalc.prepass import TableInfo
 
-__all__ = ["Book", "FormulaCell", "Sheet", "decode", "defined_names", "malformed_xml", "read_book"]
+__all__ = ["Book", "FormulaCell", "Sheet", "decode", "defined_names", "malformed_xml", "read_book",
+           "without_merged_cells"]
 
 
 
@@ -448,6 +450,30 @@ def malformed_xml(path, part: str | None = None):
         raise UnusableWorkbookError(
             f"{path}: malformed workbook XML in {part or 'a workbook part'} "
             f"({reason}): re-save it in Excel or LibreOffice") from None
+
+
+_MERGE_LOCK = threading.RLock()
+
+
+@contextlib.contextmanager
+def without_merged_cells():
+    """Let openpyxl read worksheets without binding their merged ranges.
+
+    openpyxl makes an object (and a style) for every cell a merged range covers and blanks
+    them: a merge of a whole column (``B1:B1048576``, ClosedXML's DrawingSizeInPx.xlsx) took
+    minutes and hundreds of MB. The engine's working copies need no merges, and a merge
+    changes no value a formula reads: Excel clears the covered cells when it merges them,
+    so a book it saved holds nothing there (openpyxl would blank them again).
+    """
+    from openpyxl.worksheet._reader import WorksheetReader
+
+    with _MERGE_LOCK:
+        real = WorksheetReader.bind_merged_cells
+        WorksheetReader.bind_merged_cells = lambda self: None
+        try:
+            yield
+        finally:
+            WorksheetReader.bind_merged_cells = real
 
 
 def read_book(path, limits: Limits = Limits()) -> Book:

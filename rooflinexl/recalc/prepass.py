@@ -1154,12 +1154,12 @@ def prepare_workbook(
     from openpyxl import load_workbook
     from openpyxl.worksheet.formula import ArrayFormula, DataTableFormula
 
-    from rooflinexl.recalc.loader import malformed_xml
+    from rooflinexl.recalc.loader import malformed_xml, without_merged_cells
 
     src = Path(src)
     known = {n.upper() for n in function_names}
     replace = dict(replace or {})
-    with malformed_xml(src):
+    with malformed_xml(src), without_merged_cells():
         wb = load_workbook(src)
     titles = [ws.title for ws in wb.worksheets]
     renames = _safe_sheet_names(titles)
