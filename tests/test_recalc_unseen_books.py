@@ -59,3 +59,66 @@ def test_relative_defined_names(relative_names_book, engine):
     assert v[("Sheet1", "I12")] == 4  # H12 (not H1, which is empty)
     assert v[("Sheet1", "I16")] == 10  # H16 + 2
     assert v[("Sheet1", "J13")] == 70  # (I13 + 1) * 10
+
+
+def _with_merge(path, ref):
+    """Add ``<mergeCells>`` with ``ref`` to the first sheet of ``path`` (openpyxl would
+    build every merged cell to write it)."""
+    import shutil
+    import zipfile
+
+    tmp = path.with_suffix(".tmp")
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(tmp, "w") as dst:
+        for item in src.infolist():
+            data = src.read(item.filename)
+            if item.filename == "xl/worksheets/sheet1.xml":
+                data = data.replace(b"</sheetData>", b'</sheetData><mergeCells count="1">'
+                                    b'<mergeCell ref="' + ref.encode() + b'"/></mergeCells>')
+            dst.writestr(item, data)
+    shutil.move(tmp, path)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_merged_whole_column(tmp_path, engine):
+    """ClosedXML's DrawingSizeInPx.xlsx merges B1:B1048576: openpyxl built a million
+    cells (minutes, a timeout); a merge changes no value."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Sheet1"
+    ws["A1"], ws["A2"], ws["A3"] = 1, 2, 3
+    ws["C1"] = "=SUBTOTAL(9,A1:A3)"  # per cell; Excel: 1 + 2 + 3
+    ws["C2"] = "=A1*10"
+    path = tmp_path / "merged.xlsx"
+    wb.save(path)
+    _with_merge(path, "B1:B1048576")
+    v = _values(path, engine)
+    assert v[("Sheet1", "C1")] == 6
+    assert v[("Sheet1", "C2")] == 10
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_per_cell_reads_beside_unread_data(tmp_path, engine):
+    """EPPlus's PivotTableCalculation.xlsx: a few per-cell formulas beside a large sheet of
+    data. The per-cell copy keeps only what they read: a range, a name that is a formula
+    (``IsBeta = FALSE``), a name that is a range, and everything when INDIRECT may read
+    anywhere. Values by hand from the data written here."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Sheet1"
+    data = wb.create_sheet("Data")
+    for r in range(1, 201):
+        for c in range(1, 6):
+            data.cell(r, c, r * c)  # Data!A1:E200: row * column
+    wb.defined_names["IsBeta"] = DefinedName("IsBeta", attr_text="FALSE")
+    wb.defined_names["SecondCol"] = DefinedName("SecondCol", attr_text="Data!$B$1:$B$4")
+    ws["A1"] = "=IF(IsBeta,-1,SUBTOTAL(9,Data!A1:A3))"  # 1 + 2 + 3
+    ws["A2"] = "=SUBTOTAL(9,Data!A1)+SUM(SecondCol)"  # 1 + (2 + 4 + 6 + 8)
+    ws["A3"] = '=SUBTOTAL(9,INDIRECT("Data!E199:E200"))'  # 995 + 1000
+    ws["A4"] = "=A1+Data!C10"  # on the block path after the per-cell A1: 6 + 30
+    path = tmp_path / "data.xlsx"
+    wb.save(path)
+    v = _values(path, engine)
+    assert v[("Sheet1", "A1")] == 6
+    assert v[("Sheet1", "A2")] == 21
+    assert v[("Sheet1", "A3")] == 1995
+    assert v[("Sheet1", "A4")] == 36
