@@ -60,7 +60,7 @@ from rooflinexl.recalc.compile import (
 )
 from rooflinexl.recalc.engine import CellResult, Evaluation
 from rooflinexl.recalc.kernels import BlockEval, dispatch_order
-from rooflinexl.recalc.loader import Book, malformed_xml, read_book, without_merged_cells
+from rooflinexl.recalc.loader import Book, malformed_xml, openpyxl_copy, read_book
 from rooflinexl.recalc.prepass import resolve_formulatext
 from rooflinexl.recalc.refs import (
     MAX_COL,
@@ -906,7 +906,6 @@ def _evaluate(run: _Run, units: list[Unit], edges, path: Path, functions) -> Non
 def _per_cell(run: _Run, units: list[Unit], ids: set[int], anc: set[int], path: Path,
               functions) -> None:
     """The per-cell engine on a copy holding only what the units ``ids`` need."""
-    import openpyxl
 
     area = _read_area(run.ctx, units, ids)
     if len(ids) == len(units) and area is None:  # everything per cell: the workbook as it is
@@ -929,8 +928,7 @@ def _per_cell(run: _Run, units: list[Unit], ids: set[int], anc: set[int], path: 
             d[f"{col_letters(u.col)}{r}"] = objs[i]
     tmp = Path(tempfile.mkdtemp(prefix="rooflinexl-cells-"))
     try:
-        with malformed_xml(path), without_merged_cells():
-            wb = openpyxl.load_workbook(path)
+        wb = openpyxl_copy(path)
         overrides: dict[tuple[str, str], object] = {}
         # FORMULATEXT, ISFORMULA read formulas the copy turns into constants: resolve first
         texts = {(ws.title, c.coordinate): c.value for ws in wb.worksheets

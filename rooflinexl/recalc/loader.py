@@ -57,7 +57,7 @@ from rooflinexl.ooxml.sheetxml import (
 from rooflinexl.recalc.prepass import TableInfo
 
 __all__ = ["Book", "FormulaCell", "Sheet", "decode", "defined_names", "malformed_xml", "read_book",
-           "without_merged_cells"]
+           "openpyxl_copy", "without_merged_cells"]
 
 
 
@@ -474,6 +474,78 @@ def without_merged_cells():
             yield
         finally:
             WorksheetReader.bind_merged_cells = real
+
+
+#: ISO/IEC 29500 Strict namespaces -> the Transitional ones openpyxl reads (a prefix maps
+#: every relationship type under it: .../relationships/worksheet ...)
+_STRICT = (
+    (b"http://purl.oclc.org/ooxml/spreadsheetml/main",
+     b"http://schemas.openxmlformats.org/spreadsheetml/2006/main"),
+    (b"http://purl.oclc.org/ooxml/officeDocument/relationships",
+     b"http://schemas.openxmlformats.org/officeDocument/2006/relationships"),
+    (b"http://purl.oclc.org/ooxml/drawingml/",
+     b"http://schemas.openxmlformats.org/drawingml/2006/"),
+    (b"http://purl.oclc.org/ooxml/officeDocument/sharedTypes",
+     b"http://schemas.openxmlformats.org/officeDocument/2006/sharedTypes"),
+    (b"http://purl.oclc.org/ooxml/officeDocument/docPropsVTypes",
+     b"http://schemas.openxmlformats.org/officeDocument/2006/docPropsVTypes"),
+    (b"http://purl.oclc.org/ooxml/officeDocument/extendedProperties",
+     b"http://schemas.openxmlformats.org/officeDocument/2006/extended-properties"),
+    (b"http://purl.oclc.org/ooxml/officeDocument/customProperties",
+     b"http://schemas.openxmlformats.org/officeDocument/2006/custom-properties"),
+)
+
+
+@contextlib.contextmanager
+def _transitional(path: Path):
+    """``path``, or where it is a Strict Open XML workbook (Excel's "Strict Open XML
+    Spreadsheet"), a copy in the Transitional namespaces that openpyxl reads (openpyxl
+    finds no sheet in a Strict one)."""
+    import shutil
+    import tempfile
+
+    with zipfile.ZipFile(path) as zf:
+        strict = any(_STRICT[0][0] in zf.read(n) for n in zf.namelist()
+                     if n.endswith("workbook.xml"))
+        if not strict:
+            yield path
+            return
+        tmp = Path(tempfile.mkdtemp(prefix="rooflinexl-strict-"))
+        try:
+            copy = tmp / f"{path.stem}.xlsx"
+            with zipfile.ZipFile(copy, "w", zipfile.ZIP_DEFLATED) as out:
+                for item in zf.infolist():
+                    data = zf.read(item.filename)
+                    if item.filename.endswith((".xml", ".rels", ".vml")):
+                        for old, new in _STRICT:
+                            data = data.replace(old, new)
+                        data = data.replace(b' conformance="strict"', b"")
+                    out.writestr(item, data)
+            yield copy
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def openpyxl_copy(path):
+    """The workbook at ``path`` as openpyxl reads it, for the engine's working copies
+    (never written back over the user's file): merged ranges not bound
+    (:func:`without_merged_cells`), a Strict Open XML book read through its Transitional
+    twin, a DDE link without a relationship part (Excel writes none) dropped, and pivot
+    tables left out (openpyxl writes a pivot cache without its records, then cannot read
+    its own copy). Raises :class:`~rooflinexl.UnusableWorkbookError` for a damaged part."""
+    import openpyxl
+
+    path = Path(path)
+    with malformed_xml(path), without_merged_cells(), _transitional(path) as src:
+        try:
+            wb = openpyxl.load_workbook(src)
+        except KeyError as ex:
+            if "externalLinks/_rels" not in str(ex):
+                raise
+            wb = openpyxl.load_workbook(src, keep_links=False)
+    for ws in wb.worksheets:
+        ws._pivots = []
+    return wb
 
 
 def read_book(path, limits: Limits = Limits()) -> Book:

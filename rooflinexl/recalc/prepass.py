@@ -1151,16 +1151,14 @@ def prepare_workbook(
     cannot parse at all). The copy lives in a new temporary directory (or in
     ``workdir``); call :meth:`PrepassResult.cleanup` when done.
     """
-    from openpyxl import load_workbook
     from openpyxl.worksheet.formula import ArrayFormula, DataTableFormula
 
-    from rooflinexl.recalc.loader import malformed_xml, without_merged_cells
+    from rooflinexl.recalc.loader import malformed_xml, openpyxl_copy
 
     src = Path(src)
     known = {n.upper() for n in function_names}
     replace = dict(replace or {})
-    with malformed_xml(src), without_merged_cells():
-        wb = load_workbook(src)
+    wb = openpyxl_copy(src)
     titles = [ws.title for ws in wb.worksheets]
     renames = _safe_sheet_names(titles)
     for ws in wb.worksheets:
