@@ -122,3 +122,95 @@ def test_per_cell_reads_beside_unread_data(tmp_path, engine):
     assert v[("Sheet1", "A2")] == 21
     assert v[("Sheet1", "A3")] == 1995
     assert v[("Sheet1", "A4")] == 36
+
+
+def _rewrite_parts(path, edit, extra=None):
+    """Rewrite every XML part of ``path`` with ``edit(name, bytes) -> bytes``; add the
+    parts ``extra`` (name -> bytes)."""
+    import shutil
+    import zipfile
+
+    tmp = path.with_suffix(".tmp")
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(tmp, "w") as dst:
+        for item in src.infolist():
+            dst.writestr(item, edit(item.filename, src.read(item.filename)))
+        for name, data in (extra or {}).items():
+            dst.writestr(name, data)
+    shutil.move(tmp, path)
+
+
+_T = b"http://schemas.openxmlformats.org/"
+_TO_STRICT = (
+    (_T + b"spreadsheetml/2006/main", b"http://purl.oclc.org/ooxml/spreadsheetml/main"),
+    (_T + b"officeDocument/2006/relationships",
+     b"http://purl.oclc.org/ooxml/officeDocument/relationships"),
+)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_strict_open_xml(tmp_path, engine):
+    """SheetJS's sheet_visibility_strict.xlsx, saved by Excel as "Strict Open XML
+    Spreadsheet": refused before (openpyxl finds no sheet in the Strict namespaces)."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Visible"
+    ws["A1"], ws["A2"] = 2, 3
+    ws["B1"] = "=SUBTOTAL(9,A1:A2)"  # per cell: 2 + 3
+    ws["B2"] = "=A1*A2"  # blocks: 6
+    path = tmp_path / "strict.xlsx"
+    wb.save(path)
+
+    def to_strict(name, data):
+        if name.endswith((".xml", ".rels")) and name != "[Content_Types].xml":
+            for old, new in _TO_STRICT:
+                data = data.replace(old, new)
+            if name == "xl/workbook.xml":
+                data = data.replace(b"<workbook ", b'<workbook conformance="strict" ', 1)
+        return data
+
+    _rewrite_parts(path, to_strict)
+    v = _values(path, engine)
+    assert v[("Visible", "B1")] == 5
+    assert v[("Visible", "B2")] == 6
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_dde_link_without_relationships(tmp_path, engine):
+    """EPPlus's dde.xlsx (Excel-saved): a DDE external link has no relationship part;
+    openpyxl's reader failed on it and the whole book was refused. The DDE cells are
+    errors with a reason (Excel cached #REF! for them), the rest computes."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Sheet1"
+    ws["A1"] = 4
+    ws["B1"] = "=SUBTOTAL(9,A1)*2"  # per cell: 8
+    ws["B2"] = "=A1+1"  # 5
+    ws["B3"] = "=[1]!'ES #F'"  # Excel: #REF! (the DDE server is not running)
+    path = tmp_path / "dde.xlsx"
+    wb.save(path)
+    link = (b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<externalLink xmlns='
+            b'"http://schemas.openxmlformats.org/spreadsheetml/2006/main"><ddeLink xmlns:r='
+            b'"http://schemas.openxmlformats.org/officeDocument/2006/relationships" '
+            b'ddeService="WINROS" ddeTopic="LAST"><ddeItems><ddeItem name="ES #F" advise="1"/>'
+            b"</ddeItems></ddeLink></externalLink>")
+    rel_type = _T + b"officeDocument/2006/relationships/externalLink"
+    ctype = b"application/vnd.openxmlformats-officedocument.spreadsheetml.externalLink+xml"
+
+    def add_link(name, data):
+        if name == "xl/workbook.xml":
+            data = data.replace(b"</sheets>", b'</sheets><externalReferences>'
+                                b'<externalReference r:id="rIdX1"/></externalReferences>')
+        elif name == "xl/_rels/workbook.xml.rels":
+            data = data.replace(b"</Relationships>", b'<Relationship Id="rIdX1" Type="'
+                                + rel_type + b'" Target="externalLinks/externalLink1.xml"/>'
+                                b"</Relationships>")
+        elif name == "[Content_Types].xml":
+            data = data.replace(b"</Types>", b'<Override PartName="/xl/externalLinks/'
+                                b'externalLink1.xml" ContentType="' + ctype + b'"/></Types>')
+        return data
+
+    _rewrite_parts(path, add_link, {"xl/externalLinks/externalLink1.xml": link})
+    v = _values(path, engine)
+    assert v[("Sheet1", "B1")] == 8
+    assert v[("Sheet1", "B2")] == 5
+    assert str(v[("Sheet1", "B3")]).startswith("#")  # an error value, never a number
