@@ -488,6 +488,10 @@ _EXTERNAL_LOCK = threading.RLock()
 # formulas logs each unresolved reference (an external link we refuse, a missing sheet) as a
 # warning on stderr; the cell's #REF! and its reason already say it, in the report.
 logging.getLogger("formulas").setLevel(logging.ERROR)
+# schedula (formulas' dispatcher) logs a function that fails inside an array formula
+# (POWER of ranges of different shapes) with its traceback on stderr, which reads as a crash;
+# the cell holds the error value and its reason
+logging.getLogger("schedula").setLevel(logging.CRITICAL)
 
 
 def _parse_problem(text: str) -> str | None:
