@@ -1153,7 +1153,7 @@ def prepare_workbook(
     """
     from openpyxl.worksheet.formula import ArrayFormula, DataTableFormula
 
-    from rooflinexl.recalc.loader import malformed_xml, openpyxl_copy
+    from rooflinexl.recalc.loader import malformed_xml, openpyxl_copy, stored_cells
 
     src = Path(src)
     known = {n.upper() for n in function_names}
@@ -1207,7 +1207,7 @@ def prepare_workbook(
               for ws in wb.worksheets for anchor, ref in ws.array_formulae.items()}
     texts = {}
     for ws in wb.worksheets:
-        for row in ws.iter_rows():
+        for row in (stored_cells(ws),):  # the cells it holds, not its whole grid
             for c in row:
                 if c.data_type == "f":
                     v = c.value
@@ -1216,7 +1216,7 @@ def prepare_workbook(
                         texts[(ws.title, c.coordinate)] = v if v.startswith("=") else "=" + v
     for ws in wb.worksheets:
         orig_sheet = back[ws.title]
-        for row in ws.iter_rows():
+        for row in (stored_cells(ws),):  # the cells it holds, not its whole grid
             for c in row:
                 if c.data_type != "f":
                     continue
