@@ -214,3 +214,31 @@ def test_dde_link_without_relationships(tmp_path, engine):
     assert v[("Sheet1", "B1")] == 8
     assert v[("Sheet1", "B2")] == 5
     assert str(v[("Sheet1", "B3")]).startswith("#")  # an error value, never a number
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_name_of_a_range_is_intersected(tmp_path, engine):
+    """koala's NamedRanges.xlsx / advanced.xlsx (Excel-saved): ``=D1+SINUS`` with SINUS =
+    Sheet1!$C$1:$C$18 in row 2 reads C2, as the range itself would (Microsoft, "Implicit
+    intersection operator: @"); the engine read the range's first cell (a wrong number:
+    Excel cached =Liste*100+B2:B4 as 220, we gave 120)."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Sheet1"
+    for r in range(1, 6):
+        ws[f"C{r}"] = r * 10
+    ws["B2"] = 7
+    wb.defined_names["Liste"] = DefinedName("Liste", attr_text="Sheet1!$C$1:$C$5")
+    ws["D2"] = "=Liste*100+B2"  # C2 * 100 + 7
+    ws["D3"] = "=Liste"  # C3
+    ws["D4"] = "=SUM(Liste)"  # a function reads the whole range
+    ws["D5"] = "=-Liste"  # -C5
+    ws["D7"] = "=Liste"  # row 7 meets no cell of C1:C5
+    path = tmp_path / "names.xlsx"
+    wb.save(path)
+    v = _values(path, engine)
+    assert v[("Sheet1", "D2")] == 2007
+    assert v[("Sheet1", "D3")] == 30
+    assert v[("Sheet1", "D4")] == 150
+    assert v[("Sheet1", "D5")] == -50
+    assert str(v[("Sheet1", "D7")]) == "#VALUE!"

@@ -579,7 +579,11 @@ def rewrite_formula(
         res.kinds.add("lambda")
     if isinstance(defined, Mapping) and row is not None and col is not None:
         words = {t.text.upper() for t in toks if t.kind == "word"}
-        rel = relative_names({k: v for k, v in defined.items() if k.upper() in words})
+        used = {k: v for k, v in defined.items() if k.upper() in words}
+        rel = relative_names(used)
+        if implicit:  # a name of a range is intersected like the range (Excel's =SINUS)
+            rel.update((k.upper(), v) for k, v in used.items() if isinstance(v, str)
+                       and (m := _REF_ARG.match(v.lstrip("="))) and m.group("c2"))
         if rel and inline_relative_names(toks, rel, row, col):
             res.kinds.add("relative name")
     out: list[_Tok] = []
