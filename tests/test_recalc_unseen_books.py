@@ -242,3 +242,27 @@ def test_name_of_a_range_is_intersected(tmp_path, engine):
     assert v[("Sheet1", "D4")] == 150
     assert v[("Sheet1", "D5")] == -50
     assert str(v[("Sheet1", "D7")]) == "#VALUE!"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_1904_date_system_gives_no_wrong_date(tmp_path, engine):
+    """SheetJS's 1904.xlsx, NPOI's DateFormatTests.xlsx (Excel-saved, ``date1904="1"``):
+    Excel cached TEXT(1,"YYYY-MM-DD") as '1904-01-02'; the engine, which knows the 1900
+    system only, gave '1900-01-01'. A date function is now #VALUE! with the reason there;
+    arithmetic on serial numbers is the same in both systems."""
+    from openpyxl.utils.datetime import CALENDAR_MAC_1904
+
+    wb = openpyxl.Workbook()
+    wb.epoch = CALENDAR_MAC_1904
+    ws = wb.active
+    ws.title = "Sheet1"
+    ws["B1"] = 1
+    ws["C1"] = '=TEXT(B1,"YYYY-MM-DD")'  # Excel: 1904-01-02
+    ws["D1"] = "=YEAR(B1)"  # Excel: 1904
+    ws["E1"] = "=B1+30"  # 31, whatever the date system
+    path = tmp_path / "mac.xlsx"
+    wb.save(path)
+    v = _values(path, engine)
+    assert v[("Sheet1", "C1")] in ("1904-01-02", "#VALUE!")
+    assert v[("Sheet1", "D1")] in (1904, "#VALUE!")
+    assert v[("Sheet1", "E1")] == 31

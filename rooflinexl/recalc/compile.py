@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from rooflinexl.addresses import column_letters, column_number, unquote_sheet
 from rooflinexl.recalc.parser import ParseError, parse
-from rooflinexl.recalc.prepass import rewrite_formula, used_area
+from rooflinexl.recalc.prepass import date_1904_problem, rewrite_formula, used_area
 from rooflinexl.recalc.refs import MAX_COL, MAX_ROW, template
 
 __all__ = ["Call", "Lit", "Node", "Rng", "Unsupported", "compile_block", "Compiled"]
@@ -216,6 +216,8 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
                          arrays=ctx.arrays)
     if rw.too_deep:
         raise Unsupported(rw.too_deep)
+    if ctx.book.date1904 and (why := date_1904_problem(rw.functions)):
+        raise Unsupported(why)
     for f in rw.functions:
         if _canonical(f) in ("SUBTOTAL", "AGGREGATE"):  # hidden rows, nested subtotals
             raise Unsupported(f"function {f}")

@@ -112,6 +112,8 @@ class Book:
     name_case: dict[str, str] = field(default_factory=dict)  # NAME -> name as written
     #: (iterateCount, iterateDelta) when the workbook's calcPr enables iterative calculation
     iterate: tuple[int, float] | None = None
+    #: the workbook counts dates from 1904 (``<workbookPr date1904="1"/>``, old Mac books)
+    date1904: bool = False
 
     def sheet(self, name: str) -> Sheet | None:
         for s in self.sheets:
@@ -576,5 +578,15 @@ def read_book(path, limits: Limits = Limits()) -> Book:
                     if key:
                         tables[key.upper()] = info
         names, local, case, iterate = defined_names(zf, names_map)
-    return Book(path, sheets, names, local, tables, case, iterate)
+        date1904 = uses_1904_dates(zf, names_map)
+    return Book(path, sheets, names, local, tables, case, iterate, date1904)
+
+
+def uses_1904_dates(zf, names_map) -> bool:
+    """Whether the workbook's dates count from 1904 (``workbookPr date1904``)."""
+    wb = workbook_part(zf, names_map)
+    for el in parse_xml(zf.read(wb), wb).iter():
+        if local_name(el.tag) == "workbookPr":
+            return el.get("date1904") in ("1", "true")
+    return False
 

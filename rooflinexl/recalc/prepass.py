@@ -1155,6 +1155,7 @@ def prepare_workbook(
     cannot parse at all). The copy lives in a new temporary directory (or in
     ``workdir``); call :meth:`PrepassResult.cleanup` when done.
     """
+    from openpyxl.utils.datetime import CALENDAR_MAC_1904
     from openpyxl.worksheet.formula import ArrayFormula, DataTableFormula
 
     from rooflinexl.recalc.loader import malformed_xml, openpyxl_copy, stored_cells
@@ -1248,6 +1249,8 @@ def prepare_workbook(
                 new = rw.text
                 if rw.too_deep:
                     replace.setdefault(key, ("#NUM!", rw.too_deep))
+                if wb.epoch == CALENDAR_MAC_1904 and (why := date_1904_problem(rw.functions)):
+                    replace.setdefault(key, ("#VALUE!", why))
                 if rw.error:
                     replace.setdefault(key, rw.error)
                 if key in replace:
@@ -1983,3 +1986,30 @@ def inline_relative_names(toks: list, names: Mapping[str, str], row: int, col: i
             continue
         i += 1
     return changed
+
+
+# ------------------------------------------------------------------ the 1904 date system
+
+#: functions whose result depends on which day a serial number is: in a workbook that
+#: counts dates from 1904 they are #VALUE! (the engine knows the 1900 system only), never
+#: a date four years off
+DATE_1904_FUNCTIONS = frozenset({
+    "ACCRINT", "ACCRINTM", "AMORDEGRC", "AMORLINC", "COUPDAYBS", "COUPDAYS", "COUPDAYSNC",
+    "COUPNCD", "COUPNUM", "COUPPCD", "DATE", "DATEDIF", "DATEVALUE", "DAY", "DAYS360", "DISC",
+    "DURATION", "EDATE", "EOMONTH", "INTRATE", "ISOWEEKNUM", "MDURATION", "MONTH", "NETWORKDAYS",
+    "NETWORKDAYS.INTL", "NOW", "ODDFPRICE", "ODDFYIELD", "ODDLPRICE", "ODDLYIELD", "PRICE",
+    "PRICEDISC", "PRICEMAT", "RECEIVED", "TBILLEQ", "TBILLPRICE", "TBILLYIELD", "TEXT",
+    "TODAY", "VALUE", "WEEKDAY", "WEEKNUM", "WORKDAY", "WORKDAY.INTL", "YEAR", "YEARFRAC",
+    "YIELD", "YIELDDISC", "YIELDMAT",
+})
+
+
+def date_1904_problem(functions: Iterable[str]) -> str | None:
+    """Why a formula calling ``functions`` cannot be computed in a workbook that counts
+    dates from 1904 (``None``: it can).
+
+    >>> date_1904_problem(["SUM", "_xlfn.DAYS"]) is None, date_1904_problem(["TEXT"])
+    (True, 'the 1904 date system is not supported (TEXT)')
+    """
+    bad = sorted({_excel_base_name(f) for f in functions} & DATE_1904_FUNCTIONS)
+    return f"the 1904 date system is not supported ({', '.join(bad)})" if bad else None
