@@ -57,7 +57,7 @@ from rooflinexl.ooxml.sheetxml import (
 from rooflinexl.recalc.prepass import TableInfo
 
 __all__ = ["Book", "FormulaCell", "Sheet", "decode", "defined_names", "malformed_xml", "read_book",
-           "openpyxl_copy", "stored_cells", "without_merged_cells"]
+           "openpyxl_copy", "stored_cells", "reading_values_only"]
 
 
 
@@ -454,28 +454,40 @@ def malformed_xml(path, part: str | None = None):
             f"({reason}): re-save it in Excel or LibreOffice") from None
 
 
-_MERGE_LOCK = threading.RLock()
+_OPENPYXL_LOCK = threading.RLock()
 
 
 @contextlib.contextmanager
-def without_merged_cells():
-    """Let openpyxl read worksheets without binding their merged ranges.
+def reading_values_only():
+    """Let openpyxl read a workbook without what no formula reads and a working copy does
+    not need: merged ranges, pivot tables and drawings (charts, pictures).
 
-    openpyxl makes an object (and a style) for every cell a merged range covers and blanks
-    them: a merge of a whole column (``B1:B1048576``, ClosedXML's DrawingSizeInPx.xlsx) took
-    minutes and hundreds of MB. The engine's working copies need no merges, and a merge
-    changes no value a formula reads: Excel clears the covered cells when it merges them,
-    so a book it saved holds nothing there (openpyxl would blank them again).
+    openpyxl makes an object (and a style) for every cell a merged range covers: a merge of
+    a whole column (``B1:B1048576``, ClosedXML's DrawingSizeInPx.xlsx) took minutes. It
+    parses every pivot cache once per sheet (12 s for ClosedXML's
+    TemplateWithTableSourcePivotTables.xlsx) and writes a cache without its records, which
+    it then cannot read back. A merge changes no value: Excel clears the covered cells when
+    it merges them, so a book it saved holds nothing there.
     """
+    from openpyxl.reader import excel
+    from openpyxl.reader.workbook import WorkbookParser
     from openpyxl.worksheet._reader import WorksheetReader
 
-    with _MERGE_LOCK:
-        real = WorksheetReader.bind_merged_cells
+    class _NoPivots:
+        rel_type = "urn:rooflinexl:pivot-tables-not-read"
+
+    with _OPENPYXL_LOCK:
+        saved = (WorksheetReader.bind_merged_cells, WorkbookParser.pivot_caches,
+                 excel.TableDefinition, excel.find_images)
         WorksheetReader.bind_merged_cells = lambda self: None
+        WorkbookParser.pivot_caches = property(lambda self: {})
+        excel.TableDefinition = _NoPivots
+        excel.find_images = lambda archive, path: ([], [])
         try:
             yield
         finally:
-            WorksheetReader.bind_merged_cells = real
+            (WorksheetReader.bind_merged_cells, WorkbookParser.pivot_caches,
+             excel.TableDefinition, excel.find_images) = saved
 
 
 #: ISO/IEC 29500 Strict namespaces -> the Transitional ones openpyxl reads (a prefix maps
@@ -530,23 +542,20 @@ def _transitional(path: Path):
 
 def openpyxl_copy(path):
     """The workbook at ``path`` as openpyxl reads it, for the engine's working copies
-    (never written back over the user's file): merged ranges not bound
-    (:func:`without_merged_cells`), a Strict Open XML book read through its Transitional
-    twin, a DDE link without a relationship part (Excel writes none) dropped, and pivot
-    tables left out (openpyxl writes a pivot cache without its records, then cannot read
-    its own copy). Raises :class:`~rooflinexl.UnusableWorkbookError` for a damaged part."""
+    (never written back over the user's file): merged ranges, pivot tables and drawings
+    not read (:func:`reading_values_only`), a Strict Open XML book read through its
+    Transitional twin, and a DDE link without a relationship part (Excel writes none)
+    dropped. Raises :class:`~rooflinexl.UnusableWorkbookError` for a damaged part."""
     import openpyxl
 
     path = Path(path)
-    with malformed_xml(path), without_merged_cells(), _transitional(path) as src:
+    with malformed_xml(path), reading_values_only(), _transitional(path) as src:
         try:
             wb = openpyxl.load_workbook(src)
         except KeyError as ex:
             if "externalLinks/_rels" not in str(ex):
                 raise
             wb = openpyxl.load_workbook(src, keep_links=False)
-    for ws in wb.worksheets:
-        ws._pivots = []
     return wb
 
 

@@ -581,11 +581,13 @@ def rewrite_formula(
         words = {t.text.upper() for t in toks if t.kind == "word"}
         used = {k: v for k, v in defined.items() if k.upper() in words}
         rel = relative_names(used)
-        if implicit:  # a name of a range is intersected like the range (Excel's =SINUS)
-            rel.update((k.upper(), v) for k, v in used.items() if isinstance(v, str)
-                       and (m := _REF_ARG.match(v.lstrip("="))) and m.group("c2"))
         if rel and inline_relative_names(toks, rel, row, col):
             res.kinds.add("relative name")
+        if implicit:  # a name of a range is intersected like the range (Excel's =SINUS)
+            ranges = {k.upper(): v for k, v in used.items() if isinstance(v, str)
+                      and (m := _REF_ARG.match(v.lstrip("="))) and m.group("c2")}
+            if ranges and inline_relative_names(toks, ranges, row, col, top_level=True):
+                res.kinds.add("name")
     out: list[_Tok] = []
     # paren stack: True for a call of a registered function, False otherwise
     stack: list[str] = []  # 'udf' | 'func' | 'group' | 'brace'
@@ -1961,14 +1963,24 @@ def shift_relative(text: str, rows: int, cols: int) -> str:
     return "".join(t.text for t in toks)
 
 
-def inline_relative_names(toks: list, names: Mapping[str, str], row: int, col: int) -> bool:
+def inline_relative_names(toks: list, names: Mapping[str, str], row: int, col: int,
+                          top_level: bool = False) -> bool:
     """Write each use of a relative defined name (:func:`relative_names`) in ``toks`` (a
     formula at ``row``/``col``) out as the name's text shifted to that cell, in brackets
-    unless it is one reference. Returns whether anything changed."""
+    unless it is one reference; ``top_level``: only the uses outside every function call.
+    Returns whether anything changed."""
     changed = False
+    calls: list[bool] = []  # per open bracket: a function call?
     i = 0
     while i < len(toks):
         t = toks[i]
+        if t.kind == "op" and t.text in "({":
+            calls.append(t.text == "{" or (i > 0 and toks[i - 1].kind == "word"))
+        elif t.kind == "op" and t.text in ")}" and calls:
+            calls.pop()
+        if top_level and any(calls):
+            i += 1
+            continue
         nxt = toks[i + 1] if i + 1 < len(toks) else None
         prev = _prev_sig(toks[:i])
         if (t.kind == "word" and t.text.upper() in names
