@@ -266,3 +266,34 @@ def test_1904_date_system_gives_no_wrong_date(tmp_path, engine):
     assert v[("Sheet1", "C1")] in ("1904-01-02", "#VALUE!")
     assert v[("Sheet1", "D1")] in (1904, "#VALUE!")
     assert v[("Sheet1", "E1")] == 31
+
+
+#: Microsoft's documented examples ("CEILING.MATH function" ... "ISO.CEILING function") and
+#: NPOI's FloorCeilingMath.xlsx (Excel-saved: CEILING.MATH(-3.8,-0.2,FALSE) cached as
+#: -3.8000000000000003); ClosedXML's ceiling-floor.xlsx: CEILING.MATH of a negative number
+#: came back positive
+ROUNDING_CASES = {
+    "=_xlfn.CEILING.MATH(24.3,5)": 25, "=_xlfn.CEILING.MATH(6.7)": 7,
+    "=_xlfn.CEILING.MATH(-8.1,2)": -8, "=_xlfn.CEILING.MATH(-5.5,2,-1)": -6,
+    "=_xlfn.CEILING.MATH(-3.8,-0.2,FALSE)": -3.8000000000000003,
+    "=_xlfn.CEILING.MATH(-23.5)": -23,
+    "=_xlfn.FLOOR.MATH(24.3,5)": 20, "=_xlfn.FLOOR.MATH(6.7)": 6,
+    "=_xlfn.FLOOR.MATH(-8.1,2)": -10, "=_xlfn.FLOOR.MATH(-5.5,2,-1)": -4,
+    "=_xlfn.CEILING.PRECISE(4.3)": 5, "=_xlfn.CEILING.PRECISE(-4.3)": -4,
+    "=_xlfn.CEILING.PRECISE(4.3,-2)": 6, "=_xlfn.CEILING.PRECISE(-4.3,-2)": -4,
+    "=_xlfn.FLOOR.PRECISE(-3.2,-1)": -4, "=_xlfn.FLOOR.PRECISE(3.2,-1)": 3,
+    "=_xlfn.FLOOR.PRECISE(3.2)": 3,
+    "=ISO.CEILING(4.3)": 5, "=ISO.CEILING(-4.3)": -4, "=ISO.CEILING(4.3,-2)": 6,
+    "=_xlfn.CEILING.MATH(7,0)": 0,
+}
+
+
+def test_ceiling_floor_math_precise(tmp_path):
+    from formula_cases import evaluate_cases
+
+    wb = openpyxl.Workbook()
+    cells, evs = evaluate_cases(wb, wb.active, "A", ROUNDING_CASES, tmp_path)
+    for engine, ev in evs.items():
+        for formula, expected in ROUNDING_CASES.items():
+            got = ev.cells[(wb.active.title, cells[formula])].value
+            assert got == expected, (engine, formula, got)
