@@ -133,7 +133,9 @@ def _rewrite_parts(path, edit, extra=None):
     tmp = path.with_suffix(".tmp")
     with zipfile.ZipFile(path) as src, zipfile.ZipFile(tmp, "w") as dst:
         for item in src.infolist():
-            dst.writestr(item, edit(item.filename, src.read(item.filename)))
+            data = edit(item.filename, src.read(item.filename))
+            if data is not None:  # None: the part is left out
+                dst.writestr(item, data)
         for name, data in (extra or {}).items():
             dst.writestr(name, data)
     shutil.move(tmp, path)
@@ -297,3 +299,38 @@ def test_ceiling_floor_math_precise(tmp_path):
         for formula, expected in ROUNDING_CASES.items():
             got = ev.cells[(wb.active.title, cells[formula])].value
             assert got == expected, (engine, formula, got)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_chartsheet_and_per_cell_formulas(tmp_path, engine):
+    """POI's 47813.xlsx (Excel-saved) has a chart sheet: the per-cell engine's copy lost
+    the chart sheet's relationships and openpyxl refused to read the copy back (a chart
+    sheet without relationships, as here)."""
+    import re
+
+    from openpyxl.chart import BarChart, Reference
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Data"
+    for r in range(1, 4):
+        ws[f"A{r}"] = r
+    ws["B1"] = "=SUBTOTAL(9,A1:A3)"  # per cell: 6
+    ws["B2"] = "=A2*A3"  # 6
+    chart = BarChart()
+    chart.add_data(Reference(ws, min_col=1, min_row=1, max_row=3))
+    wb.create_chartsheet("Chart").add_chart(chart)
+    path = tmp_path / "chartsheet.xlsx"
+    wb.save(path)
+
+    def drop_chart(name, data):
+        if name.startswith("xl/chartsheets/_rels/"):
+            return None
+        if name.startswith("xl/chartsheets/"):
+            return re.sub(rb"<drawing [^>]*/>", b"", data)
+        return data
+
+    _rewrite_parts(path, drop_chart)
+    v = _values(path, engine)
+    assert v[("Data", "B1")] == 6
+    assert v[("Data", "B2")] == 6

@@ -454,7 +454,9 @@ def _model_class():
 
 
 def _load_model(path: str):
-    with _quiet_progress(), _no_external_books(path):
+    from rooflinexl.recalc.loader import reading_values_only
+
+    with _quiet_progress(), _no_external_books(path), reading_values_only():
         # circular=True would cost about a third of the load time on every book;
         # cells on (or downstream of) a cycle are simply absent from the solution
         return _model_class()().loads(path).finish(circular=False)

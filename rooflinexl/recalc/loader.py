@@ -476,18 +476,28 @@ def reading_values_only():
     class _NoPivots:
         rel_type = "urn:rooflinexl:pivot-tables-not-read"
 
+    def chartsheet(self, sheet, rel):  # the sheet without its chart (openpyxl fails on a
+        # chartsheet without relationships, as its own copies write them)
+        with self.archive.open(rel.target) as src:
+            cs = excel.Chartsheet.from_tree(excel.fromstring(src.read()))
+        cs._parent = self.wb
+        cs.title = sheet.name
+        self.wb._add_sheet(cs)
+
     with _OPENPYXL_LOCK:
         saved = (WorksheetReader.bind_merged_cells, WorkbookParser.pivot_caches,
-                 excel.TableDefinition, excel.find_images)
+                 excel.TableDefinition, excel.find_images, excel.ExcelReader.read_chartsheet)
         WorksheetReader.bind_merged_cells = lambda self: None
         WorkbookParser.pivot_caches = property(lambda self: {})
         excel.TableDefinition = _NoPivots
         excel.find_images = lambda archive, path: ([], [])
+        excel.ExcelReader.read_chartsheet = chartsheet
         try:
             yield
         finally:
             (WorksheetReader.bind_merged_cells, WorkbookParser.pivot_caches,
-             excel.TableDefinition, excel.find_images) = saved
+             excel.TableDefinition, excel.find_images,
+             excel.ExcelReader.read_chartsheet) = saved
 
 
 #: ISO/IEC 29500 Strict namespaces -> the Transitional ones openpyxl reads (a prefix maps
