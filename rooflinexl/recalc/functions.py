@@ -1516,3 +1516,43 @@ BUILTINS.update({
     "ISO.CEILING": _to_multiple("ISO.CEILING", lambda x, m: True),
     "FLOOR.PRECISE": _to_multiple("FLOOR.PRECISE", lambda x, m: False),
 })
+
+
+# ------------------------------------------------------------------ POISSON.DIST
+#
+# Microsoft, "POISSON.DIST function" (read 2026-12-01): POISSON.DIST(x, mean, cumulative),
+# x truncated to an integer; x < 0 or mean < 0 is #NUM!. The probability of x events,
+# e^-mean mean^x / x!, or of at most x. ClosedXML's functions-excel-2010.xlsx (Excel-saved):
+# POISSON.DIST(4/3, 2, 0) is 0.27067056647322535 (x = 1); formulas gave 0.
+
+
+def _poisson_dist(x, mean, cumulative=None):
+    """POISSON.DIST(x, mean, cumulative) as Excel (see the notes above).
+
+    >>> round(_poisson_dist(2, 5, False), 12), round(_poisson_dist(2, 5, True), 12)
+    (0.084224337489, 0.124652019483)
+    """
+    try:
+        c = _scalar(cumulative, "POISSON.DIST: cumulative") if cumulative is not None else None
+        if c is None:
+            raise _Err("#VALUE!", "POISSON.DIST takes x, mean and cumulative")
+        c = bool(c) if isinstance(c, bool) else _number(c, "POISSON.DIST: cumulative") != 0
+    except _Err as ex:
+        return ex.error
+
+    def values(xs: np.ndarray, ms: np.ndarray) -> list:
+        out: list = []
+        for xi, mi in zip(xs.tolist(), ms.tolist(), strict=True):
+            k = math.floor(xi)
+            if k < 0 or mi < 0:
+                out.append(ExcelError("#NUM!", "POISSON.DIST: x and mean must not be negative"))
+                continue
+            ks = range(k + 1) if c else (k,)
+            out.append(math.fsum(math.exp(j * math.log(mi) - mi - math.lgamma(j + 1))
+                                 if mi > 0 else float(j == 0) for j in ks))
+        return out
+
+    return _elementwise("POISSON.DIST", values, x, mean)
+
+
+BUILTINS.update({"POISSON.DIST": _poisson_dist, "POISSON": _poisson_dist})
