@@ -262,12 +262,16 @@ def test_1904_date_system_gives_no_wrong_date(tmp_path, engine):
     ws["C1"] = '=TEXT(B1,"YYYY-MM-DD")'  # Excel: 1904-01-02
     ws["D1"] = "=YEAR(B1)"  # Excel: 1904
     ws["E1"] = "=B1+30"  # 31, whatever the date system
+    ws["F1"] = '=TEXT(B1,"0.00")'  # no date in the format: 1.00
+    ws["G1"], ws["G2"] = "yyyy", "=TEXT(B1,G1)"  # a date format in a cell: Excel 1904
     path = tmp_path / "mac.xlsx"
     wb.save(path)
     v = _values(path, engine)
     assert v[("Sheet1", "C1")] in ("1904-01-02", "#VALUE!")
     assert v[("Sheet1", "D1")] in (1904, "#VALUE!")
     assert v[("Sheet1", "E1")] == 31
+    assert v[("Sheet1", "F1")] == "1.00"
+    assert v[("Sheet1", "G2")] in ("1904", "#VALUE!")
 
 
 #: Microsoft's documented examples ("CEILING.MATH function" ... "ISO.CEILING function") and
