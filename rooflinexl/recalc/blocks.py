@@ -908,7 +908,10 @@ def _per_cell(run: _Run, units: list[Unit], ids: set[int], anc: set[int], path: 
     """The per-cell engine on a copy holding only what the units ``ids`` need."""
 
     area = _read_area(run.ctx, units, ids)
-    if len(ids) == len(units) and area is None:  # everything per cell: the workbook as it is
+    if len(ids) == len(units) and (area is None or sum(
+            len(s.const_rows) for s in run.book.sheets) < 4 * sum(u.cells for u in units)):
+        # everything per cell and little to leave out: the workbook as it is (a copy costs
+        # a read and a write of it)
         _take_per_cell(run, engine._evaluate(path, functions), None)
         return
     keep: dict[str, set[str]] = {}  # formulas kept, per sheet
