@@ -307,9 +307,9 @@ def test_ceiling_floor_math_precise(tmp_path):
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_chartsheet_and_per_cell_formulas(tmp_path, engine):
-    """POI's 47813.xlsx (Excel-saved) has a chart sheet: the per-cell engine's copy lost
-    the chart sheet's relationships and openpyxl refused to read the copy back (a chart
-    sheet without relationships, as here)."""
+    """POI's 47813.xlsx and stress024.xlsx (Excel-saved) have chart sheets: the per-cell
+    engine's copy lost the chart sheet's relationships, or put a sheet's names on the chart
+    sheet, and openpyxl refused to read the copy back."""
     import re
 
     from openpyxl.chart import BarChart, Reference
@@ -323,7 +323,9 @@ def test_chartsheet_and_per_cell_formulas(tmp_path, engine):
     ws["B2"] = "=A2*A3"  # 6
     chart = BarChart()
     chart.add_data(Reference(ws, min_col=1, min_row=1, max_row=3))
-    wb.create_chartsheet("Chart").add_chart(chart)
+    wb.create_chartsheet("Chart", 0).add_chart(chart)  # first, as in POI's stress024.xlsx
+    ws.defined_names["Three"] = DefinedName("Three", attr_text="Data!$A$3")  # sheet scope
+    ws["B3"] = "=SUBTOTAL(9,A1)+Three"  # per cell: 1 + 3
     path = tmp_path / "chartsheet.xlsx"
     wb.save(path)
 
@@ -332,12 +334,15 @@ def test_chartsheet_and_per_cell_formulas(tmp_path, engine):
             return None
         if name.startswith("xl/chartsheets/"):
             return re.sub(rb"<drawing [^>]*/>", b"", data)
+        if name == "xl/workbook.xml":  # Excel counts the chart sheet (openpyxl does not)
+            return data.replace(b'localSheetId="0"', b'localSheetId="1"')
         return data
 
     _rewrite_parts(path, drop_chart)
     v = _values(path, engine)
     assert v[("Data", "B1")] == 6
     assert v[("Data", "B2")] == 6
+    assert v[("Data", "B3")] == 4
 
 
 def test_poisson_dist(tmp_path):

@@ -554,8 +554,9 @@ def openpyxl_copy(path):
     """The workbook at ``path`` as openpyxl reads it, for the engine's working copies
     (never written back over the user's file): merged ranges, pivot tables and drawings
     not read (:func:`reading_values_only`), a Strict Open XML book read through its
-    Transitional twin, and a DDE link without a relationship part (Excel writes none)
-    dropped. Raises :class:`~rooflinexl.UnusableWorkbookError` for a damaged part."""
+    Transitional twin, chart sheets left out, and a DDE link without a relationship
+    part (Excel writes none) dropped. Raises :class:`~rooflinexl.UnusableWorkbookError`
+    for a damaged part."""
     import openpyxl
 
     path = Path(path)
@@ -566,6 +567,8 @@ def openpyxl_copy(path):
             if "externalLinks/_rels" not in str(ex):
                 raise
             wb = openpyxl.load_workbook(src, keep_links=False)
+    for cs in list(wb.chartsheets):  # no cells; the pre-pass reads worksheets only
+        wb.remove(cs)
     return wb
 
 
