@@ -1527,31 +1527,32 @@ BUILTINS.update({
 
 
 def _poisson_dist(x, mean, cumulative=None):
-    """POISSON.DIST(x, mean, cumulative) as Excel (see the notes above): an empty or
-    omitted argument is 0 (FALSE), the text TRUE or FALSE a boolean; a range where one
-    value belongs is #VALUE! (Excel would intersect it with the formula's row).
+    """POISSON.DIST(x, mean, cumulative) as Excel (see the notes above).
 
-    >>> round(_poisson_dist(2, 5, False), 12), round(_poisson_dist(2, 5, "true"), 12)
+    >>> round(_poisson_dist(2, 5, False), 12), round(_poisson_dist(2, 5, True), 12)
     (0.084224337489, 0.124652019483)
-    >>> _poisson_dist(None, None, None), _poisson_dist(4 / 3, 2, 0) == 2 * math.exp(-2)
-    (1.0, True)
     """
     try:
-        args = []
-        for v, what in ((x, "x"), (mean, "mean"), (cumulative, "cumulative")):
-            v = _scalar(v, f"POISSON.DIST: {what}")
-            if v is None:
-                v = 0.0
-            elif isinstance(v, str) and v.upper() in ("TRUE", "FALSE"):
-                v = v.upper() == "TRUE"
-            args.append(float(v) if isinstance(v, bool) else _number(v, f"POISSON.DIST: {what}"))
+        c = _scalar(cumulative, "POISSON.DIST: cumulative") if cumulative is not None else None
+        if c is None:
+            raise _Err("#VALUE!", "POISSON.DIST takes x, mean and cumulative")
+        c = bool(c) if isinstance(c, bool) else _number(c, "POISSON.DIST: cumulative") != 0
     except _Err as ex:
         return ex.error
-    k, m, c = math.floor(args[0]), args[1], args[2] != 0
-    if k < 0 or m < 0:
-        return ExcelError("#NUM!", "POISSON.DIST: x and mean must not be negative")
-    return math.fsum(math.exp(j * math.log(m) - m - math.lgamma(j + 1)) if m > 0
-                     else float(j == 0) for j in (range(k + 1) if c else (k,)))
+
+    def values(xs: np.ndarray, ms: np.ndarray) -> list:
+        out: list = []
+        for xi, mi in zip(xs.tolist(), ms.tolist(), strict=True):
+            k = math.floor(xi)
+            if k < 0 or mi < 0:
+                out.append(ExcelError("#NUM!", "POISSON.DIST: x and mean must not be negative"))
+                continue
+            ks = range(k + 1) if c else (k,)
+            out.append(math.fsum(math.exp(j * math.log(mi) - mi - math.lgamma(j + 1))
+                                 if mi > 0 else float(j == 0) for j in ks))
+        return out
+
+    return _elementwise("POISSON.DIST", values, x, mean)
 
 
 BUILTINS.update({"POISSON.DIST": _poisson_dist, "POISSON": _poisson_dist})
