@@ -69,6 +69,7 @@ from rooflinexl.recalc.loader import (
     legacy_arrays,
     malformed_xml,
     misread_texts,
+    openpyxl_copy,
     read_book,
     saved_character_set,
 )
@@ -374,7 +375,10 @@ def _reads_per_cell(u: Unit, ctx: Context) -> list | None:
                     rng = ctx.name(span)
                 except Unsupported:
                     if span.upper() in ctx.names:
-                        return None  # a name we cannot place
+                        inner = _name_reads(ctx, span)
+                        if inner is None:
+                            return None  # a name we cannot place
+                        out.extend(inner)
                     continue
                 out.append((rng.sheet, rng.r1, rng.c1, rng.r2, rng.c2))
                 continue
@@ -389,6 +393,31 @@ def _reads_per_cell(u: Unit, ctx: Context) -> list | None:
             spans.setdefault((s, c1, c2), []).append((r1, r2))
         out = [(s, min(a for a, _ in v), c1, max(b for _, b in v), c2)
                for (s, c1, c2), v in spans.items()]
+    return out
+
+
+def _name_reads(ctx: Context, name: str) -> list | None:
+    """What a defined name that is a formula (``=FALSE``, ``=Sheet1!$A$1*2``) reads: its
+    sheet-qualified cell references; None when it cannot be told."""
+    from rooflinexl.recalc.compile import parse_a1
+    from rooflinexl.recalc.parser import references
+
+    text = ctx.names[name.upper()]
+    try:
+        spans, calls = references(text[1:] if text.startswith("=") else text)
+    except Exception:  # noqa: BLE001 - cannot tell
+        return None
+    if any(c.upper().replace("_XLFN.", "") in ("INDIRECT", "OFFSET") for c in calls):
+        return None
+    out = []
+    for span in spans:
+        ref = parse_a1(span, "")
+        if ref is None or not ref[0]:
+            return None  # another name, a whole column, a reference without its sheet
+        try:
+            out.append((ctx.sheet(ref[0]), *ref[1:]))
+        except Unsupported:
+            return None
     return out
 
 
@@ -942,10 +971,13 @@ def _evaluate(run: _Run, units: list[Unit], edges, path: Path, functions) -> Non
 def _per_cell(run: _Run, units: list[Unit], ids: set[int], anc: set[int], path: Path,
               functions) -> None:
     """The per-cell engine on a copy holding only what the units ``ids`` need."""
-    import openpyxl
     from openpyxl.worksheet.formula import ArrayFormula
 
-    if len(ids) == len(units):  # everything per cell: the workbook as it is
+    area = _read_area(run.ctx, units, ids)
+    if len(ids) == len(units) and (area is None or sum(
+            len(s.const_rows) for s in run.book.sheets) < 4 * sum(u.cells for u in units)):
+        # everything per cell and little to leave out: the workbook as it is (a copy costs
+        # a read and a write of it)
         _take_per_cell(run, engine.evaluate(path, functions, book=run.book), None)
         return
     keep: dict[str, set[str]] = {}  # formulas kept, per sheet
@@ -968,8 +1000,7 @@ def _per_cell(run: _Run, units: list[Unit], ids: set[int], anc: set[int], path: 
             d[f"{col_letters(u.col)}{r}"] = objs[i]
     tmp = Path(tempfile.mkdtemp(prefix="rooflinexl-cells-"))
     try:
-        with malformed_xml(path):
-            wb = openpyxl.load_workbook(path)
+        wb = openpyxl_copy(path)
         overrides: dict[tuple[str, str], object] = {}
         # FORMULATEXT, ISFORMULA read formulas the copy turns into constants: resolve first
         texts = {}
@@ -1004,6 +1035,8 @@ def _per_cell(run: _Run, units: list[Unit], ids: set[int], anc: set[int], path: 
                         overrides[(ws.title, coord)] = x
                     else:
                         c.value = None
+            if area is not None:
+                _prune(ws, area.get(ws.title, {}), kept)
         for (title, coord), text in misread_texts(run.book).items():
             if wb[title][coord].data_type != "f":
                 set_text(wb[title][coord], text)
@@ -1014,6 +1047,47 @@ def _per_cell(run: _Run, units: list[Unit], ids: set[int], anc: set[int], path: 
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     _take_per_cell(run, ev, keep)
+
+
+def _read_area(ctx: Context, units: list[Unit], ids: set[int]) -> dict | None:
+    """Every cell the per-cell units ``ids`` can read: sheet -> column -> sorted, merged
+    row intervals; None when one of them may read anything (INDIRECT, OFFSET, a name
+    that is not a range ...)."""
+    spans: dict[str, dict[int, list]] = {}
+    for uid in ids:
+        reads = _reads_per_cell(units[uid], ctx)  # from the text: dynamic references say so
+        if reads is None:
+            return None
+        for sheet, r1, c1, r2, c2 in reads:
+            cols = spans.setdefault(sheet, {})
+            for c in range(c1, c2 + 1):
+                cols.setdefault(c, []).append((r1, r2))
+    for cols in spans.values():
+        for c, iv in cols.items():
+            iv.sort()
+            merged = [list(iv[0])]
+            for a, b in iv[1:]:
+                if a <= merged[-1][1] + 1:
+                    merged[-1][1] = max(merged[-1][1], b)
+                else:
+                    merged.append([a, b])
+            cols[c] = ([a for a, _ in merged], [b for _, b in merged])
+    return spans
+
+
+def _prune(ws, cols: dict, kept: set[str]) -> None:
+    """Drop from ``ws`` (openpyxl) every cell outside ``cols`` (:func:`_read_area`) but
+    the formulas ``kept``: the per-cell engine compiles every cell of the copy, and a
+    sheet of data no formula there reads cost minutes (a pivot table's source)."""
+    for (r, c), cell in list(ws._cells.items()):
+        iv = cols.get(c)
+        if iv is not None:
+            k = bisect.bisect_right(iv[0], r) - 1
+            if k >= 0 and r <= iv[1][k]:
+                continue
+        if cell.data_type == "f" and cell.coordinate in kept:
+            continue
+        del ws._cells[(r, c)]
 
 
 def _take_per_cell(run: _Run, ev: Evaluation, keep: dict | None) -> None:

@@ -25,7 +25,7 @@ from rooflinexl.addresses import (
     unquote_sheet,
 )
 from rooflinexl.recalc.parser import ParseError, parse
-from rooflinexl.recalc.prepass import rewrite_formula, used_area
+from rooflinexl.recalc.prepass import date_1904_problem, rewrite_formula, used_area
 from rooflinexl.recalc.refs import MAX_COL, MAX_ROW, template
 
 __all__ = ["SPILL", "Arr", "Call", "Lit", "Node", "Rng", "Unsupported", "array_constant",
@@ -292,6 +292,8 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
         raise Unsupported("ROW/COLUMN of INDIRECT")
     if "cell" in rw.kinds:  # CELL's address, row and column are written in: per cell
         raise Unsupported("CELL")
+    if ctx.book.date1904 and (why := date_1904_problem(rw.functions)):
+        raise Unsupported(why)
     for f in rw.functions:
         if _canonical(f) in ("SUBTOTAL", "AGGREGATE"):  # hidden rows, nested subtotals
             raise Unsupported(f"function {f}")

@@ -803,7 +803,9 @@ def _model_class():
 
 
 def _load_model(path: str):
-    with _quiet_progress(), _no_external_books(path):
+    from rooflinexl.recalc.loader import reading_values_only
+
+    with _quiet_progress(), _no_external_books(path), reading_values_only():
         # circular=True would cost about a third of the load time on every book;
         # cells on (or downstream of) a cycle are simply absent from the solution
         return _model_class()().loads(path).finish(circular=False)
@@ -837,6 +839,10 @@ _EXTERNAL_LOCK = threading.RLock()
 # formulas logs each unresolved reference (an external link we refuse, a missing sheet) as a
 # warning on stderr; the cell's #REF! and its reason already say it, in the report.
 logging.getLogger("formulas").setLevel(logging.ERROR)
+# schedula (formulas' dispatcher) logs a function that fails inside an array formula
+# (POWER of ranges of different shapes) with its traceback on stderr, which reads as a crash;
+# the cell holds the error value and its reason
+logging.getLogger("schedula").setLevel(logging.CRITICAL)
 
 
 def _parse_problem(text: str) -> str | None:

@@ -3746,3 +3746,53 @@ def _cell_info(info_type, value=None, address=None, row=None, col=None, *rest):
 BUILTINS[CELL_INFO] = _cell_info
 
 
+
+
+# ------------------------------------------------------------------ CEILING.MATH, FLOOR.MATH ...
+#
+# Microsoft, "CEILING.MATH function", "FLOOR.MATH function", "CEILING.PRECISE function",
+# "FLOOR.PRECISE function", "ISO.CEILING function" (read 2026-12-01): the number rounded to a
+# multiple of |significance| (default 1; 0 gives 0). CEILING.MATH rounds a negative number
+# toward zero, away from zero when mode is nonzero; FLOOR.MATH the other way round; the
+# PRECISE forms and ISO.CEILING round up (down) whatever the signs. As Excel computes them
+# (NPOI's FloorCeilingMath.xlsx, saved by Excel): the quotient is taken to 15 significant
+# digits before it is rounded (-3.8 / 0.2 is a whole 19), the result is that whole number
+# times the significance, unrounded (-19 * 0.2 = -3.8000000000000003).
+
+
+def _to_multiple(name: str, up):
+    """``up(number, mode) -> bool``: round toward +inf (True) or -inf (False)."""
+
+    def fn(number, significance=None, mode=None):
+        significance = 1.0 if significance is None else significance
+        try:
+            m = _scalar(mode, f"{name}: mode") if mode is not None else 0.0
+            m = float(m) if isinstance(m, bool) else _number(m, f"{name}: mode")
+        except _Err as ex:
+            return ex.error
+
+        def values(x: np.ndarray, s: np.ndarray) -> list:
+            out = []
+            for xi, si in zip(x.tolist(), np.abs(s).tolist(), strict=True):
+                if si == 0 or xi == 0:
+                    out.append(0.0)
+                    continue
+                q = float(_round15(np.array([xi / si]))[0])
+                n = math.ceil(q) if up(xi, m) else math.floor(q)
+                out.append(n * si + 0.0)
+            return out
+
+        return _elementwise(name, values, number, significance)
+
+    fn.__name__ = name
+    fn.__doc__ = f"{name}(number, [significance], ...) as Excel (see the notes above)."
+    return fn
+
+
+BUILTINS.update({
+    "CEILING.MATH": _to_multiple("CEILING.MATH", lambda x, m: x > 0 or m == 0),
+    "FLOOR.MATH": _to_multiple("FLOOR.MATH", lambda x, m: x < 0 and m != 0),
+    "CEILING.PRECISE": _to_multiple("CEILING.PRECISE", lambda x, m: True),
+    "ISO.CEILING": _to_multiple("ISO.CEILING", lambda x, m: True),
+    "FLOOR.PRECISE": _to_multiple("FLOOR.PRECISE", lambda x, m: False),
+})

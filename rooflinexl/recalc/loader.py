@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import threading
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,8 +59,9 @@ from rooflinexl.ooxml.sheetxml import (
 from rooflinexl.recalc.functions import character_set
 from rooflinexl.recalc.prepass import TableInfo
 
-__all__ = ["Book", "FormulaCell", "Sheet", "decode", "defined_names", "malformed_xml", "read_book",
-           "legacy_arrays", "misread_texts", "saved_character_set"]
+__all__ = ["Book", "FormulaCell", "Sheet", "decode", "defined_names", "legacy_arrays",
+           "malformed_xml", "misread_texts", "openpyxl_copy", "read_book",
+           "reading_values_only", "saved_character_set"]
 
 
 
@@ -115,6 +117,8 @@ class Book:
     name_case: dict[str, str] = field(default_factory=dict)  # NAME -> name as written
     #: (iterateCount, iterateDelta) when the workbook's calcPr enables iterative calculation
     iterate: tuple[int, float] | None = None
+    #: the workbook counts dates from 1904 (``<workbookPr date1904="1"/>``, old Mac books)
+    date1904: bool = False
 
     def sheet(self, name: str) -> Sheet | None:
         for s in self.sheets:
@@ -458,6 +462,124 @@ def malformed_xml(path, part: str | None = None):
             f"({reason}): re-save it in Excel or LibreOffice") from None
 
 
+_OPENPYXL_LOCK = threading.RLock()
+
+
+@contextlib.contextmanager
+def reading_values_only():
+    """Let openpyxl read a workbook without what no formula reads and a working copy does
+    not need: merged ranges, pivot tables and drawings (charts, pictures).
+
+    openpyxl makes an object (and a style) for every cell a merged range covers: a merge of
+    a whole column (``B1:B1048576``, ClosedXML's DrawingSizeInPx.xlsx) took minutes. It
+    parses every pivot cache once per sheet (12 s for ClosedXML's
+    TemplateWithTableSourcePivotTables.xlsx) and writes a cache without its records, which
+    it then cannot read back. A merge changes no value: Excel clears the covered cells when
+    it merges them, so a book it saved holds nothing there.
+    """
+    from openpyxl.reader import excel
+    from openpyxl.reader.workbook import WorkbookParser
+    from openpyxl.worksheet._reader import WorksheetReader
+
+    class _NoPivots:
+        rel_type = "urn:rooflinexl:pivot-tables-not-read"
+
+    def chartsheet(self, sheet, rel):  # the sheet without its chart (openpyxl fails on a
+        # chartsheet without relationships, as its own copies write them)
+        with self.archive.open(rel.target) as src:
+            cs = excel.Chartsheet.from_tree(excel.fromstring(src.read()))
+        cs._parent = self.wb
+        cs.title = sheet.name
+        self.wb._add_sheet(cs)
+
+    with _OPENPYXL_LOCK:
+        saved = (WorksheetReader.bind_merged_cells, WorkbookParser.pivot_caches,
+                 excel.TableDefinition, excel.find_images, excel.ExcelReader.read_chartsheet)
+        WorksheetReader.bind_merged_cells = lambda self: None
+        WorkbookParser.pivot_caches = property(lambda self: {})
+        excel.TableDefinition = _NoPivots
+        excel.find_images = lambda archive, path: ([], [])
+        excel.ExcelReader.read_chartsheet = chartsheet
+        try:
+            yield
+        finally:
+            (WorksheetReader.bind_merged_cells, WorkbookParser.pivot_caches,
+             excel.TableDefinition, excel.find_images,
+             excel.ExcelReader.read_chartsheet) = saved
+
+
+#: ISO/IEC 29500 Strict namespaces -> the Transitional ones openpyxl reads (a prefix maps
+#: every relationship type under it: .../relationships/worksheet ...)
+_STRICT = (
+    (b"http://purl.oclc.org/ooxml/spreadsheetml/main",
+     b"http://schemas.openxmlformats.org/spreadsheetml/2006/main"),
+    (b"http://purl.oclc.org/ooxml/officeDocument/relationships",
+     b"http://schemas.openxmlformats.org/officeDocument/2006/relationships"),
+    (b"http://purl.oclc.org/ooxml/drawingml/",
+     b"http://schemas.openxmlformats.org/drawingml/2006/"),
+    (b"http://purl.oclc.org/ooxml/officeDocument/sharedTypes",
+     b"http://schemas.openxmlformats.org/officeDocument/2006/sharedTypes"),
+    (b"http://purl.oclc.org/ooxml/officeDocument/docPropsVTypes",
+     b"http://schemas.openxmlformats.org/officeDocument/2006/docPropsVTypes"),
+    (b"http://purl.oclc.org/ooxml/officeDocument/extendedProperties",
+     b"http://schemas.openxmlformats.org/officeDocument/2006/extended-properties"),
+    (b"http://purl.oclc.org/ooxml/officeDocument/customProperties",
+     b"http://schemas.openxmlformats.org/officeDocument/2006/custom-properties"),
+)
+
+
+@contextlib.contextmanager
+def _transitional(path: Path):
+    """``path``, or where it is a Strict Open XML workbook (Excel's "Strict Open XML
+    Spreadsheet"), a copy in the Transitional namespaces that openpyxl reads (openpyxl
+    finds no sheet in a Strict one)."""
+    import shutil
+    import tempfile
+
+    with zipfile.ZipFile(path) as zf:
+        strict = any(_STRICT[0][0] in zf.read(n) for n in zf.namelist()
+                     if n.endswith("workbook.xml"))
+        if not strict:
+            yield path
+            return
+        tmp = Path(tempfile.mkdtemp(prefix="rooflinexl-strict-"))
+        try:
+            copy = tmp / f"{path.stem}.xlsx"
+            with zipfile.ZipFile(copy, "w", zipfile.ZIP_DEFLATED) as out:
+                for item in zf.infolist():
+                    data = zf.read(item.filename)
+                    if item.filename.endswith((".xml", ".rels", ".vml")):
+                        for old, new in _STRICT:
+                            data = data.replace(old, new)
+                        data = data.replace(b' conformance="strict"', b"")
+                    out.writestr(item, data)
+            yield copy
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def openpyxl_copy(path):
+    """The workbook at ``path`` as openpyxl reads it, for the engine's working copies
+    (never written back over the user's file): merged ranges, pivot tables and drawings
+    not read (:func:`reading_values_only`), a Strict Open XML book read through its
+    Transitional twin, chart sheets left out, and a DDE link without a relationship
+    part (Excel writes none) dropped. Raises :class:`~rooflinexl.UnusableWorkbookError`
+    for a damaged part."""
+    import openpyxl
+
+    path = Path(path)
+    with malformed_xml(path), reading_values_only(), _transitional(path) as src:
+        try:
+            wb = openpyxl.load_workbook(src)
+        except KeyError as ex:
+            if "externalLinks/_rels" not in str(ex):
+                raise
+            wb = openpyxl.load_workbook(src, keep_links=False)
+    for cs in list(wb.chartsheets):  # no cells; the pre-pass reads worksheets only
+        wb.remove(cs)
+    return wb
+
+
 def read_book(path, limits: Limits = Limits()) -> Book:
     """Read every worksheet of ``path`` (checked with :func:`rooflinexl.ooxml.check_package`)."""
     path = Path(path)
@@ -478,7 +600,17 @@ def read_book(path, limits: Limits = Limits()) -> Book:
                     if key:
                         tables[key.upper()] = info
         names, local, case, iterate = defined_names(zf, names_map)
-    return Book(path, sheets, names, local, tables, case, iterate)
+        date1904 = uses_1904_dates(zf, names_map)
+    return Book(path, sheets, names, local, tables, case, iterate, date1904)
+
+
+def uses_1904_dates(zf, names_map) -> bool:
+    """Whether the workbook's dates count from 1904 (``workbookPr date1904``)."""
+    wb = workbook_part(zf, names_map)
+    for el in parse_xml(zf.read(wb), wb).iter():
+        if local_name(el.tag) == "workbookPr":
+            return el.get("date1904") in ("1", "true")
+    return False
 
 
 def saved_character_set(path, limits: Limits = Limits()) -> str:

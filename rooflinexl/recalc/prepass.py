@@ -578,9 +578,15 @@ def rewrite_formula(
         res.kinds.add("lambda")
     if isinstance(defined, Mapping) and row is not None and col is not None:
         words = {t.text.upper() for t in toks if t.kind == "word"}
-        rel = relative_names({k: v for k, v in defined.items() if k.upper() in words})
+        used = {k: v for k, v in defined.items() if k.upper() in words}
+        rel = relative_names(used)
         if rel and inline_relative_names(toks, rel, row, col):
             res.kinds.add("relative name")
+        if implicit:  # a name of a range is intersected like the range (Excel's =SINUS)
+            ranges = {k.upper(): v for k, v in used.items() if isinstance(v, str)
+                      and (m := _REF_ARG.match(v.lstrip("="))) and m.group("c2")}
+            if ranges and inline_relative_names(toks, ranges, row, col, top_level=True):
+                res.kinds.add("name")
     out: list[_Tok] = []
     # paren stack: True for a call of a registered function, False otherwise
     stack: list[str] = []  # 'udf' | 'func' | 'group' | 'brace'
@@ -1233,16 +1239,15 @@ def prepare_workbook(
     cannot parse at all). The copy lives in a new temporary directory (or in
     ``workdir``); call :meth:`PrepassResult.cleanup` when done.
     """
-    from openpyxl import load_workbook
+    from openpyxl.utils.datetime import CALENDAR_MAC_1904
     from openpyxl.worksheet.formula import ArrayFormula, DataTableFormula
 
-    from rooflinexl.recalc.loader import malformed_xml
+    from rooflinexl.recalc.loader import malformed_xml, openpyxl_copy
 
     src = Path(src)
     known = {n.upper() for n in function_names}
     replace = dict(replace or {})
-    with malformed_xml(src):
-        wb = load_workbook(src)
+    wb = openpyxl_copy(src)
     titles = [ws.title for ws in wb.worksheets]
     renames = _safe_sheet_names(titles)
     for ws in wb.worksheets:
@@ -1335,6 +1340,9 @@ def prepare_workbook(
                 new = rw.text
                 if rw.too_deep:
                     replace.setdefault(key, ("#NUM!", rw.too_deep))
+                if wb.epoch == CALENDAR_MAC_1904 and (why := date_1904_problem(
+                        rw.functions, text, lambda a, ws=ws: ws[a].value)):
+                    replace.setdefault(key, ("#VALUE!", why))
                 if rw.error:
                     replace.setdefault(key, rw.error)
                 if key in replace:
@@ -2373,14 +2381,24 @@ def shift_relative(text: str, rows: int, cols: int) -> str:
     return "".join(t.text for t in toks)
 
 
-def inline_relative_names(toks: list, names: Mapping[str, str], row: int, col: int) -> bool:
+def inline_relative_names(toks: list, names: Mapping[str, str], row: int, col: int,
+                          top_level: bool = False) -> bool:
     """Write each use of a relative defined name (:func:`relative_names`) in ``toks`` (a
     formula at ``row``/``col``) out as the name's text shifted to that cell, in brackets
-    unless it is one reference. Returns whether anything changed."""
+    unless it is one reference; ``top_level``: only the uses outside every function call.
+    Returns whether anything changed."""
     changed = False
+    calls: list[bool] = []  # per open bracket: a function call?
     i = 0
     while i < len(toks):
         t = toks[i]
+        if t.kind == "op" and t.text in "({":
+            calls.append(t.text == "{" or (i > 0 and toks[i - 1].kind == "word"))
+        elif t.kind == "op" and t.text in ")}" and calls:
+            calls.pop()
+        if top_level and any(calls):
+            i += 1
+            continue
         nxt = toks[i + 1] if i + 1 < len(toks) else None
         prev = _prev_sig(toks[:i])
         if (t.kind == "word" and t.text.upper() in names
@@ -2398,3 +2416,71 @@ def inline_relative_names(toks: list, names: Mapping[str, str], row: int, col: i
             continue
         i += 1
     return changed
+
+
+# ------------------------------------------------------------------ the 1904 date system
+
+#: functions whose result depends on which day a serial number is: in a workbook that
+#: counts dates from 1904 they are #VALUE! (the engine knows the 1900 system only), never
+#: a date four years off
+DATE_1904_FUNCTIONS = frozenset({
+    "ACCRINT", "ACCRINTM", "AMORDEGRC", "AMORLINC", "COUPDAYBS", "COUPDAYS", "COUPDAYSNC",
+    "COUPNCD", "COUPNUM", "COUPPCD", "DATE", "DATEDIF", "DATEVALUE", "DAY", "DAYS360", "DISC",
+    "DURATION", "EDATE", "EOMONTH", "INTRATE", "ISOWEEKNUM", "MDURATION", "MONTH", "NETWORKDAYS",
+    "NETWORKDAYS.INTL", "NOW", "ODDFPRICE", "ODDFYIELD", "ODDLPRICE", "ODDLYIELD", "PRICE",
+    "PRICEDISC", "PRICEMAT", "RECEIVED", "TBILLEQ", "TBILLPRICE", "TBILLYIELD", "TEXT",
+    "TODAY", "VALUE", "WEEKDAY", "WEEKNUM", "WORKDAY", "WORKDAY.INTL", "YEAR", "YEARFRAC",
+    "YIELD", "YIELDDISC", "YIELDMAT",
+})
+
+
+def date_1904_problem(functions: Iterable[str], formula: str | None = None,
+                      cell_value=None) -> str | None:
+    """Why a formula calling ``functions`` cannot be computed in a workbook that counts
+    dates from 1904 (``None``: it can). With the ``formula`` and ``cell_value`` (sheet-local
+    cell, e.g. 'B2' -> its constant), a TEXT whose format is known and shows no calendar
+    date (``"0.00"``, ``"[h]:mm"``) is fine.
+
+    >>> date_1904_problem(["SUM", "_xlfn.DAYS"]) is None, date_1904_problem(["TEXT"])
+    (True, 'the 1904 date system is not supported (TEXT)')
+    >>> date_1904_problem(["TEXT"], '=TEXT(A1,"#,##0.00")') is None
+    True
+    >>> date_1904_problem(["TEXT"], '=TEXT(A1,B1)', {"B1": "yyyy-mm-dd"}.get) is None
+    False
+    """
+    bad = {_excel_base_name(f) for f in functions} & DATE_1904_FUNCTIONS
+    if bad == {"TEXT"} and formula is not None and _text_formats_undated(formula, cell_value):
+        bad = set()
+    return f"the 1904 date system is not supported ({', '.join(sorted(bad))})" if bad else None
+
+
+_CALENDAR_CODES = re.compile(r"[dyebg]|\[\$-[^\]]*\]", re.I)
+
+
+def _text_formats_undated(formula: str, cell_value) -> bool:
+    """Whether every TEXT call of ``formula`` has a format (a text literal, or a cell whose
+    constant ``cell_value`` gives) without a calendar date in it."""
+    toks = _tokenize(formula.lstrip("="))
+    for i, t in enumerate(toks):
+        if not (t.kind == "word" and _excel_base_name(t.text) == "TEXT"
+                and i + 1 < len(toks) and toks[i + 1].text == "("):
+            continue
+        spans = _args(toks, i + 1)
+        if len(spans) != 2:
+            return False
+        arg = [x for x in toks[spans[1][0]:spans[1][1]] if x.kind != "ws"]
+        if len(arg) != 1:
+            return False
+        if arg[0].kind == "str":
+            fmt = arg[0].text[1:-1].replace('""', '"')
+        elif arg[0].kind == "word" and cell_value is not None and _CELL.match(arg[0].text):
+            fmt = cell_value(arg[0].text.replace("$", "").upper())
+        else:
+            return False
+        if not isinstance(fmt, str) or fmt.startswith("="):  # a formula: not known here
+            return False
+        bare = re.sub(r'"[^"]*"|\\.|\[[hms]+\]', "", fmt)
+        if _CALENDAR_CODES.search(bare) or ("m" in bare.lower()
+                                            and not re.search(r"[hs]", bare, re.I)):
+            return False
+    return True
