@@ -203,6 +203,9 @@ def _errors_in(x, out: set) -> set:
     return out
 
 
+_ERROR_LIKE = re.compile(r"#[A-Z][A-Z0-9/_.]*[!?]?")
+
+
 def check_result(name, result, args, kwargs) -> None:
     """The properties of a host value, element by element."""
     if isinstance(result, list):
@@ -226,7 +229,9 @@ def check_result(name, result, args, kwargs) -> None:
         elif isinstance(v, bool):
             pass
         elif isinstance(v, str):
-            if isinstance(v, ExcelError) or v in EXCEL_ERRORS or v.startswith("#"):
+            # an error value, or text that reads as one ("#N/A", "#BUSY!"); a text such as
+            # "#" or "# of chips" read from the user's table is text
+            if isinstance(v, ExcelError) or v in EXCEL_ERRORS or _ERROR_LIKE.fullmatch(v):
                 COUNTS["error_elements"] += 1
                 assert isinstance(v, ExcelError), f"{name}: plain string error {v!r}"
                 assert str(v) in POLICY_ERRORS or str(v) in incoming, \
