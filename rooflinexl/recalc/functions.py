@@ -3316,25 +3316,36 @@ def _sections(fmt: str) -> list[str]:
     return [*out, cur]
 
 
+def _format_literal(section: str, i: int) -> tuple[str | None, int] | None:
+    """The literal a number format shows at ``section[i]`` and where the scan goes on, or
+    None where ``section[i]`` is not a literal: ``"text"``, ``\\c``, ``_c`` (a space as
+    wide as c), ``*c`` (repeat c to fill the cell: no token, in a text result)."""
+    ch = section[i]
+    if ch == '"':
+        j = section.find('"', i + 1)
+        j = len(section) if j < 0 else j
+        return section[i + 1:j], j + 1
+    if i + 1 < len(section):
+        if ch == "\\":
+            return section[i + 1], i + 2
+        if ch == "_":
+            return " ", i + 2
+        if ch == "*":
+            return None, i + 2
+    return None
+
+
 def _tokens(section: str):
     """(kind, text) tokens of one section; None where it holds a date/time code or a
     condition."""
     toks, i = [], 0
     while i < len(section):
         ch = section[i]
-        if ch == '"':
-            j = section.find('"', i + 1)
-            j = len(section) if j < 0 else j
-            toks.append(("lit", section[i + 1:j]))
-            i = j + 1
-        elif ch == "\\" and i + 1 < len(section):
-            toks.append(("lit", section[i + 1]))
-            i += 2
-        elif ch == "_" and i + 1 < len(section):
-            toks.append(("lit", " "))
-            i += 2
-        elif ch == "*" and i + 1 < len(section):
-            i += 2
+        lit = _format_literal(section, i)
+        if lit is not None:
+            text, i = lit
+            if text is not None:
+                toks.append(("lit", text))
         elif ch == "[":
             j = section.find("]", i)
             if j < 0:
@@ -3572,19 +3583,11 @@ def _date_tokens(section: str):
     toks, i = [], 0
     while i < len(section):
         ch, low = section[i], section[i].lower()
-        if ch == '"':
-            j = section.find('"', i + 1)
-            j = len(section) if j < 0 else j
-            toks.append(("lit", section[i + 1:j]))
-            i = j + 1
-        elif ch == "\\" and i + 1 < len(section):
-            toks.append(("lit", section[i + 1]))
-            i += 2
-        elif ch == "_" and i + 1 < len(section):
-            toks.append(("lit", " "))
-            i += 2
-        elif ch == "*" and i + 1 < len(section):
-            i += 2
+        lit = _format_literal(section, i)
+        if lit is not None:
+            text, i = lit
+            if text is not None:
+                toks.append(("lit", text))
         elif ch == "[":
             j = section.find("]", i)
             inner = section[i + 1:j].lower() if j > 0 else ""
