@@ -14,7 +14,6 @@ tiers), :mod:`rooflinexl.api` (chip-aware functions), :mod:`rooflinexl.udfs`
 :mod:`rooflinexl.models` (the model table) and ``decode_time``, ``prefill_time``,
 ``train_time``, ``max_batch``, ``model_spec`` (model second, ``models=`` the table).
 """
-from rooflinexl._version import __version__
 from rooflinexl.api import (
     Chip,
     arith_intensity,
@@ -53,6 +52,9 @@ from rooflinexl.errors import (
 )
 from rooflinexl.models import ModelTable, load_models
 from rooflinexl.prices import PriceTable, load_prices
+from rooflinexl.version import VERSION
+
+__version__ = VERSION
 
 __all__ = [
     "__version__", "Chip", "ChipTable", "load_chips", "arith_intensity", "attn_intensity",

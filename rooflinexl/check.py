@@ -287,13 +287,13 @@ class Report:
         return 1 if any(b.failed(self.fail_on) for b in self.books) else 0
 
     def to_dict(self) -> dict:
-        from rooflinexl._version import __version__
+        from rooflinexl.version import VERSION
 
         books = [b.to_dict(self.fail_on) for b in self.books]
         return {
             "schema_version": SCHEMA_VERSION,
             "tool": "rooflinexl",
-            "version": __version__,
+            "version": VERSION,
             "mode": self.mode,
             "rtol": self.rtol,
             "fail_on": self.fail_on,

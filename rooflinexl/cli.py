@@ -10,12 +10,12 @@ from pathlib import Path
 
 import click
 
-from rooflinexl._version import __version__
 from rooflinexl.errors import failure_message
+from rooflinexl.version import VERSION
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="rooflinexl")
+@click.version_option(VERSION, prog_name="rooflinexl")
 def main():
     """Roofline planning for spreadsheets: chip specs, Excel functions, headless recalculation."""
 

@@ -35,7 +35,6 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from rooflinexl._version import __version__
 from rooflinexl.errors import RooflineError
 from rooflinexl.libreoffice.soffice import (
     LibreOfficeError,
@@ -43,6 +42,7 @@ from rooflinexl.libreoffice.soffice import (
     program_dir,
     soffice_path,
 )
+from rooflinexl.version import VERSION
 
 __all__ = [
     "COMPONENT",
@@ -333,7 +333,7 @@ _MANIFEST_XML = """\
 
 
 def _description_xml() -> str:
-    version = re.sub(r"[^0-9.]", "", __version__) or "0"
+    version = re.sub(r"[^0-9.]", "", VERSION) or "0"
     return f"""\
 <?xml version="1.0" encoding="UTF-8"?>
 <description xmlns="http://openoffice.org/extensions/description/2006"
@@ -365,7 +365,7 @@ def stage(folder: Path, *, log: Path | None = None) -> Path:
     (folder / "META-INF" / "manifest.xml").write_text(_MANIFEST_XML, encoding="utf-8")
     (folder / "description.xml").write_text(_description_xml(), encoding="utf-8")
     config = {"python": "{}.{}".format(*sys.version_info[:2]), "paths": _site_paths(),
-              "version": __version__, "log": str(log) if log else None}
+              "version": VERSION, "log": str(log) if log else None}
     (folder / _CONFIG).write_text(json.dumps(config, indent=1), encoding="utf-8")
     return folder
 

@@ -14,10 +14,10 @@ Importing this module needs only numpy and the standard library.
 from __future__ import annotations
 
 from rooflinexl import api, api_args
-from rooflinexl._version import __version__
 from rooflinexl.udfs._adapt import RooflineInputError, arg, call_api, func
 from rooflinexl.udfs._adapt import arg_docs as arg_docs  # for the LibreOffice add-in
 from rooflinexl.udfs._adapt import table as table  # the LibreOffice add-in parses its range
+from rooflinexl.version import VERSION
 
 __xlwings_func_namespace__ = "ROOFLINE"
 #: Function-wizard category in classic Excel (xlwings Server and Lite ignore it).
@@ -131,7 +131,7 @@ def _described(fn, **docs):
 @func(category=CATEGORY)
 def version():
     """rooflinexl version this workbook talks to, e.g. 0.1.0."""
-    return __version__
+    return VERSION
 
 
 @func(category=CATEGORY)

@@ -1,2 +1,2 @@
 """The package version: read by pyproject (setuptools attr) and the release workflow."""
-__version__ = "0.1.0"
+VERSION = "0.1.0"
