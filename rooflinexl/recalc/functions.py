@@ -72,14 +72,27 @@ def complex_text(re: float, im: float, suffix: str = "i") -> str:
     ('0.333333333333333+i', '-i', '2.5')
     >>> complex_text(-1.0, -0.5, "j"), complex_text(0.0, 0.0)
     ('-1-0.5j', '0')
+    >>> complex_text(6.92442674613868e-05, -1.00005873951153, "j")
+    '0.0000692442674613868-1.00005873951153j'
     """
     if im == 0:
-        return value_text(re)
-    part = "" if abs(im) == 1 else value_text(abs(im))
+        return _complex_part(re)
+    part = "" if abs(im) == 1 else _complex_part(abs(im))
     sign = "-" if im < 0 else "+"
     if re == 0:
         return ("-" if im < 0 else "") + part + suffix
-    return value_text(re) + sign + part + suffix
+    return _complex_part(re) + sign + part + suffix
+
+
+def _complex_part(x: float) -> str:
+    """One part of a complex number's text: :func:`value_text`, except that a part of
+    decimal exponent -5 is written in plain notation (Excel for Mac's IMCOT/IMTAN cells
+    in the `formulas` project's test.xlsx: ``0.0000692442674613868-1.00005873951153j``,
+    next to ``1.28233995888454E-06+...`` for exponent -6)."""
+    x = float(x)
+    if x != 0 and math.isfinite(x) and f"{x:.14e}".endswith("e-05"):
+        return f"{x:.19f}".rstrip("0")
+    return value_text(x)
 
 
 def power(x: float, y: float):

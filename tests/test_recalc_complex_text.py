@@ -1,0 +1,40 @@
+"""The text of a complex result: a part of decimal exponent -5 in plain notation.
+
+Expected values are Excel's cached values in the `formulas` project's test.xlsx (EUPL; saved
+by Microsoft Excel for Mac), sheet ENGINEERING: S35 ``=IMCOT(D35)`` and S53 ``=IMTAN(D53)``
+with D35 = D53 = "13+5j"; S37 (``1.28233995888454E-06+...``) shows exponent -6 keeps E notation.
+"""
+from __future__ import annotations
+
+import openpyxl
+import pytest
+from formula_cases import ENGINES, evaluate_cases, matches_excel
+
+from rooflinexl.recalc.functions import complex_text
+
+CASES = {
+    '=IMCOT("13+5j")': "0.0000692442674613868-1.00005873951153j",
+    '=IMTAN("13+5j")': "0.0000692361330972509+0.999941259144671j",
+}
+
+
+@pytest.fixture(scope="module")
+def evaluations(tmp_path_factory):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    return evaluate_cases(wb, ws, "A", CASES, tmp_path_factory.mktemp("complex"))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("formula", list(CASES))
+def test_excel_answer(evaluations, engine, formula):
+    cells, evs = evaluations
+    got = evs[engine].value("S", cells[formula])
+    assert matches_excel(got, CASES[formula]), got
+
+
+def test_exponent_minus_six_stays_scientific():
+    # test.xlsx ENGINEERING!S37: "1.28233995888454E-06+4.33496947416312E-06j"
+    assert complex_text(1.28233995888454e-06, 4.33496947416312e-06, "j") == \
+        "1.28233995888454E-06+4.33496947416312E-06j"
