@@ -744,6 +744,8 @@ def rewrite_formula(
                          if _excel_base_name(f) not in ("FORMULATEXT", "ISFORMULA")]
     if reference_sizes(out):
         res.kinds.add("size")
+    if static_intersections(out):
+        res.kinds.add("intersection")
     if clip is not None and clip_ranges(out, clip):
         res.kinds.add("range")
     if implicit and row is not None and col is not None and implicit_intersection(
@@ -2099,6 +2101,61 @@ def reference_sizes(toks: list) -> bool:
         toks[i:end + 1] = [new]
         changed = True
         i += 1
+    return changed
+
+
+def static_intersections(toks: list) -> bool:
+    """An intersection (a space) of references written in the formula becomes, in place,
+    the overlapping range, or ``#NULL!`` when they do not overlap. Microsoft, "Calculation
+    operators and precedence in Excel" (read 2026-12-01): the space is the intersection
+    operator; the formulas project's test.xlsx (saved by Excel) caches #NULL! for
+    ``=J8:K10 L6:M7``. References to other sheets than one are left as written.
+
+    >>> toks = _tokenize("SUM(A1:C3 B2:D2)+J8:K10 L6:M7&S!A:A S!2:2")
+    >>> static_intersections(toks), "".join(t.text for t in toks)
+    (True, 'SUM($B$2:$C$2)+#NULL!&S!$A$2')
+    """
+    changed = False
+    i = 0
+    while i < len(toks):
+        prev = toks[i - 1] if i else None
+        if toks[i].kind not in ("word", "quoted", "number") or (
+                prev is not None and (prev.kind == "bracket" or prev.text in ("#", "!", ":"))):
+            i += 1
+            continue
+        j = i
+        while j < len(toks) and (toks[j].kind in ("word", "quoted", "number", "ws")
+                                 or toks[j].text in (":", "!")):
+            j += 1
+        end = j
+        while end > i and toks[end - 1].kind == "ws":
+            end -= 1
+        span = toks[i:end]
+        nxt = toks[j] if j < len(toks) else None
+        groups: list[list] = [[]]
+        for t in span:
+            if t.kind == "ws":
+                groups.append([])
+            else:
+                groups[-1].append(t)
+        sheets = {"".join(t.text for t in g[:2]) if len(g) > 1 and g[1].text == "!" else ""
+                  for g in groups}
+        areas = (_ref_areas(span) if len(groups) > 1 and len(sheets) == 1
+                 and (nxt is None or nxt.text not in ("(", "[")) else None)
+        if areas is None or len(areas) > 1:
+            i = j
+            continue
+        if not areas:
+            new = [_Tok("word", "#NULL!")]
+        else:
+            _s, r1, c1, r2, c2 = areas[0]
+            a = f"${column_letters(c1)}${r1}"
+            if (r1, c1) != (r2, c2):
+                a += f":${column_letters(c2)}${r2}"
+            new = [_Tok("word", sheets.pop() + a)]
+        toks[i:end] = new
+        changed = True
+        i += len(new)
     return changed
 
 
