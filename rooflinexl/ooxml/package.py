@@ -764,6 +764,85 @@ def application(zf, names) -> str | None:
     return None
 
 
+def external_cells(zf, names=None) -> dict[tuple[int, str, str], object]:
+    """The cached values of other workbooks' cells that the package keeps, keyed by
+    ``(n, SHEET, "A1")``: ``n`` the 1-based index that formulas write as ``[n]`` (the order
+    of ``<externalReference>`` in the workbook part), the sheet name upper case. Excel
+    computes ``[1]Sheet1!A1`` from these values (ECMA-376 Part 1, 18.14: externalLink
+    part, ``<sheetDataSet>``) until the link is refreshed. Numbers are floats, ``t="b"``
+    booleans, ``t="str"`` text, ``t="e"`` an :class:`~rooflinexl.errors.ExcelError`; a
+    cell of another type is left out (it stays an unresolved reference).
+
+    >>> import io, zipfile
+    >>> buf = io.BytesIO()
+    >>> with zipfile.ZipFile(buf, "w") as z:
+    ...     z.writestr("xl/workbook.xml", '<workbook xmlns:r="urn:r"><externalReferences>'
+    ...                '<externalReference r:id="rId9"/></externalReferences></workbook>')
+    ...     z.writestr("xl/_rels/workbook.xml.rels", '<Relationships><Relationship Id="rId9" '
+    ...                'Type="x/externalLink" Target="externalLinks/externalLink1.xml"/>'
+    ...                '</Relationships>')
+    ...     z.writestr("xl/externalLinks/externalLink1.xml", '<externalLink><externalBook>'
+    ...                '<sheetNames><sheetName val="Sheet1"/></sheetNames><sheetDataSet>'
+    ...                '<sheetData sheetId="0"><row r="1"><cell r="A1"><v>2</v></cell>'
+    ...                '<cell r="B1" t="str"><v>x</v></cell></row></sheetData></sheetDataSet>'
+    ...                '</externalBook></externalLink>')
+    >>> with zipfile.ZipFile(buf) as z:
+    ...     external_cells(z)
+    {(1, 'SHEET1', 'A1'): 2.0, (1, 'SHEET1', 'B1'): 'x'}
+    """
+    from rooflinexl.errors import ExcelError
+
+    names = names or names_map(zf)
+    wb = workbook_part(zf, names)
+    if wb is None:
+        return {}
+    rels = {rid: (typ, part) for rid, typ, part in relationships(zf, names, wb)}
+    out: dict[tuple[int, str, str], object] = {}
+    n = 0
+    for el in parse_xml(zf.read(wb), wb).iter():
+        if local_name(el.tag) != "externalReference":
+            continue
+        n += 1
+        rid = next((v for k, v in el.attrib.items() if local_name(k) == "id"), None)
+        typ, part = rels.get(rid, ("", ""))
+        member = find_member(names, part) if typ.endswith("/externalLink") else None
+        if member is None:
+            continue
+        root = parse_xml(zf.read(member), member)
+        sheet_names = [x.get("val") or "" for x in root.iter() if local_name(x.tag) == "sheetName"]
+        for data in root.iter():
+            if local_name(data.tag) != "sheetData":
+                continue
+            try:
+                sheet = sheet_names[int(data.get("sheetId") or "")].upper()
+            except (ValueError, IndexError):
+                continue
+            for cell in data.iter():
+                if local_name(cell.tag) != "cell":
+                    continue
+                v = next((x.text for x in cell if local_name(x.tag) == "v"), None)
+                t, ref = cell.get("t") or "n", (cell.get("r") or "").upper()
+                if v is None or not ref:
+                    continue
+                if t == "n":
+                    try:
+                        value: object = float(v)
+                    except ValueError:
+                        continue
+                    if not math.isfinite(value):
+                        continue
+                elif t == "b" and v in ("0", "1"):
+                    value = v == "1"
+                elif t == "str":
+                    value = v
+                elif t == "e":
+                    value = ExcelError(v, f"cached for [{n}]{sheet}!{ref} in the external link")
+                else:
+                    continue
+                out[(n, sheet, ref)] = value
+    return out
+
+
 def sheet_members(zf, names=None) -> dict[str, str]:
     names = names or names_map(zf)
     wb = workbook_part(zf, names)

@@ -357,7 +357,8 @@ def _reads_per_cell(u: Unit, ctx: Context) -> list | None:
         try:
             rw = rewrite_formula(text, tables=ctx.book.tables, function_names=ctx.registered,
                                  sheet=u.sheet, row=row, col=u.col, clip=ctx.clip,
-                                 defined=ctx.defined, arrays=ctx.arrays)
+                                 defined=ctx.defined, arrays=ctx.arrays,
+                                 external=ctx.book.external)
             if rw.too_deep:
                 continue  # the cell is an error value, reading nothing
             body = rw.text.replace("\n", "")
@@ -1218,7 +1219,8 @@ def _name_rewrites(ctx: Context) -> dict:
     out = {}
     for key, text in ctx.names.items():
         rw = rewrite_formula("=" + text, tables=ctx.book.tables, function_names=ctx.registered,
-                             clip=ctx.clip, defined=ctx.defined, arrays=ctx.arrays)
+                             clip=ctx.clip, defined=ctx.defined, arrays=ctx.arrays,
+                             external=ctx.book.external)
         if rw.changed:
             out[("", f"name:{ctx.book.name_case.get(key, key)}")] = (text, rw.text[1:])
     return out

@@ -253,7 +253,7 @@ class Context:
             raise Unsupported(f"unknown name {name}")
         rw = rewrite_formula("=" + text, tables=self.book.tables,
                              function_names=self.registered, clip=self.clip, defined=self.defined,
-                             arrays=self.arrays)
+                             arrays=self.arrays, external=self.book.external)
         if rw.notes:
             raise Unsupported(f"name {name}: {'; '.join(rw.notes)}")
         ref = parse_a1(rw.text[1:], "")
@@ -285,7 +285,7 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
     tables = ctx.book.tables
     rw = rewrite_formula(text, tables=tables, function_names=ctx.registered, sheet=sheet,
                          row=row0, col=col, clip=ctx.clip, defined=ctx.defined,
-                         arrays=ctx.arrays)
+                         arrays=ctx.arrays, external=ctx.book.external)
     if rw.too_deep:
         raise Unsupported(rw.too_deep)
     if "indirect" in rw.kinds:  # whether it is a plain cell's whole formula: per cell
@@ -305,10 +305,10 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
     if row1 > row0 and "[" in text:
         nxt = rewrite_formula(text, tables=tables, function_names=ctx.registered, sheet=sheet,
                               row=row0 + 1, col=col, clip=ctx.clip, defined=ctx.defined,
-                         arrays=ctx.arrays)
+                         arrays=ctx.arrays, external=ctx.book.external)
         last = rewrite_formula(text, tables=tables, function_names=ctx.registered, sheet=sheet,
                                row=row1, col=col, clip=ctx.clip, defined=ctx.defined,
-                         arrays=ctx.arrays)
+                         arrays=ctx.arrays, external=ctx.book.external)
         if nxt.notes or last.notes:
             raise Unsupported("table reference outside the table's rows")
         if nxt.text != rw.text:

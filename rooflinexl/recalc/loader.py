@@ -35,6 +35,7 @@ from rooflinexl.addresses import parse_range
 from rooflinexl.ooxml import Limits, UnusableWorkbookError, open_package
 from rooflinexl.ooxml.package import (
     application,
+    external_cells,
     find_member,
     local_name,
     parse_xml,
@@ -119,6 +120,9 @@ class Book:
     iterate: tuple[int, float] | None = None
     #: the workbook counts dates from 1904 (``<workbookPr date1904="1"/>``, old Mac books)
     date1904: bool = False
+    #: other workbooks' cached cells, (n, SHEET, "A1") -> value, for ``[n]Sheet!A1``
+    #: (:func:`rooflinexl.ooxml.package.external_cells`)
+    external: dict[tuple[int, str, str], object] = field(default_factory=dict)
 
     def sheet(self, name: str) -> Sheet | None:
         for s in self.sheets:
@@ -601,7 +605,8 @@ def read_book(path, limits: Limits = Limits()) -> Book:
                         tables[key.upper()] = info
         names, local, case, iterate = defined_names(zf, names_map)
         date1904 = uses_1904_dates(zf, names_map)
-    return Book(path, sheets, names, local, tables, case, iterate, date1904)
+        external = external_cells(zf, names_map)
+    return Book(path, sheets, names, local, tables, case, iterate, date1904, external)
 
 
 def uses_1904_dates(zf, names_map) -> bool:

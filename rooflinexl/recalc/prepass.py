@@ -48,6 +48,7 @@ from rooflinexl.addresses import (
     quote_sheet,
     unquote_sheet,
 )
+from rooflinexl.errors import ExcelError
 
 __all__ = [
     "MAX_NESTING",
@@ -529,6 +530,7 @@ def rewrite_formula(
     implicit: bool = False,
     formulas: Mapping[tuple[str, str], str] | None = None,
     legacy: Mapping[tuple[str, str], str] | None = None,
+    external: Mapping[tuple[int, str, str], object] | None = None,
 ) -> Rewrite:
     """Rewrite one formula (text starting with ``=``) for ``formulas``.
 
@@ -548,6 +550,8 @@ def rewrite_formula(
     ``clip`` = (last row, last column) of the workbook's used area (formula cells
     included, :func:`used_area`): every range that reaches the sheet's edge
     (``A:A``, ``1:1``, ``A1:XFD1048576``) ends there instead (:func:`clip_ranges`).
+    ``external`` ((n, SHEET, "A1") -> cached value) turns a reference to another
+    workbook's cell ``[n]Sheet!A1`` into its value (:func:`external_values`).
 
     >>> rewrite_formula('=2*1E15+"1E15"').text
     '=2*1E+15+"1E15"'
@@ -563,6 +567,8 @@ def rewrite_formula(
     if body.startswith("="):
         prefix, body = "=", body[1:]
     toks = _tokenize(body)
+    if external and external_values(toks, external):
+        res.kinds.add("external")
     lambdas = ({k.upper(): v for k, v in defined.items()
                 if isinstance(v, str) and _LAMBDA_TEXT.match(v)}
                if isinstance(defined, Mapping) else {})
@@ -1278,6 +1284,13 @@ def prepare_workbook(
             dn.localSheetId = None
             wb.defined_names[name] = dn
     relative = relative_names(defined)
+    if book is not None:
+        external = book.external
+    else:  # a copy the block evaluator wrote (openpyxl keeps its external links)
+        from rooflinexl.ooxml.package import external_cells, open_package
+
+        with open_package(src) as zf:
+            external = external_cells(zf)
     for name, dn in list(wb.defined_names.items()):
         value = dn.attr_text
         if not value:
@@ -1287,7 +1300,7 @@ def prepare_workbook(
             continue
         rw = rewrite_formula(
             "=" + value, tables=tables, function_names=known, sheet_renames=renames, clip=clip,
-            defined=defined,
+            defined=defined, external=external,
         )
         if rw.changed:
             dn.attr_text = rw.text[1:]
@@ -1337,7 +1350,7 @@ def prepare_workbook(
                     text, tables=tables, function_names=known, sheet=ws.title,
                     row=c.row, col=c.column, sheet_renames=renames, clip=clip,
                     defined=defined, skips=skips, arrays=arrays, implicit=ref is None,
-                    formulas=texts, legacy=legacy,
+                    formulas=texts, legacy=legacy, external=external,
                 )
                 new = rw.text
                 if rw.too_deep:
@@ -2157,6 +2170,62 @@ def static_intersections(toks: list) -> bool:
         changed = True
         i += len(new)
     return changed
+
+
+def external_values(toks: list, external: Mapping[tuple[int, str, str], object]) -> bool:
+    """A reference to one cell of another workbook, ``[1]Sheet1!$A$1`` or
+    ``'[1]My sheet'!A1``, becomes the value the package caches for it (``external``:
+    :func:`rooflinexl.ooxml.package.external_cells`), in place, as Excel computes it until
+    the link is refreshed (the formulas project's test.xlsx, saved by Excel, caches 3 for
+    ``=[1]Sheet1!$A$1+1`` with 2 cached in its externalLink1.xml). A range, or a cell
+    without a cached value, is left as written.
+
+    >>> toks = _tokenize("[1]Sheet1!$A$1+'[1]My s'!B2&[1]Sheet1!A1:A2")
+    >>> ext = {(1, "SHEET1", "A1"): 2.0, (1, "MY S", "B2"): 'a"b'}
+    >>> external_values(toks, ext), "".join(t.text for t in toks)
+    (True, '2+"a""b"&[1]Sheet1!A1:A2')
+    """
+    changed = False
+    i = 0
+    while i + 2 < len(toks):
+        t = toks[i]
+        if t.kind == "bracket" and toks[i + 1].kind == "word" and toks[i + 2].text == "!":
+            book, sheet, first = t.text[1:-1], toks[i + 1].text, i + 3
+        elif t.kind == "quoted" and (m := re.match(r"^'\[(\d+)\](.*)'$", t.text)) \
+                and toks[i + 1].text == "!":
+            book, sheet, first = m.group(1), m.group(2).replace("''", "'"), i + 2
+        else:
+            i += 1
+            continue
+        ref = toks[first] if first < len(toks) else None
+        after = toks[first + 1] if first + 1 < len(toks) else None
+        if (not book.isdigit() or ref is None or ref.kind != "word" or not _CELL.match(ref.text)
+                or (after is not None and after.text in (":", "#", "("))):
+            i += 1
+            continue
+        key = (int(book), sheet.upper(), ref.text.replace("$", "").upper())
+        if key not in external:
+            i += 1
+            continue
+        toks[i:first + 1] = [_literal(external[key])]
+        changed = True
+        i += 1
+    return changed
+
+
+def _literal(v) -> Token:
+    """A cell value as a formula token: a number, a quoted text, TRUE/FALSE, an error."""
+    if isinstance(v, bool):
+        return _Tok("word", "TRUE" if v else "FALSE")
+    if isinstance(v, float):
+        text = f"{v:.17g}"
+        if "e" in text:
+            mant, exp = text.split("e")
+            text = f"{mant}E{'+' if int(exp) >= 0 else '-'}{abs(int(exp))}"
+        return _Tok("number", f"({text})" if v < 0 else text)
+    if isinstance(v, ExcelError):
+        return _Tok("word", str(v))
+    return _Tok("str", '"' + str(v).replace('"', '""') + '"')
 
 
 # ------------------------------------------------------------------ FORMULATEXT
