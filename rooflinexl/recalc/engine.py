@@ -640,13 +640,15 @@ def table_fixes_of_formulas() -> dict[str, Callable]:
     cancellation (:func:`rooflinexl.recalc.functions.ppmt`); IPMT refuses a period
     before the first or after the last (#NUM!, as PPMT). MINVERSE by Excel's LU
     decomposition (:func:`rooflinexl.recalc.functions.minverse`), not rounded to 15
-    decimals as ``formulas`` does."""
+    decimals as ``formulas`` does. IMCSC and IMLOG2 in the order of operations whose
+    rounding is Excel's (:func:`rooflinexl.recalc.functions.imcsc`, ``imlog2``)."""
     import formulas.functions as fu
+    import formulas.functions.eng as fe
     import formulas.functions.financial as ff
     import numpy as np
     from formulas.functions import flatten, replace_empty
 
-    from rooflinexl.recalc.functions import minverse, ppmt, skew
+    from rooflinexl.recalc.functions import imcsc, imlog2, minverse, ppmt, skew
 
     F = _formulas()
 
@@ -715,7 +717,10 @@ def table_fixes_of_formulas() -> dict[str, Callable]:
             "SKEW": skew_s, "_XLFN.SKEW": skew_s, "SKEW.P": skew_p, "_XLFN.SKEW.P": skew_p,
             "PPMT": fu.wrap_ufunc(ppmt_, input_parser=ff.convert2float),
             "IPMT": fu.wrap_ufunc(ipmt_, input_parser=ff.convert2float),
-            "MINVERSE": F.wrap_func(minverse_)}
+            "MINVERSE": F.wrap_func(minverse_),
+            **{k: F.wrap_func(functools.partial(fe._xim2im, f))
+               for k, f in (("IMCSC", imcsc), ("_XLFN.IMCSC", imcsc), ("IMLOG2", imlog2),
+                            ("_XLFN.IMLOG2", imlog2))}}
 
 
 @contextlib.contextmanager

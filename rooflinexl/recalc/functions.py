@@ -25,6 +25,7 @@ base's range is ``#NUM!``, text that is not a number in the base is ``#NUM!``.
 """
 from __future__ import annotations
 
+import cmath
 import contextlib
 import contextvars
 import math
@@ -36,7 +37,8 @@ from rooflinexl.addresses import MAX_COL, MAX_ROW, column_letters
 from rooflinexl.errors import ExcelError
 
 __all__ = ["BUILTINS", "CELL_INFO", "ETA_PREFIX", "EXCEL_NUMBERS", "REF_POSITION", "character_set",
-           "complex_text", "cut_position", "excel_bsearch", "excel_numbers", "index_array",
+           "complex_text", "cut_position", "excel_bsearch", "excel_numbers", "imcsc", "imlog2",
+           "index_array",
            "offset_address", "power", "use_character_set", "value_text"]
 
 def value_text(x) -> str:
@@ -93,6 +95,43 @@ def _complex_part(x: float) -> str:
     if x != 0 and math.isfinite(x) and f"{x:.14e}".endswith("e-05"):
         return f"{x:.19f}".rstrip("0")
     return value_text(x)
+
+
+def imcsc(z: complex) -> complex:
+    """IMCSC's number: csc(x+yi) = 2 (sin x cosh y - i cos x sinh y) / (cosh 2y - cos 2x),
+    the form whose rounding matches Excel's cached values (the `formulas` project's test.xlsx,
+    ENGINEERING!T36: IMCSC("3.1+2j") = ``0.0118908807944521+0.275445903842597j``, and
+    IronCalc's COMPLEXs.xlsx, saved by Excel for Mac: 7-12.6i -> 4.43073763907424E-06+...,
+    where ``1/sin(z)`` ends ...425 and ...596). A real ``z`` is ``1/sin(x)``; a result
+    that is not finite (``z = 0``) is NaN or infinite, which the caller makes #NUM!.
+
+    >>> "%.15g %.15g" % (imcsc(3.1 + 2j).real, imcsc(3.1 + 2j).imag)
+    '0.0118908807944521 0.275445903842597'
+    """
+    z = complex(z)
+    x, y = z.real, z.imag
+    try:
+        if y != 0:
+            d = (math.cosh(2 * y) - math.cos(2 * x)) / 2
+            return complex(math.sin(x) * math.cosh(y) / d, -math.cos(x) * math.sinh(y) / d)
+        return complex(1 / math.sin(x))
+    except (OverflowError, ZeroDivisionError):
+        with np.errstate(all="ignore"):
+            return complex(1 / np.sin(np.complex128(z)))
+
+
+def imlog2(z: complex) -> complex:
+    """IMLOG2's number: ln(z) / ln 2, which matches Excel's cached values where numpy's
+    ``log2`` does not (the `formulas` project's test.xlsx, ENGINEERING!T42:
+    IMLOG2("3.1+2j") = ``1.88329758086464+0.826615412942814j``; ``log2`` ends ...463).
+    ``z = 0`` is -inf, which the caller makes #NUM!.
+
+    >>> "%.15g %.15g" % (imlog2(3.1 + 2j).real, imlog2(3.1 + 2j).imag)
+    '1.88329758086464 0.826615412942814'
+    """
+    if z == 0:
+        return complex(-math.inf, 0.0)
+    return cmath.log(complex(z)) / math.log(2)
 
 
 def power(x: float, y: float):

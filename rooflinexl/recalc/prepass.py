@@ -2122,11 +2122,16 @@ def static_intersections(toks: list) -> bool:
     the overlapping range, or ``#NULL!`` when they do not overlap. Microsoft, "Calculation
     operators and precedence in Excel" (read 2026-12-01): the space is the intersection
     operator; the formulas project's test.xlsx (saved by Excel) caches #NULL! for
-    ``=J8:K10 L6:M7``. References to other sheets than one are left as written.
+    ``=J8:K10 L6:M7``. An empty one is rewritten only as the whole formula (inside an
+    expression ``formulas`` gives #NULL! itself: test.xlsx's ``=COLUMN(C12:E13 F12:H13)``);
+    references to other sheets than one are left as written.
 
     >>> toks = _tokenize("SUM(A1:C3 B2:D2)+J8:K10 L6:M7&S!A:A S!2:2")
     >>> static_intersections(toks), "".join(t.text for t in toks)
-    (True, 'SUM($B$2:$C$2)+#NULL!&S!$A$2')
+    (True, 'SUM($B$2:$C$2)+J8:K10 L6:M7&S!$A$2')
+    >>> toks = _tokenize("J8:K10 L6:M7")
+    >>> static_intersections(toks), "".join(t.text for t in toks)
+    (True, '#NULL!')
     """
     changed = False
     i = 0
@@ -2155,8 +2160,8 @@ def static_intersections(toks: list) -> bool:
                   for g in groups}
         areas = (_ref_areas(span) if len(groups) > 1 and len(sheets) == 1
                  and (nxt is None or nxt.text not in ("(", "[")) else None)
-        if areas is None or len(areas) > 1:
-            i = j
+        if areas is None or len(areas) > 1 or (not areas and (i, end) != (0, len(toks))):
+            i = j  # formulas itself gives #NULL! for an empty one inside an expression
             continue
         if not areas:
             new = [_Tok("word", "#NULL!")]
