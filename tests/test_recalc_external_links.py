@@ -29,12 +29,17 @@ FORMULAS = {
     "C1": ("'[1]My sheet'!B1&\"!\"", 'say "hi"!'),
     "C2": ("NOT([1]Sheet1!B2)", False),
     "C3": ("ISNA([1]Sheet1!C2)", True),
+    # filled down, each row its own cell (Excel: ClosedXML's external-refs.xlsx caches
+    # Andy, Bruce, Charlie for =[1]Sheet1!A2..A4, the linked book's cells row by row)
+    "D1": ("[1]Sheet1!E1", 10), "D2": ("[1]Sheet1!E2", 20), "D3": ("[1]Sheet1!E3", 30),
 }
 
 
 def _book(path):
-    cells = "".join(f'<row r="{int(ref[1:])}"><c r="{ref}"><f>{escape(f)}</f></c></row>'
-                    for ref, (f, _v) in sorted(FORMULAS.items(), key=lambda x: int(x[0][1:])))
+    rows: dict[int, str] = {}
+    for ref, (f, _v) in sorted(FORMULAS.items()):
+        rows[int(ref[1:])] = rows.get(int(ref[1:]), "") + f'<c r="{ref}"><f>{escape(f)}</f></c>'
+    cells = "".join(f'<row r="{r}">{c}</row>' for r, c in sorted(rows.items()))
     files = {
         "[Content_Types].xml": '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.'
         'openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType='
@@ -60,8 +65,10 @@ def _book(path):
         "xl/externalLinks/externalLink1.xml": f'<externalLink {_NS}><externalBook r:id="rId1">'
         '<sheetNames><sheetName val="Sheet1"/><sheetName val="My sheet"/></sheetNames>'
         '<sheetDataSet><sheetData sheetId="0" refreshError="1"><row r="1"><cell r="A1"><v>2</v>'
-        '</cell></row><row r="2"><cell r="A2"><v>2</v></cell><cell r="B2" t="b"><v>1</v></cell>'
-        '<cell r="C2" t="e"><v>#N/A</v></cell></row></sheetData><sheetData sheetId="1">'
+        '</cell><cell r="E1"><v>10</v></cell></row><row r="2"><cell r="A2"><v>2</v></cell>'
+        '<cell r="B2" t="b"><v>1</v></cell><cell r="C2" t="e"><v>#N/A</v></cell>'
+        '<cell r="E2"><v>20</v></cell></row><row r="3"><cell r="E3"><v>30</v></cell></row>'
+        '</sheetData><sheetData sheetId="1">'
         '<row r="1"><cell r="B1" t="str"><v>say "hi"</v></cell></row></sheetData>'
         '</sheetDataSet></externalBook></externalLink>',
         "xl/externalLinks/_rels/externalLink1.xml.rels": '<Relationships xmlns="http://schemas.'
