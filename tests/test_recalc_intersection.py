@@ -18,6 +18,8 @@ CASES = {
     "=B1:B9 A3:C3": 2,                       # one cell: B3
     "=ROWS(A1:C3 B2:D2)": 1,
 }
+# filled down G1:G8, each row its own overlap (a hand derivation): B r is 2, B7 is 7
+FILLED = {f"G{r}": (f"=B$1:B$15 A{r}:D{r}", 7 if r == 7 else 2) for r in range(1, 9)}
 
 
 @pytest.fixture(scope="module")
@@ -28,6 +30,8 @@ def evaluations(tmp_path_factory):
     for r in range(1, 16):
         for c in range(1, 5):
             ws.cell(r, c, c if r != 7 else r)
+    for cell, (formula, _want) in FILLED.items():
+        ws[cell] = formula
     return evaluate_cases(wb, ws, "F", CASES, tmp_path_factory.mktemp("intersection"))
 
 
@@ -37,3 +41,11 @@ def test_excel_answer(evaluations, engine, formula):
     cells, evs = evaluations
     got = evs[engine].value("S", cells[formula])
     assert matches_excel(got, CASES[formula]), got
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("cell", list(FILLED))
+def test_filled_down(evaluations, engine, cell):
+    _cells, evs = evaluations
+    got = evs[engine].value("S", cell)
+    assert matches_excel(got, FILLED[cell][1]), got

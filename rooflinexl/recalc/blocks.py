@@ -361,6 +361,8 @@ def _reads_per_cell(u: Unit, ctx: Context) -> list | None:
                                  external=ctx.book.external)
             if rw.too_deep:
                 continue  # the cell is an error value, reading nothing
+            if "static intersection" in rw.kinds:
+                return None  # the overlap of the rows between need not lie between
             body = rw.text.replace("\n", "")
             spans, calls = references(body[1:] if body.startswith("=") else body)
         except Exception:  # noqa: BLE001 - cannot tell: assume it reads anything

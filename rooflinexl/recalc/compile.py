@@ -292,8 +292,10 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
         raise Unsupported("ROW/COLUMN of INDIRECT")
     if "cell" in rw.kinds:  # CELL's address, row and column are written in: per cell
         raise Unsupported("CELL")
-    if "external" in rw.kinds and row1 > row0:  # a cached value written in: it does not move
+    if row1 > row0 and "external" in rw.kinds:  # a cached value written in: it does not move
         raise Unsupported("a reference to another workbook's cell in a filled-down block")
+    if row1 > row0 and "static intersection" in rw.kinds:  # the overlap is written in
+        raise Unsupported("an intersection of references in a filled-down block")
     if ctx.book.date1904 and (why := date_1904_problem(rw.functions)):
         raise Unsupported(why)
     for f in rw.functions:

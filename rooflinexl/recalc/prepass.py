@@ -751,7 +751,7 @@ def rewrite_formula(
     if reference_sizes(out):
         res.kinds.add("size")
     if static_intersections(out):
-        res.kinds.add("intersection")
+        res.kinds.add("static intersection")
     if clip is not None and clip_ranges(out, clip):
         res.kinds.add("range")
     if implicit and row is not None and col is not None and implicit_intersection(
