@@ -32,6 +32,10 @@ FORMULAS = {
     # filled down, each row its own cell (Excel: ClosedXML's external-refs.xlsx caches
     # Andy, Bruce, Charlie for =[1]Sheet1!A2..A4, the linked book's cells row by row)
     "D1": ("[1]Sheet1!E1", 10), "D2": ("[1]Sheet1!E2", 20), "D3": ("[1]Sheet1!E3", 30),
+    # the other book's names of one cell (Excel: EPPlus' ExtRef.xlsx caches 20 for
+    # =[1]!CellH5, CellH5 = Sheet1!$H$5 holding 20, and 111 for =[1]Sheet1!FromF2, a name
+    # of sheetId 0 for $F$2 holding 111)
+    "E1": ("[1]!Whole", 10), "E2": ("[1]Sheet1!Local", 20),
 }
 
 
@@ -64,6 +68,8 @@ def _book(path):
         "xl/worksheets/sheet1.xml": f"<worksheet {_NS}><sheetData>{cells}</sheetData></worksheet>",
         "xl/externalLinks/externalLink1.xml": f'<externalLink {_NS}><externalBook r:id="rId1">'
         '<sheetNames><sheetName val="Sheet1"/><sheetName val="My sheet"/></sheetNames>'
+        '<definedNames><definedName name="Whole" refersTo="=\'Sheet1\'!$E$1"/>'
+        '<definedName name="Local" refersTo="=Sheet1!$E$2" sheetId="0"/></definedNames>'
         '<sheetDataSet><sheetData sheetId="0" refreshError="1"><row r="1"><cell r="A1"><v>2</v>'
         '</cell><cell r="E1"><v>10</v></cell></row><row r="2"><cell r="A2"><v>2</v></cell>'
         '<cell r="B2" t="b"><v>1</v></cell><cell r="C2" t="e"><v>#N/A</v></cell>'

@@ -771,7 +771,10 @@ def external_cells(zf, names=None) -> dict[tuple[int, str, str], object]:
     computes ``[1]Sheet1!A1`` from these values (ECMA-376 Part 1, 18.14: externalLink
     part, ``<sheetDataSet>``) until the link is refreshed. Numbers are floats, ``t="b"``
     booleans, ``t="str"`` text, ``t="e"`` an :class:`~rooflinexl.errors.ExcelError`; a
-    cell of another type is left out (it stays an unresolved reference).
+    cell of another type is left out (it stays an unresolved reference). A defined name of
+    the other workbook that refers to one cell with a cached value is keyed
+    ``(n, "", NAME)`` (workbook scope, ``[1]!Name``) or ``(n, SHEET, NAME)`` (``sheetId``
+    scope, ``[1]Sheet1!Name``).
 
     >>> import io, zipfile
     >>> buf = io.BytesIO()
@@ -840,7 +843,23 @@ def external_cells(zf, names=None) -> dict[tuple[int, str, str], object]:
                 else:
                     continue
                 out[(n, sheet, ref)] = value
+        for name in root.iter():  # a name of one cell: that cell's value
+            m = _EXTERNAL_NAME.match(name.get("refersTo") or "")
+            if local_name(name.tag) != "definedName" or m is None or not name.get("name"):
+                continue
+            target = (n, (m.group(1) or m.group(2)).replace("''", "'").upper(),
+                      m.group(3).replace("$", "").upper())
+            try:
+                scope = sheet_names[int(name.get("sheetId"))].upper() if name.get(
+                    "sheetId") is not None else ""
+            except (ValueError, IndexError):
+                continue
+            if target in out:
+                out[(n, scope, name.get("name").upper())] = out[target]
     return out
+
+
+_EXTERNAL_NAME = re.compile(r"^=(?:'((?:[^']|'')+)'|([^'!]+))!(\$?[A-Za-z]{1,3}\$?\d+)$")
 
 
 def sheet_members(zf, names=None) -> dict[str, str]:

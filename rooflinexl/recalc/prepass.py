@@ -2182,7 +2182,8 @@ def external_values(toks: list, external: Mapping[tuple[int, str, str], object])
     ``'[1]My sheet'!A1``, becomes the value the package caches for it (``external``:
     :func:`rooflinexl.ooxml.package.external_cells`), in place, as Excel computes it until
     the link is refreshed (the formulas project's test.xlsx, saved by Excel, caches 3 for
-    ``=[1]Sheet1!$A$1+1`` with 2 cached in its externalLink1.xml). A range, or a cell
+    ``=[1]Sheet1!$A$1+1`` with 2 cached in its externalLink1.xml); a name of one cell of
+    that workbook, ``[1]!Name`` or ``[1]Sheet1!Name``, the same. A range, or a cell
     without a cached value, is left as written.
 
     >>> toks = _tokenize("[1]Sheet1!$A$1+'[1]My s'!B2&[1]Sheet1!A1:A2")
@@ -2196,6 +2197,8 @@ def external_values(toks: list, external: Mapping[tuple[int, str, str], object])
         t = toks[i]
         if t.kind == "bracket" and toks[i + 1].kind == "word" and toks[i + 2].text == "!":
             book, sheet, first = t.text[1:-1], toks[i + 1].text, i + 3
+        elif t.kind == "bracket" and toks[i + 1].text == "!":  # [1]!Name: workbook scope
+            book, sheet, first = t.text[1:-1], "", i + 2
         elif t.kind == "quoted" and (m := re.match(r"^'\[(\d+)\](.*)'$", t.text)) \
                 and toks[i + 1].text == "!":
             book, sheet, first = m.group(1), m.group(2).replace("''", "'"), i + 2
@@ -2204,8 +2207,8 @@ def external_values(toks: list, external: Mapping[tuple[int, str, str], object])
             continue
         ref = toks[first] if first < len(toks) else None
         after = toks[first + 1] if first + 1 < len(toks) else None
-        if (not book.isdigit() or ref is None or ref.kind != "word" or not _CELL.match(ref.text)
-                or (after is not None and after.text in (":", "#", "("))):
+        if (not book.isdigit() or ref is None or ref.kind != "word"
+                or (after is not None and after.text in (":", "#", "(", "["))):
             i += 1
             continue
         key = (int(book), sheet.upper(), ref.text.replace("$", "").upper())
