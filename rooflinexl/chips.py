@@ -141,28 +141,7 @@ class ChipTable(NamedTable):
                 factors.append(unit_factor(unit, SCHEMA[k], column=k) if k in SCHEMA else 1.0)
             except UnitError as exc:
                 raise ChipTableError(f"chip table: {exc}") from None
-        seen: dict[str, int] = {}
-        for i, k in enumerate(keys):
-            if not k:
-                continue
-            if k in seen:
-                raise ChipTableError(f"chip table: column {k!r} appears twice in the header")
-            seen[k] = i
-        missing = [c for c in REQUIRED if c not in seen]
-        if missing:
-            raise ChipTableError(
-                f"chip table: required column {missing[0]!r} is missing "
-                f"(required: {', '.join(REQUIRED)}; header has: "
-                f"{', '.join(k for k in keys if k) or 'nothing'})")
-        width = len(keys)
-        body = []
-        for n, row in enumerate(rows):
-            row = list(row)[:width] + [None] * max(0, width - len(row))
-            if all(is_blank(v) for v in row):
-                continue  # trailing blank rows of a selected range
-            body.append((first_row + n, row))
-        if not body:
-            raise ChipTableError("chip table: no chip rows below the header")
+        seen, body = self._layout(keys, rows, first_row, REQUIRED)
         self.columns = tuple(k for k in keys if k)
         self.row_numbers = [r for r, _ in body]
         self._numeric: dict[str, np.ndarray] = {}

@@ -104,28 +104,7 @@ class ModelTable(NamedTable):
 
     def __init__(self, header: Sequence, rows: Sequence[Sequence], *, first_row: int = 2):
         parsed = [header_column(h) for h in header]
-        seen: dict[str, int] = {}
-        for i, (k, _) in enumerate(parsed):
-            if not k:
-                continue
-            if k in seen:
-                raise ModelTableError(f"model table: column {k!r} appears twice in the header")
-            seen[k] = i
-        missing = [c for c in REQUIRED if c not in seen]
-        if missing:
-            raise ModelTableError(
-                f"model table: required column {missing[0]!r} is missing (required: "
-                f"{', '.join(REQUIRED)}; header has: "
-                f"{', '.join(k for k, _ in parsed if k) or 'nothing'})")
-        width = len(parsed)
-        body = []
-        for n, row in enumerate(rows):
-            row = list(row)[:width] + [None] * max(0, width - len(row))
-            if all(is_blank(v) for v in row):
-                continue
-            body.append((first_row + n, row))
-        if not body:
-            raise ModelTableError("model table: no model rows below the header")
+        seen, body = self._layout([k for k, _ in parsed], rows, first_row, REQUIRED)
         self.columns = tuple(k for k, _ in parsed if k)
         self.row_numbers = [r for r, _ in body]
         self._numeric: dict[str, np.ndarray] = {}

@@ -133,6 +133,36 @@ class NamedTable:
     _text: dict[str, list[str]]
     _index: dict[str, int]
 
+    def _layout(self, keys: Sequence[str], rows: Sequence[Sequence], first_row: int,
+                required: Sequence[str]) -> tuple[dict[str, int], list[tuple[int, list]]]:
+        """The header's column positions and the table's rows: ``({column: index},
+        [(sheet row number, row padded or cut to the header's width)])``, blank rows left
+        out. Raises :attr:`table_error` for a column named twice, a ``required`` column
+        missing, or no row below the header."""
+        err = self.table_error
+        seen: dict[str, int] = {}
+        for i, k in enumerate(keys):
+            if not k:
+                continue
+            if k in seen:
+                raise err(f"{self.kind} table: column {k!r} appears twice in the header")
+            seen[k] = i
+        missing = [c for c in required if c not in seen]
+        if missing:
+            raise err(f"{self.kind} table: required column {missing[0]!r} is missing "
+                      f"(required: {', '.join(required)}; header has: "
+                      f"{', '.join(k for k in keys if k) or 'nothing'})")
+        width = len(keys)
+        body = []
+        for n, row in enumerate(rows):
+            row = list(row)[:width] + [None] * max(0, width - len(row))
+            if all(is_blank(v) for v in row):
+                continue  # trailing blank rows of a selected range
+            body.append((first_row + n, row))
+        if not body:
+            raise err(f"{self.kind} table: no {self.kind} rows below the header")
+        return seen, body
+
     def _index_names(self, name_column: str) -> None:
         """Build ``_index`` (normalised name or alias -> row) from ``names`` and the
         ``aliases`` column (``;``-separated); a blank name, or a name or alias used twice, is
