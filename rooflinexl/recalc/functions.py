@@ -1450,7 +1450,9 @@ def _char(number):
     return _each(_char_of, number)
 
 
-def _code_of(x):
+def _first_char(x, name: str):
+    """The first character of ``x`` read as text, or the error CODE or UNICODE returns:
+    ``x``'s own error, a value that is no text, or empty text (#VALUE!)."""
     if isinstance(x, ExcelError):
         return x
     try:
@@ -1458,8 +1460,14 @@ def _code_of(x):
     except _Err as ex:
         return ex.error
     if not text:
-        return ExcelError("#VALUE!", "CODE of empty text")
-    ch = text[0]
+        return ExcelError("#VALUE!", f"{name} of empty text")
+    return text[0]
+
+
+def _code_of(x):
+    ch = _first_char(x, "CODE")
+    if isinstance(ch, ExcelError):
+        return ch
     codec = _CHARSET.get()
     if codec == "cp1252" and ord(ch) in _CP1252_UNDEFINED:
         return float(ord(ch))
@@ -1485,15 +1493,8 @@ def _code(text):
 
 
 def _unicode_of(x):
-    if isinstance(x, ExcelError):
-        return x
-    try:
-        text = _text_arg(x, "text")
-    except _Err as ex:
-        return ex.error
-    if not text:
-        return ExcelError("#VALUE!", "UNICODE of empty text")
-    return float(ord(text[0]))
+    ch = _first_char(x, "UNICODE")
+    return ch if isinstance(ch, ExcelError) else float(ord(ch))
 
 
 def _unicode(text):
