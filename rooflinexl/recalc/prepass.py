@@ -945,8 +945,7 @@ def _blank_terms(toks: list, clip: tuple[int, int]) -> bool:
     i = 0
     while i < len(toks) - 1:
         t = toks[i]
-        if not (t.kind == "word" and t.text.upper() in _BLANK_TERM_CALLS
-                and toks[i + 1].text == "("):
+        if not _call_at(toks, i, _BLANK_TERM_CALLS):
             i += 1
             continue
         name = t.text.upper()
@@ -1060,6 +1059,12 @@ def _enclosing_call(toks: list, i: int) -> str | None:
                         and prev.kind == "word" else None)
             depth -= 1
     return None
+
+
+def _call_at(toks: list, i: int, names) -> bool:
+    """Whether ``toks[i]`` opens a call (``NAME(``) of one of ``names`` (upper case)."""
+    return (toks[i].kind == "word" and toks[i].text.upper() in names
+            and i + 1 < len(toks) and toks[i + 1].text == "(")
 
 
 def _closing(toks: list, i: int) -> int | None:
@@ -1622,8 +1627,7 @@ def split_subtotal_refs(toks: list, skips: Mapping[str, SheetSkips], sheet: str 
     i = 0
     while i < len(toks) - 1:
         t = toks[i]
-        if not (t.kind == "word" and t.text.upper() in _SUBTOTAL_CALLS
-                and toks[i + 1].text == "("):
+        if not _call_at(toks, i, _SUBTOTAL_CALLS):
             i += 1
             continue
         spans = _args(toks, i + 1)
@@ -1786,9 +1790,7 @@ def static_offsets(toks: list) -> bool:
     changed = False
     i = 0
     while i < len(toks) - 1:
-        t = toks[i]
-        if not (t.kind == "word" and t.text.upper() in _OFFSET_NAMES
-                and toks[i + 1].text == "("):
+        if not _call_at(toks, i, _OFFSET_NAMES):
             i += 1
             continue
         end = _closing(toks, i + 1)
@@ -1840,8 +1842,7 @@ def cell_infos(toks: list) -> bool:
     changed = False
     i = 0
     while i < len(toks) - 1:
-        t = toks[i]
-        if not (t.kind == "word" and t.text.upper() == "CELL" and toks[i + 1].text == "("):
+        if not _call_at(toks, i, ("CELL",)):
             i += 1
             continue
         end = _closing(toks, i + 1)
@@ -1898,8 +1899,7 @@ def indirect_positions(toks: list, whole_cell: bool = False) -> bool:
     i = 0
     while i < len(toks) - 3:
         t = toks[i]
-        if not (t.kind == "word" and t.text.upper() in _POSITION_NAMES
-                and toks[i + 1].text == "("):
+        if not _call_at(toks, i, _POSITION_NAMES):
             i += 1
             continue
         end = _closing(toks, i + 1)
@@ -1943,8 +1943,7 @@ def spill_refs(toks: list, arrays: Mapping[tuple[str, str], str], sheet: str | N
     i = 0
     while i < len(toks):
         t = toks[i]
-        if t.kind == "word" and t.text.upper() in _ANCHOR_NAMES and i + 1 < len(toks) and (
-                toks[i + 1].text == "("):
+        if _call_at(toks, i, _ANCHOR_NAMES):
             end = _closing(toks, i + 1)
             inner = _strip_ws(toks[i + 2:end]) if end is not None else []
             first, past = i, (end + 1 if end is not None else i + 1)
@@ -2303,8 +2302,7 @@ def formula_texts(toks: list, formulas: Mapping[tuple[str, str], str],
     i = 0
     while i < len(toks) - 1:
         t = toks[i]
-        if not (t.kind == "word" and t.text.upper() in _FORMULATEXT_NAMES | _ISFORMULA_NAMES
-                and toks[i + 1].text == "("):
+        if not _call_at(toks, i, _FORMULATEXT_NAMES | _ISFORMULA_NAMES):
             i += 1
             continue
         end = _closing(toks, i + 1)
