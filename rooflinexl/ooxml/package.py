@@ -718,17 +718,22 @@ def relationships(zf, names, source_part: str) -> list[tuple[str, str, str]]:
     return out
 
 
-def workbook_part(zf, names) -> str | None:
-    """Member name of the workbook part (via _rels/.rels, else xl/workbook.xml)."""
+def _root_targets(zf, names, kind: str) -> list[str | None]:
+    """The members the package's own relationships (``_rels/.rels``) of type ``kind``
+    (``officeDocument``, ``extended-properties`` ...) point to, in order; None for a
+    target that is not in the package. Unreadable relationships count as none."""
     try:
         rels = relationships(zf, names, "")
     except UnusableWorkbookError:
         rels = []
-    for _id, typ, part in rels:
-        if typ.endswith("/officeDocument"):
-            hit = find_member(names, part)
-            if hit is not None and hit.lower().endswith(".xml"):
-                return hit
+    return [find_member(names, part) for _id, typ, part in rels if typ.endswith("/" + kind)]
+
+
+def workbook_part(zf, names) -> str | None:
+    """Member name of the workbook part (via _rels/.rels, else xl/workbook.xml)."""
+    for hit in _root_targets(zf, names, "officeDocument"):
+        if hit is not None and hit.lower().endswith(".xml"):
+            return hit
     return find_member(names, "xl/workbook.xml")
 
 
@@ -747,15 +752,8 @@ def application(zf, names) -> str | None:
     ...     application(z, names_map(z))
     'Microsoft Excel'
     """
-    member = None
-    try:
-        rels = relationships(zf, names, "")
-    except UnusableWorkbookError:
-        rels = []
-    for _id, typ, part in rels:
-        if typ.endswith("/extended-properties"):
-            member = find_member(names, part)
-    member = member or find_member(names, "docProps/app.xml")
+    targets = _root_targets(zf, names, "extended-properties")
+    member = (targets[-1] if targets else None) or find_member(names, "docProps/app.xml")
     if member is None:
         return None
     for el in parse_xml(zf.read(member), member):
