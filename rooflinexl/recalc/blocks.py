@@ -376,6 +376,8 @@ def _reads_per_cell(u: Unit, ctx: Context) -> list | None:
                     return None  # a whole row or column, a sheet-scoped name
                 try:
                     rng = ctx.name(span)
+                    if not isinstance(rng, Rng):  # a name standing for a formula
+                        raise Unsupported(span)
                 except Unsupported:
                     if span.upper() in ctx.names:
                         inner = _name_reads(ctx, span)
@@ -893,7 +895,7 @@ def _evaluate_blocks(path, functions, limits: Limits, engine_mode: str) -> Evalu
             _refuse_per_cell(units)
         run = _Run(book, ctx, units, functions)
         try:
-            with engine.excel_semantics():
+            with engine.excel_semantics(formulas_table=False):
                 _evaluate(run, units, edges, path, functions)
         except _Retry:
             continue

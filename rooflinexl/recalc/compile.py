@@ -170,8 +170,26 @@ def per_row_function(written: str) -> bool:
 
     if _canonical(written) in _NOT_PER_ROW or written.upper().startswith("_XLETA."):
         return False
-    fn = get_functions().get(written.upper())
+    fn = light_formulas_functions().get(written.upper())
+    if fn is None:  # the statistics modules import scipy.stats: only when needed
+        fn = get_functions().get(written.upper())
     return fn is not None and fn is not not_implemented
+
+
+_LIGHT: dict = {}
+
+
+def light_formulas_functions() -> dict:
+    """formulas' function table without its statistics modules (``stat``, ``comp``),
+    whose import (scipy.stats) takes a second or more: most workbooks need neither."""
+    if not _LIGHT:
+        import importlib
+
+        for mod in ("info", "logic", "math", "financial", "text", "look", "eng", "date",
+                    "google"):
+            _LIGHT.update(importlib.import_module(f"formulas.functions.{mod}").FUNCTIONS)
+        _LIGHT.update(importlib.import_module("formulas.functions").FUNCTIONS)
+    return _LIGHT
 
 
 @dataclass
@@ -225,7 +243,8 @@ class Context:
                 continue
             names[name] = text
         self.names = names
-        self._name_cache: dict[str, Rng] = {}
+        self._name_cache: dict[str, Node] = {}
+        self._resolving: set[str] = set()  # names being resolved (a name using itself)
         #: the used area ranges reaching the sheet's edge are clipped to
         self.clip = used_area((s.max_row, s.max_col) for s in book.sheets)
         #: every defined name (any scope): other names are #NAME?
@@ -243,7 +262,7 @@ class Context:
             raise Unsupported(f"reference to a sheet that is not in the workbook: {name}")
         return hit
 
-    def name(self, name: str) -> Rng:
+    def name(self, name: str) -> Node:
         key = name.upper()
         hit = self._name_cache.get(key)
         if hit is not None:
@@ -258,11 +277,61 @@ class Context:
             raise Unsupported(f"name {name}: {'; '.join(rw.notes)}")
         ref = parse_a1(rw.text[1:], "")
         if ref is None or not ref[0]:
-            raise Unsupported(f"name {name} is not a plain range ({text})")
-        sheet, r1, c1, r2, c2 = ref
-        hit = Rng(self.sheet(sheet), r1, c1, r2, c2, False, False, key)
+            hit = self._name_formula(name, key, text, rw.text[1:])
+        else:
+            sheet, r1, c1, r2, c2 = ref
+            hit = Rng(self.sheet(sheet), r1, c1, r2, c2, False, False, key)
         self._name_cache[key] = hit
         return hit
+
+    def _name_formula(self, name: str, key: str, text: str, body: str):
+        """A name that stands for a formula, not a range (``=FALSE``, ``=0.5*Rate``,
+        ``=SUM(Sheet1!$A$1:$A$9)``): its tree, as Excel evaluates the name where it is
+        used. Its references must be absolute (``$A$1``): a relative one would move with
+        the cell using the name, which the per-cell path handles."""
+        if key in self._resolving:
+            raise Unsupported(f"name {name} refers to itself")
+        try:
+            tree = parse(body, base=1)
+        except (ParseError, RecursionError):
+            raise Unsupported(f"name {name} is not a plain range ({text})") from None
+        stack = [tree]
+        while stack:
+            item = stack.pop()
+            if item[0] == "ref" and (parse_a1(item[1], "") is not None or ":" in item[1]):
+                if any(not part.startswith("$") for cell in _cells_of(item[1])
+                       for part in cell):
+                    raise Unsupported(f"name {name} holds a relative reference ({text})")
+            elif item[0] in ("op", "call"):
+                stack.extend(item[2])
+        self._resolving.add(key)
+        try:
+            refs: list[Rng] = []
+            return _build(tree, self, "", 0, 0, _NO_TEMPLATE, set(), refs)
+        finally:
+            self._resolving.discard(key)
+
+
+@dataclass(frozen=True)
+class _NoTemplate:
+    refs: tuple = ()
+
+
+_NO_TEMPLATE = _NoTemplate()  # a name's formula: no reference of it moves with the cell
+_CELL_PART = re.compile(r"(\$?[A-Za-z]*)(\$?[0-9]*)")
+
+
+def _cells_of(span: str) -> list[tuple[str, ...]]:
+    """The column and row parts of each corner of a reference text, as written
+    (``'S'!$A$1:B2`` -> [('$A', '$1'), ('B', '2')]); empty parts left out."""
+    out = []
+    for corner in span.rsplit("!", 1)[-1].split(":"):
+        m = _CELL_PART.fullmatch(corner.strip())
+        if m is None:
+            out.append((corner,))
+            continue
+        out.append(tuple(p for p in m.groups() if p))
+    return out
 
 
 def _canonical(name: str) -> str:
@@ -404,12 +473,21 @@ def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, refs):
         return Lit(Error.errors[item[1]])
     if kind == "ref":
         rng = _range(item[1], item[2], item[3], ctx, sheet, row0, tpl, sticky)
-        refs.append(rng)
+        if isinstance(rng, Rng):
+            refs.append(rng)
+        else:  # a name standing for a formula: what it reads is read here
+            stack = [rng]
+            while stack:
+                x = stack.pop()
+                if isinstance(x, Rng):
+                    refs.append(x)
+                elif isinstance(x, Call):
+                    stack.extend(x.args)
         return rng
     raise Unsupported(f"operand {item!r}")
 
 
-def _range(span: str, start: int, end: int, ctx: Context, sheet, row0, tpl, sticky) -> Rng:
+def _range(span: str, start: int, end: int, ctx: Context, sheet, row0, tpl, sticky) -> Node:
     if parse_a1(span, sheet) is None and ":" not in span:
         if "!" in span:
             raise Unsupported(f"sheet-scoped name {span}")

@@ -498,7 +498,7 @@ def _index_function(formulas_index: dict) -> dict:
 
 
 @contextlib.contextmanager
-def excel_semantics():
+def excel_semantics(formulas_table: bool = True):
     """While active, ``formulas`` follows Excel where it did not: numbers and booleans
     become text as Excel writes them (:func:`rooflinexl.recalc.functions.value_text`: 15
     significant digits, ``TRUE``) in ``&``, ``LEN``, ``LEFT``, ``CONCAT`` ... (its own
@@ -506,7 +506,10 @@ def excel_semantics():
     (:func:`rooflinexl.recalc.functions.power`: ``0^-1`` is ``#DIV/0!``), and ``--x`` is
     a number (``formulas`` reads it as ``+x``); complex numbers as text have 15
     significant digits per part; date text outside years 1900-9999 is no date.
-    Both evaluation paths run inside it."""
+    Both evaluation paths run inside it. ``formulas_table=False`` leaves formulas' own
+    function table alone (loading it imports scipy.stats, a second or more): the block
+    path does not read it (:func:`rooflinexl.recalc.kernels.BlockEval._fn` has its own,
+    with the same fixes); the per-cell engine enters again with it."""
     import formulas.functions.date as fd
     import formulas.functions.eng as fe
     import formulas.functions.financial as ff
@@ -546,7 +549,7 @@ def excel_semantics():
             return plain_complex(r, i, suffix)  # formulas' #NUM!
         return complex_text(float(r), float(i), suffix)
 
-    table = _formulas().get_functions()
+    table = _formulas().get_functions() if formulas_table else {}
     table_fixes = table_fixes_of_formulas()
     xnpv, newton = _xirr_fixes()
     with _LOCK:

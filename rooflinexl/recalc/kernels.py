@@ -45,21 +45,19 @@ def _function(written: str):
     the replacements the per-cell engine makes (``engine.formulas_overrides``,
     ``engine.table_fixes_of_formulas``), so that both paths compute it alike."""
     if not _TABLE:
-        import importlib
-
+        from rooflinexl.recalc.compile import light_formulas_functions
         from rooflinexl.recalc.engine import formulas_overrides, table_fixes_of_formulas
 
-        for mod in ("info", "logic", "math", "text", "look"):
-            _TABLE.update(importlib.import_module(f"formulas.functions.{mod}").FUNCTIONS)
+        _TABLE.update(light_formulas_functions())
         _TABLE.update(formulas_overrides(_TABLE))  # INDEX, MATCH, TEXT as Excel (engine.py)
         _TABLE.update(table_fixes_of_formulas())  # SKEW, PPMT, MINVERSE ... as Excel
     f = _TABLE.get(written)
-    if f is None:  # formulas' statistics module (and scipy) only when a function needs it
+    if f is None:  # formulas' statistics modules (and scipy) only when a function needs them
         from formulas.functions import get_functions
-        from formulas.functions.stat import FUNCTIONS as stat
 
-        _TABLE.update({k: v for k, v in stat.items() if k not in _TABLE})
-        f = _TABLE.get(written) or get_functions()[written]
+        table = get_functions()
+        _TABLE.update({k: v for k, v in table.items() if k not in _TABLE})
+        f = _TABLE.get(written) or table[written]
     return f
 _NUMERIC = (NUM, BOOL, EMPTY)
 #: ranges (times the block's rows, for a relative one) larger than this go per cell
