@@ -1210,6 +1210,7 @@ def _collect(run: _Run, units: list[Unit], book: Book, ctx: Context) -> Evaluati
     paths.fallbacks = sorted(((a, n, why) for why, (a, n) in fallback_why.items()),
                              key=lambda x: -x[1])
     unknown = set(run.per_cell_ev.unknown_functions) if run.per_cell_ev else set()
+    unknown.update(name for u in units if u.why is None for name in u.compiled.unknown)
     ev = Evaluation(ordered, unknown, rewrites, [s.name for s in book.sheets])
     ev.paths = paths
     _Reasons(run, units, ordered, ctx).explain(errors)

@@ -25,7 +25,13 @@ from rooflinexl.addresses import (
     unquote_sheet,
 )
 from rooflinexl.recalc.parser import ParseError, parse
-from rooflinexl.recalc.prepass import date_1904_problem, rewrite_formula, used_area
+from rooflinexl.recalc.prepass import (
+    date_1904_problem,
+    display_function_name,
+    normalise_function_name,
+    rewrite_formula,
+    used_area,
+)
 from rooflinexl.recalc.refs import MAX_COL, MAX_ROW, template
 
 __all__ = ["SPILL", "Arr", "Call", "Lit", "Node", "Rng", "Unsupported", "array_constant",
@@ -177,6 +183,27 @@ def per_row_function(written: str) -> bool:
 
 
 _LIGHT: dict = {}
+#: the name of a call to a function no table knows: ``#NAME?`` in the cell, as Excel gives
+UNKNOWN = "{unknown function}"
+
+
+def known_function(written: str, registered) -> bool:
+    """Whether any evaluation path knows the function ``written`` (as written, prefixes
+    and all): rooflinexl's own and the registered ones, the block table, ``formulas``'
+    table; a function none of them knows is ``#NAME?`` (the per-cell engine's rule,
+    ``engine._is_known``)."""
+    from formulas.functions import get_functions, not_implemented
+
+    up = written.upper()
+    if (up in registered or normalise_function_name(up, registered) is not None
+            or _canonical(up) in FUNCTIONS or _canonical(up) in _NOT_PER_ROW
+            or up.startswith("_XLETA.")
+            or display_function_name(up) in ("LET", "LAMBDA")):
+        return True
+    fn = light_formulas_functions().get(up)
+    if fn is None:
+        fn = get_functions().get(up)
+    return fn is not None and fn is not not_implemented
 
 
 def light_formulas_functions() -> dict:
@@ -201,6 +228,7 @@ class Compiled:
     rewritten: bool  # the pre-pass changed the text
     refs: list[Rng]  # every reference (for dependencies and error reasons)
     rw_template: object = None  # refs.Template of the rewritten text (rendering)
+    unknown: tuple[str, ...] = ()  # functions no table knows (#NAME?), as written
 
 
 # ------------------------------------------------------------------- parsing
@@ -413,12 +441,17 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
     except RecursionError:  # ~1,000 chained operators (Excel allows 8,192 characters)
         raise Unsupported("formula too deeply nested for the block evaluator") from None
     stack = list(node.args) if array and isinstance(node, Call) else [node]
+    unknown: list[str] = []
     while stack:  # an array result where one value belongs
         x = stack.pop()
         if isinstance(x, Call):
             if x.per_row and x.name in _ARRAY_RESULT:
                 raise Unsupported(f"function {x.written} returns an array")
+            if x.name == UNKNOWN and display_function_name(x.written) not in unknown:
+                unknown.append(display_function_name(x.written))
             stack.extend(x.args)
+    if array and isinstance(node, Call) and node.name == UNKNOWN:
+        unknown.append(display_function_name(node.written))
     if sticky:
         from dataclasses import replace
 
@@ -432,7 +465,7 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
                                     for j, s in enumerate(p)))
                 k += 1
         tpl = replace(tpl, pieces=tuple(pieces))
-    return Compiled(node, body, rw.changed, refs, tpl)
+    return Compiled(node, body, rw.changed, refs, tpl, tuple(unknown))
 
 
 def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, refs):
@@ -455,6 +488,8 @@ def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, refs):
                     k >= len(kids) or isinstance(kids[k], Lit)
                     for k in _LITERAL_ARGS.get(canon, ())):
                 return Call(canon, kids, up, per_row=True)
+            if not known_function(written, ctx.registered):  # #NAME?, as Excel (exit 1)
+                return Call(UNKNOWN, [], up)
             raise Unsupported(f"function {written}")
         if up != canon and canon not in _PREFIXED:
             raise Unsupported(f"function {written} unknown to the per-cell engine")

@@ -20,8 +20,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rooflinexl.recalc.compile import SPILL, Arr, Call, Lit, Rng, Unsupported, array_constant
+from rooflinexl.recalc.compile import (
+    SPILL,
+    UNKNOWN,
+    Arr,
+    Call,
+    Lit,
+    Rng,
+    Unsupported,
+    array_constant,
+)
 from rooflinexl.recalc.functions import EXCEL_NUMBERS, excel_numbers
+from rooflinexl.recalc.prepass import display_function_name
 from rooflinexl.recalc.values import BOOL, EMPTY, ERR, NUM, OTHER, STR, Vec
 
 __all__ = ["BlockEval", "RangeArg"]
@@ -885,6 +895,12 @@ class BlockEval:
         return self._classify([x.reshape(-1)[0] if isinstance(x, np.ndarray) else x
                                for x in laid[:, node.spread].tolist()])
 
+    def f_unknown(self, node: Call) -> Vec:
+        """A function no table knows: ``#NAME?``, with the reason naming it."""
+        self.records_all.append((node, 0, "#NAME?",
+                                 f"unknown function {display_function_name(node.written)}"))
+        return _err("#NAME?", 1)
+
     def _delegated(self, node: Call) -> Vec:
         args = [self.value(a) for a in node.args]
         return self.delegate(node.written, args, [isinstance(a, Lit) for a in node.args])
@@ -1242,7 +1258,7 @@ def _literal(node) -> bool:
 _BARE = frozenset({"AND", "OR", "SUM", "PRODUCT", "MIN", "MAX", "AVERAGE", "TRUE", "FALSE",
                    "NA"})
 
-_METHOD = {SPILL: "spill",
+_METHOD = {SPILL: "spill", UNKNOWN: "unknown",
            "+": "add", "-": "sub", "*": "mul", "/": "div", "^": "pow", "&": "concat",
            "=": "eq", "<>": "ne", "<": "lt", ">": "gt", "<=": "le", ">=": "ge",
            "u-": "neg", "u+": "pos", "%": "percent"}
