@@ -644,7 +644,8 @@ def table_fixes_of_formulas() -> dict[str, Callable]:
     before the first or after the last (#NUM!, as PPMT). MINVERSE by Excel's LU
     decomposition (:func:`rooflinexl.recalc.functions.minverse`), not rounded to 15
     decimals as ``formulas`` does. IMCSC and IMLOG2 in the order of operations whose
-    rounding is Excel's (:func:`rooflinexl.recalc.functions.imcsc`, ``imlog2``)."""
+    rounding is Excel's (:func:`rooflinexl.recalc.functions.imcsc`, ``imlog2``).
+    RANDBETWEEN an integer (formulas draws any number between the bounds)."""
     import formulas.functions as fu
     import formulas.functions.eng as fe
     import formulas.functions.financial as ff
@@ -705,6 +706,16 @@ def table_fixes_of_formulas() -> dict[str, Callable]:
             return F.Error.errors[str(r)]
         return np.asarray(r, object).view(F.Array)
 
+    def randbetween_(bottom, top):
+        # an integer from bottom to top (Microsoft: "the smallest integer RANDBETWEEN will
+        # return", "the largest"): formulas returns any number in between
+        if isinstance(bottom, bool) or isinstance(top, bool):
+            return F.Error.errors["#VALUE!"]
+        low, high = math.ceil(bottom), math.floor(top)
+        if low > high:
+            return F.Error.errors["#NUM!"]
+        return float(np.random.randint(low, high + 1))
+
     def ipmt_(rate, per, nper, pv, fv=0, type=0):
         if per < 1 or per >= nper + 1:  # as PPMT (IronCalc's IPMT test book, by Excel)
             return F.Error.errors["#NUM!"]
@@ -721,6 +732,7 @@ def table_fixes_of_formulas() -> dict[str, Callable]:
             "PPMT": fu.wrap_ufunc(ppmt_, input_parser=ff.convert2float),
             "IPMT": fu.wrap_ufunc(ipmt_, input_parser=ff.convert2float),
             "MINVERSE": F.wrap_func(minverse_),
+            "RANDBETWEEN": fu.wrap_ufunc(randbetween_, input_parser=lambda *a: a),
             **{k: F.wrap_func(functools.partial(fe._xim2im, f))
                for k, f in (("IMCSC", imcsc), ("_XLFN.IMCSC", imcsc), ("IMLOG2", imlog2),
                             ("_XLFN.IMLOG2", imlog2))}}

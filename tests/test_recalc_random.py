@@ -1,0 +1,35 @@
+"""RANDBETWEEN returns an integer from bottom to top (Microsoft, "RANDBETWEEN function":
+"Bottom: the smallest integer RANDBETWEEN will return. Top: the largest integer
+RANDBETWEEN will return"; #NUM! when bottom is greater than top). Found on
+PhpSpreadsheet's Excel-saved chart templates, where every cached value is a whole
+number and the engine gave 91.346...
+"""
+from __future__ import annotations
+
+import openpyxl
+import pytest
+from formula_cases import ENGINES
+
+from rooflinexl.errors import ExcelError
+from rooflinexl.recalc.book import recalc_book
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_randbetween_gives_whole_numbers_between_the_bounds(tmp_path, engine):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    for r in range(1, 101):
+        ws[f"A{r}"] = "=RANDBETWEEN(1,6)"
+        ws[f"B{r}"] = "=RANDBETWEEN(1.5,3.2)"  # the integers in between: 2 and 3
+        ws[f"C{r}"] = f"=D{r}+RANDBETWEEN(20,50)"
+        ws[f"D{r}"] = 100
+    ws["E1"] = "=RANDBETWEEN(5,1)"
+    path = tmp_path / "rand.xlsx"
+    wb.save(path)
+    cells = recalc_book(path, write=False, engine=engine).evaluation.cells
+    for col, allowed in (("A", range(1, 7)), ("B", (2, 3)), ("C", range(120, 151))):
+        got = [cells[("Sheet", f"{col}{r}")].value for r in range(1, 101)]
+        assert all(float(v).is_integer() and int(v) in allowed for v in got), (col, got)
+    assert len({cells[("Sheet", f"A{r}")].value for r in range(1, 101)}) > 1  # drawn per cell
+    e1 = cells[("Sheet", "E1")].value
+    assert isinstance(e1, ExcelError) and str(e1) == "#NUM!"
