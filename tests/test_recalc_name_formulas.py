@@ -66,3 +66,33 @@ def test_name_formulas_are_evaluated_where_used(results, engine):
 
 def test_name_formulas_take_the_block_path(results):
     assert results["auto"].paths.fallbacks == []
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_name_using_a_relative_name_is_evaluated_at_the_cell_using_it(tmp_path, engine):
+    """PhpSpreadsheet's NamedFormulae.xlsx, saved by Excel (its cached values are the
+    expected ones here): ``HOURS_PER_DAY = Worksheet!$B1`` is relative, written for A1,
+    so ``DAILY_CHARGE = HOURS_PER_DAY*CHARGE_RATE`` in C5 reads B5; ``COLUMN_TOTALS =
+    SUM(COLUMN_DATA_VALUES)`` with ``COLUMN_DATA_VALUES = Worksheet!A$4:A$8`` sums the
+    column of the cell using it. (The block path used to give 56.25 on every row.)"""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Worksheet"
+    names = {"CHARGE_RATE": "Worksheet!$B$1", "COLUMN_DATA_VALUES": "Worksheet!A$4:A$8",
+             "COLUMN_TOTALS": "SUM(COLUMN_DATA_VALUES)",
+             "DAILY_CHARGE": "HOURS_PER_DAY*CHARGE_RATE", "HOURS_PER_DAY": "Worksheet!$B1"}
+    for k, v in names.items():
+        wb.defined_names[k] = DefinedName(k, attr_text=v)
+    ws["B1"] = 7.5
+    for r, hours in zip(range(4, 9), (7.5, 7.25, 6.5, 7, 5.5), strict=True):
+        ws[f"B{r}"] = hours
+        ws[f"C{r}"] = "=DAILY_CHARGE"
+    ws["B10"] = "=COLUMN_TOTALS"
+    ws["C10"] = "=COLUMN_TOTALS"
+    path = tmp_path / "named.xlsx"
+    wb.save(path)
+    cells = recalc_book(path, write=False, engine=engine).evaluation.cells
+    got = [cells[("Worksheet", f"C{r}")].value for r in range(4, 9)]
+    assert got == [56.25, 54.375, 48.75, 52.5, 41.25]
+    assert cells[("Worksheet", "B10")].value == 33.75
+    assert cells[("Worksheet", "C10")].value == 253.125

@@ -29,6 +29,7 @@ from rooflinexl.recalc.prepass import (
     date_1904_problem,
     display_function_name,
     normalise_function_name,
+    relative_names,
     rewrite_formula,
     used_area,
 )
@@ -298,6 +299,8 @@ class Context:
         text = self.names.get(key)
         if text is None:
             raise Unsupported(f"unknown name {name}")
+        if key in relative_names(self.defined):  # the pre-pass writes it out where used
+            raise Unsupported(f"name {name} is relative to the cell using it")
         rw = rewrite_formula("=" + text, tables=self.book.tables,
                              function_names=self.registered, clip=self.clip, defined=self.defined,
                              arrays=self.arrays, external=self.book.external)

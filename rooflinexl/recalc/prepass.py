@@ -585,8 +585,8 @@ def rewrite_formula(
     if isinstance(defined, Mapping) and row is not None and col is not None:
         words = {t.text.upper() for t in toks if t.kind == "word"}
         used = {k: v for k, v in defined.items() if k.upper() in words}
-        rel = relative_names(used)
-        if rel and inline_relative_names(toks, rel, row, col):
+        rel = relative_names(defined)
+        if rel and words & rel.keys() and inline_relative_names(toks, rel, row, col):
             res.kinds.add("relative name")
         if implicit:  # a name of a range is intersected like the range (Excel's =SINUS)
             ranges = {k.upper(): v for k, v in used.items() if isinstance(v, str)
@@ -2469,18 +2469,39 @@ def relative_names(defined: Mapping[str, str]) -> dict[str, str]:
     """The defined names (upper case) -> text whose references are relative: Excel reads
     such a name relative to the cell that uses it (``RelRow = Sheet1!$H1`` is ``$H12`` in
     row 12), as if written in A1 and copied to that cell. ``Table1[[#This Row],[a]]``
-    counts too (it names the row of the cell).
+    counts too (it names the row of the cell), and so does a name whose formula uses a
+    relative name (``Daily = RelRow*Rate``: evaluated where it is used).
 
     >>> relative_names({"Fixed": "Sheet1!$H$8", "RelRow": "Sheet1!$H1", "F": "LOG10(2)"})
     {'RELROW': 'Sheet1!$H1'}
     """
+    hit = _RELATIVE_CACHE.get(id(defined))
+    if hit is not None and hit[0] is defined and hit[1] == len(defined):
+        return hit[2]
     out = {}
+    words: dict[str, set[str]] = {}
     for name, text in defined.items():
         if not isinstance(text, str) or _LAMBDA_TEXT.match(text):
             continue
-        if _THIS_ROW_RE.search(text) or _relative_parts(_tokenize(text)):
+        toks = _tokenize(text)
+        if _THIS_ROW_RE.search(text) or _relative_parts(toks):
             out[name.upper()] = text
+        else:
+            words[name] = {t.text.upper() for t in toks if t.kind == "word"}
+    grown = True
+    while grown:  # a name using a relative name is relative too (DAILY = HOURS*RATE)
+        grown = False
+        for name, used in list(words.items()):
+            if used & out.keys():
+                out[name.upper()] = defined[name]
+                del words[name]
+                grown = True
+    _RELATIVE_CACHE.clear()
+    _RELATIVE_CACHE[id(defined)] = (defined, len(defined), out)
     return out
+
+
+_RELATIVE_CACHE: dict[int, tuple] = {}  # the last workbook's names (asked once a formula)
 
 
 def shift_relative(text: str, rows: int, cols: int) -> str:
@@ -2513,11 +2534,15 @@ def shift_relative(text: str, rows: int, cols: int) -> str:
     return "".join(t.text for t in toks)
 
 
+_NAME_DEPTH = 32  # names inside names, as LAMBDA recursion (a name using itself stops)
+
+
 def inline_relative_names(toks: list, names: Mapping[str, str], row: int, col: int,
-                          top_level: bool = False) -> bool:
+                          top_level: bool = False, depth: int = 0) -> bool:
     """Write each use of a relative defined name (:func:`relative_names`) in ``toks`` (a
     formula at ``row``/``col``) out as the name's text shifted to that cell, in brackets
-    unless it is one reference; ``top_level``: only the uses outside every function call.
+    unless it is one reference, and the relative names that text uses in turn (shifted to
+    the same cell); ``top_level``: only the uses outside every function call.
     Returns whether anything changed."""
     changed = False
     calls: list[bool] = []  # per open bracket: a function call?
@@ -2537,6 +2562,8 @@ def inline_relative_names(toks: list, names: Mapping[str, str], row: int, col: i
                 and not (nxt is not None and nxt.text in ("(", "!", "["))
                 and not (prev is not None and prev.text == "!")):
             body = _tokenize(shift_relative(names[t.text.upper()].lstrip("="), row - 1, col - 1))
+            if depth < _NAME_DEPTH and not top_level:
+                inline_relative_names(body, names, row, col, depth=depth + 1)
             single = _REF_ARG.match("".join(x.text for x in body)) is not None
             if not single and ":" in (getattr(nxt, "text", ""), getattr(prev, "text", "")):
                 i += 1  # an operand of ':' that is not one reference: Excel's #VALUE!
