@@ -415,7 +415,43 @@ def formulas_overrides(table: Mapping[str, Any]) -> dict:
         info.iserror, check=lambda x: isinstance(x, (int, float, np.number)) and not isinstance(
             x, (bool, np.bool_)), array=info.FalseArray))
     return {"INDEX": _index_function(table["INDEX"]), "MATCH": _match_function(),
-            "TEXT": _text_function(), "ISNUMBER": isnumber}
+            "TEXT": _text_function(), "ISNUMBER": isnumber,
+            "VLOOKUP": _table_lookup_function(True), "HLOOKUP": _table_lookup_function(False)}
+
+
+def _table_lookup_function(vertical: bool):
+    """formulas' VLOOKUP (``vertical``) or HLOOKUP, with the index and range_lookup
+    arguments read as Excel reads them (:func:`rooflinexl.recalc.functions.lookup_index`,
+    ``lookup_range_flag``): formulas took index 0 or below as a column counted from the
+    end (``VLOOKUP(8,B3:B7,FALSE)`` the last column, where Excel gives #VALUE!) and any
+    text as TRUE."""
+    import numpy as np
+    from formulas.functions import FoundError, wrap_ufunc
+    from formulas.functions import look as fl
+
+    from rooflinexl.recalc.functions import lookup_index, lookup_range_flag
+
+    F = _formulas()
+
+    def host(x):
+        x = np.ravel(x)[0] if isinstance(x, np.ndarray) else x
+        return _host_elem(x, [])
+
+    def args(val, vec, index, match_type=True):
+        vec = np.atleast_2d(vec)
+        if vertical:
+            vec = vec.T
+        k = lookup_index(host(index), vec.shape[0],
+                         "col_index_num" if vertical else "row_index_num")
+        exact = lookup_range_flag(host(match_type))
+        for out in (k, exact):
+            if isinstance(out, ExcelError):
+                raise FoundError(err=F.Error.errors[str(out)])
+        return fl.args_parser_lookup_array(val, vec[0].ravel(), vec[k].ravel(), exact)
+
+    return wrap_ufunc(fl.xlookup, input_parser=lambda *a: a, args_parser=args,
+                      check_error=lambda *a: fl.get_error(a[1]),
+                      excluded={3, 4, 5, 6, 7, 8})
 
 
 def _text_function():

@@ -38,7 +38,7 @@ from rooflinexl.errors import ExcelError
 
 __all__ = ["BUILTINS", "CELL_INFO", "ETA_PREFIX", "EXCEL_NUMBERS", "REF_POSITION", "character_set",
            "complex_text", "cut_position", "excel_bsearch", "excel_numbers", "imcsc", "imlog2",
-           "index_array",
+           "index_array", "lookup_index", "lookup_range_flag",
            "offset_address", "power", "use_character_set", "value_text"]
 
 def value_text(x) -> str:
@@ -1957,6 +1957,57 @@ def _lookup(value, lookup, result=None, *rest):
 
 
 BUILTINS["LOOKUP"] = _lookup
+
+
+def lookup_index(x, size: int, what: str = "col_index_num") -> int | ExcelError:
+    """VLOOKUP's ``col_index_num`` (HLOOKUP's ``row_index_num``) as Excel reads it: the
+    0-based position in a table of ``size`` columns (rows), or the error Excel returns.
+
+    Microsoft, "VLOOKUP function" (read 2026-12-01): less than 1 is ``#VALUE!``, more than
+    the table's columns ``#REF!``. An error value is itself; TRUE is 1 and FALSE 0 (so
+    ``VLOOKUP(8,B3:B7,FALSE)`` is ``#VALUE!``, POI's FormulaEvalTestData_Copy.xlsx, saved
+    by Excel); numeric text its number, other text ``#VALUE!``; a fraction is truncated.
+
+    >>> lookup_index(2.9, 3), lookup_index(True, 3), lookup_index("2", 3)
+    (1, 0, 1)
+    >>> str(lookup_index(False, 3)), str(lookup_index(4, 3)), str(lookup_index("x", 3))
+    ('#VALUE!', '#REF!', '#VALUE!')
+    """
+    if isinstance(x, ExcelError):
+        return x
+    if isinstance(x, bool):
+        x = float(x)
+    try:
+        k = math.trunc(_number(x, what))
+    except _Err as ex:
+        return ex.error
+    if k < 1:
+        return ExcelError("#VALUE!", f"{what} {k} is less than 1")
+    if k > size:
+        return ExcelError("#REF!", f"{what} {k} is beyond the table's {size}")
+    return k - 1
+
+
+def lookup_range_flag(x) -> bool | ExcelError:
+    """VLOOKUP's (HLOOKUP's) ``range_lookup``: TRUE for an approximate match, FALSE (0, an
+    empty argument) for an exact one; text TRUE/FALSE as the boolean, numeric text its
+    number, other text ``#VALUE!``; an error value is itself.
+
+    >>> lookup_range_flag(0), lookup_range_flag(None), lookup_range_flag("true")
+    (False, False, True)
+    >>> str(lookup_range_flag("yes"))
+    '#VALUE!'
+    """
+    if isinstance(x, ExcelError):
+        return x
+    if isinstance(x, str) and x.strip().upper() in ("TRUE", "FALSE"):
+        return x.strip().upper() == "TRUE"
+    if isinstance(x, bool):
+        return x
+    try:
+        return _number(x, "range_lookup") != 0
+    except _Err as ex:
+        return ex.error
 
 
 # ------------------------------------------------------------------ GROUPBY, PIVOTBY
