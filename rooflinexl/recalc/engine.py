@@ -441,17 +441,23 @@ def _table_lookup_function(vertical: bool):
         vec = np.atleast_2d(vec)
         if vertical:
             vec = vec.T
-        k = lookup_index(host(index), vec.shape[0],
-                         "col_index_num" if vertical else "row_index_num")
+        k, later = lookup_index(host(index), vec.shape[0],
+                                "col_index_num" if vertical else "row_index_num")
         exact = lookup_range_flag(host(match_type))
-        for out in (k, exact):
+        for out in (None if k is not None else later, exact):
             if isinstance(out, ExcelError):
                 raise FoundError(err=F.Error.errors[str(out)])
-        return fl.args_parser_lookup_array(val, vec[0].ravel(), vec[k].ravel(), exact)
+        result = vec[0 if later is not None else k].ravel()
+        later = None if later is None else F.Error.errors[str(later)]
+        return (*fl.args_parser_lookup_array(val, vec[0].ravel(), result, exact), later)
 
-    return wrap_ufunc(fl.xlookup, input_parser=lambda *a: a, args_parser=args,
+    def lookup(*a):  # the index's range error only where the value is found
+        r = fl.xlookup(*a[:-1])
+        return r if a[-1] is None or isinstance(r, F.XlError) else a[-1]
+
+    return wrap_ufunc(lookup, input_parser=lambda *a: a, args_parser=args,
                       check_error=lambda *a: fl.get_error(a[1]),
-                      excluded={3, 4, 5, 6, 7, 8})
+                      excluded={3, 4, 5, 6, 7, 8, 9})
 
 
 def _text_function():
@@ -749,7 +755,22 @@ def table_fixes_of_formulas() -> dict[str, Callable]:
             return plain_ppmt(rate, per, nper, pv, fv, type)
         return ppmt(rate, per, nper, pv, fv)
 
+    def poisson(x, mean, cumulative):  # formulas' statistics module only when called
+        import formulas.functions.stat as fs
+
+        # Microsoft, "POISSON.DIST function": x is truncated to an integer (formulas
+        # gave the probability of a fraction, 0; closedxml's functions-excel-2010.xlsx
+        # and POI's FormulaEvalTestData_Copy.xlsx, saved by Excel)
+        return fs.xpoisson_dist(x if x < 0 else math.trunc(x), mean, cumulative)
+
+    def poisson_args(*a):
+        import formulas.functions.stat as fs
+
+        return (*map(fs._convert_args, a[:-1]), *map(fs._parse_cumulative, a[-1:]))
+
+    poisson_f = fu.wrap_ufunc(poisson, input_parser=poisson_args)
     return {"_XLFN.SCAN": scan_f, "SCAN": scan_f, "_XLFN.MAP": map_f, "MAP": map_f,
+            "POISSON.DIST": poisson_f, "_XLFN.POISSON.DIST": poisson_f, "POISSON": poisson_f,
             "SKEW": skew_s, "_XLFN.SKEW": skew_s, "SKEW.P": skew_p, "_XLFN.SKEW.P": skew_p,
             "PPMT": fu.wrap_ufunc(ppmt_, input_parser=ff.convert2float),
             "IPMT": fu.wrap_ufunc(ipmt_, input_parser=ff.convert2float),

@@ -1959,33 +1959,37 @@ def _lookup(value, lookup, result=None, *rest):
 BUILTINS["LOOKUP"] = _lookup
 
 
-def lookup_index(x, size: int, what: str = "col_index_num") -> int | ExcelError:
-    """VLOOKUP's ``col_index_num`` (HLOOKUP's ``row_index_num``) as Excel reads it: the
-    0-based position in a table of ``size`` columns (rows), or the error Excel returns.
+def lookup_index(x, size: int, what: str = "col_index_num") -> tuple[int, ExcelError | None]:
+    """VLOOKUP's ``col_index_num`` (HLOOKUP's ``row_index_num``) as Excel reads it, for a
+    table of ``size`` columns (rows): ``(k, error)``, the 0-based position and the error
+    Excel returns instead (None: none).
 
     Microsoft, "VLOOKUP function" (read 2026-12-01): less than 1 is ``#VALUE!``, more than
-    the table's columns ``#REF!``. An error value is itself; TRUE is 1 and FALSE 0 (so
-    ``VLOOKUP(8,B3:B7,FALSE)`` is ``#VALUE!``, POI's FormulaEvalTestData_Copy.xlsx, saved
-    by Excel); numeric text its number, other text ``#VALUE!``; a fraction is truncated.
+    the table's columns ``#REF!``; TRUE is 1 and FALSE 0; numeric text is its number,
+    other text ``#VALUE!``; a fraction is truncated. Excel checks the range only once the
+    lookup has found its value: EPPlus's FormulaTest.xlsx (saved by Excel) caches
+    ``VLOOKUP(8,B3:B7,FALSE)`` (found) as ``#VALUE!`` but ``VLOOKUP(8,I10:I28,0,FALSE)``
+    (not found) as ``#N/A``. So an error value or text that is no number is ``k`` None
+    with its error; a number out of range is ``k`` with the error to give if found.
 
     >>> lookup_index(2.9, 3), lookup_index(True, 3), lookup_index("2", 3)
-    (1, 0, 1)
-    >>> str(lookup_index(False, 3)), str(lookup_index(4, 3)), str(lookup_index("x", 3))
-    ('#VALUE!', '#REF!', '#VALUE!')
+    ((1, None), (0, None), (1, None))
+    >>> [(k, str(e)) for k, e in (lookup_index(False, 3), lookup_index(4, 3), lookup_index("x", 3))]
+    [(-1, '#VALUE!'), (3, '#REF!'), (None, '#VALUE!')]
     """
     if isinstance(x, ExcelError):
-        return x
+        return None, x
     if isinstance(x, bool):
         x = float(x)
     try:
         k = math.trunc(_number(x, what))
     except _Err as ex:
-        return ex.error
+        return None, ex.error
     if k < 1:
-        return ExcelError("#VALUE!", f"{what} {k} is less than 1")
+        return k - 1, ExcelError("#VALUE!", f"{what} {k} is less than 1")
     if k > size:
-        return ExcelError("#REF!", f"{what} {k} is beyond the table's {size}")
-    return k - 1
+        return k - 1, ExcelError("#REF!", f"{what} {k} is beyond the table's {size}")
+    return k - 1, None
 
 
 def lookup_range_flag(x) -> bool | ExcelError:
