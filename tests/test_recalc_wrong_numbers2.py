@@ -78,3 +78,98 @@ def test_distribution_integer_arguments(dists, engine, formula):
     cells, evs = dists
     got = evs[engine].value("Sheet", cells[formula])
     assert matches_excel(got, DIST_CASES[formula], rel=1e-12), got
+
+
+# ---------------------------------------------------------------- SUBTOTAL, AGGREGATE
+# ClosedXML's functions-excel-2010.xlsx (saved by Excel 2010), Sheet2: AGGREGATE with its
+# function_num (row 14) and options (column A, row 17 blank) read from cells, over C1:C11
+# (row 6 hidden; C10 and C11 a nested AGGREGATE and SUBTOTAL), D1:D11 and E1:E11 (E5 an
+# error). The expected values are the book's cached "Excel-results" (rows 28-36); the cell
+# values are copied from the book (C3, =K3 there, holds its cached 30).
+AGG_DATA = {
+    "C": [15, 77, 30, 28, 31, 96, 77, 53, 34, "=AGGREGATE(1,4,D1:D11)", "=SUBTOTAL(4,D1:D11)"],
+    "D": [8, 65, 60, 63, 53, 71, 55, 83, -500, 91, 89],
+    "E": [15, 77, 30, 28, "=1/0", 12, 77, 53, 34, "=AGGREGATE(1,4,D2:D11)",
+          "=SUBTOTAL(4,D1:D11)"],
+}
+# column -> (function_num, [(option row, range text, k or None, Excel's value)])
+AGG_CASES = {
+    "G": (1, [(17, "$C$1:$C$11", None, 49), (18, "$C$1:$C$11", None, 49),
+              (19, "$C$1:$C$11", None, 43.125), (20, "$E$1:$E$11", None, 40.75),
+              (21, "$C$1:$C$11", None, 43.125), (22, "$C$1:$C$11", None, 49.50413223140495),
+              (23, "$C$1:$C$11", None, 44.85454545454546), (24, "$E$1:$E$11", None, 43),
+              (25, "$C$1:$C$11", None, 44.85454545454546)]),
+    "H": (7, [(17, "$C$1:$C$11", None, 28.062430400804562),
+              (19, "$C$1:$C$11", None, 23.344852598745252),
+              (20, "$E$1:$E$11", None, 25.611102503183485),
+              (22, "$C$1:$C$11", None, 30.643332458992404),
+              (23, "$C$1:$C$11", None, 27.9127329575057),
+              (24, "$E$1:$E$11", None, 29.507061301774304)]),
+    "I": (14, [(17, "$C$1:$C$11", 2, 77), (19, "$C$1:$C$11", 2, 77),
+               (20, "$D$1:$D$11", 1, 91), (22, "$C$1:$C$11", 2, 91),
+               (23, "$C$1:$C$11", 1, 91)]),
+    "J": (19, [(17, "$C$1:$C$11", 1, 29), (19, "$C$1:$C$11", 2, 32.5),
+               (20, "$D$1:$D$11", 2, 63), (22, "$C$1:$C$11", 1, 28),
+               (25, "$D$1:$D$11", 2, 61.5)]),
+}
+
+
+def _agg_formula(col, row, rng, k):
+    return f"=AGGREGATE({col}$14,$A{row},{rng}{'' if k is None else f',{k}'})"
+
+
+@pytest.fixture(scope="module")
+def aggregates(tmp_path_factory):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    for col, values in AGG_DATA.items():
+        for r, v in enumerate(values, start=1):
+            ws[f"{col}{r}"] = v
+    ws.row_dimensions[6].hidden = True
+    for r, opt in zip(range(18, 26), range(8), strict=True):
+        ws[f"A{r}"] = opt
+    for col, (num, cases) in AGG_CASES.items():
+        ws[f"{col}14"] = num
+        for row, rng, k, _ in cases:
+            ws[f"{col}{row}"] = _agg_formula(col, row, rng, k)
+    p = tmp_path_factory.mktemp("agg") / "agg.xlsx"
+    wb.save(p)
+    from rooflinexl.recalc.book import recalc_book
+
+    return {e: recalc_book(p, write=False, engine=e).evaluation for e in ENGINES}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("col,row,want", [(c, r, w) for c, (_, cs) in AGG_CASES.items()
+                                          for r, _, _, w in cs])
+def test_aggregate_options_from_cells(aggregates, engine, col, row, want):
+    got = aggregates[engine].value("Sheet", f"{col}{row}")
+    assert matches_excel(got, want, rel=1e-12), got
+
+
+# EPPlus's SubtotalFilters.xlsx (saved by Excel), sheet HiddenByAutoFilter: a filter in
+# effect on A1:B4 (row 4 filtered out), row 16 hidden below it; Excel caches
+# SUBTOTAL(9,$B14:$B16) as 3 (B14:B16 = 1, 2, 3: row 16 left out too) and
+# SUBTOTAL(109,B14:B16) as 3. Without a filter's criteria (sheet
+# HiddenRowWithAutoFilterNoFilter) SUBTOTAL(9,...) is 6.
+@pytest.mark.parametrize("criteria,want9", [(True, 3), (False, 6)])
+@pytest.mark.parametrize("engine", ENGINES)
+def test_subtotal_with_a_filter_in_effect(tmp_path, engine, criteria, want9):
+    from rooflinexl.recalc.book import recalc_book
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    for r, (a, b) in enumerate([("Name", "Age"), ("A", 1), ("B", 2), ("C", 3)], start=1):
+        ws[f"A{r}"], ws[f"B{r}"] = a, b
+    for r, v in zip((14, 15, 16), (1, 2, 3), strict=True):
+        ws[f"B{r}"] = v
+    ws["B18"], ws["B19"] = "=SUBTOTAL(9,$B14:$B16)", "=SUBTOTAL(109,B14:B16)"
+    ws.auto_filter.ref = "A1:B4"
+    if criteria:
+        ws.auto_filter.add_filter_column(0, ["A", "B"])
+        ws.row_dimensions[4].hidden = True
+    ws.row_dimensions[16].hidden = True
+    wb.save(tmp_path / "f.xlsx")
+    ev = recalc_book(tmp_path / "f.xlsx", write=False, engine=engine).evaluation
+    assert matches_excel(ev.value("Sheet", "B18"), want9)
+    assert matches_excel(ev.value("Sheet", "B19"), 3)

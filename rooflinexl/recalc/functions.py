@@ -1056,13 +1056,14 @@ def _aggregate(function_num, options, *args):
         if err is not None:
             return err
         return float(count) if n == 3 else _SUBTOTALS[n](np.array(nums))
-    if len(args) != 2:
+    if len(args) < 2:
         return ExcelError("#VALUE!", "AGGREGATE 14-19 takes an array and k")
-    nums, _, err = _gather([args[0]], skip_errors)
+    # the array may come as the pieces left of a reference (prepass.split_subtotal_refs)
+    nums, _, err = _gather(args[:-1], skip_errors)
     if err is not None:
         return err
     try:
-        k = _number(_scalar(args[1], "k"), "k")
+        k = _number(_scalar(args[-1], "k"), "k")
     except _Err as ex:
         return ex.error
     v = np.sort(np.array(nums))

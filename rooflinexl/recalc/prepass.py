@@ -1613,15 +1613,24 @@ def split_subtotal_refs(toks: list, skips: Mapping[str, SheetSkips], sheet: str 
     Microsoft, "SUBTOTAL function": other SUBTOTALs in the references are left out, so are
     rows a filter hides, and with function_num 101-111 every hidden row. "AGGREGATE
     function": options 0-3 leave out nested SUBTOTAL and AGGREGATE cells, options 1, 3,
-    5, 7 hidden rows. A reference with such cells becomes the references that cover the
-    rest (``A1:A10`` with row 5 hidden: ``A1:A4,A6:A10``); a function_num or option that
-    is not a number written in the formula, or the array form of AGGREGATE (14-19), with
-    cells to leave out is an error value with the reason. Returns whether anything changed.
+    5, 7 hidden rows, for the reference form and for the array form's array (its ``k``
+    stays as written). A reference with such cells becomes the references that cover the
+    rest (``A1:A10`` with row 5 hidden: ``A1:A4,A6:A10``). Where the function_num or the
+    options are not numbers written in the formula (``AGGREGATE(C$14,$A17,$C$1:$C$11)``,
+    ClosedXML's functions-excel-2010.xlsx), the call becomes one call per case, picked
+    when evaluated: ``CHOOSE((options)+1, ...)`` over the eight options, ``IF((function_num)
+    +0>100, ...)`` for SUBTOTAL. Still an error value with the reason: AGGREGATE with a
+    function_num not written as a number and cells to leave out of a fourth or later
+    argument (a ``k`` or a reference: only the number tells). Returns whether anything
+    changed.
 
     >>> toks = _tokenize("SUBTOTAL(109,A1:B4)")
     >>> skips = {"S": SheetSkips(hidden=frozenset({2}), subtotals=frozenset({(4, 2)}))}
     >>> split_subtotal_refs(toks, skips, "S", Rewrite("")), "".join(t.text for t in toks)
     (True, 'SUBTOTAL(109,A1,A3:A4,B1,B3)')
+    >>> toks = _tokenize("SUBTOTAL(Z1,A1:A3)")
+    >>> split_subtotal_refs(toks, skips, "S", Rewrite("")), "".join(t.text for t in toks)
+    (True, 'IF((Z1)+0>100,SUBTOTAL(Z1,A1,A3),SUBTOTAL(Z1,A1:A3))')
     """
     changed = False
     i = 0
@@ -1631,40 +1640,63 @@ def split_subtotal_refs(toks: list, skips: Mapping[str, SheetSkips], sheet: str 
             i += 1
             continue
         spans = _args(toks, i + 1)
+        if not spans:
+            i += 1
+            continue
         agg = t.text.upper() != "SUBTOTAL"
-        num = _literal_int(toks[spans[0][0]:spans[0][1]]) if spans else None
+        num = _literal_int(toks[spans[0][0]:spans[0][1]])
+        texts = ["".join(x.text for x in toks[a:b]) for a, b in spans]
         if agg:
-            opt = (_literal_int(toks[spans[1][0]:spans[1][1]]) if len(spans) > 1
-                   and _strip_ws(toks[spans[1][0]:spans[1][1]]) else 0)
-            refs = spans[2:3] if num is not None and num >= 14 else spans[2:]
-            nested = opt is None or opt <= 3
-            hidden = opt is None or opt in (1, 3, 5, 7)
-            filtered = hidden
+            opt_blank = len(spans) < 2 or not _strip_ws(toks[spans[1][0]:spans[1][1]])
+            opt = 0 if opt_blank else _literal_int(toks[spans[1][0]:spans[1][1]])
+            refs = list(range(2, 3 if num is not None and num >= 14 else len(spans)))
         else:
             opt = 0
-            refs = spans[1:]
-            nested, filtered = True, True
-            hidden = num is None or num > 100
-        edits = []
-        for a, b in refs:
-            pieces = _kept_pieces(toks[a:b], skips, sheet, nested, hidden, filtered)
-            if pieces is None:
-                continue
-            if num is None or opt is None or (agg and num >= 14):
-                res.error = ("#VALUE!", f"{t.text}: leaving out hidden rows or nested "
-                                        "subtotals needs its function_num and options "
-                                        "written as numbers, and the reference form")
-                return changed
-            new = []
-            for k, p in enumerate(pieces or [f'"{OMITTED}"']):
-                if k:
-                    new.append(_Tok("op", ","))
-                new.extend(_tokenize(p))
-            edits.append((a, b, new))
-        for a, b, new in reversed(edits):
-            toks[a:b] = new
-            changed = True
-        i += 1
+            refs = list(range(1, len(spans)))
+
+        def variant(nested, hidden, filtered):
+            """The arguments' texts with what this case leaves out, or None: nothing."""
+            out, moved = list(texts), False
+            for k in refs:
+                a, b = spans[k]
+                pieces = _kept_pieces(toks[a:b], skips, sheet, nested, hidden, filtered)
+                if pieces is not None:
+                    out[k] = ",".join(pieces) if pieces else f'"{OMITTED}"'
+                    moved = True
+            return out if moved else None
+
+        if agg:  # options 0-7: (nested, hidden) left out
+            cases = [variant(o <= 3, o in (1, 3, 5, 7), o in (1, 3, 5, 7)) for o in range(8)]
+        else:  # function_num 1-11, 101-111
+            cases = [variant(True, False, True), variant(True, True, True)]
+        if agg and opt is not None:
+            cases = [cases[opt] if 0 <= opt <= 7 else None]
+        elif not agg and num is not None:
+            cases = [cases[num > 100]]
+        if all(c is None for c in cases):
+            i += 1
+            continue
+        if agg and num is None and len(spans) > 3 and any(
+                _kept_pieces(toks[a:b], skips, sheet, True, True, True) is not None
+                for a, b in spans[3:]):
+            res.error = ("#VALUE!", f"{t.text}: leaving out hidden rows or nested "
+                                    "subtotals of a fourth argument needs the "
+                                    "function_num written as a number")
+            return changed
+
+        def call(args):
+            return f"{t.text}({','.join(texts if args is None else args)})"
+
+        if len(cases) == 1:
+            new_text = call(cases[0])
+        elif agg:
+            new_text = f"CHOOSE(({texts[1]})+1,{','.join(call(c) for c in cases)})"
+        else:
+            new_text = f"IF(({texts[0]})+0>100,{call(cases[1])},{call(cases[0])})"
+        new = _tokenize(new_text)
+        toks[i:spans[-1][1] + 1] = new  # through the closing parenthesis
+        changed = True
+        i += len(new)
     return changed
 
 
@@ -1738,10 +1770,15 @@ def _sheet_skips(ws) -> SheetSkips:
         af = getattr(table, "autoFilter", None)
         if af is not None and af.filterColumn:
             filters.append(table.ref)
-    filtered = set()
-    for ref in filters:
-        _c1, r1, _c2, r2 = range_boundaries(ref)
-        filtered |= {r for r in hidden if r1 <= r <= r2}
+    # A file does not tell the rows a filter hid from those hidden by hand; with a filter
+    # in effect on the sheet, Excel treats every hidden row of it as filtered, also one
+    # outside the filter's range: EPPlus's SubtotalFilters.xlsx (saved by Excel), sheets
+    # HiddenByAutoFilter and HiddenByTableFilter, cache SUBTOTAL(9,$B14:$B16) as 3 with
+    # row 16 hidden below a filtered A1:B4 (E1:F4), where HiddenRowWithAutoFilterNoFilter
+    # (a filter with no criteria) caches 6. (Its sheet Sheet1 caches 6 for a row hidden
+    # beside a filtered A1:B4, in columns M:N: what Excel remembers of how each row was
+    # hidden is not in the file; this rule, also IronCalc's, matches three of the four.)
+    filtered = hidden if filters else frozenset()
     subtotals = set()
     for row in held_rows(ws):
         for c in row:
@@ -1751,7 +1788,7 @@ def _sheet_skips(ws) -> SheetSkips:
             up = (v if isinstance(v, str) else getattr(v, "text", None) or "").upper()
             if "SUBTOTAL(" in up or "AGGREGATE(" in up:
                 subtotals.add((c.row, c.column))
-    return SheetSkips(hidden, frozenset(filtered), frozenset(subtotals))
+    return SheetSkips(hidden, filtered, frozenset(subtotals))
 
 
 # ------------------------------------------------------------------ OFFSET
