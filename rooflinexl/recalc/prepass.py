@@ -1654,21 +1654,12 @@ def split_subtotal_refs(toks: list, skips: Mapping[str, SheetSkips], sheet: str 
             opt = 0
             refs = list(range(1, len(spans)))
 
-        def variant(nested, hidden, filtered):
-            """The arguments' texts with what this case leaves out, or None: nothing."""
-            out, moved = list(texts), False
-            for k in refs:
-                a, b = spans[k]
-                pieces = _kept_pieces(toks[a:b], skips, sheet, nested, hidden, filtered)
-                if pieces is not None:
-                    out[k] = ",".join(pieces) if pieces else f'"{OMITTED}"'
-                    moved = True
-            return out if moved else None
-
+        place = (toks, spans, texts, refs, skips, sheet)
         if agg:  # options 0-7: (nested, hidden) left out
-            cases = [variant(o <= 3, o in (1, 3, 5, 7), o in (1, 3, 5, 7)) for o in range(8)]
-        else:  # function_num 1-11, 101-111
-            cases = [variant(True, False, True), variant(True, True, True)]
+            cases = [_leave_out(place, o <= 3, o in (1, 3, 5, 7), o in (1, 3, 5, 7))
+                     for o in range(8)]
+        else:  # function_num 1-11, 101-111: filtered rows, and hidden ones above 100
+            cases = [_leave_out(place, True, False, True), _leave_out(place, True, True, True)]
         if agg and opt is not None:
             cases = [cases[opt] if 0 <= opt <= 7 else None]
         elif not agg and num is not None:
@@ -1684,20 +1675,34 @@ def split_subtotal_refs(toks: list, skips: Mapping[str, SheetSkips], sheet: str 
                                     "function_num written as a number")
             return changed
 
-        def call(args):
-            return f"{t.text}({','.join(texts if args is None else args)})"
-
+        calls = [f"{t.text}({','.join(texts if c is None else c)})" for c in cases]
         if len(cases) == 1:
-            new_text = call(cases[0])
+            new_text = calls[0]
         elif agg:
-            new_text = f"CHOOSE(({texts[1]})+1,{','.join(call(c) for c in cases)})"
+            new_text = f"CHOOSE(({texts[1]})+1,{','.join(calls)})"
         else:
-            new_text = f"IF(({texts[0]})+0>100,{call(cases[1])},{call(cases[0])})"
+            new_text = f"IF(({texts[0]})+0>100,{calls[1]},{calls[0]})"
         new = _tokenize(new_text)
         toks[i:spans[-1][1] + 1] = new  # through the closing parenthesis
         changed = True
         i += len(new)
     return changed
+
+
+def _leave_out(place, nested: bool, hidden: bool, filtered: bool) -> list[str] | None:
+    """The argument texts of a SUBTOTAL/AGGREGATE call (``place``: its tokens, argument
+    spans and texts, the reference arguments, the skips and the sheet) with the nested
+    subtotals (``nested``), the hidden rows (``hidden``) and the rows a filter hides
+    (``filtered``) left out, or None where that leaves everything in."""
+    toks, spans, texts, refs, skips, sheet = place
+    out, moved = list(texts), False
+    for k in refs:
+        a, b = spans[k]
+        pieces = _kept_pieces(toks[a:b], skips, sheet, nested, hidden, filtered)
+        if pieces is not None:
+            out[k] = ",".join(pieces) if pieces else f'"{OMITTED}"'
+            moved = True
+    return out if moved else None
 
 
 def _kept_pieces(arg: list, skips, sheet, nested: bool, hidden: bool, filtered: bool):
