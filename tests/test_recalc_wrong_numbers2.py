@@ -173,3 +173,46 @@ def test_subtotal_with_a_filter_in_effect(tmp_path, engine, criteria, want9):
     ev = recalc_book(tmp_path / "f.xlsx", write=False, engine=engine).evaluation
     assert matches_excel(ev.value("Sheet", "B18"), want9)
     assert matches_excel(ev.value("Sheet", "B19"), 3)
+
+
+# ---------------------------------------------------------------- ACCRINT
+# Cached values of IronCalc's ACCRINT books, saved by Excel for Mac:
+# FINANCIAL__accrint_cases.xlsx (row named) and FINANCIAL__ACCRINT_extended.xlsx (Sheet1),
+# the first Microsoft's own example ("ACCRINT function": 16.666666667).
+ACCRINT_CASES = {
+    "=ACCRINT(39508,39691,39569,0.1,1000,2,0)": 16.666666666666664,             # ext. I2
+    "=ACCRINT(39508,39691,39569,0.1,1000,4)": 16.944444444444446,               # ext. I5
+    "=ACCRINT(DATE(2017,1,1),DATE(2017,12,1),DATE(2017,4,1),0.33,3000,4,1,FALSE)":
+        -253.8763736263736,                                                    # ext. K8
+    "=ACCRINT(DATE(2017,1,1),DATE(2017,12,1),DATE(2017,4,1),0.33,3000,4,1,TRUE)":
+        241.12362637362637,                                                    # ext. K12
+    "=ACCRINT(DATE(2021,6,21),DATE(2021,12,1),DATE(2021,9,1),0.1,1000,2,0,FALSE)":
+        19.444444444444446,                                                    # cases 13
+    "=ACCRINT(DATE(2020,12,1),DATE(2021,12,1),DATE(2021,3,1),0.075,100,2,2,FALSE)":
+        -1.9166666666666665,                                                   # cases 37
+    "=ACCRINT(DATE(2020,12,1),DATE(2021,12,1),DATE(2021,12,1),0.1,1000,2,3,TRUE)":
+        100.13698630136987,                                                    # cases 58
+    "=ACCRINT(DATE(2020,12,26),DATE(2021,12,1),DATE(2021,3,1),0.025,5000,2,1,TRUE)":
+        22.494070137512765,                                                    # cases 64
+    "=ACCRINT(DATE(2019,12,1),DATE(2021,12,1),DATE(2020,9,1),0.05,1000,2,3,FALSE)":
+        -37.397260273972606,                                                   # cases 89
+    "=ACCRINT(DATE(2023,8,31),DATE(2024,2,29),DATE(2023,11,1),0.1,1000,2,4,TRUE)":
+        16.944444444444446,                                                    # cases 300
+    "=ACCRINT(DATE(2020,1,1),DATE(2020,7,1),DATE(2021,4,1),0.075,100,2,4,TRUE)": 9.375,
+    "=ACCRINT(39508,39691,39569,0.1,1000,3)": "#NUM!",  # Microsoft: frequency 1, 2 or 4
+    "=ACCRINT(39569,39691,39508,0.1,1000,2)": "#NUM!",  # Microsoft: issue >= settlement
+}
+
+
+@pytest.fixture(scope="module")
+def accrints(tmp_path_factory):
+    wb = openpyxl.Workbook()
+    return evaluate_cases(wb, wb.active, "A", ACCRINT_CASES, tmp_path_factory.mktemp("acc"))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("formula", list(ACCRINT_CASES))
+def test_accrint(accrints, engine, formula):
+    cells, evs = accrints
+    got = evs[engine].value("Sheet", cells[formula])
+    assert matches_excel(got, ACCRINT_CASES[formula], rel=1e-12), got

@@ -3908,3 +3908,135 @@ BUILTINS.update({
     "ISO.CEILING": _to_multiple("ISO.CEILING", lambda x, m: True),
     "FLOOR.PRECISE": _to_multiple("FLOOR.PRECISE", lambda x, m: False),
 })
+
+
+# ------------------------------------------------------------------ ACCRINT
+#
+# Microsoft, "ACCRINT function" (read 2026-12-01): ACCRINT(issue, first_interest,
+# settlement, rate, par, frequency, [basis], [calc_method]) = par x rate/frequency x
+# sum over the quasi-coupon periods of A_i / NL_i (accrued days over the period's normal
+# length). Dates are truncated to whole days, frequency and basis to integers; rate <= 0,
+# par <= 0, frequency not 1, 2 or 4, basis outside 0-4 or issue >= settlement is #NUM!.
+# Excel's schedule (as the ExcelFinancialFunctions project describes it, and as every
+# cached value of IronCalc's ACCRINT books saved by Excel for Mac reproduces, e.g.
+# ACCRINT_extended.xlsx Sheet1!K8 = -253.8763736263736): the quasi-coupon dates step back
+# from first_interest by 12/frequency months (on month ends when first_interest is one);
+# settlement's share is measured from the coupon date before it (for calc_method FALSE,
+# or a settlement before first_interest: the date one period before first_interest,
+# which makes a settlement before that date negative) over the length of the period
+# ending at first_interest; each whole period back to issue adds 1 (calc_method TRUE) or
+# 0 (FALSE), and the period holding issue its accrued share.
+
+
+def _month_last(y: int, m: int) -> int:
+    return 29 if m == 2 and _leap(y) else (28 if m == 2 else (30 if m in (4, 6, 9, 11) else 31))
+
+
+def _add_months(d, n: int, month_end: bool):
+    """``d`` moved by ``n`` months, its day cut to the month's length (Jan 31 + 1 is Feb 28),
+    or the month's last day where ``month_end``."""
+    import datetime
+
+    t = d.year * 12 + d.month - 1 + n
+    y, m = divmod(t, 12)
+    last = _month_last(y, m + 1)
+    return datetime.date(y, m + 1, last if month_end else min(d.day, last))
+
+
+def _days_360(a, b, both: bool) -> int:
+    """30/360 US (NASD) days from ``a`` to ``b``; ``both``: Excel's variant that also moves
+    an end of February at ``b``."""
+    sd, ed = a.day, b.day
+    a_feb = a.month == 2 and a.day == _month_last(a.year, 2)
+    b_feb = b.month == 2 and b.day == _month_last(b.year, 2)
+    if b_feb and (a_feb or both):
+        ed = 30
+    if ed == 31 and (sd >= 30 or both):
+        ed = 30
+    if sd == 31 or a_feb:
+        sd = 30
+    return (b.year - a.year) * 360 + (b.month - a.month) * 30 + ed - sd
+
+
+def _accrint_days(a, b, basis: int, numerator: bool) -> float:
+    """Days from ``a`` to ``b`` as ``basis`` counts accrued days (``numerator``) or the
+    length of a period holding issue (bases 1, 2 and 4; 0 and 3 have their own)."""
+    if basis == 0 or basis == 2 and not numerator:
+        return _days_360(a, b, False)
+    if basis == 4:  # 30E/360
+        return ((b.year - a.year) * 360 + (b.month - a.month) * 30
+                + min(b.day, 30) - min(a.day, 30))
+    return (b - a).days
+
+
+def _accrint(issue, first_interest, settlement, rate, par, frequency, basis=None,
+             calc_method=None):
+    """ACCRINT(issue, first_interest, settlement, rate, par, frequency, [basis],
+    [calc_method]): the interest accrued on a security (see the notes above).
+
+    >>> round(_accrint(39508, 39691, 39569, 0.1, 1000, 2, 0), 10)  # Microsoft's example
+    16.6666666667
+    >>> round(_accrint(42736, 43070, 42826, 0.33, 3000, 4, 1, False), 10)
+    -253.8763736264
+    """
+    import datetime
+
+    try:
+        dates = []
+        for x, what in ((issue, "issue"), (first_interest, "first_interest"),
+                        (settlement, "settlement")):
+            v = math.floor(_accrint_number(x, what))
+            if not 61 <= v <= 2958465:
+                raise _Err("#NUM!", f"ACCRINT: {what} {v} is not a date")
+            dates.append(datetime.date(1899, 12, 30) + datetime.timedelta(days=v))
+        rate = _accrint_number(rate, "rate")
+        par = _accrint_number(par, "par")
+        freq = math.trunc(_accrint_number(frequency, "frequency"))
+        b = 0 if basis is None else math.trunc(_accrint_number(basis, "basis"))
+        by_issue = True if calc_method is None else bool(_accrint_number(calc_method,
+                                                                          "calc_method"))
+    except _Err as ex:
+        return ex.error
+    iss, first, settle = dates
+    if rate <= 0 or par <= 0 or freq not in (1, 2, 4) or not 0 <= b <= 4 or iss >= settle:
+        return ExcelError("#NUM!", "ACCRINT: rate and par above 0, frequency 1, 2 or 4, "
+                                   "basis 0-4 and issue before settlement")
+    months = 12 // freq
+    month_end = first.day == _month_last(first.year, first.month)
+    regular = _add_months(first, -months, month_end)  # the period ending at first_interest
+    pcd = regular
+    if settle > first and by_issue:  # the coupon date at or before settlement
+        pcd = first
+        while (nxt := _add_months(pcd, months, month_end)) < settle:
+            pcd = nxt
+    length = (360 / freq if b in (0, 2, 4) else 365 / freq if b == 3
+              else (first - regular).days)
+    acc = _accrint_days(max(iss, pcd), settle, b, True) / length
+    end = pcd
+    while end > iss:
+        start = _add_months(end, -months, month_end)
+        if iss <= start:
+            acc += 1.0 if by_issue else 0.0
+        else:  # the period holding issue
+            num = _accrint_days(iss, end, b, True)
+            den = (_days_360(start, end, True) if b == 0 else 365 / freq if b == 3
+                   else _accrint_days(start, end, b, False))
+            acc += num / den
+        end = start
+    return par * rate / freq * acc
+
+
+def _accrint_number(x, what: str) -> float:
+    """An ACCRINT argument as a number: numeric or date text its value, TRUE 1."""
+    x = _scalar(x, f"ACCRINT: {what}")
+    if isinstance(x, bool):
+        return float(x)
+    if isinstance(x, str):
+        v = _typed_number(x)
+        if v is None:
+            raise _Err("#VALUE!", f"ACCRINT: {what} {x!r} is not a number or a date")
+        return v
+    return _number(x, f"ACCRINT: {what}")
+
+
+BUILTINS["ACCRINT"] = _accrint
