@@ -216,3 +216,76 @@ def test_accrint(accrints, engine, formula):
     cells, evs = accrints
     got = evs[engine].value("Sheet", cells[formula])
     assert matches_excel(got, ACCRINT_CASES[formula], rel=1e-12), got
+
+
+# ---------------------------------------------------------------- TEXT
+# Cached values of POI's format test books, saved by Excel in the 1904 date system
+# (workbookPr date1904="1"): DateFormatNumberTests.xlsx, DateFormatTests.xlsx,
+# ElapsedFormatTests.xlsx, GeneralFormatTests.xlsx, TextFormatTests.xlsx (sheet Tests,
+# =TEXT(C, B) of the value and format written here; the 1952 date is serial 17816.6079...
+# in the 1904 system).
+T1952 = 17816.607951388887  # 1952-10-11 14:35:27 in the 1904 system (the book's C5)
+TEXT_1904_CASES = [
+    (1, "yyyy-mm-dd hh:mm:ss.000", "1904-01-02 00:00:00.000"),   # DateFormatNumberTests A2
+    (1.0032134017094, "yyyy-mm-dd hh:mm:ss.00", "1904-01-02 00:04:37.64"),  # A5
+    (T1952, "dddd-mmmm-yyyy", "Saturday-October-1952"),           # DateFormatTests A5
+    (T1952, "hh:mm:ss.000 am/pm", "02:35:27.000 PM"),              # A13: AM/PM in capitals
+    (T1952, "hh:mm:ss a/p", "02:35:27 p"),                         # A11: a/p as written
+    (T1952, 'd "days" h am/pm', "11 days 2 PM"),                   # A46
+    (3.14159, 's:m" @ hour "[hh]', "53:23 @ hour 75"),             # Elapsed A8: s:m minutes
+    (3.14159, '"It was "[h]" [yes, "h"] hours and "mm:ss',
+     "It was 75 [yes, 75] hours and 23:53"),                       # A10: h beside [h]
+    (3.14159, '[s]" [yes, "ss"] seconds"', "271433 [yes, 271433] seconds"),  # A11
+    (-0.08546296296296296, "[h]:m:s.000", "-2:3:4.000"),           # A32
+    (-0.08546296296296296, 's:m" @ hour "[hh]', "-4:3 @ hour 02"),  # A38
+    (None, None, ""),                                              # A52: both empty
+    (1e-09, "General", "0.000000001"),                             # General A27
+    (-1e-10, "General", "-1E-10"),                                 # A62
+    ("hello", "General", "hello"),                                 # A70
+    (True, "General", "TRUE"),                                     # A72
+    ("jello", ';;;"h""I"', "hI"),                                  # TextFormatTests A4
+    ("jello", ";;;\\@@\\@", "@jello@"),                            # A6
+    (True, ";;;-@-@-", "-TRUE-TRUE-"),                             # A20
+]
+
+
+@pytest.fixture(scope="module")
+def text_1904(tmp_path_factory):
+    from openpyxl.utils.datetime import CALENDAR_MAC_1904
+
+    from rooflinexl.recalc.book import recalc_book
+
+    wb = openpyxl.Workbook()
+    wb.epoch = CALENDAR_MAC_1904
+    ws = wb.active
+    for r, (value, fmt, _) in enumerate(TEXT_1904_CASES, start=1):
+        ws[f"B{r}"], ws[f"C{r}"] = fmt, value
+        ws[f"A{r}"] = f"=TEXT(C{r}, B{r})"
+    p = tmp_path_factory.mktemp("t1904") / "t.xlsx"
+    wb.save(p)
+    return {e: recalc_book(p, write=False, engine=e).evaluation for e in ENGINES}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("row", range(1, len(TEXT_1904_CASES) + 1))
+def test_text_in_a_1904_workbook(text_1904, engine, row):
+    got, want = text_1904[engine].value("Sheet", f"A{row}"), TEXT_1904_CASES[row - 1][2]
+    assert matches_excel(got, want), (TEXT_1904_CASES[row - 1], got)
+
+
+def test_text_of_date_text_in_a_1904_workbook_is_no_date_four_years_off(tmp_path):
+    """Date text is read in the 1900 system; in a 1904 workbook that would be a date four
+    years off, so it is #VALUE! with a reason, never a plausible wrong date."""
+    from openpyxl.utils.datetime import CALENDAR_MAC_1904
+
+    from rooflinexl.recalc.book import recalc_book
+
+    wb = openpyxl.Workbook()
+    wb.epoch = CALENDAR_MAC_1904
+    wb.active["A1"] = '=TEXT("1/2/2003","yyyy")'
+    wb.active["A2"] = '=TEXT("12.5","0.0")'  # numeric text is its number: 12.5
+    wb.save(tmp_path / "d.xlsx")
+    for engine in ENGINES:
+        ev = recalc_book(tmp_path / "d.xlsx", write=False, engine=engine).evaluation
+        assert matches_excel(ev.value("Sheet", "A1"), "#VALUE!")
+        assert matches_excel(ev.value("Sheet", "A2"), "12.5")

@@ -462,12 +462,13 @@ def _table_lookup_function(vertical: bool):
 
 def _text_function():
     """formulas' TEXT, with number, date and time formats as Excel writes them
-    (:func:`rooflinexl.recalc.functions.text_format`); a text value, a condition
-    (``[>100]``) or a code it does not know stay formulas'."""
+    (:func:`rooflinexl.recalc.functions.text_format`, also for text and boolean values;
+    an empty format is no format); a condition (``[>100]``) or a code it does not know
+    stay formulas'."""
     import numpy as np
     from formulas.functions import text as ft
 
-    from rooflinexl.recalc.functions import excel_numbers, text_format
+    from rooflinexl.recalc.functions import dates_from_1904, excel_numbers, text_format
 
     F = _formulas()
 
@@ -475,14 +476,24 @@ def _text_function():
         x = value.item() if isinstance(value, np.generic) else value
         if isinstance(x, str) and not isinstance(x, F.XlError) and x.strip():
             n = excel_numbers("SUM", [(True, x)])  # numeric (or date) text: its number
+            if isinstance(n, float) and dates_from_1904():
+                try:
+                    float(x)
+                except ValueError:  # read as a 1900-system date: never four years off
+                    return F.Error.errors["#VALUE!"]
             x = n if isinstance(n, float) else x
         fmt = format_code.item() if isinstance(format_code, np.generic) else format_code
+        if fmt is _empty() or fmt is None:  # an empty cell as the format: no format at all
+            fmt = format_code = ""
+        if x is _empty() or x is None:
+            x = value = 0
         out = text_format(x, fmt) if isinstance(fmt, str) else None
         if isinstance(out, ExcelError):
             return F.Error.errors[str(out)]
         return ft.xtext(value, format_code) if out is None else out
 
-    return ft.wrap_ufunc(xtext, input_parser=lambda *a: a)
+    # empty arguments reach xtext as they are (an empty format is not the format "0")
+    return ft.wrap_ufunc(xtext, input_parser=lambda *a: a, args_parser=lambda *a: a)
 
 
 def _match_function():
@@ -997,13 +1008,14 @@ def evaluate_workbook(
 
     Raises :class:`EngineError` when the engine cannot load the workbook.
     """
-    from rooflinexl.recalc.functions import use_character_set
+    from rooflinexl.recalc.functions import use_character_set, use_date_system
     from rooflinexl.recalc.loader import read_book, saved_character_set
 
     if not os.path.exists(path):
         raise EngineError(f"no such workbook: {path}")
-    with use_character_set(saved_character_set(path)):
-        return evaluate(path, functions, book=read_book(path))
+    book = read_book(path)
+    with use_character_set(saved_character_set(path)), use_date_system(book.date1904):
+        return evaluate(path, functions, book=book)
 
 
 def evaluate(

@@ -37,9 +37,10 @@ from rooflinexl.addresses import MAX_COL, MAX_ROW, column_letters
 from rooflinexl.errors import ExcelError
 
 __all__ = ["BUILTINS", "CELL_INFO", "ETA_PREFIX", "EXCEL_NUMBERS", "REF_POSITION", "character_set",
-           "complex_text", "cut_position", "excel_bsearch", "excel_numbers", "imcsc", "imlog2",
-           "index_array", "lookup_index", "lookup_range_flag",
-           "offset_address", "power", "use_character_set", "value_text"]
+           "complex_text", "cut_position", "dates_from_1904", "excel_bsearch", "excel_numbers",
+           "imcsc", "imlog2", "index_array", "lookup_index", "lookup_range_flag",
+           "offset_address", "power", "set_date_system", "use_character_set", "use_date_system",
+           "value_text"]
 
 def value_text(x) -> str:
     """A value as Excel turns it into text (``&``, ``LEN``, ``LEFT`` ...).
@@ -1401,6 +1402,32 @@ def use_character_set(codec: str):
         yield
     finally:
         _CHARSET.reset(token)
+
+
+#: whether the workbook being evaluated counts dates from 1904 (``workbookPr date1904``)
+_DATE1904: contextvars.ContextVar[bool] = contextvars.ContextVar("date1904", default=False)
+
+
+@contextlib.contextmanager
+def use_date_system(date1904: bool):
+    """TEXT reads serial numbers as days since 1904-01-01 (``date1904``, Excel for Mac's
+    old default) or in the 1900 system while the block is active."""
+    token = _DATE1904.set(bool(date1904))
+    try:
+        yield
+    finally:
+        _DATE1904.reset(token)
+
+
+def set_date_system(date1904: bool) -> None:
+    """Within a :func:`use_date_system` block (which restores the setting on leaving it):
+    the workbook counts dates from 1904 (``date1904``), known once it is read."""
+    _DATE1904.set(bool(date1904))
+
+
+def dates_from_1904() -> bool:
+    """Whether the workbook being evaluated counts dates from 1904 (:func:`use_date_system`)."""
+    return _DATE1904.get()
 
 
 def _each(fn, x):
@@ -3491,7 +3518,9 @@ def _general(x: float) -> str:
     sign = "-" if x < 0 else ""
     d = Decimal(repr(abs(x)))
     e = d.adjusted()
-    if e >= 11 or e <= -9:
+    if e >= 11 or e < -9 or e == -9 and d.scaleb(9) != d.scaleb(9).to_integral_value():
+        # 1E-09 fits in 11 characters: 0.000000001 (POI's GeneralFormatTests.xlsx,
+        # saved by Excel); 1.1E-09 would not
         m = (d.scaleb(-e)).quantize(Decimal("0.00001"), ROUND_HALF_UP)
         if m >= 10:
             m, e = m / 10, e + 1
@@ -3643,7 +3672,11 @@ def text_format(value, fmt: str):
     >>> text_format(1/3, "General"), text_format(-2.5e-09, "General")
     ('0.333333333', '-2.5E-09')
     """
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if isinstance(value, bool):
+        return _text_value_format(value_text(value), fmt)
+    if isinstance(value, str) and not isinstance(value, ExcelError):
+        return _text_value_format(value, fmt)
+    if not isinstance(value, (int, float)):
         return None
     secs = _sections(fmt)
     if len(secs) > 4:
@@ -3675,13 +3708,51 @@ def text_format(value, fmt: str):
     return ("-" + text) if signed and x < 0 and not zero else text
 
 
+def _text_value_format(s: str, fmt: str) -> str:
+    """TEXT of a text (or a boolean, as its text) value: the format's fourth section, or its
+    only section where that holds ``@``, with ``@`` the text and literals as written;
+    a format without a text section gives the text unchanged (POI's TextFormatTests.xlsx
+    and GeneralFormatTests.xlsx, saved by Excel: ``TEXT("jello", ";;;\\@@\\@")`` is
+    ``@jello@``, ``TEXT(TRUE, ";;;-@")`` ``-TRUE``, ``TEXT("hello", "General")`` ``hello``).
+
+    >>> _text_value_format("jello", ';;;"h""I"'), _text_value_format("ab", "-@-@-")
+    ('hI', '-ab-ab-')
+    >>> _text_value_format("ab", "0.00")
+    'ab'
+    """
+    secs = _sections(fmt)
+    if len(secs) >= 4:
+        sec = secs[3]
+    elif len(secs) == 1 and "@" in re.sub(r'"[^"]*"|\\.', "", secs[0]):
+        sec = secs[0]
+    else:
+        return s
+    out, i = [], 0
+    while i < len(sec):
+        lit = _format_literal(sec, i)
+        if lit is not None:
+            text, i = lit
+            out.append(text or "")
+        elif sec[i] == "[":  # a colour
+            j = sec.find("]", i)
+            i = len(sec) if j < 0 else j + 1
+        else:
+            out.append(s if sec[i] == "@" else sec[i])
+            i += 1
+    return "".join(out)
+
+
 # ------------------------------------------------------------ TEXT with a date format
 # Microsoft, "Format a date the way you want" / "Number format codes" (read 2026-12-01):
 # d dd ddd dddd, m mm mmm mmmm mmmmm (m/mm after h or before s: minutes), y yy (2
 # digits) yyy+ (4), h hh, s ss, .0 .00 .000 fractions of a second, AM/PM A/P (12-hour),
 # [h] [m] [s] elapsed. A serial below 0 or past 9999-12-31 is #VALUE!, so is a digit
 # placeholder in a date format (IronCalc's TEXT.xlsx, sheet DATES: "mm###"). Serial 60
-# is 1900-02-29 and serial 1 a Sunday, as Excel counts.
+# is 1900-02-29 and serial 1 a Sunday, as Excel counts. In a workbook that counts dates
+# from 1904 (:func:`use_date_system`) serial 0 is 1904-01-01 and a negative time is shown
+# with a minus sign (POI's DateFormatNumberTests.xlsx and ElapsedFormatTests.xlsx, saved
+# by Excel with date1904: TEXT(1,"yyyy-mm-dd hh:mm:ss.000") is "1904-01-02 00:00:00.000",
+# TEXT(-0.0854629...,"[h]:m:s.000") "-2:3:4.000").
 
 _DAYS = ("Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday")
 _MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August",
@@ -3747,11 +3818,13 @@ def _date_text(x: float, section: str):
         return None
     if any(t[0] == "digit" for t in toks):
         return ExcelError("#VALUE!", "TEXT: a digit placeholder in a date format")
-    if not any(t[0] in ("code", "ampm") for t in toks):  # elapsed time only: any number
-        if x < 0:
-            inner = _date_text(-x, section)
-            return inner if isinstance(inner, ExcelError) else "-" + inner
-    elif x < 0 or x >= 2958466:
+    d1904 = _DATE1904.get()
+    calendar = any(t[0] in ("code", "ampm") for t in toks)
+    if x < 0 and (d1904 or not calendar):  # elapsed time, or any time in the 1904 system
+        inner = _date_text(-x, section)
+        return inner if isinstance(inner, ExcelError) else "-" + inner
+    offset = 1462 if d1904 else 0  # 1904-01-01 is the 1900 system's 1462
+    if calendar and (x < 0 or x + offset >= 2958466):
         return ExcelError("#VALUE!", f"TEXT: {x} is not a date between 1900 and 9999")
     frac = max((t[1] for t in toks if t[0] == "frac"), default=0)
     scale = 10 ** frac
@@ -3759,32 +3832,42 @@ def _date_text(x: float, section: str):
     days, rest = divmod(units, 86400 * scale)
     secs, sub = divmod(rest, scale)
     hour, minute, second = secs // 3600, secs // 60 % 60, secs % 60
+    days += offset
     y, mo, d = _excel_ymd(days) if days < 2958466 else (9999, 12, 31)  # elapsed only
     twelve = any(t[0] == "ampm" for t in toks)
     codes = [k for k, t in enumerate(toks) if t[0] in ("code", "elapsed")]
+    totals = {"h": units // (3600 * scale), "minute": units // (60 * scale),
+              "s": units // scale}
+    # a plain code of a unit also shown elapsed shows the total too (POI's
+    # ElapsedFormatTests.xlsx, saved by Excel: '[s]" [yes, "ss"] seconds"' of 3.14159 is
+    # '271433 [yes, 271433] seconds')
+    elapsed = {"minute" if t[1] == "m" else t[1] for t in toks if t[0] == "elapsed"}
     out = []
     for k, t in enumerate(toks):
         if t[0] == "lit":
             out.append(t[1])
         elif t[0] == "frac":
             out.append("." + str(sub).zfill(frac)[:t[1]])
-        elif t[0] == "ampm":
+        elif t[0] == "ampm":  # AM/PM in capitals whatever the code's case; A/P as written
             am = hour < 12
-            out.append((t[1][:2] if am else t[1][3:5]) if len(t[1]) == 5
+            out.append(("AM" if am else "PM") if len(t[1]) == 5
                        else (t[1][0] if am else t[1][2]))
         elif t[0] == "elapsed":
-            total = {"h": units // (3600 * scale), "m": units // (60 * scale),
-                     "s": units // scale}[t[1]]
+            total = totals["minute" if t[1] == "m" else t[1]]
             out.append(str(total).zfill(t[2]))
         else:
             _, c, n = t
             pos = codes.index(k)
             prev = toks[codes[pos - 1]] if pos else None
             nxt = toks[codes[pos + 1]] if pos + 1 < len(codes) else None
-            if c == "m" and n <= 2 and (prev is not None and prev[1] == "h"
+            # m next to a time code is minutes: after h (or s: 's:m' is seconds:minutes in
+            # POI's ElapsedFormatTests.xlsx), before s
+            if c == "m" and n <= 2 and (prev is not None and prev[1] in ("h", "s")
                                         or nxt is not None and nxt[1] == "s"):
                 c = "minute"
-            if c == "y":
+            if c in elapsed:
+                out.append(str(totals[c]).zfill(min(n, 2)))
+            elif c == "y":
                 out.append(f"{y % 100:02d}" if n <= 2 else f"{y:04d}")
             elif c == "m":
                 out.append(str(mo).zfill(n) if n <= 2 else _MONTH_NAMES[mo - 1][:3]

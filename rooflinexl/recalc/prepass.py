@@ -1360,8 +1360,7 @@ def prepare_workbook(
                 new = rw.text
                 if rw.too_deep:
                     replace.setdefault(key, ("#NUM!", rw.too_deep))
-                if wb.epoch == CALENDAR_MAC_1904 and (why := date_1904_problem(
-                        rw.functions, text, lambda a, ws=ws: ws[a].value)):
+                if wb.epoch == CALENDAR_MAC_1904 and (why := date_1904_problem(rw.functions)):
                     replace.setdefault(key, ("#VALUE!", why))
                 if rw.error:
                     replace.setdefault(key, rw.error)
@@ -2602,59 +2601,19 @@ DATE_1904_FUNCTIONS = frozenset({
     "COUPNCD", "COUPNUM", "COUPPCD", "DATE", "DATEDIF", "DATEVALUE", "DAY", "DAYS360", "DISC",
     "DURATION", "EDATE", "EOMONTH", "INTRATE", "ISOWEEKNUM", "MDURATION", "MONTH", "NETWORKDAYS",
     "NETWORKDAYS.INTL", "NOW", "ODDFPRICE", "ODDFYIELD", "ODDLPRICE", "ODDLYIELD", "PRICE",
-    "PRICEDISC", "PRICEMAT", "RECEIVED", "TBILLEQ", "TBILLPRICE", "TBILLYIELD", "TEXT",
-    "TODAY", "VALUE", "WEEKDAY", "WEEKNUM", "WORKDAY", "WORKDAY.INTL", "YEAR", "YEARFRAC",
+    "PRICEDISC", "PRICEMAT", "RECEIVED", "TBILLEQ", "TBILLPRICE", "TBILLYIELD", "TODAY",
+    "VALUE", "WEEKDAY", "WEEKNUM", "WORKDAY", "WORKDAY.INTL", "YEAR", "YEARFRAC",
     "YIELD", "YIELDDISC", "YIELDMAT",
 })
 
 
-def date_1904_problem(functions: Iterable[str], formula: str | None = None,
-                      cell_value=None) -> str | None:
+def date_1904_problem(functions: Iterable[str]) -> str | None:
     """Why a formula calling ``functions`` cannot be computed in a workbook that counts
-    dates from 1904 (``None``: it can). With the ``formula`` and ``cell_value`` (sheet-local
-    cell, e.g. 'B2' -> its constant), a TEXT whose format is known and shows no calendar
-    date (``"0.00"``, ``"[h]:mm"``) is fine.
+    dates from 1904 (``None``: it can). TEXT can: it reads the workbook's date system
+    (:func:`rooflinexl.recalc.functions.use_date_system`).
 
-    >>> date_1904_problem(["SUM", "_xlfn.DAYS"]) is None, date_1904_problem(["TEXT"])
-    (True, 'the 1904 date system is not supported (TEXT)')
-    >>> date_1904_problem(["TEXT"], '=TEXT(A1,"#,##0.00")') is None
-    True
-    >>> date_1904_problem(["TEXT"], '=TEXT(A1,B1)', {"B1": "yyyy-mm-dd"}.get) is None
-    False
+    >>> date_1904_problem(["SUM", "_xlfn.DAYS", "TEXT"]) is None, date_1904_problem(["YEAR"])
+    (True, 'the 1904 date system is not supported (YEAR)')
     """
     bad = {_excel_base_name(f) for f in functions} & DATE_1904_FUNCTIONS
-    if bad == {"TEXT"} and formula is not None and _text_formats_undated(formula, cell_value):
-        bad = set()
     return f"the 1904 date system is not supported ({', '.join(sorted(bad))})" if bad else None
-
-
-_CALENDAR_CODES = re.compile(r"[dyebg]|\[\$-[^\]]*\]", re.I)
-
-
-def _text_formats_undated(formula: str, cell_value) -> bool:
-    """Whether every TEXT call of ``formula`` has a format (a text literal, or a cell whose
-    constant ``cell_value`` gives) without a calendar date in it."""
-    toks = _tokenize(formula.lstrip("="))
-    for i, t in enumerate(toks):
-        if not (t.kind == "word" and _excel_base_name(t.text) == "TEXT"
-                and i + 1 < len(toks) and toks[i + 1].text == "("):
-            continue
-        spans = _args(toks, i + 1)
-        if len(spans) != 2:
-            return False
-        arg = [x for x in toks[spans[1][0]:spans[1][1]] if x.kind != "ws"]
-        if len(arg) != 1:
-            return False
-        if arg[0].kind == "str":
-            fmt = arg[0].text[1:-1].replace('""', '"')
-        elif arg[0].kind == "word" and cell_value is not None and _CELL.match(arg[0].text):
-            fmt = cell_value(arg[0].text.replace("$", "").upper())
-        else:
-            return False
-        if not isinstance(fmt, str) or fmt.startswith("="):  # a formula: not known here
-            return False
-        bare = re.sub(r'"[^"]*"|\\.|\[[hms]+\]', "", fmt)
-        if _CALENDAR_CODES.search(bare) or ("m" in bare.lower()
-                                            and not re.search(r"[hs]", bare, re.I)):
-            return False
-    return True
