@@ -289,3 +289,32 @@ def test_text_of_date_text_in_a_1904_workbook_is_no_date_four_years_off(tmp_path
         ev = recalc_book(tmp_path / "d.xlsx", write=False, engine=engine).evaluation
         assert matches_excel(ev.value("Sheet", "A1"), "#VALUE!")
         assert matches_excel(ev.value("Sheet", "A2"), "12.5")
+
+
+# POI's NumberFormatTests.xlsx (saved by Excel), sheet Tests: =TEXT(C, B) cached values.
+TEXT_NUMBER_CASES = {
+    '=TEXT(1234567,"?,???????")': " 1,234,567",          # A44
+    '=TEXT(1234567,"?,?????????")': "    1,234,567",      # A46: a separator in the padding
+    '=TEXT(-1234567,"?,????????")': "-  1,234,567",       # A81
+    '=TEXT(1234567,"0,0000000")': "01,234,567",           # A67
+    '=TEXT(1234567,"0,000000000")': "0,001,234,567",      # A69
+    '=TEXT(1234567,"0.#,")': "1234.6",                    # A92: a comma after the decimals
+    '=TEXT(-1234567,"#,.#,")': "-1.2",                    # A97
+    '=TEXT(314159,"$000,000,000")': "$000,314,159",       # A335
+    '=TEXT(1234567,"#,##0")': "1,234,567",
+}
+
+
+@pytest.fixture(scope="module")
+def text_numbers(tmp_path_factory):
+    wb = openpyxl.Workbook()
+    return evaluate_cases(wb, wb.active, "A", TEXT_NUMBER_CASES,
+                          tmp_path_factory.mktemp("tnum"))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("formula", list(TEXT_NUMBER_CASES))
+def test_text_number_grouping_and_scaling(text_numbers, engine, formula):
+    cells, evs = text_numbers
+    got = evs[engine].value("Sheet", cells[formula])
+    assert matches_excel(got, TEXT_NUMBER_CASES[formula]), got

@@ -3549,6 +3549,27 @@ def _place(digits: str, slots: list[str]) -> list[str]:
     return out
 
 
+def _grouped(digits: str, slots: list[str]) -> str:
+    """The integer ``digits`` over the placeholders ``slots`` with thousands separators,
+    unused placeholders padded (0 a zero, ? a space, # nothing) and grouped with the
+    digits: a separator inside space padding is a space (POI's NumberFormatTests.xlsx,
+    saved by Excel: 1234567 as '?,?????????' is '    1,234,567', as '0,0000000'
+    '01,234,567').
+
+    >>> _grouped("1234567", list("?????????")), _grouped("1234567", list("0000000000"))
+    ('  1,234,567', '0,001,234,567')
+    """
+    pads = [{"0": "0", "#": "", "?": " "}[c] for c in reversed(slots[:max(0, len(slots)
+                                                                          - len(digits))])]
+    seq = list(reversed(digits)) + pads  # least significant first
+    out = []
+    for p, ch in enumerate(seq):
+        if p and p % 3 == 0:
+            out.append(ch if ch in (" ", "") else ",")
+        out.append(ch)
+    return "".join(reversed(out))
+
+
 def _number_section(x: float, toks: list) -> str | None:
     from decimal import ROUND_HALF_UP, Decimal
 
@@ -3569,11 +3590,11 @@ def _number_section(x: float, toks: list) -> str | None:
         if kind != ",":
             continue
         before = [j for j in digit_at if j < k]
-        after = [j for j in digit_at if k < j < int_end]
+        nxt = next((kind for kind, _ in toks[k + 1:] if kind != ","), None)
         if k < int_end and toks[k - 1][0] in ("digit", ",") and k + 1 < len(toks) and (
                 toks[k + 1][0] == "digit"):
             group = True
-        elif before and not after and k <= int_end + (1 if dot_at is None else 0):
+        elif before and nxt != "digit":  # after the last placeholder of a part ("0.#,")
             scale += 1
     pct = sum(1 for kind, _ in toks if kind == "%")
     d = Decimal(repr(abs(x))) if x else Decimal(0)
@@ -3597,8 +3618,9 @@ def _number_section(x: float, toks: list) -> str | None:
     s = f"{q:f}"
     int_digits, _, frac_digits = s.partition(".")
     int_digits = int_digits.lstrip("0")
-    if group and int_digits:
-        int_digits = f"{int(int_digits):,}"
+    if group:  # the padding of unused placeholders is grouped too ('0,000000000': 0,001,...)
+        int_digits, int_slots = _grouped(int_digits, int_slots), int_slots[:1] + [
+            "#"] * (len(int_slots) - 1)
     frac = list(frac_digits.ljust(len(frac_slots), "0"))
     for k in range(len(frac_slots) - 1, -1, -1):  # trailing zeros: # nothing, ? space
         if frac[k] != "0" or frac_slots[k] == "0":
