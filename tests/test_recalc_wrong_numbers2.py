@@ -318,3 +318,76 @@ def test_text_number_grouping_and_scaling(text_numbers, engine, formula):
     cells, evs = text_numbers
     got = evs[engine].value("Sheet", cells[formula])
     assert matches_excel(got, TEXT_NUMBER_CASES[formula]), got
+
+
+# ------------------------------------------------- implicit intersection in arguments
+# POI's FormulaEvalTestData_Copy.xlsx (saved by Excel), sheet EverythingTests: a range
+# given to a function that takes one value, in an ordinary formula, is the cell in the
+# formula's column (a row range) or row (a column range), else #VALUE!. Written here at
+# the book's own cells (row 8: K8=1, L8=2, M8=3; column K rows 274-277 = 0, 5, 1, 3).
+INTERSECT_CELLS = {
+    "M1252": ("=SIN(K8:M8)", 0.1411200080598672),        # SIN(M8) = sin 3
+    "N1252": ("=SIN(K8:M8)", "#VALUE!"),                 # column N is not in K:M
+    "L276": ("=COS(K274:K277)", 0.5403023058681398),     # COS(K276) = cos 1: row 276
+    "M108": ("=ACOSH(K8:N8)", 1.762747174039086),        # ACOSH(M8) = acosh 3
+    "M368": ("=DEGREES(K8:N8)", 171.88733853924697),     # DEGREES(3)
+    "M756": ("=INT(K8:N8)", 3),
+    "M1184": ("=ROUNDDOWN(K8:L9,3)", "#VALUE!"),         # two rows and two columns
+    "P796": ("=ISNUMBER(G7:J7)", False),                 # column P outside G:J: #VALUE!
+    "M800": ("=ROUND(SIN(K8:M8),2)", 0.14),              # nested in one-value functions
+    "M804": ("=SUM(K8:M8)", 6),                          # SUM takes the range
+}
+
+
+@pytest.fixture(scope="module")
+def intersections(tmp_path_factory):
+    from rooflinexl.recalc.book import recalc_book
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws["K8"], ws["L8"], ws["M8"], ws["N8"] = 1, 2, 3, 4
+    ws["K9"], ws["L9"] = 5, 6
+    for r, v in zip(range(274, 278), (0, 5, 1, 3), strict=True):
+        ws[f"K{r}"] = v
+    for cell, (formula, _) in INTERSECT_CELLS.items():
+        ws[cell] = formula
+    p = tmp_path_factory.mktemp("isect") / "i.xlsx"
+    wb.save(p)
+    return {e: recalc_book(p, write=False, engine=e).evaluation for e in ENGINES}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("cell", list(INTERSECT_CELLS))
+def test_range_in_a_one_value_argument(intersections, engine, cell):
+    got, want = intersections[engine].value("Sheet", cell), INTERSECT_CELLS[cell][1]
+    assert matches_excel(got, want, rel=1e-12), got
+
+
+# Microsoft's examples ("COMBIN function": COMBIN(8,2) 28; "COMBINA function":
+# COMBINA(4,3) 20, COMBINA(10,3) 220; "DOLLAR function": DOLLAR(1234.567,2) "$1,234.57",
+# DOLLAR(1234.567,-2) "$1,200", DOLLAR(-1234.567,-2) "($1,200)", DOLLAR(-0.123,4)
+# "($0.1230)", DOLLAR(99.888) "$99.89") and POI's FormulaEvalTestData_Copy.xlsx
+# (COMBIN(19,7) 50388.00000000001, COMBIN(-23,12) #NUM!, HYPERLINK's link text).
+NEW_FUNCTION_CASES = {
+    "=COMBIN(8,2)": 28, "=COMBIN(19,7)": 50388.00000000001, "=COMBIN(-23,12)": "#NUM!",
+    "=COMBIN(99,1)": 99, "=_xlfn.COMBINA(4,3)": 20, "=_xlfn.COMBINA(10,3)": 220,
+    "=DOLLAR(1234.567,2)": "$1,234.57", "=DOLLAR(1234.567,-2)": "$1,200",
+    "=DOLLAR(-1234.567,-2)": "($1,200)", "=DOLLAR(-0.123,4)": "($0.1230)",
+    "=DOLLAR(99.888)": "$99.89", '=DOLLAR("abc")': "#VALUE!", "=USDOLLAR(-1)": "($1.00)",
+    '=HYPERLINK("http://poi.apache.org")': "http://poi.apache.org",
+}
+
+
+@pytest.fixture(scope="module")
+def new_functions(tmp_path_factory):
+    wb = openpyxl.Workbook()
+    return evaluate_cases(wb, wb.active, "A", NEW_FUNCTION_CASES,
+                          tmp_path_factory.mktemp("newf"))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("formula", list(NEW_FUNCTION_CASES))
+def test_combin_dollar_hyperlink(new_functions, engine, formula):
+    cells, evs = new_functions
+    got = evs[engine].value("Sheet", cells[formula])
+    assert matches_excel(got, NEW_FUNCTION_CASES[formula], rel=1e-12), got

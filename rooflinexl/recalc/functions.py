@@ -4145,3 +4145,91 @@ def _accrint_number(x, what: str) -> float:
 
 
 BUILTINS["ACCRINT"] = _accrint
+
+
+# ------------------------------------------------------------------ COMBIN, DOLLAR, HYPERLINK
+# Microsoft, "COMBIN function", "COMBINA function", "DOLLAR function", "HYPERLINK function"
+# (read 2026-12-01), checked on POI's FormulaEvalTestData_Copy.xlsx (saved by Excel):
+# COMBIN(19,7) 50388, COMBIN(-23,12) #NUM!, DOLLAR(-1) "($1.00)", DOLLAR("abc") #VALUE!.
+
+
+def _whole(x, what: str) -> int:
+    return math.trunc(_number(_scalar(x, what), what))
+
+
+def _combin(number, number_chosen):
+    """COMBIN(number, number_chosen): the number of combinations (arguments truncated;
+    a negative one, or number < number_chosen, is #NUM!).
+
+    >>> _combin(8, 2), _combin(19.9, 7), str(_combin(2, 3))
+    (28.0, 50388.0, '#NUM!')
+    """
+    try:
+        n, k = _whole(number, "COMBIN: number"), _whole(number_chosen, "COMBIN: number_chosen")
+    except _Err as ex:
+        return ex.error
+    if n < 0 or k < 0 or n < k:
+        return ExcelError("#NUM!", f"COMBIN({n}, {k}): needs 0 <= number_chosen <= number")
+    return float(math.comb(n, k))
+
+
+def _combina(number, number_chosen):
+    """COMBINA(number, number_chosen): combinations with repetitions, COMBIN(n+k-1, k)
+    (Microsoft's example: COMBINA(4,3) is 20).
+
+    >>> _combina(4, 3), _combina(10, 3), str(_combina(-1, 2))
+    (20.0, 220.0, '#NUM!')
+    """
+    try:
+        n = _whole(number, "COMBINA: number")
+        k = _whole(number_chosen, "COMBINA: number_chosen")
+    except _Err as ex:
+        return ex.error
+    if n < 0 or k < 0:
+        return ExcelError("#NUM!", f"COMBINA({n}, {k}): a negative argument")
+    return float(math.comb(n + k - 1, k)) if n or k else 1.0
+
+
+def _dollar(number, decimals=None):
+    """DOLLAR(number, [decimals]): ``number`` rounded to ``decimals`` places (2; a negative
+    count rounds left of the point) as text in the currency format $#,##0.00_);($#,##0.00).
+
+    >>> _dollar(1234.567), _dollar(-1234.567, -2), _dollar(-0.123, 4), _dollar(0)
+    ('$1,234.57', '($1,200)', '($0.1230)', '$0.00')
+    """
+    from decimal import ROUND_HALF_UP, Decimal
+
+    try:
+        x = _number(_scalar(number, "DOLLAR: number"), "DOLLAR: number")
+        d = 2 if decimals is None else _whole(decimals, "DOLLAR: decimals")
+    except _Err as ex:
+        return ex.error
+    if d > 127:
+        return ExcelError("#VALUE!", "DOLLAR: decimals above 127")
+    q = Decimal(repr(abs(x))).quantize(Decimal(1).scaleb(-max(d, 0)), ROUND_HALF_UP)
+    if d < 0:
+        q = q.scaleb(d).quantize(Decimal(1), ROUND_HALF_UP).scaleb(-d)
+    text = f"${q:,.{max(d, 0)}f}"
+    return f"({text})" if x < 0 and q != 0 else text
+
+
+def _hyperlink(link_location, friendly_name=None):
+    """HYPERLINK(link_location, [friendly_name]): the cell shows ``friendly_name``, or the
+    link's text without one.
+
+    >>> _hyperlink("http://poi.apache.org"), _hyperlink("http://x", 5)
+    ('http://poi.apache.org', 5)
+    """
+    try:
+        link = _scalar(link_location, "HYPERLINK: link_location")
+        shown = None if friendly_name is None else _scalar(friendly_name,
+                                                            "HYPERLINK: friendly_name")
+    except _Err as ex:
+        return ex.error
+    if shown is None:
+        return value_text(link) if link is not None else ""
+    return shown
+
+
+BUILTINS.update(COMBIN=_combin, COMBINA=_combina, DOLLAR=_dollar, USDOLLAR=_dollar,
+                HYPERLINK=_hyperlink)

@@ -2416,33 +2416,55 @@ def _engine_builtins():
 # ------------------------------------------------------------------ implicit intersection
 
 
-def implicit_intersection(toks: list, row: int, col: int) -> bool:
-    """Ranges outside every function call of an ordinary (not array) formula as the one
-    cell Excel reads there, in place (Microsoft, "Implicit intersection operator: @": a
-    range where one value belongs is the cell in the formula's row, for a column, or in
-    its column, for a row; none is #VALUE!). ``=B1:B5*2`` in row 3 is ``=B3*2``. Ranges
-    inside a function's arguments are left to the function.
+#: functions every argument of which is one value: a range there, in an ordinary formula,
+#: is the cell of the formula's row or column (Excel before dynamic arrays; POI's
+#: FormulaEvalTestData_Copy.xlsx, saved by Excel: =SIN(K8:M8) in column M is SIN(M8),
+#: =ABS(G7:G12) in column L #VALUE!)
+SCALAR_ARGUMENT_FUNCTIONS = frozenset({
+    "ABS", "ACOS", "ACOSH", "ACOT", "ACOTH", "ASIN", "ASINH", "ATAN", "ATAN2", "ATANH",
+    "CEILING", "CHAR", "CLEAN", "CODE", "COMBIN", "CONCATENATE", "COS", "COSH", "COT", "COTH",
+    "CSC", "CSCH", "DATE", "DAY", "DEGREES", "DOLLAR", "EVEN", "EXACT", "EXP", "FACT",
+    "FACTDOUBLE", "FIND", "FIXED", "FLOOR", "HOUR", "INT", "ISBLANK", "ISERR", "ISERROR",
+    "ISEVEN", "ISLOGICAL", "ISNA", "ISNONTEXT", "ISNUMBER", "ISODD", "ISTEXT", "USDOLLAR",
+    "LEFT", "LEN", "LN", "LOG", "LOG10",
+    "LOWER", "MID", "MINUTE", "MOD", "MONTH", "ODD", "PERMUT", "POWER", "PROPER", "RADIANS",
+    "REPLACE", "REPT", "RIGHT", "ROUND", "ROUNDDOWN", "ROUNDUP", "SEARCH", "SEC", "SECH",
+    "SECOND", "SIGN", "SIN", "SINH", "SQRT", "SUBSTITUTE", "TAN", "TANH", "TIME", "TRIM",
+    "TRUNC", "UPPER", "VALUE", "WEEKDAY", "YEAR",
+})
 
-    >>> toks = _tokenize("B1:B5*2+SUM(B1:B5)+S!A2:C2-(D1:D2)")
+
+def implicit_intersection(toks: list, row: int, col: int) -> bool:
+    """Ranges where one value belongs in an ordinary (not array) formula as the one cell
+    Excel reads there, in place (Microsoft, "Implicit intersection operator: @": a range
+    where one value belongs is the cell in the formula's row, for a column, or in its
+    column, for a row; none is #VALUE!). That is a range outside every function call
+    (``=B1:B5*2`` in row 3 is ``=B3*2``) and one inside the arguments of functions that
+    take single values only (:data:`SCALAR_ARGUMENT_FUNCTIONS`, nested in such functions
+    alone); other functions' arguments are left to the function.
+
+    >>> toks = _tokenize("B1:B5*2+SUM(B1:B5)+S!A2:C2-(D1:D2)+ROUND(SIN(B1:B5),1)")
     >>> implicit_intersection(toks, 3, 2), "".join(t.text for t in toks)
-    (True, 'B3*2+SUM(B1:B5)+S!B2-(#VALUE!)')
+    (True, 'B3*2+SUM(B1:B5)+S!B2-(#VALUE!)+ROUND(SIN(B3),1)')
     """
     changed = False
-    calls: list[bool] = []  # per open parenthesis: a function call?
+    frames: list[str | None] = []  # per open parenthesis: the function called, or None
     i = 0
     while i < len(toks):
         t = toks[i]
         if t.kind == "op" and t.text in "({":
             prev = toks[i - 1] if i else None
-            calls.append(t.text == "{" or (prev is not None and prev.kind == "word"))
+            frames.append("{" if t.text == "{" else _excel_base_name(prev.text) if (
+                prev is not None and prev.kind == "word") else None)
             i += 1
             continue
         if t.kind == "op" and t.text in ")}":
-            if calls:
-                calls.pop()
+            if frames:
+                frames.pop()
             i += 1
             continue
-        if any(calls) or not (t.kind == "op" and t.text == ":"):
+        if any(f is not None and f not in SCALAR_ARGUMENT_FUNCTIONS for f in frames) or not (
+                t.kind == "op" and t.text == ":"):
             i += 1
             continue
         left = toks[i - 1] if i else None
