@@ -302,6 +302,13 @@ TEXT_NUMBER_CASES = {
     '=TEXT(-1234567,"#,.#,")': "-1.2",                    # A97
     '=TEXT(314159,"$000,000,000")': "$000,314,159",       # A335
     '=TEXT(1234567,"#,##0")': "1,234,567",
+    # POI's FormatConditionTests.xlsx: a number that does not meet a one-section
+    # condition is shown as General
+    '=TEXT(10,"[<10]#"" Wow""")': "10",                  # A3
+    '=TEXT(1,"[<10]#"" Wow""")': "1 Wow",                 # A2
+    '=TEXT(-11,"[=-10]#"" Wow""")': "-11",                # A32
+    '=TEXT(-10,"[<=-10]#"" Wow""")': "-10 Wow",           # A27
+    '=TEXT(10,"[<      10]#"" Wow""")': "10",            # A44
 }
 
 

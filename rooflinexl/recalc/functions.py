@@ -3681,6 +3681,16 @@ def _plain_layout(toks: list) -> bool:
     return True
 
 
+#: a condition at the start of a section (after its colours): [<10], [>= -5.5]
+_CONDITION = re.compile(r"^((?:\[[A-Za-z]+\d*\])*)\[(<=|>=|<>|<|>|=)\s*(-?\d+(?:\.\d*)?)\](.*)$",
+                        re.S)
+
+
+def _meets(x: float, op: str, limit: float) -> bool:
+    return {"<": x < limit, ">": x > limit, "=": x == limit, "<=": x <= limit,
+            ">=": x >= limit, "<>": x != limit}[op]
+
+
 def text_format(value, fmt: str):
     """TEXT(value, format_text) for a number and a number format, as Excel; None where
     the format is a date/time one or has a condition (not handled here).
@@ -3693,6 +3703,8 @@ def text_format(value, fmt: str):
     ('123,457 Millions', '-2.50E-9')
     >>> text_format(1/3, "General"), text_format(-2.5e-09, "General")
     ('0.333333333', '-2.5E-09')
+    >>> text_format(-11, '[<-10]#" Wow"'), text_format(10, '[< 10]#" Wow"')
+    ('-11 Wow', '10')
     """
     if isinstance(value, bool):
         return _text_value_format(value_text(value), fmt)
@@ -3708,6 +3720,10 @@ def text_format(value, fmt: str):
     x = float(value)
     if fmt == "":
         return "-" if x < 0 else ""
+    cond = _CONDITION.match(secs[0]) if len(secs) == 1 else None
+    if cond is not None:  # [>10]...: the section where the number meets it, else General
+        colour, op, limit, rest = cond.groups()
+        return text_format(x, colour + rest) if _meets(x, op, float(limit)) else _general(x)
     if len(secs) == 1 or x > 0 or (x == 0 and len(secs) == 2):
         sec, signed = secs[0], len(secs) == 1
     elif x < 0:
