@@ -398,3 +398,57 @@ def test_combin_dollar_hyperlink(new_functions, engine, formula):
     cells, evs = new_functions
     got = evs[engine].value("Sheet", cells[formula])
     assert matches_excel(got, NEW_FUNCTION_CASES[formula], rel=1e-12), got
+
+
+# Fractions and scientific notation: POI's NumberFormatTests.xlsx and
+# NumberFormatApproxTests.xlsx (saved by Excel), =TEXT(C, B) cached values, the value
+# written in C1 (so that it is read from the file), and Microsoft's "TEXT function"
+# example =TEXT(4.34,"# ?/?") "4 1/3".
+TEXT_FRACTION_CASES = [
+    (4.34, "# ?/?", "4 1/3"),                           # Microsoft
+    (23.75, "|#\\:#/#|", "|23:3/4|"),                   # NumberFormatTests A120
+    (0.75, "|#\\:#/#|", "|3/4|"),                       # A122
+    (0, "|#\\:#/#|", "|0|"),                            # A124
+    (23.75, "|#-#-#\\:#/#|", "|-2-3:3/4|"),             # A127
+    (0, "|#\\:#=/=?|", "|0      |"),                    # A141
+    (0, "|#\\:? ?=/=#|", "|:0      |"),                 # A151
+    (23.75, "|#\\:? ?0#/000", "|2:3  03/004"),          # A160
+    (3.75, "|#_#/#|", "|15 /4|"),                       # A165
+    (0, "|#\\:0=/=#|", "|0=/=1|"),                      # A204
+    (0, "|?\\:0=/=#|", "|0:0=/=1|"),                    # A213
+    (0.75, "|#\\:?=/=#|", "| 3=/=4|"),                  # A228
+    (1, "|#\\:0=/=#|", "|1:0=/=1|"),                    # A258
+    (-0.75, "|?\\:?=/=?|", "-|  3=/=4|"),               # A292
+    (123456.789, "|#e-#%|", "|1e5%|"),                  # NumberFormatApproxTests A5
+    (123456.789, "|####.####|e-|#|", "|12.3457|e|4|"),  # A8: engineering notation
+    (1.2345678e-142, "|#.#|e+|0|", "|1.2|e|-142|"),     # A240: the double as written
+    (1.2345678e-142, "|#.#|e+|?????|", "|1.2|e|-  142|"),  # A248
+]
+
+
+@pytest.fixture(scope="module")
+def text_fractions(tmp_path_factory):
+    from rooflinexl.recalc.book import recalc_book
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    for r, (value, fmt, _) in enumerate(TEXT_FRACTION_CASES, start=1):
+        ws[f"B{r}"], ws[f"C{r}"] = fmt, value
+        ws[f"A{r}"] = f"=TEXT(C{r}, B{r})"
+    ws["D1"], ws["E1"] = 1e-20, "=D1*1E+20"  # the double as written: 1, never 0
+    p = tmp_path_factory.mktemp("tfrac") / "t.xlsx"
+    wb.save(p)
+    return {e: recalc_book(p, write=False, engine=e).evaluation for e in ENGINES}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("row", range(1, len(TEXT_FRACTION_CASES) + 1))
+def test_text_fractions_and_exponents(text_fractions, engine, row):
+    got = text_fractions[engine].value("Sheet", f"A{row}")
+    assert matches_excel(got, TEXT_FRACTION_CASES[row - 1][2]), (TEXT_FRACTION_CASES[row - 1],
+                                                                 got)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_tiny_number_keeps_its_double(text_fractions, engine):
+    assert matches_excel(text_fractions[engine].value("Sheet", "E1"), 1.0, rel=1e-15)

@@ -3499,7 +3499,7 @@ def _tokens(section: str):
             toks.append((ch, ch))
             i += 1
         elif ch in "Ee" and section[i + 1:i + 2] in ("+", "-"):
-            toks.append(("exp", section[i + 1]))
+            toks.append(("exp", section[i:i + 2]))  # E+ e- ...: the case is shown
             i += 2
         elif ch in _DATE_CODES or section[i:i + 5].upper() == "AM/PM":
             return None
@@ -3594,9 +3594,11 @@ def _number_section(x: float, toks: list) -> str | None:
         if k < int_end and toks[k - 1][0] in ("digit", ",") and k + 1 < len(toks) and (
                 toks[k + 1][0] == "digit"):
             group = True
-        elif before and nxt != "digit":  # after the last placeholder of a part ("0.#,")
-            scale += 1
-    pct = sum(1 for kind, _ in toks if kind == "%")
+        elif before and nxt != "digit" and (exp_at is None or k < exp_at):
+            scale += 1  # after the last placeholder of a part ("0.#,"), not the exponent
+    # % multiplies by 100 except in scientific notation (POI's NumberFormatApproxTests.xlsx,
+    # saved by Excel: 123456.789 as '#%e-#' is '1%e5')
+    pct = sum(1 for kind, _ in toks if kind == "%") if exp_at is None else 0
     d = Decimal(repr(abs(x))) if x else Decimal(0)
     if d:
         d = round(d, 14 - d.adjusted())  # 15 significant digits, as Excel keeps
@@ -3607,14 +3609,15 @@ def _number_section(x: float, toks: list) -> str | None:
     exp_slots = [toks[j][1] for j in digit_at if exp_at is not None and j > exp_at]
     e = 0
     if exp_at is not None:
-        if len(int_slots) != 1 or not exp_slots:
-            return None  # engineering notation: not handled here
-        if d:
-            e = d.adjusted()
+        if not int_slots or not exp_slots:
+            return None
+        if d:  # the exponent a multiple of the integer placeholders (engineering: ##0.0E+0)
+            e = d.adjusted() // len(int_slots) * len(int_slots)
             d = d.scaleb(-e)
     q = d.quantize(Decimal(1).scaleb(-len(frac_slots)), ROUND_HALF_UP)
-    if exp_at is not None and q >= 10:
-        e, q = e + 1, (q / 10).quantize(Decimal(1).scaleb(-len(frac_slots)), ROUND_HALF_UP)
+    if exp_at is not None and q >= 10 ** len(int_slots):
+        e, q = e + len(int_slots), (q.scaleb(-len(int_slots))).quantize(
+            Decimal(1).scaleb(-len(frac_slots)), ROUND_HALF_UP)
     s = f"{q:f}"
     int_digits, _, frac_digits = s.partition(".")
     int_digits = int_digits.lstrip("0")
@@ -3633,16 +3636,23 @@ def _number_section(x: float, toks: list) -> str | None:
                       frac, strict=True))
     if exp_at is not None:
         ed = str(abs(e))
-        placed.update(zip([j for j in digit_at if j > exp_at], _place(ed, exp_slots),
-                          strict=True))
+        exp_at_digits = [j for j in digit_at if j > exp_at]
+        placed.update(zip(exp_at_digits, _place(ed, exp_slots), strict=True))
+        sign = "-" if e < 0 else ("+" if toks[exp_at][1][1] == "+" else "")
+        placed[exp_at_digits[0]] = sign + placed[exp_at_digits[0]]
+        if not q and int_slots and not any(c.isdigit() for j in digit_at if j < exp_at
+                                           for c in placed[j]):
+            first_frac = dot_at if dot_at is not None else exp_at
+            last_int = max(j for j in digit_at if j < first_frac)
+            placed[last_int] = "0"  # zero in scientific notation: 0E+0
     out = []
     for k, (kind, t) in enumerate(toks):
         if kind == "digit":
             out.append(placed[k])
         elif kind == ".":  # the first is the decimal point, later ones literal dots
             out.append(int_digits + "." if k == dot_at and not int_slots else ".")
-        elif kind == "exp":
-            out.append("E" + ("-" if e < 0 else ("+" if t == "+" else "")))
+        elif kind == "exp":  # its sign goes before the exponent's digits ('e+|#': 'e|+5')
+            out.append(t[0])
         elif kind == ",":
             continue
         elif kind in ("lit", "%"):
@@ -3651,6 +3661,123 @@ def _number_section(x: float, toks: list) -> str | None:
             return None
     zero = not any(c in "123456789" for c in s) and not (exp_at is not None and e)
     return "".join(out), zero
+
+
+# ------------------------------------------------------------ TEXT with a fraction format
+# Microsoft, "Number format codes": "# ?/?" shows 1.25 as "1 1/4"; the digits of the
+# denominator bound it ("??" at most 99) or a number fixes it ("/8"). Where the parts go,
+# checked on every fraction of POI's NumberFormatTests.xlsx (saved by Excel, literals
+# between all parts: '|#\:? ?=/=#|'): the numerator is the run of placeholders before
+# the slash, the integer part every placeholder before that run (with the literals among
+# them), the separator the literals between the two. A zero fraction is left out, with
+# the separator (spaces as wide where a ? is among the placeholders), unless the
+# numerator has a 0 placeholder (then 0/1); a zero integer part shows nothing (? a
+# space), its separator left out (a space beside a ?); a zero value shows its 0 in the
+# integer part's last place. Without an integer part the fraction is improper (15/4).
+
+
+def _best_fraction(f: float, most: int) -> tuple[int, int]:
+    """The fraction closest to ``f`` whose denominator is at most ``most`` (the smaller
+    denominator on a tie)."""
+    best = (round(f), 1)
+    err = abs(f - best[0])
+    for d in range(2, most + 1):
+        n = round(f * d)
+        e = abs(f - n / d)
+        if e < err - 1e-15:
+            best, err = (n, d), e
+    return best
+
+
+def _fraction_section(v: float, toks: list) -> tuple[str, bool] | None:
+    """``v`` (not negative) through a fraction section's tokens, and whether all it shows
+    is zero; None where the section is no fraction this handles."""
+    slash = next((k for k, (kind, t) in enumerate(toks) if kind == "lit" and t == "/"), None)
+    if slash is None or any(kind in (".", "%", "exp", "@", ",") for kind, _ in toks):
+        return None
+    digits = [k for k, (kind, _) in enumerate(toks) if kind == "digit"]
+    num = [k for k in digits if k < slash]
+    if not num:
+        return None
+    # the numerator: the run of placeholders that ends last before the slash
+    end = num[-1]
+    start = end
+    while start - 1 >= 0 and toks[start - 1][0] == "digit":
+        start -= 1
+    num_at = list(range(start, end + 1))
+    int_at = [k for k in num if k < start]
+    # the denominator: the first placeholders (or written digits) after the slash
+    after = [k for k in range(slash + 1, len(toks))
+             if toks[k][0] == "digit" or toks[k][0] == "lit" and toks[k][1].isdigit()]
+    if not after:
+        return None
+    den_at = [after[0]]
+    while den_at[-1] + 1 < len(toks) and (toks[den_at[-1] + 1][0] == "digit" or (
+            toks[den_at[-1] + 1][0] == "lit" and toks[den_at[-1] + 1][1].isdigit())):
+        den_at.append(den_at[-1] + 1)
+    den_text = "".join(toks[k][1] for k in den_at)
+    fixed = den_text[0] in "123456789" and all(c.isdigit() for c in den_text)
+    if not fixed and any(toks[k][0] != "digit" for k in den_at):
+        return None
+    if any(toks[k][0] == "digit" for k in range(den_at[-1] + 1, len(toks))):
+        return None  # placeholders after the denominator: not a layout checked here
+    has_int = bool(int_at)
+    ip = math.floor(v) if has_int else 0
+    f = v - ip
+    if fixed:
+        d = int(den_text)
+        n = int(math.floor(f * d + 0.5))
+    else:
+        n, d = _best_fraction(f, 10 ** len(den_at) - 1)
+    if has_int and n >= d:
+        ip, n = ip + 1, 0
+    slots = [toks[k][1] for k in int_at + num_at + ([] if fixed else den_at)]
+    question = "?" in slots
+    num_zero_slot = any(toks[k][1] == "0" for k in num_at)
+    visible = n != 0 or num_zero_slot or not has_int
+    whole_zero = ip == 0 and n == 0
+    out = [t for _, t in toks]  # each token's text, replaced below
+    # the integer part
+    if has_int:
+        int_slots = [toks[k][1] for k in int_at]
+        if ip:
+            placed = _place(str(ip), int_slots)
+        else:
+            pad = {"0": "0", "?": "0" if whole_zero else " ", "#": ""}
+            placed = [pad[c] for c in int_slots]
+            if whole_zero and not visible and not any(c == "0" for c in placed):
+                placed[-1] = "0"
+        for k, text in zip(int_at, placed, strict=True):
+            out[k] = text
+        int_shown = any(c.isdigit() for k in range(int_at[0], int_at[-1] + 1)
+                        for c in out[k])
+    else:
+        int_shown = False
+    sep = range(int_at[-1] + 1 if has_int else start, start)
+    frac_part = range(sep.start, den_at[-1] + 1)
+    if not visible:
+        for k in frac_part:
+            out[k] = " " * (1 if toks[k][0] == "digit" else len(toks[k][1])) if question else ""
+    else:
+        if has_int and not int_shown:
+            q = any(toks[k][1] == "?" for k in int_at + num_at)
+            for k in sep:
+                out[k] = " " * len(toks[k][1]) if q else ""
+        for k, text in zip(num_at, _place(str(n), [toks[k][1] for k in num_at]),
+                           strict=True):
+            out[k] = text
+        if not fixed:
+            den_slots = [toks[k][1] for k in den_at]
+            dd = str(d if n else 1)
+            if "0" in den_slots:
+                placed = _place(dd, den_slots)
+            else:  # left-aligned: ? pads after the digits
+                placed = list(dd[:len(den_slots) - 1]) + [dd[len(den_slots) - 1:]] if len(
+                    dd) >= len(den_slots) else list(dd) + [
+                    " " if c == "?" else "" for c in den_slots[len(dd):]]
+            for k, text in zip(den_at, placed, strict=True):
+                out[k] = text
+    return "".join(out), whole_zero
 
 
 def _plain_layout(toks: list) -> bool:
@@ -3735,6 +3862,10 @@ def text_format(value, fmt: str):
     if _is_date_format(sec):
         return _date_text(x if signed else abs(x), sec)
     toks = _tokens(sec)
+    frac = _fraction_section(abs(x), toks) if toks is not None and '""' not in sec else None
+    if frac is not None:
+        text, zero = frac
+        return ("-" + text) if signed and x < 0 and not zero else text
     if toks is None or '""' in sec or not _plain_layout(toks):
         return None
     if any(kind == "@" for kind, _ in toks):

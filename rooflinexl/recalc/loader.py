@@ -9,9 +9,10 @@ package checks, parts and shared strings it reuses) and falls back to
 
 Values are decoded the way the per-cell engine sees them (openpyxl as
 ``formulas`` configures it): shared strings with ``_xHHHH_`` escapes resolved,
-numbers written with a decimal point or an exponent rounded to 15 decimals
-(``formulas`` does ``round(value, 15)``), error constants as ``formulas``'
-``XlError``; dates stay serial numbers.
+numbers as the doubles written (``formulas`` rounds them to 15 decimals, which made
+1E-20 zero and 1.234567E-9 1.235E-9; Excel keeps the double: the per-cell engine is
+told not to round, :func:`rooflinexl.recalc.engine`'s model), error constants as
+``formulas``' ``XlError``; dates stay serial numbers.
 
 Shared formulas (``<f t="shared" si=".." ref="..">``) are kept as a reference
 to their master cell: the block evaluator groups cells by their relative form,
@@ -148,9 +149,9 @@ def _errors():
 
 
 def _number(text: str):
-    """A numeric cell value as openpyxl reads it and formulas then keeps it."""
+    """A numeric cell value as openpyxl reads it (the double written)."""
     if "." in text or "E" in text or "e" in text:
-        return round(float(text), 15)
+        return float(text)
     return float(int(text))
 
 
@@ -259,11 +260,6 @@ def _read_sheet(sheet: Sheet, data: bytes, member: str, strings: list[str]) -> N
         except ValueError:  # not all numbers: cell by cell below
             pass
         else:
-            joined = "".join(texts)
-            if "." in joined or "e" in joined or "E" in joined:
-                for k, v in enumerate(texts):
-                    if "." in v or "e" in v or "E" in v:
-                        values[k] = round(values[k], 15)
             c_rows.extend([rows[i] for i in plain])
             c_cols.extend([cols[i] for i in plain])
             c_vals.extend(values)
