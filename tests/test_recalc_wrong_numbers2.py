@@ -452,3 +452,44 @@ def test_text_fractions_and_exponents(text_fractions, engine, row):
 @pytest.mark.parametrize("engine", ENGINES)
 def test_a_tiny_number_keeps_its_double(text_fractions, engine):
     assert matches_excel(text_fractions[engine].value("Sheet", "E1"), 1.0, rel=1e-15)
+
+
+# ---------------------------------------------------------------- LINEST
+# pycel's stats.xlsx (saved by Excel), sheet Stats: y J3:N3 = 1, 2.1, 3.1, 4.1, 5.1 on
+# x J4:N4 = -2, -4, -7, -9, -11 (LINEST(...,,TRUE) in Q16:R20), and y 1, 3, 6, 9, 12 on a
+# constant x (removed: slope 0, intercept the mean). Microsoft's "LINEST function" example
+# 1: y 1, 9, 5, 7 on x 0, 4, 2, 3 is {2, 1}.
+LINEST_CELLS = {
+    "Q16": -0.4409774436090227, "R16": 0.16954887218045034, "Q17": 0.01981575107847483,
+    "R17": 0.14588484603131655, "Q18": 0.9939787497182618, "R18": 0.1445327793643257,
+    "G5": 0.0, "H5": 6.2, "G6": 2.0, "H6": 1.0,
+}
+
+
+@pytest.fixture(scope="module")
+def linest(tmp_path_factory):
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    from rooflinexl.recalc.book import recalc_book
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    for j, (a, b, c, d) in enumerate(zip((1, 2.1, 3.1, 4.1, 5.1), (-2, -4, -7, -9, -11),
+                                         (1, 3, 6, 9, 12), (1, 1, 1, 1, 1), strict=True)):
+        col = "JKLMN"[j]
+        ws[f"{col}3"], ws[f"{col}4"], ws[f"{col}5"], ws[f"{col}6"] = a, b, c, d
+    for r, (y, x) in enumerate(((1, 0), (9, 4), (5, 2), (7, 3)), start=30):
+        ws[f"A{r}"], ws[f"B{r}"] = y, x
+    ws["Q16"] = ArrayFormula("Q16:R20", "=LINEST(J3:N3,J4:N4,,TRUE)")
+    ws["G5"] = ArrayFormula("G5:H5", "=LINEST(J5:N5,J6:N6)")
+    ws["G6"] = ArrayFormula("G6:H6", "=LINEST(A30:A33,B30:B33)")
+    p = tmp_path_factory.mktemp("linest") / "l.xlsx"
+    wb.save(p)
+    return {e: recalc_book(p, write=False, engine=e).evaluation for e in ENGINES}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("cell", list(LINEST_CELLS))
+def test_linest(linest, engine, cell):
+    got = linest[engine].value("Sheet", cell)
+    assert matches_excel(got, pytest.approx(LINEST_CELLS[cell], rel=1e-12, abs=1e-15)), got

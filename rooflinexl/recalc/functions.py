@@ -4380,3 +4380,120 @@ def _hyperlink(link_location, friendly_name=None):
 
 BUILTINS.update(COMBIN=_combin, COMBINA=_combina, DOLLAR=_dollar, USDOLLAR=_dollar,
                 HYPERLINK=_hyperlink)
+
+
+# ------------------------------------------------------------------ LINEST
+# Microsoft, "LINEST function" (read 2026-12-01): LINEST(known_y's, [known_x's], [const],
+# [stats]) fits y = m1 x1 + ... + mk xk + b by least squares and returns {mk, ..., m1, b};
+# with stats four more rows: the standard errors (seb #N/A without a constant), r2 and
+# sey, F and df, ssreg and ssresid (#N/A beyond the second column). y in one column: each
+# column of known_x's is a variable (one row: each row); known_x's omitted is {1,2,3...};
+# const FALSE forces b = 0 (r2 and ssreg then about the origin). "LINEST checks for
+# collinearity and removes any redundant X columns ... they have 0 coefficients and 0 se
+# values", and the degrees of freedom count the columns kept: the constant is kept first
+# (pycel's stats.xlsx, saved by Excel: LINEST of 1, 3, 6, 9, 12 on a constant x is
+# {0, 6.2}). Values that are not numbers are #VALUE!, mismatched sizes #REF!.
+
+
+def _linest_grid(rows: list[list], what: str) -> np.ndarray:
+    out = np.empty((len(rows), len(rows[0]) if rows else 0))
+    for i, row in enumerate(rows):
+        for j, v in enumerate(row):
+            if isinstance(v, ExcelError):
+                raise _Err(str(v), f"LINEST: an error value in {what}")
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise _Err("#VALUE!", f"LINEST: {v!r} in {what} is not a number")
+            out[i, j] = float(v)
+    return out
+
+
+def _linest(known_y, known_x=None, const=None, stats=None):
+    """LINEST(known_y's, [known_x's], [const], [stats]) (see the notes above).
+
+    >>> [round(v, 12) for v in _linest([[1], [9], [5], [7]], [[0], [4], [2], [3]])[0]]
+    [2.0, 1.0]
+    >>> [round(v, 12) for v in _linest([[1, 3, 6, 9, 12]], [[1, 1, 1, 1, 1]])[0]]
+    [0.0, 6.2]
+    """
+    try:
+        y_rows = _grid(known_y)
+        with_b = True if const is None else bool(_number(_scalar(const, "const"), "const")
+                                                 if not isinstance(_scalar(const, "const"),
+                                                                   bool) else const)
+        with_stats = False if stats is None else bool(
+            _scalar(stats, "stats") if isinstance(_scalar(stats, "stats"), bool)
+            else _number(_scalar(stats, "stats"), "stats"))
+        n_rows, n_cols = len(y_rows), len(y_rows[0])
+        x_rows = None if known_x is None else _grid(known_x)
+        shape = None if x_rows is None else (len(x_rows), len(x_rows[0]))
+        if shape is not None and not (n_cols == 1 and shape[0] == n_rows or n_rows == 1 and (
+                shape[1] == n_cols) or shape == (n_rows, n_cols)):
+            raise _Err("#REF!", "LINEST: known_x's does not fit known_y's")
+        y = _linest_grid(y_rows, "known_y's")
+        if x_rows is None:
+            xs = np.arange(1.0, y.size + 1).reshape(-1, 1)
+        else:
+            x = _linest_grid(x_rows, "known_x's")
+            xs = (x if n_cols == 1 and shape[0] == n_rows else x.T if n_rows == 1
+                  else x.reshape(-1, 1))
+    except _Err as ex:
+        return ex.error
+    yv = y.reshape(-1)
+    n, k = xs.shape
+    if with_b:  # about the means: a constant y has exactly 0 slopes, as Excel shows
+        x_mean, y_mean = xs.mean(axis=0), yv.mean()
+        xs, yv = xs - x_mean, yv - y_mean
+    cols = ([np.ones(n)] if with_b else []) + [xs[:, j] for j in range(k)]
+    kept, basis = [], []
+    for c, v in enumerate(cols):  # Gram-Schmidt: a column the kept ones span is removed
+        r = v.copy()
+        for q in basis:
+            r -= (q @ r) * q
+        norm = float(np.linalg.norm(r))
+        if norm > 1e-10 * max(float(np.linalg.norm(v)), 1e-300):
+            basis.append(r / norm)
+            kept.append(c)
+    a = np.column_stack([cols[c] for c in kept]) if kept else np.zeros((n, 0))
+    coef = np.zeros(len(cols))
+    if kept:
+        coef[kept] = np.linalg.lstsq(a, yv, rcond=None)[0]
+    m = coef[1:] if with_b else coef
+    b = float(y_mean - m @ x_mean) if with_b else 0.0
+    if with_b:
+        coef[0] = 0.0  # the centred constant's own coefficient; b is computed above
+    first = [float(v) for v in m[::-1]] + [float(b)]
+    if not with_stats:
+        return [first]
+    fit = a @ coef[kept] if kept else np.zeros(n)
+    df = n - len(kept)
+    ssresid = float(((yv - fit) ** 2).sum())
+    ssreg = float((fit ** 2).sum())  # about the mean (centred) or the origin
+    na = ExcelError("#N/A", "LINEST: no statistic here")
+    num = ExcelError("#NUM!", "LINEST: no degrees of freedom or no residual")
+    sey2 = ssresid / df if df > 0 else None
+    se = np.zeros(len(cols))
+    se_b = na
+    if kept and sey2 is not None:
+        inv = np.linalg.inv(a.T @ a)
+        se[kept] = np.sqrt(np.diag(inv) * sey2)
+        if with_b:  # the intercept's variance: sey2 (1/n + mean' S^-1 mean), S of the x kept
+            xk = [c - 1 for c in kept[1:]]
+            mean_k = x_mean[xk]
+            se_b = float(math.sqrt(sey2 * (1 / n + mean_k @ inv[1:, 1:] @ mean_k)))
+    elif with_b:
+        se_b = num
+    se_m = se[1:] if with_b else se
+    second = [float(v) for v in se_m[::-1]] + [se_b]
+    total = ssreg + ssresid
+    r2 = ssreg / total if total else num
+    v1 = len(kept) - (1 if with_b else 0)
+    f_stat = (ssreg / v1) / sey2 if sey2 and v1 else num
+    width = len(first)
+    pad = [na] * (width - 2)
+    return [first, second,
+            [r2, math.sqrt(sey2) if sey2 is not None else num, *pad],
+            [f_stat, float(df), *pad],
+            [ssreg, ssresid, *pad]]
+
+
+BUILTINS["LINEST"] = _linest
