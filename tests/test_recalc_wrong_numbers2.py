@@ -436,6 +436,9 @@ def text_fractions(tmp_path_factory):
         ws[f"B{r}"], ws[f"C{r}"] = fmt, value
         ws[f"A{r}"] = f"=TEXT(C{r}, B{r})"
     ws["D1"], ws["E1"] = 1e-20, "=D1*1E+20"  # the double as written: 1, never 0
+    # 15 significant digits, as Excel reads a cell: the formulas project's test.xlsx
+    # (saved by Excel), EXTRA!C24, caches TRUNC(-0.79999999999999993, 1) as -0.8
+    ws["D2"], ws["E2"] = -0.79999999999999993, "=TRUNC(D2,1)"
     p = tmp_path_factory.mktemp("tfrac") / "t.xlsx"
     wb.save(p)
     return {e: recalc_book(p, write=False, engine=e).evaluation for e in ENGINES}
@@ -452,6 +455,7 @@ def test_text_fractions_and_exponents(text_fractions, engine, row):
 @pytest.mark.parametrize("engine", ENGINES)
 def test_a_tiny_number_keeps_its_double(text_fractions, engine):
     assert matches_excel(text_fractions[engine].value("Sheet", "E1"), 1.0, rel=1e-15)
+    assert matches_excel(text_fractions[engine].value("Sheet", "E2"), -0.8)
 
 
 # ---------------------------------------------------------------- LINEST

@@ -4399,8 +4399,9 @@ def _linest_grid(rows: list[list], what: str) -> np.ndarray:
     out = np.empty((len(rows), len(rows[0]) if rows else 0))
     for i, row in enumerate(rows):
         for j, v in enumerate(row):
-            if isinstance(v, ExcelError):
-                raise _Err(str(v), f"LINEST: an error value in {what}")
+            if isinstance(v, ExcelError):  # #VALUE!, whatever the error (test.xlsx,
+                # STATISTICAL!AB58:AF58, saved by Excel)
+                raise _Err("#VALUE!", f"LINEST: an error value ({v}) in {what}")
             if isinstance(v, bool) or not isinstance(v, (int, float)):
                 raise _Err("#VALUE!", f"LINEST: {v!r} in {what} is not a number")
             out[i, j] = float(v)
@@ -4417,12 +4418,8 @@ def _linest(known_y, known_x=None, const=None, stats=None):
     """
     try:
         y_rows = _grid(known_y)
-        with_b = True if const is None else bool(_number(_scalar(const, "const"), "const")
-                                                 if not isinstance(_scalar(const, "const"),
-                                                                   bool) else const)
-        with_stats = False if stats is None else bool(
-            _scalar(stats, "stats") if isinstance(_scalar(stats, "stats"), bool)
-            else _number(_scalar(stats, "stats"), "stats"))
+        with_b, with_stats = (_linest_flag(const, "const", True),
+                              _linest_flag(stats, "stats", False))
         n_rows, n_cols = len(y_rows), len(y_rows[0])
         x_rows = None if known_x is None else _grid(known_x)
         shape = None if x_rows is None else (len(x_rows), len(x_rows[0]))
@@ -4494,6 +4491,18 @@ def _linest(known_y, known_x=None, const=None, stats=None):
             [r2, math.sqrt(sey2) if sey2 is not None else num, *pad],
             [f_stat, float(df), *pad],
             [ssreg, ssresid, *pad]]
+
+
+def _linest_flag(x, what: str, default: bool) -> bool:
+    """LINEST's const or stats: omitted its default, a boolean or a number (an error value
+    is #VALUE!, test.xlsx STATISTICAL!Z58)."""
+    if x is None:
+        return default
+    if isinstance(x, list):
+        x = x[0][0] if len(x) == 1 and len(x[0]) == 1 else ExcelError("#VALUE!", "")
+    if isinstance(x, ExcelError):
+        raise _Err("#VALUE!", f"LINEST: {what} is an error value ({x})")
+    return x if isinstance(x, bool) else _number(x, f"LINEST: {what}") != 0
 
 
 BUILTINS["LINEST"] = _linest
