@@ -72,9 +72,9 @@ CIRCULAR: set[str] = set()
 
 #: (file, sheet, cell): (formula, Excel's cached value, what recalc gives today).
 #: Engine bugs, routed to the evaluation core; checked by test_known_engine_bugs.
-ENGINE_BUGS = {
-    ("errors.xlsx", "Feuil1", "A7"): ("VLOOKUP(B1,B1,B1,3)", "#N/A", "#VALUE!"),
-}
+#: (errors.xlsx Feuil1!A7, VLOOKUP(B1,B1,B1,3): Excel's #N/A, fixed: VLOOKUP searches before
+#: it checks its col_index_num, tests/test_recalc_wrong_numbers2.py)
+ENGINE_BUGS: dict = {}
 
 
 # ---------------------------------------------------------------------------- helpers

@@ -62,7 +62,7 @@ from rooflinexl.recalc.compile import (
     compile_block,
 )
 from rooflinexl.recalc.engine import CellResult, Evaluation
-from rooflinexl.recalc.functions import use_character_set
+from rooflinexl.recalc.functions import set_date_system, use_character_set, use_date_system
 from rooflinexl.recalc.kernels import BlockEval, dispatch_order
 from rooflinexl.recalc.loader import (
     Book,
@@ -831,7 +831,7 @@ def evaluate_blocks(path, functions: Mapping[str, Callable] | None = None, *,
     ``paths`` says how many cells took each path. CHAR and CODE use the character set of
     the Excel that saved the workbook (:func:`~rooflinexl.recalc.loader.saved_character_set`).
     """
-    with use_character_set(saved_character_set(path, limits)):
+    with use_character_set(saved_character_set(path, limits)), use_date_system(False):
         return _evaluate_blocks(path, functions, limits, engine_mode)
 
 
@@ -840,6 +840,7 @@ def _evaluate_blocks(path, functions, limits: Limits, engine_mode: str) -> Evalu
     functions = engine.all_functions(functions)
     path = Path(path)
     book = read_book(path, limits)
+    set_date_system(book.date1904)  # TEXT's serial numbers (evaluate_blocks restores it)
     if engine_mode == "cells":
         return _all_per_cell(path, functions, "--engine cells", t0, book)
     t_load = time.perf_counter()

@@ -415,17 +415,60 @@ def formulas_overrides(table: Mapping[str, Any]) -> dict:
         info.iserror, check=lambda x: isinstance(x, (int, float, np.number)) and not isinstance(
             x, (bool, np.bool_)), array=info.FalseArray))
     return {"INDEX": _index_function(table["INDEX"]), "MATCH": _match_function(),
-            "TEXT": _text_function(), "ISNUMBER": isnumber}
+            "TEXT": _text_function(), "ISNUMBER": isnumber,
+            "VLOOKUP": _table_lookup_function(True), "HLOOKUP": _table_lookup_function(False)}
+
+
+def _table_lookup_function(vertical: bool):
+    """formulas' VLOOKUP (``vertical``) or HLOOKUP, with the index and range_lookup
+    arguments read as Excel reads them (:func:`rooflinexl.recalc.functions.lookup_index`,
+    ``lookup_range_flag``): formulas took index 0 or below as a column counted from the
+    end (``VLOOKUP(8,B3:B7,FALSE)`` the last column, where Excel gives #VALUE!) and any
+    text as TRUE."""
+    import numpy as np
+    from formulas.functions import FoundError, wrap_ufunc
+    from formulas.functions import look as fl
+
+    from rooflinexl.recalc.functions import lookup_index, lookup_range_flag
+
+    F = _formulas()
+
+    def host(x):
+        x = np.ravel(x)[0] if isinstance(x, np.ndarray) else x
+        return _host_elem(x, [])
+
+    def args(val, vec, index, match_type=True):
+        vec = np.atleast_2d(vec)
+        if vertical:
+            vec = vec.T
+        k, later = lookup_index(host(index), vec.shape[0],
+                                "col_index_num" if vertical else "row_index_num")
+        exact = lookup_range_flag(host(match_type))
+        for out in (None if k is not None else later, exact):
+            if isinstance(out, ExcelError):
+                raise FoundError(err=F.Error.errors[str(out)])
+        result = vec[0 if later is not None else k].ravel()
+        later = None if later is None else F.Error.errors[str(later)]
+        return (*fl.args_parser_lookup_array(val, vec[0].ravel(), result, exact), later)
+
+    def lookup(*a):  # the index's range error only where the value is found
+        r = fl.xlookup(*a[:-1])
+        return r if a[-1] is None or isinstance(r, F.XlError) else a[-1]
+
+    return wrap_ufunc(lookup, input_parser=lambda *a: a, args_parser=args,
+                      check_error=lambda *a: fl.get_error(a[1]),
+                      excluded={3, 4, 5, 6, 7, 8, 9})
 
 
 def _text_function():
     """formulas' TEXT, with number, date and time formats as Excel writes them
-    (:func:`rooflinexl.recalc.functions.text_format`); a text value, a condition
-    (``[>100]``) or a code it does not know stay formulas'."""
+    (:func:`rooflinexl.recalc.functions.text_format`, also for text and boolean values;
+    an empty format is no format); a condition (``[>100]``) or a code it does not know
+    stay formulas'."""
     import numpy as np
     from formulas.functions import text as ft
 
-    from rooflinexl.recalc.functions import excel_numbers, text_format
+    from rooflinexl.recalc.functions import dates_from_1904, excel_numbers, text_format
 
     F = _formulas()
 
@@ -433,14 +476,24 @@ def _text_function():
         x = value.item() if isinstance(value, np.generic) else value
         if isinstance(x, str) and not isinstance(x, F.XlError) and x.strip():
             n = excel_numbers("SUM", [(True, x)])  # numeric (or date) text: its number
+            if isinstance(n, float) and dates_from_1904():
+                try:
+                    float(x)
+                except ValueError:  # read as a 1900-system date: never four years off
+                    return F.Error.errors["#VALUE!"]
             x = n if isinstance(n, float) else x
         fmt = format_code.item() if isinstance(format_code, np.generic) else format_code
+        if fmt is _empty() or fmt is None:  # an empty cell as the format: no format at all
+            fmt = format_code = ""
+        if x is _empty() or x is None:
+            x = value = 0
         out = text_format(x, fmt) if isinstance(fmt, str) else None
         if isinstance(out, ExcelError):
             return F.Error.errors[str(out)]
         return ft.xtext(value, format_code) if out is None else out
 
-    return ft.wrap_ufunc(xtext, input_parser=lambda *a: a)
+    # empty arguments reach xtext as they are (an empty format is not the format "0")
+    return ft.wrap_ufunc(xtext, input_parser=lambda *a: a, args_parser=lambda *a: a)
 
 
 def _match_function():
@@ -727,7 +780,22 @@ def table_fixes_of_formulas() -> dict[str, Callable]:
             return plain_ppmt(rate, per, nper, pv, fv, type)
         return ppmt(rate, per, nper, pv, fv)
 
+    def poisson(x, mean, cumulative):  # formulas' statistics module only when called
+        import formulas.functions.stat as fs
+
+        # Microsoft, "POISSON.DIST function": x is truncated to an integer (formulas
+        # gave the probability of a fraction, 0; closedxml's functions-excel-2010.xlsx
+        # and POI's FormulaEvalTestData_Copy.xlsx, saved by Excel)
+        return fs.xpoisson_dist(x if x < 0 else math.trunc(x), mean, cumulative)
+
+    def poisson_args(*a):
+        import formulas.functions.stat as fs
+
+        return (*map(fs._convert_args, a[:-1]), *map(fs._parse_cumulative, a[-1:]))
+
+    poisson_f = fu.wrap_ufunc(poisson, input_parser=poisson_args)
     return {"_XLFN.SCAN": scan_f, "SCAN": scan_f, "_XLFN.MAP": map_f, "MAP": map_f,
+            "POISSON.DIST": poisson_f, "_XLFN.POISSON.DIST": poisson_f, "POISSON": poisson_f,
             "SKEW": skew_s, "_XLFN.SKEW": skew_s, "SKEW.P": skew_p, "_XLFN.SKEW.P": skew_p,
             "PPMT": fu.wrap_ufunc(ppmt_, input_parser=ff.convert2float),
             "IPMT": fu.wrap_ufunc(ipmt_, input_parser=ff.convert2float),
@@ -798,6 +866,21 @@ def _model_class():
             for cell in cells:
                 self.add_cell(sh.await_result(cell), ctx, formula_ranges)
             return self
+
+        def compile_cell(self, cell, context, references, formula_references):
+            """formulas' ``compile_cell``, a number cell read to 15 significant digits
+            as the block path's loader reads it (:func:`rooflinexl.recalc.loader.
+            excel_double`): formulas rounded to 15 decimals (1E-20 became 0, 1.234567E-9
+            1.235E-9; POI's NumberFormatApproxTests.xlsx, saved by Excel, shows
+            1.2345678E-142 as '#.#e+0' as 1.2e-142)."""
+            crd = formula_references.get(cell.coordinate, cell.coordinate)
+            val = cell.value
+            if cell.data_type == "f":
+                val = val if isinstance(val, str) else val.text
+                val = val[1:] if val[:2] == "==" else val
+            elif cell.data_type == "n" and isinstance(val, float):
+                val = float(f"{val:.15g}")
+            return self._compile_cell(crd, val, context, cell.data_type != "s", references)
 
         @staticmethod
         def _compile_cell(crd, val, context, check_formula, references):
@@ -955,13 +1038,14 @@ def evaluate_workbook(
 
     Raises :class:`EngineError` when the engine cannot load the workbook.
     """
-    from rooflinexl.recalc.functions import use_character_set
+    from rooflinexl.recalc.functions import use_character_set, use_date_system
     from rooflinexl.recalc.loader import read_book, saved_character_set
 
     if not os.path.exists(path):
         raise EngineError(f"no such workbook: {path}")
-    with use_character_set(saved_character_set(path)):
-        return evaluate(path, functions, book=read_book(path))
+    book = read_book(path)
+    with use_character_set(saved_character_set(path)), use_date_system(book.date1904):
+        return evaluate(path, functions, book=book)
 
 
 def evaluate(

@@ -37,9 +37,10 @@ from rooflinexl.addresses import MAX_COL, MAX_ROW, column_letters
 from rooflinexl.errors import ExcelError
 
 __all__ = ["BUILTINS", "CELL_INFO", "ETA_PREFIX", "EXCEL_NUMBERS", "REF_POSITION", "character_set",
-           "complex_text", "cut_position", "excel_bsearch", "excel_numbers", "imcsc", "imlog2",
-           "index_array",
-           "offset_address", "power", "use_character_set", "value_text"]
+           "complex_text", "cut_position", "dates_from_1904", "excel_bsearch", "excel_numbers",
+           "imcsc", "imlog2", "index_array", "lookup_index", "lookup_range_flag",
+           "offset_address", "power", "set_date_system", "use_character_set", "use_date_system",
+           "value_text"]
 
 def value_text(x) -> str:
     """A value as Excel turns it into text (``&``, ``LEN``, ``LEFT`` ...).
@@ -1056,13 +1057,14 @@ def _aggregate(function_num, options, *args):
         if err is not None:
             return err
         return float(count) if n == 3 else _SUBTOTALS[n](np.array(nums))
-    if len(args) != 2:
+    if len(args) < 2:
         return ExcelError("#VALUE!", "AGGREGATE 14-19 takes an array and k")
-    nums, _, err = _gather([args[0]], skip_errors)
+    # the array may come as the pieces left of a reference (prepass.split_subtotal_refs)
+    nums, _, err = _gather(args[:-1], skip_errors)
     if err is not None:
         return err
     try:
-        k = _number(_scalar(args[1], "k"), "k")
+        k = _number(_scalar(args[-1], "k"), "k")
     except _Err as ex:
         return ex.error
     v = np.sort(np.array(nums))
@@ -1400,6 +1402,32 @@ def use_character_set(codec: str):
         yield
     finally:
         _CHARSET.reset(token)
+
+
+#: whether the workbook being evaluated counts dates from 1904 (``workbookPr date1904``)
+_DATE1904: contextvars.ContextVar[bool] = contextvars.ContextVar("date1904", default=False)
+
+
+@contextlib.contextmanager
+def use_date_system(date1904: bool):
+    """TEXT reads serial numbers as days since 1904-01-01 (``date1904``, Excel for Mac's
+    old default) or in the 1900 system while the block is active."""
+    token = _DATE1904.set(bool(date1904))
+    try:
+        yield
+    finally:
+        _DATE1904.reset(token)
+
+
+def set_date_system(date1904: bool) -> None:
+    """Within a :func:`use_date_system` block (which restores the setting on leaving it):
+    the workbook counts dates from 1904 (``date1904``), known once it is read."""
+    _DATE1904.set(bool(date1904))
+
+
+def dates_from_1904() -> bool:
+    """Whether the workbook being evaluated counts dates from 1904 (:func:`use_date_system`)."""
+    return _DATE1904.get()
 
 
 def _each(fn, x):
@@ -1957,6 +1985,61 @@ def _lookup(value, lookup, result=None, *rest):
 
 
 BUILTINS["LOOKUP"] = _lookup
+
+
+def lookup_index(x, size: int, what: str = "col_index_num") -> tuple[int, ExcelError | None]:
+    """VLOOKUP's ``col_index_num`` (HLOOKUP's ``row_index_num``) as Excel reads it, for a
+    table of ``size`` columns (rows): ``(k, error)``, the 0-based position and the error
+    Excel returns instead (None: none).
+
+    Microsoft, "VLOOKUP function" (read 2026-12-01): less than 1 is ``#VALUE!``, more than
+    the table's columns ``#REF!``; TRUE is 1 and FALSE 0; numeric text is its number,
+    other text ``#VALUE!``; a fraction is truncated. Excel checks the range only once the
+    lookup has found its value: EPPlus's FormulaTest.xlsx (saved by Excel) caches
+    ``VLOOKUP(8,B3:B7,FALSE)`` (found) as ``#VALUE!`` but ``VLOOKUP(8,I10:I28,0,FALSE)``
+    (not found) as ``#N/A``. So an error value or text that is no number is ``k`` None
+    with its error; a number out of range is ``k`` with the error to give if found.
+
+    >>> lookup_index(2.9, 3), lookup_index(True, 3), lookup_index("2", 3)
+    ((1, None), (0, None), (1, None))
+    >>> [(k, str(e)) for k, e in (lookup_index(False, 3), lookup_index(4, 3), lookup_index("x", 3))]
+    [(-1, '#VALUE!'), (3, '#REF!'), (None, '#VALUE!')]
+    """
+    if isinstance(x, ExcelError):
+        return None, x
+    if isinstance(x, bool):
+        x = float(x)
+    try:
+        k = math.trunc(_number(x, what))
+    except _Err as ex:
+        return None, ex.error
+    if k < 1:
+        return k - 1, ExcelError("#VALUE!", f"{what} {k} is less than 1")
+    if k > size:
+        return k - 1, ExcelError("#REF!", f"{what} {k} is beyond the table's {size}")
+    return k - 1, None
+
+
+def lookup_range_flag(x) -> bool | ExcelError:
+    """VLOOKUP's (HLOOKUP's) ``range_lookup``: TRUE for an approximate match, FALSE (0, an
+    empty argument) for an exact one; text TRUE/FALSE as the boolean, numeric text its
+    number, other text ``#VALUE!``; an error value is itself.
+
+    >>> lookup_range_flag(0), lookup_range_flag(None), lookup_range_flag("true")
+    (False, False, True)
+    >>> str(lookup_range_flag("yes"))
+    '#VALUE!'
+    """
+    if isinstance(x, ExcelError):
+        return x
+    if isinstance(x, str) and x.strip().upper() in ("TRUE", "FALSE"):
+        return x.strip().upper() == "TRUE"
+    if isinstance(x, bool):
+        return x
+    try:
+        return _number(x, "range_lookup") != 0
+    except _Err as ex:
+        return ex.error
 
 
 # ------------------------------------------------------------------ GROUPBY, PIVOTBY
@@ -3416,7 +3499,7 @@ def _tokens(section: str):
             toks.append((ch, ch))
             i += 1
         elif ch in "Ee" and section[i + 1:i + 2] in ("+", "-"):
-            toks.append(("exp", section[i + 1]))
+            toks.append(("exp", section[i:i + 2]))  # E+ e- ...: the case is shown
             i += 2
         elif ch in _DATE_CODES or section[i:i + 5].upper() == "AM/PM":
             return None
@@ -3435,7 +3518,9 @@ def _general(x: float) -> str:
     sign = "-" if x < 0 else ""
     d = Decimal(repr(abs(x)))
     e = d.adjusted()
-    if e >= 11 or e <= -9:
+    if e >= 11 or e < -9 or e == -9 and d.scaleb(9) != d.scaleb(9).to_integral_value():
+        # 1E-09 fits in 11 characters: 0.000000001 (POI's GeneralFormatTests.xlsx,
+        # saved by Excel); 1.1E-09 would not
         m = (d.scaleb(-e)).quantize(Decimal("0.00001"), ROUND_HALF_UP)
         if m >= 10:
             m, e = m / 10, e + 1
@@ -3464,6 +3549,27 @@ def _place(digits: str, slots: list[str]) -> list[str]:
     return out
 
 
+def _grouped(digits: str, slots: list[str]) -> str:
+    """The integer ``digits`` over the placeholders ``slots`` with thousands separators,
+    unused placeholders padded (0 a zero, ? a space, # nothing) and grouped with the
+    digits: a separator inside space padding is a space (POI's NumberFormatTests.xlsx,
+    saved by Excel: 1234567 as '?,?????????' is '    1,234,567', as '0,0000000'
+    '01,234,567').
+
+    >>> _grouped("1234567", list("?????????")), _grouped("1234567", list("0000000000"))
+    ('  1,234,567', '0,001,234,567')
+    """
+    pads = [{"0": "0", "#": "", "?": " "}[c] for c in reversed(slots[:max(0, len(slots)
+                                                                          - len(digits))])]
+    seq = list(reversed(digits)) + pads  # least significant first
+    out = []
+    for p, ch in enumerate(seq):
+        if p and p % 3 == 0:
+            out.append(ch if ch in (" ", "") else ",")
+        out.append(ch)
+    return "".join(reversed(out))
+
+
 def _number_section(x: float, toks: list) -> str | None:
     from decimal import ROUND_HALF_UP, Decimal
 
@@ -3484,13 +3590,15 @@ def _number_section(x: float, toks: list) -> str | None:
         if kind != ",":
             continue
         before = [j for j in digit_at if j < k]
-        after = [j for j in digit_at if k < j < int_end]
+        nxt = next((kind for kind, _ in toks[k + 1:] if kind != ","), None)
         if k < int_end and toks[k - 1][0] in ("digit", ",") and k + 1 < len(toks) and (
                 toks[k + 1][0] == "digit"):
             group = True
-        elif before and not after and k <= int_end + (1 if dot_at is None else 0):
-            scale += 1
-    pct = sum(1 for kind, _ in toks if kind == "%")
+        elif before and nxt != "digit" and (exp_at is None or k < exp_at):
+            scale += 1  # after the last placeholder of a part ("0.#,"), not the exponent
+    # % multiplies by 100 except in scientific notation (POI's NumberFormatApproxTests.xlsx,
+    # saved by Excel: 123456.789 as '#%e-#' is '1%e5')
+    pct = sum(1 for kind, _ in toks if kind == "%") if exp_at is None else 0
     d = Decimal(repr(abs(x))) if x else Decimal(0)
     if d:
         d = round(d, 14 - d.adjusted())  # 15 significant digits, as Excel keeps
@@ -3501,19 +3609,21 @@ def _number_section(x: float, toks: list) -> str | None:
     exp_slots = [toks[j][1] for j in digit_at if exp_at is not None and j > exp_at]
     e = 0
     if exp_at is not None:
-        if len(int_slots) != 1 or not exp_slots:
-            return None  # engineering notation: not handled here
-        if d:
-            e = d.adjusted()
+        if not int_slots or not exp_slots:
+            return None
+        if d:  # the exponent a multiple of the integer placeholders (engineering: ##0.0E+0)
+            e = d.adjusted() // len(int_slots) * len(int_slots)
             d = d.scaleb(-e)
     q = d.quantize(Decimal(1).scaleb(-len(frac_slots)), ROUND_HALF_UP)
-    if exp_at is not None and q >= 10:
-        e, q = e + 1, (q / 10).quantize(Decimal(1).scaleb(-len(frac_slots)), ROUND_HALF_UP)
+    if exp_at is not None and q >= 10 ** len(int_slots):
+        e, q = e + len(int_slots), (q.scaleb(-len(int_slots))).quantize(
+            Decimal(1).scaleb(-len(frac_slots)), ROUND_HALF_UP)
     s = f"{q:f}"
     int_digits, _, frac_digits = s.partition(".")
     int_digits = int_digits.lstrip("0")
-    if group and int_digits:
-        int_digits = f"{int(int_digits):,}"
+    if group:  # the padding of unused placeholders is grouped too ('0,000000000': 0,001,...)
+        int_digits, int_slots = _grouped(int_digits, int_slots), int_slots[:1] + [
+            "#"] * (len(int_slots) - 1)
     frac = list(frac_digits.ljust(len(frac_slots), "0"))
     for k in range(len(frac_slots) - 1, -1, -1):  # trailing zeros: # nothing, ? space
         if frac[k] != "0" or frac_slots[k] == "0":
@@ -3526,16 +3636,23 @@ def _number_section(x: float, toks: list) -> str | None:
                       frac, strict=True))
     if exp_at is not None:
         ed = str(abs(e))
-        placed.update(zip([j for j in digit_at if j > exp_at], _place(ed, exp_slots),
-                          strict=True))
+        exp_at_digits = [j for j in digit_at if j > exp_at]
+        placed.update(zip(exp_at_digits, _place(ed, exp_slots), strict=True))
+        sign = "-" if e < 0 else ("+" if toks[exp_at][1][1] == "+" else "")
+        placed[exp_at_digits[0]] = sign + placed[exp_at_digits[0]]
+        if not q and int_slots and not any(c.isdigit() for j in digit_at if j < exp_at
+                                           for c in placed[j]):
+            first_frac = dot_at if dot_at is not None else exp_at
+            last_int = max(j for j in digit_at if j < first_frac)
+            placed[last_int] = "0"  # zero in scientific notation: 0E+0
     out = []
     for k, (kind, t) in enumerate(toks):
         if kind == "digit":
             out.append(placed[k])
         elif kind == ".":  # the first is the decimal point, later ones literal dots
             out.append(int_digits + "." if k == dot_at and not int_slots else ".")
-        elif kind == "exp":
-            out.append("E" + ("-" if e < 0 else ("+" if t == "+" else "")))
+        elif kind == "exp":  # its sign goes before the exponent's digits ('e+|#': 'e|+5')
+            out.append(t[0])
         elif kind == ",":
             continue
         elif kind in ("lit", "%"):
@@ -3544,6 +3661,123 @@ def _number_section(x: float, toks: list) -> str | None:
             return None
     zero = not any(c in "123456789" for c in s) and not (exp_at is not None and e)
     return "".join(out), zero
+
+
+# ------------------------------------------------------------ TEXT with a fraction format
+# Microsoft, "Number format codes": "# ?/?" shows 1.25 as "1 1/4"; the digits of the
+# denominator bound it ("??" at most 99) or a number fixes it ("/8"). Where the parts go,
+# checked on every fraction of POI's NumberFormatTests.xlsx (saved by Excel, literals
+# between all parts: '|#\:? ?=/=#|'): the numerator is the run of placeholders before
+# the slash, the integer part every placeholder before that run (with the literals among
+# them), the separator the literals between the two. A zero fraction is left out, with
+# the separator (spaces as wide where a ? is among the placeholders), unless the
+# numerator has a 0 placeholder (then 0/1); a zero integer part shows nothing (? a
+# space), its separator left out (a space beside a ?); a zero value shows its 0 in the
+# integer part's last place. Without an integer part the fraction is improper (15/4).
+
+
+def _best_fraction(f: float, most: int) -> tuple[int, int]:
+    """The fraction closest to ``f`` whose denominator is at most ``most`` (the smaller
+    denominator on a tie)."""
+    best = (round(f), 1)
+    err = abs(f - best[0])
+    for d in range(2, most + 1):
+        n = round(f * d)
+        e = abs(f - n / d)
+        if e < err - 1e-15:
+            best, err = (n, d), e
+    return best
+
+
+def _fraction_section(v: float, toks: list) -> tuple[str, bool] | None:
+    """``v`` (not negative) through a fraction section's tokens, and whether all it shows
+    is zero; None where the section is no fraction this handles."""
+    slash = next((k for k, (kind, t) in enumerate(toks) if kind == "lit" and t == "/"), None)
+    if slash is None or any(kind in (".", "%", "exp", "@", ",") for kind, _ in toks):
+        return None
+    digits = [k for k, (kind, _) in enumerate(toks) if kind == "digit"]
+    num = [k for k in digits if k < slash]
+    if not num:
+        return None
+    # the numerator: the run of placeholders that ends last before the slash
+    end = num[-1]
+    start = end
+    while start - 1 >= 0 and toks[start - 1][0] == "digit":
+        start -= 1
+    num_at = list(range(start, end + 1))
+    int_at = [k for k in num if k < start]
+    # the denominator: the first placeholders (or written digits) after the slash
+    after = [k for k in range(slash + 1, len(toks))
+             if toks[k][0] == "digit" or toks[k][0] == "lit" and toks[k][1].isdigit()]
+    if not after:
+        return None
+    den_at = [after[0]]
+    while den_at[-1] + 1 < len(toks) and (toks[den_at[-1] + 1][0] == "digit" or (
+            toks[den_at[-1] + 1][0] == "lit" and toks[den_at[-1] + 1][1].isdigit())):
+        den_at.append(den_at[-1] + 1)
+    den_text = "".join(toks[k][1] for k in den_at)
+    fixed = den_text[0] in "123456789" and all(c.isdigit() for c in den_text)
+    if not fixed and any(toks[k][0] != "digit" for k in den_at):
+        return None
+    if any(toks[k][0] == "digit" for k in range(den_at[-1] + 1, len(toks))):
+        return None  # placeholders after the denominator: not a layout checked here
+    has_int = bool(int_at)
+    ip = math.floor(v) if has_int else 0
+    f = v - ip
+    if fixed:
+        d = int(den_text)
+        n = int(math.floor(f * d + 0.5))
+    else:
+        n, d = _best_fraction(f, 10 ** len(den_at) - 1)
+    if has_int and n >= d:
+        ip, n = ip + 1, 0
+    slots = [toks[k][1] for k in int_at + num_at + ([] if fixed else den_at)]
+    question = "?" in slots
+    num_zero_slot = any(toks[k][1] == "0" for k in num_at)
+    visible = n != 0 or num_zero_slot or not has_int
+    whole_zero = ip == 0 and n == 0
+    out = [t for _, t in toks]  # each token's text, replaced below
+    # the integer part
+    if has_int:
+        int_slots = [toks[k][1] for k in int_at]
+        if ip:
+            placed = _place(str(ip), int_slots)
+        else:
+            pad = {"0": "0", "?": "0" if whole_zero else " ", "#": ""}
+            placed = [pad[c] for c in int_slots]
+            if whole_zero and not visible and not any(c == "0" for c in placed):
+                placed[-1] = "0"
+        for k, text in zip(int_at, placed, strict=True):
+            out[k] = text
+        int_shown = any(c.isdigit() for k in range(int_at[0], int_at[-1] + 1)
+                        for c in out[k])
+    else:
+        int_shown = False
+    sep = range(int_at[-1] + 1 if has_int else start, start)
+    frac_part = range(sep.start, den_at[-1] + 1)
+    if not visible:
+        for k in frac_part:
+            out[k] = " " * (1 if toks[k][0] == "digit" else len(toks[k][1])) if question else ""
+    else:
+        if has_int and not int_shown:
+            q = any(toks[k][1] == "?" for k in int_at + num_at)
+            for k in sep:
+                out[k] = " " * len(toks[k][1]) if q else ""
+        for k, text in zip(num_at, _place(str(n), [toks[k][1] for k in num_at]),
+                           strict=True):
+            out[k] = text
+        if not fixed:
+            den_slots = [toks[k][1] for k in den_at]
+            dd = str(d if n else 1)
+            if "0" in den_slots:
+                placed = _place(dd, den_slots)
+            else:  # left-aligned: ? pads after the digits
+                placed = list(dd[:len(den_slots) - 1]) + [dd[len(den_slots) - 1:]] if len(
+                    dd) >= len(den_slots) else list(dd) + [
+                    " " if c == "?" else "" for c in den_slots[len(dd):]]
+            for k, text in zip(den_at, placed, strict=True):
+                out[k] = text
+    return "".join(out), whole_zero
 
 
 def _plain_layout(toks: list) -> bool:
@@ -3574,6 +3808,16 @@ def _plain_layout(toks: list) -> bool:
     return True
 
 
+#: a condition at the start of a section (after its colours): [<10], [>= -5.5]
+_CONDITION = re.compile(r"^((?:\[[A-Za-z]+\d*\])*)\[(<=|>=|<>|<|>|=)\s*(-?\d+(?:\.\d*)?)\](.*)$",
+                        re.S)
+
+
+def _meets(x: float, op: str, limit: float) -> bool:
+    return {"<": x < limit, ">": x > limit, "=": x == limit, "<=": x <= limit,
+            ">=": x >= limit, "<>": x != limit}[op]
+
+
 def text_format(value, fmt: str):
     """TEXT(value, format_text) for a number and a number format, as Excel; None where
     the format is a date/time one or has a condition (not handled here).
@@ -3586,8 +3830,14 @@ def text_format(value, fmt: str):
     ('123,457 Millions', '-2.50E-9')
     >>> text_format(1/3, "General"), text_format(-2.5e-09, "General")
     ('0.333333333', '-2.5E-09')
+    >>> text_format(-11, '[<-10]#" Wow"'), text_format(10, '[< 10]#" Wow"')
+    ('-11 Wow', '10')
     """
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if isinstance(value, bool):
+        return _text_value_format(value_text(value), fmt)
+    if isinstance(value, str) and not isinstance(value, ExcelError):
+        return _text_value_format(value, fmt)
+    if not isinstance(value, (int, float)):
         return None
     secs = _sections(fmt)
     if len(secs) > 4:
@@ -3597,6 +3847,10 @@ def text_format(value, fmt: str):
     x = float(value)
     if fmt == "":
         return "-" if x < 0 else ""
+    cond = _CONDITION.match(secs[0]) if len(secs) == 1 else None
+    if cond is not None:  # [>10]...: the section where the number meets it, else General
+        colour, op, limit, rest = cond.groups()
+        return text_format(x, colour + rest) if _meets(x, op, float(limit)) else _general(x)
     if len(secs) == 1 or x > 0 or (x == 0 and len(secs) == 2):
         sec, signed = secs[0], len(secs) == 1
     elif x < 0:
@@ -3608,6 +3862,10 @@ def text_format(value, fmt: str):
     if _is_date_format(sec):
         return _date_text(x if signed else abs(x), sec)
     toks = _tokens(sec)
+    frac = _fraction_section(abs(x), toks) if toks is not None and '""' not in sec else None
+    if frac is not None:
+        text, zero = frac
+        return ("-" + text) if signed and x < 0 and not zero else text
     if toks is None or '""' in sec or not _plain_layout(toks):
         return None
     if any(kind == "@" for kind, _ in toks):
@@ -3619,13 +3877,51 @@ def text_format(value, fmt: str):
     return ("-" + text) if signed and x < 0 and not zero else text
 
 
+def _text_value_format(s: str, fmt: str) -> str:
+    """TEXT of a text (or a boolean, as its text) value: the format's fourth section, or its
+    only section where that holds ``@``, with ``@`` the text and literals as written;
+    a format without a text section gives the text unchanged (POI's TextFormatTests.xlsx
+    and GeneralFormatTests.xlsx, saved by Excel: ``TEXT("jello", ";;;\\@@\\@")`` is
+    ``@jello@``, ``TEXT(TRUE, ";;;-@")`` ``-TRUE``, ``TEXT("hello", "General")`` ``hello``).
+
+    >>> _text_value_format("jello", ';;;"h""I"'), _text_value_format("ab", "-@-@-")
+    ('hI', '-ab-ab-')
+    >>> _text_value_format("ab", "0.00")
+    'ab'
+    """
+    secs = _sections(fmt)
+    if len(secs) >= 4:
+        sec = secs[3]
+    elif len(secs) == 1 and "@" in re.sub(r'"[^"]*"|\\.', "", secs[0]):
+        sec = secs[0]
+    else:
+        return s
+    out, i = [], 0
+    while i < len(sec):
+        lit = _format_literal(sec, i)
+        if lit is not None:
+            text, i = lit
+            out.append(text or "")
+        elif sec[i] == "[":  # a colour
+            j = sec.find("]", i)
+            i = len(sec) if j < 0 else j + 1
+        else:
+            out.append(s if sec[i] == "@" else sec[i])
+            i += 1
+    return "".join(out)
+
+
 # ------------------------------------------------------------ TEXT with a date format
 # Microsoft, "Format a date the way you want" / "Number format codes" (read 2026-12-01):
 # d dd ddd dddd, m mm mmm mmmm mmmmm (m/mm after h or before s: minutes), y yy (2
 # digits) yyy+ (4), h hh, s ss, .0 .00 .000 fractions of a second, AM/PM A/P (12-hour),
 # [h] [m] [s] elapsed. A serial below 0 or past 9999-12-31 is #VALUE!, so is a digit
 # placeholder in a date format (IronCalc's TEXT.xlsx, sheet DATES: "mm###"). Serial 60
-# is 1900-02-29 and serial 1 a Sunday, as Excel counts.
+# is 1900-02-29 and serial 1 a Sunday, as Excel counts. In a workbook that counts dates
+# from 1904 (:func:`use_date_system`) serial 0 is 1904-01-01 and a negative time is shown
+# with a minus sign (POI's DateFormatNumberTests.xlsx and ElapsedFormatTests.xlsx, saved
+# by Excel with date1904: TEXT(1,"yyyy-mm-dd hh:mm:ss.000") is "1904-01-02 00:00:00.000",
+# TEXT(-0.0854629...,"[h]:m:s.000") "-2:3:4.000").
 
 _DAYS = ("Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday")
 _MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August",
@@ -3691,11 +3987,13 @@ def _date_text(x: float, section: str):
         return None
     if any(t[0] == "digit" for t in toks):
         return ExcelError("#VALUE!", "TEXT: a digit placeholder in a date format")
-    if not any(t[0] in ("code", "ampm") for t in toks):  # elapsed time only: any number
-        if x < 0:
-            inner = _date_text(-x, section)
-            return inner if isinstance(inner, ExcelError) else "-" + inner
-    elif x < 0 or x >= 2958466:
+    d1904 = _DATE1904.get()
+    calendar = any(t[0] in ("code", "ampm") for t in toks)
+    if x < 0 and (d1904 or not calendar):  # elapsed time, or any time in the 1904 system
+        inner = _date_text(-x, section)
+        return inner if isinstance(inner, ExcelError) else "-" + inner
+    offset = 1462 if d1904 else 0  # 1904-01-01 is the 1900 system's 1462
+    if calendar and (x < 0 or x + offset >= 2958466):
         return ExcelError("#VALUE!", f"TEXT: {x} is not a date between 1900 and 9999")
     frac = max((t[1] for t in toks if t[0] == "frac"), default=0)
     scale = 10 ** frac
@@ -3703,32 +4001,42 @@ def _date_text(x: float, section: str):
     days, rest = divmod(units, 86400 * scale)
     secs, sub = divmod(rest, scale)
     hour, minute, second = secs // 3600, secs // 60 % 60, secs % 60
+    days += offset
     y, mo, d = _excel_ymd(days) if days < 2958466 else (9999, 12, 31)  # elapsed only
     twelve = any(t[0] == "ampm" for t in toks)
     codes = [k for k, t in enumerate(toks) if t[0] in ("code", "elapsed")]
+    totals = {"h": units // (3600 * scale), "minute": units // (60 * scale),
+              "s": units // scale}
+    # a plain code of a unit also shown elapsed shows the total too (POI's
+    # ElapsedFormatTests.xlsx, saved by Excel: '[s]" [yes, "ss"] seconds"' of 3.14159 is
+    # '271433 [yes, 271433] seconds')
+    elapsed = {"minute" if t[1] == "m" else t[1] for t in toks if t[0] == "elapsed"}
     out = []
     for k, t in enumerate(toks):
         if t[0] == "lit":
             out.append(t[1])
         elif t[0] == "frac":
             out.append("." + str(sub).zfill(frac)[:t[1]])
-        elif t[0] == "ampm":
+        elif t[0] == "ampm":  # AM/PM in capitals whatever the code's case; A/P as written
             am = hour < 12
-            out.append((t[1][:2] if am else t[1][3:5]) if len(t[1]) == 5
+            out.append(("AM" if am else "PM") if len(t[1]) == 5
                        else (t[1][0] if am else t[1][2]))
         elif t[0] == "elapsed":
-            total = {"h": units // (3600 * scale), "m": units // (60 * scale),
-                     "s": units // scale}[t[1]]
+            total = totals["minute" if t[1] == "m" else t[1]]
             out.append(str(total).zfill(t[2]))
         else:
             _, c, n = t
             pos = codes.index(k)
             prev = toks[codes[pos - 1]] if pos else None
             nxt = toks[codes[pos + 1]] if pos + 1 < len(codes) else None
-            if c == "m" and n <= 2 and (prev is not None and prev[1] == "h"
+            # m next to a time code is minutes: after h (or s: 's:m' is seconds:minutes in
+            # POI's ElapsedFormatTests.xlsx), before s
+            if c == "m" and n <= 2 and (prev is not None and prev[1] in ("h", "s")
                                         or nxt is not None and nxt[1] == "s"):
                 c = "minute"
-            if c == "y":
+            if c in elapsed:
+                out.append(str(totals[c]).zfill(min(n, 2)))
+            elif c == "y":
                 out.append(f"{y % 100:02d}" if n <= 2 else f"{y:04d}")
             elif c == "m":
                 out.append(str(mo).zfill(n) if n <= 2 else _MONTH_NAMES[mo - 1][:3]
@@ -3852,3 +4160,349 @@ BUILTINS.update({
     "ISO.CEILING": _to_multiple("ISO.CEILING", lambda x, m: True),
     "FLOOR.PRECISE": _to_multiple("FLOOR.PRECISE", lambda x, m: False),
 })
+
+
+# ------------------------------------------------------------------ ACCRINT
+#
+# Microsoft, "ACCRINT function" (read 2026-12-01): ACCRINT(issue, first_interest,
+# settlement, rate, par, frequency, [basis], [calc_method]) = par x rate/frequency x
+# sum over the quasi-coupon periods of A_i / NL_i (accrued days over the period's normal
+# length). Dates are truncated to whole days, frequency and basis to integers; rate <= 0,
+# par <= 0, frequency not 1, 2 or 4, basis outside 0-4 or issue >= settlement is #NUM!.
+# Excel's schedule (as the ExcelFinancialFunctions project describes it, and as every
+# cached value of IronCalc's ACCRINT books saved by Excel for Mac reproduces, e.g.
+# ACCRINT_extended.xlsx Sheet1!K8 = -253.8763736263736): the quasi-coupon dates step back
+# from first_interest by 12/frequency months (on month ends when first_interest is one);
+# settlement's share is measured from the coupon date before it (for calc_method FALSE,
+# or a settlement before first_interest: the date one period before first_interest,
+# which makes a settlement before that date negative) over the length of the period
+# ending at first_interest; each whole period back to issue adds 1 (calc_method TRUE) or
+# 0 (FALSE), and the period holding issue its accrued share.
+
+
+def _month_last(y: int, m: int) -> int:
+    return 29 if m == 2 and _leap(y) else (28 if m == 2 else (30 if m in (4, 6, 9, 11) else 31))
+
+
+def _add_months(d, n: int, month_end: bool):
+    """``d`` moved by ``n`` months, its day cut to the month's length (Jan 31 + 1 is Feb 28),
+    or the month's last day where ``month_end``."""
+    import datetime
+
+    t = d.year * 12 + d.month - 1 + n
+    y, m = divmod(t, 12)
+    last = _month_last(y, m + 1)
+    return datetime.date(y, m + 1, last if month_end else min(d.day, last))
+
+
+def _days_360(a, b, both: bool) -> int:
+    """30/360 US (NASD) days from ``a`` to ``b``; ``both``: Excel's variant that also moves
+    an end of February at ``b``."""
+    sd, ed = a.day, b.day
+    a_feb = a.month == 2 and a.day == _month_last(a.year, 2)
+    b_feb = b.month == 2 and b.day == _month_last(b.year, 2)
+    if b_feb and (a_feb or both):
+        ed = 30
+    if ed == 31 and (sd >= 30 or both):
+        ed = 30
+    if sd == 31 or a_feb:
+        sd = 30
+    return (b.year - a.year) * 360 + (b.month - a.month) * 30 + ed - sd
+
+
+def _accrint_days(a, b, basis: int, numerator: bool) -> float:
+    """Days from ``a`` to ``b`` as ``basis`` counts accrued days (``numerator``) or the
+    length of a period holding issue (bases 1, 2 and 4; 0 and 3 have their own)."""
+    if basis == 0 or basis == 2 and not numerator:
+        return _days_360(a, b, False)
+    if basis == 4:  # 30E/360
+        return ((b.year - a.year) * 360 + (b.month - a.month) * 30
+                + min(b.day, 30) - min(a.day, 30))
+    return (b - a).days
+
+
+def _accrint(issue, first_interest, settlement, rate, par, frequency, basis=None,
+             calc_method=None):
+    """ACCRINT(issue, first_interest, settlement, rate, par, frequency, [basis],
+    [calc_method]): the interest accrued on a security (see the notes above).
+
+    >>> round(_accrint(39508, 39691, 39569, 0.1, 1000, 2, 0), 10)  # Microsoft's example
+    16.6666666667
+    >>> round(_accrint(42736, 43070, 42826, 0.33, 3000, 4, 1, False), 10)
+    -253.8763736264
+    """
+    import datetime
+
+    try:
+        dates = []
+        for x, what in ((issue, "issue"), (first_interest, "first_interest"),
+                        (settlement, "settlement")):
+            v = math.floor(_accrint_number(x, what))
+            if not 61 <= v <= 2958465:
+                raise _Err("#NUM!", f"ACCRINT: {what} {v} is not a date")
+            dates.append(datetime.date(1899, 12, 30) + datetime.timedelta(days=v))
+        rate = _accrint_number(rate, "rate")
+        par = _accrint_number(par, "par")
+        freq = math.trunc(_accrint_number(frequency, "frequency"))
+        b = 0 if basis is None else math.trunc(_accrint_number(basis, "basis"))
+        by_issue = True if calc_method is None else bool(_accrint_number(calc_method,
+                                                                          "calc_method"))
+    except _Err as ex:
+        return ex.error
+    iss, first, settle = dates
+    if rate <= 0 or par <= 0 or freq not in (1, 2, 4) or not 0 <= b <= 4 or iss >= settle:
+        return ExcelError("#NUM!", "ACCRINT: rate and par above 0, frequency 1, 2 or 4, "
+                                   "basis 0-4 and issue before settlement")
+    months = 12 // freq
+    month_end = first.day == _month_last(first.year, first.month)
+    regular = _add_months(first, -months, month_end)  # the period ending at first_interest
+    pcd = regular
+    if settle > first and by_issue:  # the coupon date at or before settlement
+        pcd = first
+        while (nxt := _add_months(pcd, months, month_end)) < settle:
+            pcd = nxt
+    length = (360 / freq if b in (0, 2, 4) else 365 / freq if b == 3
+              else (first - regular).days)
+    acc = _accrint_days(max(iss, pcd), settle, b, True) / length
+    end = pcd
+    while end > iss:
+        start = _add_months(end, -months, month_end)
+        if iss <= start:
+            acc += 1.0 if by_issue else 0.0
+        else:  # the period holding issue
+            num = _accrint_days(iss, end, b, True)
+            den = (_days_360(start, end, True) if b == 0 else 365 / freq if b == 3
+                   else _accrint_days(start, end, b, False))
+            acc += num / den
+        end = start
+    return par * rate / freq * acc
+
+
+def _accrint_number(x, what: str) -> float:
+    """An ACCRINT argument as a number: numeric or date text its value, TRUE 1."""
+    x = _scalar(x, f"ACCRINT: {what}")
+    if isinstance(x, bool):
+        return float(x)
+    if isinstance(x, str):
+        v = _typed_number(x)
+        if v is None:
+            raise _Err("#VALUE!", f"ACCRINT: {what} {x!r} is not a number or a date")
+        return v
+    return _number(x, f"ACCRINT: {what}")
+
+
+BUILTINS["ACCRINT"] = _accrint
+
+
+# ------------------------------------------------------------------ COMBIN, DOLLAR, HYPERLINK
+# Microsoft, "COMBIN function", "COMBINA function", "DOLLAR function", "HYPERLINK function"
+# (read 2026-12-01), checked on POI's FormulaEvalTestData_Copy.xlsx (saved by Excel):
+# COMBIN(19,7) 50388, COMBIN(-23,12) #NUM!, DOLLAR(-1) "($1.00)", DOLLAR("abc") #VALUE!.
+
+
+def _whole(x, what: str) -> int:
+    return math.trunc(_number(_scalar(x, what), what))
+
+
+def _combin(number, number_chosen):
+    """COMBIN(number, number_chosen): the number of combinations (arguments truncated;
+    a negative one, or number < number_chosen, is #NUM!).
+
+    >>> _combin(8, 2), _combin(19.9, 7), str(_combin(2, 3))
+    (28.0, 50388.0, '#NUM!')
+    """
+    try:
+        n, k = _whole(number, "COMBIN: number"), _whole(number_chosen, "COMBIN: number_chosen")
+    except _Err as ex:
+        return ex.error
+    if n < 0 or k < 0 or n < k:
+        return ExcelError("#NUM!", f"COMBIN({n}, {k}): needs 0 <= number_chosen <= number")
+    return float(math.comb(n, k))
+
+
+def _combina(number, number_chosen):
+    """COMBINA(number, number_chosen): combinations with repetitions, COMBIN(n+k-1, k)
+    (Microsoft's example: COMBINA(4,3) is 20).
+
+    >>> _combina(4, 3), _combina(10, 3), str(_combina(-1, 2))
+    (20.0, 220.0, '#NUM!')
+    """
+    try:
+        n = _whole(number, "COMBINA: number")
+        k = _whole(number_chosen, "COMBINA: number_chosen")
+    except _Err as ex:
+        return ex.error
+    if n < 0 or k < 0:
+        return ExcelError("#NUM!", f"COMBINA({n}, {k}): a negative argument")
+    return float(math.comb(n + k - 1, k)) if n or k else 1.0
+
+
+def _dollar(number, decimals=None):
+    """DOLLAR(number, [decimals]): ``number`` rounded to ``decimals`` places (2; a negative
+    count rounds left of the point) as text in the currency format $#,##0.00_);($#,##0.00).
+
+    >>> _dollar(1234.567), _dollar(-1234.567, -2), _dollar(-0.123, 4), _dollar(0)
+    ('$1,234.57', '($1,200)', '($0.1230)', '$0.00')
+    """
+    from decimal import ROUND_HALF_UP, Decimal
+
+    try:
+        x = _number(_scalar(number, "DOLLAR: number"), "DOLLAR: number")
+        d = 2 if decimals is None else _whole(decimals, "DOLLAR: decimals")
+    except _Err as ex:
+        return ex.error
+    if d > 127:
+        return ExcelError("#VALUE!", "DOLLAR: decimals above 127")
+    q = Decimal(repr(abs(x))).quantize(Decimal(1).scaleb(-max(d, 0)), ROUND_HALF_UP)
+    if d < 0:
+        q = q.scaleb(d).quantize(Decimal(1), ROUND_HALF_UP).scaleb(-d)
+    text = f"${q:,.{max(d, 0)}f}"
+    return f"({text})" if x < 0 and q != 0 else text
+
+
+def _hyperlink(link_location, friendly_name=None):
+    """HYPERLINK(link_location, [friendly_name]): the cell shows ``friendly_name``, or the
+    link's text without one.
+
+    >>> _hyperlink("http://poi.apache.org"), _hyperlink("http://x", 5)
+    ('http://poi.apache.org', 5)
+    """
+    try:
+        link = _scalar(link_location, "HYPERLINK: link_location")
+        shown = None if friendly_name is None else _scalar(friendly_name,
+                                                            "HYPERLINK: friendly_name")
+    except _Err as ex:
+        return ex.error
+    if shown is None:
+        return value_text(link) if link is not None else ""
+    return shown
+
+
+BUILTINS.update(COMBIN=_combin, COMBINA=_combina, DOLLAR=_dollar, USDOLLAR=_dollar,
+                HYPERLINK=_hyperlink)
+
+
+# ------------------------------------------------------------------ LINEST
+# Microsoft, "LINEST function" (read 2026-12-01): LINEST(known_y's, [known_x's], [const],
+# [stats]) fits y = m1 x1 + ... + mk xk + b by least squares and returns {mk, ..., m1, b};
+# with stats four more rows: the standard errors (seb #N/A without a constant), r2 and
+# sey, F and df, ssreg and ssresid (#N/A beyond the second column). y in one column: each
+# column of known_x's is a variable (one row: each row); known_x's omitted is {1,2,3...};
+# const FALSE forces b = 0 (r2 and ssreg then about the origin). "LINEST checks for
+# collinearity and removes any redundant X columns ... they have 0 coefficients and 0 se
+# values", and the degrees of freedom count the columns kept: the constant is kept first
+# (pycel's stats.xlsx, saved by Excel: LINEST of 1, 3, 6, 9, 12 on a constant x is
+# {0, 6.2}). Values that are not numbers are #VALUE!, mismatched sizes #REF!.
+
+
+def _linest_grid(rows: list[list], what: str) -> np.ndarray:
+    out = np.empty((len(rows), len(rows[0]) if rows else 0))
+    for i, row in enumerate(rows):
+        for j, v in enumerate(row):
+            if isinstance(v, ExcelError):  # #VALUE!, whatever the error (test.xlsx,
+                # STATISTICAL!AB58:AF58, saved by Excel)
+                raise _Err("#VALUE!", f"LINEST: an error value ({v}) in {what}")
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise _Err("#VALUE!", f"LINEST: {v!r} in {what} is not a number")
+            out[i, j] = float(v)
+    return out
+
+
+def _linest(known_y, known_x=None, const=None, stats=None):
+    """LINEST(known_y's, [known_x's], [const], [stats]) (see the notes above).
+
+    >>> [round(v, 12) for v in _linest([[1], [9], [5], [7]], [[0], [4], [2], [3]])[0]]
+    [2.0, 1.0]
+    >>> [round(v, 12) for v in _linest([[1, 3, 6, 9, 12]], [[1, 1, 1, 1, 1]])[0]]
+    [0.0, 6.2]
+    """
+    try:
+        y_rows = _grid(known_y)
+        with_b, with_stats = (_linest_flag(const, "const", True),
+                              _linest_flag(stats, "stats", False))
+        n_rows, n_cols = len(y_rows), len(y_rows[0])
+        x_rows = None if known_x is None else _grid(known_x)
+        shape = None if x_rows is None else (len(x_rows), len(x_rows[0]))
+        if shape is not None and not (n_cols == 1 and shape[0] == n_rows or n_rows == 1 and (
+                shape[1] == n_cols) or shape == (n_rows, n_cols)):
+            raise _Err("#REF!", "LINEST: known_x's does not fit known_y's")
+        y = _linest_grid(y_rows, "known_y's")
+        if x_rows is None:
+            xs = np.arange(1.0, y.size + 1).reshape(-1, 1)
+        else:
+            x = _linest_grid(x_rows, "known_x's")
+            xs = (x if n_cols == 1 and shape[0] == n_rows else x.T if n_rows == 1
+                  else x.reshape(-1, 1))
+    except _Err as ex:
+        return ex.error
+    yv = y.reshape(-1)
+    n, k = xs.shape
+    if with_b:  # about the means: a constant y has exactly 0 slopes, as Excel shows
+        x_mean, y_mean = xs.mean(axis=0), yv.mean()
+        xs, yv = xs - x_mean, yv - y_mean
+    cols = ([np.ones(n)] if with_b else []) + [xs[:, j] for j in range(k)]
+    kept, basis = [], []
+    for c, v in enumerate(cols):  # Gram-Schmidt: a column the kept ones span is removed
+        r = v.copy()
+        for q in basis:
+            r -= (q @ r) * q
+        norm = float(np.linalg.norm(r))
+        if norm > 1e-10 * max(float(np.linalg.norm(v)), 1e-300):
+            basis.append(r / norm)
+            kept.append(c)
+    a = np.column_stack([cols[c] for c in kept]) if kept else np.zeros((n, 0))
+    coef = np.zeros(len(cols))
+    if kept:
+        coef[kept] = np.linalg.lstsq(a, yv, rcond=None)[0]
+    m = coef[1:] if with_b else coef
+    b = float(y_mean - m @ x_mean) if with_b else 0.0
+    if with_b:
+        coef[0] = 0.0  # the centred constant's own coefficient; b is computed above
+    first = [float(v) for v in m[::-1]] + [float(b)]
+    if not with_stats:
+        return [first]
+    fit = a @ coef[kept] if kept else np.zeros(n)
+    df = n - len(kept)
+    ssresid = float(((yv - fit) ** 2).sum())
+    ssreg = float((fit ** 2).sum())  # about the mean (centred) or the origin
+    na = ExcelError("#N/A", "LINEST: no statistic here")
+    num = ExcelError("#NUM!", "LINEST: no degrees of freedom or no residual")
+    sey2 = ssresid / df if df > 0 else None
+    se = np.zeros(len(cols))
+    se_b = na
+    if kept and sey2 is not None:
+        inv = np.linalg.inv(a.T @ a)
+        se[kept] = np.sqrt(np.diag(inv) * sey2)
+        if with_b:  # the intercept's variance: sey2 (1/n + mean' S^-1 mean), S of the x kept
+            xk = [c - 1 for c in kept[1:]]
+            mean_k = x_mean[xk]
+            se_b = float(math.sqrt(sey2 * (1 / n + mean_k @ inv[1:, 1:] @ mean_k)))
+    elif with_b:
+        se_b = num
+    se_m = se[1:] if with_b else se
+    second = [float(v) for v in se_m[::-1]] + [se_b]
+    total = ssreg + ssresid
+    r2 = ssreg / total if total else num
+    v1 = len(kept) - (1 if with_b else 0)
+    f_stat = (ssreg / v1) / sey2 if sey2 and v1 else num
+    width = len(first)
+    pad = [na] * (width - 2)
+    return [first, second,
+            [r2, math.sqrt(sey2) if sey2 is not None else num, *pad],
+            [f_stat, float(df), *pad],
+            [ssreg, ssresid, *pad]]
+
+
+def _linest_flag(x, what: str, default: bool) -> bool:
+    """LINEST's const or stats: omitted its default, a boolean or a number (an error value
+    is #VALUE!, test.xlsx STATISTICAL!Z58)."""
+    if x is None:
+        return default
+    if isinstance(x, list):
+        x = x[0][0] if len(x) == 1 and len(x[0]) == 1 else ExcelError("#VALUE!", "")
+    if isinstance(x, ExcelError):
+        raise _Err("#VALUE!", f"LINEST: {what} is an error value ({x})")
+    return x if isinstance(x, bool) else _number(x, f"LINEST: {what}") != 0
+
+
+BUILTINS["LINEST"] = _linest

@@ -9,9 +9,10 @@ package checks, parts and shared strings it reuses) and falls back to
 
 Values are decoded the way the per-cell engine sees them (openpyxl as
 ``formulas`` configures it): shared strings with ``_xHHHH_`` escapes resolved,
-numbers written with a decimal point or an exponent rounded to 15 decimals
-(``formulas`` does ``round(value, 15)``), error constants as ``formulas``'
-``XlError``; dates stay serial numbers.
+numbers to the 15 significant digits Excel keeps (:func:`excel_double`; ``formulas``
+rounded to 15 decimals, which made 1E-20 zero and 1.234567E-9 1.235E-9; the per-cell
+engine's model reads them the same way), error constants as ``formulas``' ``XlError``;
+dates stay serial numbers.
 
 Shared formulas (``<f t="shared" si=".." ref="..">``) are kept as a reference
 to their master cell: the block evaluator groups cells by their relative form,
@@ -60,8 +61,8 @@ from rooflinexl.ooxml.sheetxml import (
 from rooflinexl.recalc.functions import character_set
 from rooflinexl.recalc.prepass import TableInfo
 
-__all__ = ["Book", "FormulaCell", "Sheet", "decode", "defined_names", "legacy_arrays",
-           "malformed_xml", "misread_texts", "openpyxl_copy", "read_book",
+__all__ = ["Book", "FormulaCell", "Sheet", "decode", "defined_names", "excel_double",
+           "legacy_arrays", "malformed_xml", "misread_texts", "openpyxl_copy", "read_book",
            "reading_values_only", "saved_character_set"]
 
 
@@ -147,10 +148,23 @@ def _errors():
     return Error.errors
 
 
+def excel_double(text: str) -> float:
+    """A number written in a cell as Excel reads it: to 15 significant digits, so that
+    -0.79999999999999993 is -0.8 (TRUNC(-0.79999999999999993, 1) is -0.8 in the formulas
+    project's test.xlsx, saved by Excel) while 1E-20 and 1.2345678E-142 stay themselves.
+
+    >>> excel_double("-0.79999999999999993"), excel_double("1E-20"), excel_double("0.1")
+    (-0.8, 1e-20, 0.1)
+    """
+    v = float(text)
+    mantissa = text.lower().split("e")[0].lstrip("+-").replace(".", "").lstrip("0")
+    return float(f"{v:.15g}") if len(mantissa) > 15 else v
+
+
 def _number(text: str):
-    """A numeric cell value as openpyxl reads it and formulas then keeps it."""
+    """A numeric cell value as Excel reads it (:func:`excel_double`)."""
     if "." in text or "E" in text or "e" in text:
-        return round(float(text), 15)
+        return excel_double(text)
     return float(int(text))
 
 
@@ -259,11 +273,9 @@ def _read_sheet(sheet: Sheet, data: bytes, member: str, strings: list[str]) -> N
         except ValueError:  # not all numbers: cell by cell below
             pass
         else:
-            joined = "".join(texts)
-            if "." in joined or "e" in joined or "E" in joined:
-                for k, v in enumerate(texts):
-                    if "." in v or "e" in v or "E" in v:
-                        values[k] = round(values[k], 15)
+            for k, v in enumerate(texts):
+                if len(v) > 16:  # more than 15 significant digits can be written
+                    values[k] = excel_double(v)
             c_rows.extend([rows[i] for i in plain])
             c_cols.extend([cols[i] for i in plain])
             c_vals.extend(values)

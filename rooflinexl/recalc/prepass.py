@@ -1360,8 +1360,7 @@ def prepare_workbook(
                 new = rw.text
                 if rw.too_deep:
                     replace.setdefault(key, ("#NUM!", rw.too_deep))
-                if wb.epoch == CALENDAR_MAC_1904 and (why := date_1904_problem(
-                        rw.functions, text, lambda a, ws=ws: ws[a].value)):
+                if wb.epoch == CALENDAR_MAC_1904 and (why := date_1904_problem(rw.functions)):
                     replace.setdefault(key, ("#VALUE!", why))
                 if rw.error:
                     replace.setdefault(key, rw.error)
@@ -1613,15 +1612,24 @@ def split_subtotal_refs(toks: list, skips: Mapping[str, SheetSkips], sheet: str 
     Microsoft, "SUBTOTAL function": other SUBTOTALs in the references are left out, so are
     rows a filter hides, and with function_num 101-111 every hidden row. "AGGREGATE
     function": options 0-3 leave out nested SUBTOTAL and AGGREGATE cells, options 1, 3,
-    5, 7 hidden rows. A reference with such cells becomes the references that cover the
-    rest (``A1:A10`` with row 5 hidden: ``A1:A4,A6:A10``); a function_num or option that
-    is not a number written in the formula, or the array form of AGGREGATE (14-19), with
-    cells to leave out is an error value with the reason. Returns whether anything changed.
+    5, 7 hidden rows, for the reference form and for the array form's array (its ``k``
+    stays as written). A reference with such cells becomes the references that cover the
+    rest (``A1:A10`` with row 5 hidden: ``A1:A4,A6:A10``). Where the function_num or the
+    options are not numbers written in the formula (``AGGREGATE(C$14,$A17,$C$1:$C$11)``,
+    ClosedXML's functions-excel-2010.xlsx), the call becomes one call per case, picked
+    when evaluated: ``CHOOSE((options)+1, ...)`` over the eight options, ``IF((function_num)
+    +0>100, ...)`` for SUBTOTAL. Still an error value with the reason: AGGREGATE with a
+    function_num not written as a number and cells to leave out of a fourth or later
+    argument (a ``k`` or a reference: only the number tells). Returns whether anything
+    changed.
 
     >>> toks = _tokenize("SUBTOTAL(109,A1:B4)")
     >>> skips = {"S": SheetSkips(hidden=frozenset({2}), subtotals=frozenset({(4, 2)}))}
     >>> split_subtotal_refs(toks, skips, "S", Rewrite("")), "".join(t.text for t in toks)
     (True, 'SUBTOTAL(109,A1,A3:A4,B1,B3)')
+    >>> toks = _tokenize("SUBTOTAL(Z1,A1:A3)")
+    >>> split_subtotal_refs(toks, skips, "S", Rewrite("")), "".join(t.text for t in toks)
+    (True, 'IF((Z1)+0>100,SUBTOTAL(Z1,A1,A3),SUBTOTAL(Z1,A1:A3))')
     """
     changed = False
     i = 0
@@ -1631,41 +1639,69 @@ def split_subtotal_refs(toks: list, skips: Mapping[str, SheetSkips], sheet: str 
             i += 1
             continue
         spans = _args(toks, i + 1)
+        if not spans:
+            i += 1
+            continue
         agg = t.text.upper() != "SUBTOTAL"
-        num = _literal_int(toks[spans[0][0]:spans[0][1]]) if spans else None
+        num = _literal_int(toks[spans[0][0]:spans[0][1]])
+        texts = ["".join(x.text for x in toks[a:b]) for a, b in spans]
         if agg:
-            opt = (_literal_int(toks[spans[1][0]:spans[1][1]]) if len(spans) > 1
-                   and _strip_ws(toks[spans[1][0]:spans[1][1]]) else 0)
-            refs = spans[2:3] if num is not None and num >= 14 else spans[2:]
-            nested = opt is None or opt <= 3
-            hidden = opt is None or opt in (1, 3, 5, 7)
-            filtered = hidden
+            opt_blank = len(spans) < 2 or not _strip_ws(toks[spans[1][0]:spans[1][1]])
+            opt = 0 if opt_blank else _literal_int(toks[spans[1][0]:spans[1][1]])
+            refs = list(range(2, 3 if num is not None and num >= 14 else len(spans)))
         else:
             opt = 0
-            refs = spans[1:]
-            nested, filtered = True, True
-            hidden = num is None or num > 100
-        edits = []
-        for a, b in refs:
-            pieces = _kept_pieces(toks[a:b], skips, sheet, nested, hidden, filtered)
-            if pieces is None:
-                continue
-            if num is None or opt is None or (agg and num >= 14):
-                res.error = ("#VALUE!", f"{t.text}: leaving out hidden rows or nested "
-                                        "subtotals needs its function_num and options "
-                                        "written as numbers, and the reference form")
-                return changed
-            new = []
-            for k, p in enumerate(pieces or [f'"{OMITTED}"']):
-                if k:
-                    new.append(_Tok("op", ","))
-                new.extend(_tokenize(p))
-            edits.append((a, b, new))
-        for a, b, new in reversed(edits):
-            toks[a:b] = new
-            changed = True
-        i += 1
+            refs = list(range(1, len(spans)))
+
+        place = (toks, spans, texts, refs, skips, sheet)
+        if agg:  # options 0-7: (nested, hidden) left out
+            cases = [_leave_out(place, o <= 3, o in (1, 3, 5, 7), o in (1, 3, 5, 7))
+                     for o in range(8)]
+        else:  # function_num 1-11, 101-111: filtered rows, and hidden ones above 100
+            cases = [_leave_out(place, True, False, True), _leave_out(place, True, True, True)]
+        if agg and opt is not None:
+            cases = [cases[opt] if 0 <= opt <= 7 else None]
+        elif not agg and num is not None:
+            cases = [cases[num > 100]]
+        if all(c is None for c in cases):
+            i += 1
+            continue
+        if agg and num is None and len(spans) > 3 and any(
+                _kept_pieces(toks[a:b], skips, sheet, True, True, True) is not None
+                for a, b in spans[3:]):
+            res.error = ("#VALUE!", f"{t.text}: leaving out hidden rows or nested "
+                                    "subtotals of a fourth argument needs the "
+                                    "function_num written as a number")
+            return changed
+
+        calls = [f"{t.text}({','.join(texts if c is None else c)})" for c in cases]
+        if len(cases) == 1:
+            new_text = calls[0]
+        elif agg:
+            new_text = f"CHOOSE(({texts[1]})+1,{','.join(calls)})"
+        else:
+            new_text = f"IF(({texts[0]})+0>100,{calls[1]},{calls[0]})"
+        new = _tokenize(new_text)
+        toks[i:spans[-1][1] + 1] = new  # through the closing parenthesis
+        changed = True
+        i += len(new)
     return changed
+
+
+def _leave_out(place, nested: bool, hidden: bool, filtered: bool) -> list[str] | None:
+    """The argument texts of a SUBTOTAL/AGGREGATE call (``place``: its tokens, argument
+    spans and texts, the reference arguments, the skips and the sheet) with the nested
+    subtotals (``nested``), the hidden rows (``hidden``) and the rows a filter hides
+    (``filtered``) left out, or None where that leaves everything in."""
+    toks, spans, texts, refs, skips, sheet = place
+    out, moved = list(texts), False
+    for k in refs:
+        a, b = spans[k]
+        pieces = _kept_pieces(toks[a:b], skips, sheet, nested, hidden, filtered)
+        if pieces is not None:
+            out[k] = ",".join(pieces) if pieces else f'"{OMITTED}"'
+            moved = True
+    return out if moved else None
 
 
 def _kept_pieces(arg: list, skips, sheet, nested: bool, hidden: bool, filtered: bool):
@@ -1738,10 +1774,15 @@ def _sheet_skips(ws) -> SheetSkips:
         af = getattr(table, "autoFilter", None)
         if af is not None and af.filterColumn:
             filters.append(table.ref)
-    filtered = set()
-    for ref in filters:
-        _c1, r1, _c2, r2 = range_boundaries(ref)
-        filtered |= {r for r in hidden if r1 <= r <= r2}
+    # A file does not tell the rows a filter hid from those hidden by hand; with a filter
+    # in effect on the sheet, Excel treats every hidden row of it as filtered, also one
+    # outside the filter's range: EPPlus's SubtotalFilters.xlsx (saved by Excel), sheets
+    # HiddenByAutoFilter and HiddenByTableFilter, cache SUBTOTAL(9,$B14:$B16) as 3 with
+    # row 16 hidden below a filtered A1:B4 (E1:F4), where HiddenRowWithAutoFilterNoFilter
+    # (a filter with no criteria) caches 6. (Its sheet Sheet1 caches 6 for a row hidden
+    # beside a filtered A1:B4, in columns M:N: what Excel remembers of how each row was
+    # hidden is not in the file; this rule, also IronCalc's, matches three of the four.)
+    filtered = hidden if filters else frozenset()
     subtotals = set()
     for row in held_rows(ws):
         for c in row:
@@ -1751,7 +1792,7 @@ def _sheet_skips(ws) -> SheetSkips:
             up = (v if isinstance(v, str) else getattr(v, "text", None) or "").upper()
             if "SUBTOTAL(" in up or "AGGREGATE(" in up:
                 subtotals.add((c.row, c.column))
-    return SheetSkips(hidden, frozenset(filtered), frozenset(subtotals))
+    return SheetSkips(hidden, filtered, frozenset(subtotals))
 
 
 # ------------------------------------------------------------------ OFFSET
@@ -2375,33 +2416,55 @@ def _engine_builtins():
 # ------------------------------------------------------------------ implicit intersection
 
 
-def implicit_intersection(toks: list, row: int, col: int) -> bool:
-    """Ranges outside every function call of an ordinary (not array) formula as the one
-    cell Excel reads there, in place (Microsoft, "Implicit intersection operator: @": a
-    range where one value belongs is the cell in the formula's row, for a column, or in
-    its column, for a row; none is #VALUE!). ``=B1:B5*2`` in row 3 is ``=B3*2``. Ranges
-    inside a function's arguments are left to the function.
+#: functions every argument of which is one value: a range there, in an ordinary formula,
+#: is the cell of the formula's row or column (Excel before dynamic arrays; POI's
+#: FormulaEvalTestData_Copy.xlsx, saved by Excel: =SIN(K8:M8) in column M is SIN(M8),
+#: =ABS(G7:G12) in column L #VALUE!)
+SCALAR_ARGUMENT_FUNCTIONS = frozenset({
+    "ABS", "ACOS", "ACOSH", "ACOT", "ACOTH", "ASIN", "ASINH", "ATAN", "ATAN2", "ATANH",
+    "CEILING", "CHAR", "CLEAN", "CODE", "COMBIN", "CONCATENATE", "COS", "COSH", "COT", "COTH",
+    "CSC", "CSCH", "DATE", "DAY", "DEGREES", "DOLLAR", "EVEN", "EXACT", "EXP", "FACT",
+    "FACTDOUBLE", "FIND", "FIXED", "FLOOR", "HOUR", "INT", "ISBLANK", "ISERR", "ISERROR",
+    "ISEVEN", "ISLOGICAL", "ISNA", "ISNONTEXT", "ISNUMBER", "ISODD", "ISTEXT", "USDOLLAR",
+    "LEFT", "LEN", "LN", "LOG", "LOG10",
+    "LOWER", "MID", "MINUTE", "MOD", "MONTH", "ODD", "PERMUT", "POWER", "PROPER", "RADIANS",
+    "REPLACE", "REPT", "RIGHT", "ROUND", "ROUNDDOWN", "ROUNDUP", "SEARCH", "SEC", "SECH",
+    "SECOND", "SIGN", "SIN", "SINH", "SQRT", "SUBSTITUTE", "TAN", "TANH", "TIME", "TRIM",
+    "TRUNC", "UPPER", "VALUE", "WEEKDAY", "YEAR",
+})
 
-    >>> toks = _tokenize("B1:B5*2+SUM(B1:B5)+S!A2:C2-(D1:D2)")
+
+def implicit_intersection(toks: list, row: int, col: int) -> bool:
+    """Ranges where one value belongs in an ordinary (not array) formula as the one cell
+    Excel reads there, in place (Microsoft, "Implicit intersection operator: @": a range
+    where one value belongs is the cell in the formula's row, for a column, or in its
+    column, for a row; none is #VALUE!). That is a range outside every function call
+    (``=B1:B5*2`` in row 3 is ``=B3*2``) and one inside the arguments of functions that
+    take single values only (:data:`SCALAR_ARGUMENT_FUNCTIONS`, nested in such functions
+    alone); other functions' arguments are left to the function.
+
+    >>> toks = _tokenize("B1:B5*2+SUM(B1:B5)+S!A2:C2-(D1:D2)+ROUND(SIN(B1:B5),1)")
     >>> implicit_intersection(toks, 3, 2), "".join(t.text for t in toks)
-    (True, 'B3*2+SUM(B1:B5)+S!B2-(#VALUE!)')
+    (True, 'B3*2+SUM(B1:B5)+S!B2-(#VALUE!)+ROUND(SIN(B3),1)')
     """
     changed = False
-    calls: list[bool] = []  # per open parenthesis: a function call?
+    frames: list[str | None] = []  # per open parenthesis: the function called, or None
     i = 0
     while i < len(toks):
         t = toks[i]
         if t.kind == "op" and t.text in "({":
             prev = toks[i - 1] if i else None
-            calls.append(t.text == "{" or (prev is not None and prev.kind == "word"))
+            frames.append("{" if t.text == "{" else _excel_base_name(prev.text) if (
+                prev is not None and prev.kind == "word") else None)
             i += 1
             continue
         if t.kind == "op" and t.text in ")}":
-            if calls:
-                calls.pop()
+            if frames:
+                frames.pop()
             i += 1
             continue
-        if any(calls) or not (t.kind == "op" and t.text == ":"):
+        if any(f is not None and f not in SCALAR_ARGUMENT_FUNCTIONS for f in frames) or not (
+                t.kind == "op" and t.text == ":"):
             i += 1
             continue
         left = toks[i - 1] if i else None
@@ -2587,59 +2650,19 @@ DATE_1904_FUNCTIONS = frozenset({
     "COUPNCD", "COUPNUM", "COUPPCD", "DATE", "DATEDIF", "DATEVALUE", "DAY", "DAYS360", "DISC",
     "DURATION", "EDATE", "EOMONTH", "INTRATE", "ISOWEEKNUM", "MDURATION", "MONTH", "NETWORKDAYS",
     "NETWORKDAYS.INTL", "NOW", "ODDFPRICE", "ODDFYIELD", "ODDLPRICE", "ODDLYIELD", "PRICE",
-    "PRICEDISC", "PRICEMAT", "RECEIVED", "TBILLEQ", "TBILLPRICE", "TBILLYIELD", "TEXT",
-    "TODAY", "VALUE", "WEEKDAY", "WEEKNUM", "WORKDAY", "WORKDAY.INTL", "YEAR", "YEARFRAC",
+    "PRICEDISC", "PRICEMAT", "RECEIVED", "TBILLEQ", "TBILLPRICE", "TBILLYIELD", "TODAY",
+    "VALUE", "WEEKDAY", "WEEKNUM", "WORKDAY", "WORKDAY.INTL", "YEAR", "YEARFRAC",
     "YIELD", "YIELDDISC", "YIELDMAT",
 })
 
 
-def date_1904_problem(functions: Iterable[str], formula: str | None = None,
-                      cell_value=None) -> str | None:
+def date_1904_problem(functions: Iterable[str]) -> str | None:
     """Why a formula calling ``functions`` cannot be computed in a workbook that counts
-    dates from 1904 (``None``: it can). With the ``formula`` and ``cell_value`` (sheet-local
-    cell, e.g. 'B2' -> its constant), a TEXT whose format is known and shows no calendar
-    date (``"0.00"``, ``"[h]:mm"``) is fine.
+    dates from 1904 (``None``: it can). TEXT can: it reads the workbook's date system
+    (:func:`rooflinexl.recalc.functions.use_date_system`).
 
-    >>> date_1904_problem(["SUM", "_xlfn.DAYS"]) is None, date_1904_problem(["TEXT"])
-    (True, 'the 1904 date system is not supported (TEXT)')
-    >>> date_1904_problem(["TEXT"], '=TEXT(A1,"#,##0.00")') is None
-    True
-    >>> date_1904_problem(["TEXT"], '=TEXT(A1,B1)', {"B1": "yyyy-mm-dd"}.get) is None
-    False
+    >>> date_1904_problem(["SUM", "_xlfn.DAYS", "TEXT"]) is None, date_1904_problem(["YEAR"])
+    (True, 'the 1904 date system is not supported (YEAR)')
     """
     bad = {_excel_base_name(f) for f in functions} & DATE_1904_FUNCTIONS
-    if bad == {"TEXT"} and formula is not None and _text_formats_undated(formula, cell_value):
-        bad = set()
     return f"the 1904 date system is not supported ({', '.join(sorted(bad))})" if bad else None
-
-
-_CALENDAR_CODES = re.compile(r"[dyebg]|\[\$-[^\]]*\]", re.I)
-
-
-def _text_formats_undated(formula: str, cell_value) -> bool:
-    """Whether every TEXT call of ``formula`` has a format (a text literal, or a cell whose
-    constant ``cell_value`` gives) without a calendar date in it."""
-    toks = _tokenize(formula.lstrip("="))
-    for i, t in enumerate(toks):
-        if not (t.kind == "word" and _excel_base_name(t.text) == "TEXT"
-                and i + 1 < len(toks) and toks[i + 1].text == "("):
-            continue
-        spans = _args(toks, i + 1)
-        if len(spans) != 2:
-            return False
-        arg = [x for x in toks[spans[1][0]:spans[1][1]] if x.kind != "ws"]
-        if len(arg) != 1:
-            return False
-        if arg[0].kind == "str":
-            fmt = arg[0].text[1:-1].replace('""', '"')
-        elif arg[0].kind == "word" and cell_value is not None and _CELL.match(arg[0].text):
-            fmt = cell_value(arg[0].text.replace("$", "").upper())
-        else:
-            return False
-        if not isinstance(fmt, str) or fmt.startswith("="):  # a formula: not known here
-            return False
-        bare = re.sub(r'"[^"]*"|\\.|\[[hms]+\]', "", fmt)
-        if _CALENDAR_CODES.search(bare) or ("m" in bare.lower()
-                                            and not re.search(r"[hs]", bare, re.I)):
-            return False
-    return True
