@@ -865,7 +865,13 @@ class BlockEval:
         from formulas.ranges import _reshape_array_as_excel
 
         call, width = node.args[0], node.args[1].value
-        fn = self._fn(call.written)
+        own = call.name in self.functions and not call.per_row
+        if own:  # the engine's own function, through the per-cell engine's adapter
+            from rooflinexl.recalc import engine
+
+            fn = engine.adapter(call.name, self.functions[call.name])
+        else:
+            fn = self._fn(call.written)
         args = []
         for kind, p in self._parts(call):  # fixed arguments: one value each
             if kind in ("vec", "bare") and len(p) != 1 or kind == "range" and p.per_row:
@@ -876,10 +882,18 @@ class BlockEval:
                 args.append(p.objects()[0])
             else:
                 args.append(p.objects if kind == "range" else p)
+        current, state_var = self.tokens
+        tokens = (current.set(("rooflinexl-block", call.name)), state_var.set(self.state))
         try:
             res = fn(*args)
         except Exception as ex:  # noqa: BLE001 - formulas' own failure: per cell, as there
             raise Unsupported(f"{call.written} failed ({type(ex).__name__})") from None
+        finally:
+            state_var.reset(tokens[1])
+            current.reset(tokens[0])
+        if own:
+            recs = self.state.udf_errors.pop(("rooflinexl-block", call.name), [])
+            self._record(0, 1, [(code, why) for code, why, _ in recs])
         res = res.value if hasattr(res, "ranges") else res
         if not isinstance(res, _Array):
             res = np.asarray([[res]] if not np.ndim(res) else res, dtype=object)
