@@ -27,6 +27,14 @@ DATA = {
     "K": ["Apple", "Grape", "Pear", "Banana", "Cherry"],  # XMATCH example 1
     "L": [3, "x", True, None, "3", 2],  # mixed values: only 3 and 2 are numbers
     "M": [1, 2, 3, 4, 3, 2, 1, 2, 3, 5, 6, 1],  # MODE.MULT example
+    # TREND example: monthly costs, months 1-12
+    "N": [133890, 135000, 135790, 137300, 138130, 139100, 139900, 141120, 141890, 143230,
+          144000, 145290],
+    "O": list(range(1, 13)),
+    # GROWTH and LOGEST examples: units sold in months 11-16
+    "P": [33100, 47300, 69000, 102000, 150000, 220000],
+    "Q": list(range(11, 17)),
+    "R": ["Dakota Lennon Sanchez", "1,2,3;4,5", None, "", 0],  # TEXTSPLIT, COUNTBLANK
 }
 
 CASES = {
@@ -191,6 +199,45 @@ CASES = {
     "=_xlfn.XMATCH(9,A1:A7)": "#N/A",
     "=_xlfn.XMATCH(\"4\",A1:A7)": "#N/A",  # text never equals a number
     "=_xlfn.XMATCH(1,D1:E7)": "#VALUE!",  # not one row or column
+    # Microsoft, "CHOOSE function": "2nd"; an array of indexes picks element by element
+    "=CHOOSE(2,\"1st\",\"2nd\",\"3rd\",\"Finished\")": "2nd",
+    "=CHOOSE(5,1,2)": "#VALUE!",
+    "=SUM(CHOOSE(2,A1:A7,D1:D7))": 35.0,
+    "=INDEX(CHOOSE({1,2},D1:D7,E1:E7),3,2)": 11.0,
+    "=VLOOKUP(11,CHOOSE({1,2},E1:E7,D1:D7),2,FALSE)": 9.0,
+    # COUNTBLANK: R3 empty and R4 empty text count, R5's 0 does not (Microsoft, "COUNTBLANK
+    # function": "cells with formulas that return "" (empty text) are also counted")
+    "=COUNTBLANK(R1:R5)": 2,
+    # Microsoft, "ADDRESS function" examples
+    "=ADDRESS(2,3)": "$C$2",
+    "=ADDRESS(2,3,2)": "C$2",
+    "=ADDRESS(2,3,2,FALSE)": "R2C[3]",
+    "=ADDRESS(2,3,1,FALSE,\"[Book1]Sheet1\")": "'[Book1]Sheet1'!R2C3",
+    "=ADDRESS(2,3,1,FALSE,\"EXCEL SHEET\")": "'EXCEL SHEET'!R2C3",
+    "=ADDRESS(0,3)": "#VALUE!",
+    # Microsoft, "TEXTSPLIT function": "Dakota Lennon Sanchez" at spaces
+    "=INDEX(_xlfn.TEXTSPLIT(R1,\" \"),1,3)": "Sanchez",
+    "=COLUMNS(_xlfn.TEXTSPLIT(R1,\" \"))": 3,
+    "=INDEX(_xlfn.TEXTSPLIT(R2,\",\",\";\"),2,2)": "5",
+    "=INDEX(_xlfn.TEXTSPLIT(R2,\",\",\";\"),2,3)": "#N/A",
+    "=INDEX(_xlfn.TEXTSPLIT(R2,\",\",\";\",FALSE,0,\"-\"),2,3)": "-",
+    # Microsoft, "TREND function": 133953.3333 for month 1, 146171.5152 for month 13
+    "=INDEX(TREND(N1:N12,O1:O12),1)": pytest.approx(133953.3333, abs=5e-5),
+    "=TREND(N1:N12,O1:O12,13)": pytest.approx(146171.5152, abs=5e-5),
+    "=INDEX(TREND(N1:N12,O1:O12,{13;14;15;16;17}),5)": pytest.approx(150244.2424, abs=5e-5),
+    # Microsoft, "GROWTH function": 32618.20377 for month 11; 320196.7184 for month 17
+    "=INDEX(GROWTH(P1:P6,Q1:Q6),1)": pytest.approx(32618.20377, abs=5e-6),
+    "=GROWTH(P1:P6,Q1:Q6,17)": pytest.approx(320196.7184, abs=5e-5),
+    # (the page shows 468536.0539; the least-squares fit gives ...0542, 6e-10 relative)
+    "=GROWTH(P1:P6,Q1:Q6,18)": pytest.approx(468536.0539, rel=1e-9),
+    "=GROWTH({1,-1},{1,2})": "#NUM!",
+    # Microsoft, "LOGEST function": m 1.463275628, b 495.3047702
+    "=INDEX(LOGEST(P1:P6,Q1:Q6),1,1)": pytest.approx(1.463275628, abs=5e-10),
+    "=INDEX(LOGEST(P1:P6,Q1:Q6),1,2)": pytest.approx(495.3047702, abs=5e-8),
+    # by hand: y = 2 * 3^x exactly for x = 1, 2, 3: m 3, b 2, r2 1, ssresid 0
+    "=INDEX(LOGEST({2;6;18},{1;2;3},TRUE,TRUE),1,1)": pytest.approx(3.0, rel=1e-12),
+    "=INDEX(LOGEST({2;6;18},{1;2;3},TRUE,TRUE),3,1)": pytest.approx(1.0, rel=1e-12),
+    "=INDEX(LOGEST({2;6;18},{1;2;3},TRUE,TRUE),4,2)": 1.0,  # df = 3 - 1 - 1
 }
 
 
@@ -221,5 +268,6 @@ def test_functions_are_the_engines_own():
     own = set(BUILTINS) | EXCEL_NUMBERS
     for name in ("XMATCH", "COUNT", "COUNTA", "SUMPRODUCT", "MMULT", "LARGE", "SMALL",
                  "MEDIAN", "STDEV.S", "VAR.P", "PERCENTILE.EXC", "QUARTILE.INC", "SLOPE",
-                 "FILTER", "UNIQUE", "TAKE", "DROP", "VSTACK", "TOCOL", "FREQUENCY"):
+                 "FILTER", "UNIQUE", "TAKE", "DROP", "VSTACK", "TOCOL", "FREQUENCY",
+                 "CHOOSE", "COUNTBLANK", "ADDRESS", "TEXTSPLIT", "TREND", "GROWTH", "LOGEST"):
         assert name in own, name

@@ -1861,6 +1861,299 @@ def _xmatch(lookup_value, lookup_array, match_mode=None, search_mode=None):
 BUILTINS["XMATCH"] = _xmatch
 
 
+def _broadcast(fn, *args):
+    """``fn`` of single values over arguments that may be arrays: Excel's element-wise
+    rule (a one-row or one-column array repeats; outside a smaller array #N/A)."""
+    grids = [_grid(a) if isinstance(a, list) else None for a in args]
+    if all(g is None for g in grids):
+        try:
+            return fn(*args)
+        except _Err as ex:
+            return ex.error
+    h = max(len(g) for g in grids if g is not None)
+    w = max(len(g[0]) for g in grids if g is not None)
+    out = []
+    for i in range(h):
+        row = []
+        for j in range(w):
+            vals = []
+            for a, g in zip(args, grids, strict=True):
+                if g is None:
+                    vals.append(a)
+                    continue
+                gi, gj = (0 if len(g) == 1 else i), (0 if len(g[0]) == 1 else j)
+                if gi >= len(g) or gj >= len(g[0]):
+                    vals = None
+                    break
+                vals.append(g[gi][gj])
+            if vals is None:
+                row.append(ExcelError("#N/A", "outside a smaller array"))
+                continue
+            try:
+                row.append(fn(*vals))
+            except _Err as ex:
+                row.append(ex.error)
+        out.append(row)
+    return out
+
+
+def _choose(index_num, *values):
+    """CHOOSE(index_num, value1, ...): the value numbered ``index_num`` (truncated; outside
+    1..count #VALUE!); an array of index numbers picks element by element (Microsoft,
+    "CHOOSE function"). A chosen range is returned whole; a chosen empty cell reads 0.
+
+    >>> _choose(2, "a", "b", "c"), _choose([[1, 2]], [[10], [20]], [[30], [40]])
+    ('b', [[10, 30], [20, 40]])
+    """
+    def number(x) -> int:
+        k = math.trunc(_arg_number(x, "index_num"))
+        if not 1 <= k <= len(values):
+            raise _Err("#VALUE!", f"CHOOSE: index_num {k} outside 1..{len(values)}")
+        return k
+
+    if not values:
+        return ExcelError("#VALUE!", "CHOOSE takes at least one value")
+    if not isinstance(index_num, list):
+        try:
+            v = values[number(index_num) - 1]
+        except _Err as ex:
+            return ex.error
+        return 0.0 if v is None else v
+    return _broadcast(lambda k, *vs: _choose(k, *vs), index_num, *values)
+
+
+def _countblank(rng):
+    """COUNTBLANK(range): the empty cells and cells of empty text (Microsoft, "COUNTBLANK
+    function").
+
+    >>> _countblank([[1, None], ["", "x"]])
+    2
+    """
+    return sum(y is None or (isinstance(y, str) and not isinstance(y, ExcelError) and y == "")
+               for y in _flat(rng))
+
+
+_PLAIN_SHEET = re.compile(r"^[A-Za-z_\u00C0-\uFFFF][\w.\u00C0-\uFFFF]*$")
+_CELL_LIKE = re.compile(r"^(?:[A-Za-z]{1,3}\d+|[Rr]\d*(?:[Cc]\d*)?|[Cc]\d*)$")
+
+
+def _address_one(row_num, column_num, abs_num=None, a1=None, sheet_text=None) -> str:
+    r = math.trunc(_arg_number(row_num, "row_num"))
+    c = math.trunc(_arg_number(column_num, "column_num"))
+    k = 1 if abs_num is None else math.trunc(_arg_number(abs_num, "abs_num"))
+    style = True if a1 is None else bool(_arg_number(a1, "a1"))
+    if not 1 <= r <= MAX_ROW or not 1 <= c <= MAX_COL or k not in (1, 2, 3, 4):
+        raise _Err("#VALUE!", f"ADDRESS: row {r}, column {c} or abs_num {k} out of range")
+    row_abs, col_abs = k in (1, 2), k in (1, 3)
+    if style:
+        ref = f"{'$' if col_abs else ''}{column_letters(c)}{'$' if row_abs else ''}{r}"
+    else:
+        ref = (f"R{r}" if row_abs else f"R[{r}]") + (f"C{c}" if col_abs else f"C[{c}]")
+    if sheet_text is None:
+        return ref
+    if isinstance(sheet_text, ExcelError):
+        raise _Err(str(sheet_text), "sheet_text is an error value")
+    sheet = value_text(sheet_text)
+    if not _PLAIN_SHEET.match(sheet) or _CELL_LIKE.match(sheet):
+        sheet = "'" + sheet.replace("'", "''") + "'"
+    return f"{sheet}!{ref}"
+
+
+def _address(row_num, column_num, abs_num=None, a1=None, sheet_text=None):
+    """ADDRESS(row_num, column_num, [abs_num], [a1], [sheet_text]) (Microsoft, "ADDRESS
+    function"): a cell's address as text; abs_num 1 ``$C$2``, 2 ``C$2``, 3 ``$C2``, 4
+    ``C2``; ``a1`` FALSE the R1C1 form (``R2C[3]`` for a relative part); ``sheet_text``
+    prefixed, in quotes when it is not a plain name.
+
+    >>> _address(2, 3), _address(2, 3, 2), _address(2, 3, 2, False)
+    ('$C$2', 'C$2', 'R2C[3]')
+    >>> _address(2, 3, 1, False, "[Book1]Sheet1"), _address(2, 3, 1, False, "EXCEL SHEET")
+    ("'[Book1]Sheet1'!R2C3", "'EXCEL SHEET'!R2C3")
+    """
+    return _broadcast(_address_one, row_num, column_num, abs_num, a1, sheet_text)
+
+
+def _delimiters(x, what: str) -> list[str] | None:
+    if x is None:
+        return None
+    out = []
+    for y in _flat(x):
+        if isinstance(y, ExcelError):
+            raise _Err(str(y), f"{what} is an error value")
+        s = value_text(y) if y is not None else ""
+        if s == "":
+            raise _Err("#VALUE!", f"TEXTSPLIT: an empty {what}")
+        out.append(s)
+    return out
+
+
+def _textsplit(text, col_delimiter=None, row_delimiter=None, ignore_empty=None,
+               match_mode=None, pad_with=None):
+    """TEXTSPLIT(text, col_delimiter, [row_delimiter], [ignore_empty], [match_mode],
+    [pad_with]) (Microsoft, "TEXTSPLIT function"): the text cut into rows at any row
+    delimiter and each row into columns at any column delimiter (a delimiter may be an
+    array of texts); ``ignore_empty`` drops empty pieces, ``match_mode`` 1 ignores case,
+    short rows are padded with ``pad_with`` (default #N/A).
+
+    >>> _textsplit("Dakota Lennon Sanchez", " ")
+    [['Dakota', 'Lennon', 'Sanchez']]
+    >>> _textsplit("1,2,3;4,5", ",", ";")[1]
+    ['4', '5', '#N/A']
+    """
+    try:
+        t = _scalar(text, "text")
+        t = "" if t is None else value_text(t)
+        cols = _delimiters(col_delimiter, "col_delimiter")
+        rows_d = _delimiters(row_delimiter, "row_delimiter")
+        ignore = bool(_count_arg(ignore_empty, "ignore_empty", 0))
+        fold = bool(_count_arg(match_mode, "match_mode", 0))
+        pad = ExcelError("#N/A", "TEXTSPLIT padding") if pad_with is None else _scalar(
+            pad_with, "pad_with")
+    except _Err as ex:
+        return ex.error
+    if cols is None and rows_d is None:
+        return ExcelError("#VALUE!", "TEXTSPLIT needs a col_delimiter or a row_delimiter")
+
+    def cut(s: str, delims: list[str] | None) -> list[str]:
+        if delims is None:
+            return [s]
+        rx = "|".join(re.escape(d) for d in sorted(delims, key=len, reverse=True))
+        parts = re.split(rx, s, flags=re.I if fold else 0)
+        return [p for p in parts if p] if ignore else parts
+
+    lines = [cut(r, cols) for r in cut(t, rows_d)]
+    lines = [ln for ln in lines if ln] or [[""]]
+    width = max(len(ln) for ln in lines)
+    out = [ln + [pad] * (width - len(ln)) for ln in lines]
+    return out[0][0] if len(out) == 1 and width == 1 else out
+
+
+BUILTINS.update(CHOOSE=_choose, COUNTBLANK=_countblank, ADDRESS=_address,
+                TEXTSPLIT=_textsplit)
+
+
+# ----------------------------------------------------------- TREND, GROWTH, LOGEST
+# Microsoft, "TREND function", "GROWTH function", "LOGEST function" (read 2026-12-01): the
+# least-squares fit y = m1 x1 + ... + mk xk + b (``const`` FALSE: b = 0) of known_y's on
+# known_x's (omitted: 1, 2, 3 ...), each x variable a column of known_x's when known_y's is
+# a column (a row when it is a row); GROWTH and LOGEST fit ln y (y = b m1^x1 ...), every
+# y > 0 else #NUM!; a value that is not a number is #VALUE!, sizes that do not fit #REF!.
+
+def _known(known_y, known_x, log: bool, name: str):
+    """(y, X, by_rows): the numbers of known_y's (ln y for ``log``) and the n x k matrix
+    of the x variables; ``by_rows`` when each variable is a row."""
+    yg = _matrix(known_y, "known_y's")
+    n = yg.size
+    y = yg.reshape(-1)
+    if log:
+        if (y <= 0).any():
+            raise _Err("#NUM!", f"{name}: a known_y <= 0")
+        y = np.log(y)
+    if known_x is None:
+        return y, np.arange(1.0, n + 1).reshape(-1, 1), yg.shape[0] == 1 and n > 1
+    xg = _matrix(known_x, "known_x's")
+    if xg.size == n and (yg.shape[1] == 1 and xg.shape[0] != n or yg.shape[0] == 1
+                         and xg.shape[1] != n or min(yg.shape) > 1):
+        return y, xg.reshape(-1, 1), False  # one variable, any shape of as many values
+    if yg.shape[1] == 1 and xg.shape[0] == n:
+        return y, xg, False
+    if yg.shape[0] == 1 and xg.shape[1] == n:
+        return y, xg.T, True
+    raise _Err("#REF!", f"{name}: known_x's do not fit known_y's")
+
+
+def _fit(y: np.ndarray, X: np.ndarray, const: bool):
+    """Least-squares coefficients (m1..mk, b) of y on the columns of X."""
+    A = np.column_stack([X, np.ones(len(y))]) if const else X
+    if not len(y):
+        raise _Err("#NUM!", "no known values")
+    coef = np.linalg.lstsq(A, y, rcond=None)[0]
+    return (coef[:-1], float(coef[-1])) if const else (coef, 0.0)
+
+
+def _const_arg(const) -> bool:
+    return True if const is None else bool(_arg_number(_scalar(const, "const"), "const"))
+
+
+def _predict(log: bool, name: str):
+    def f(known_y, known_x=None, new_x=None, const=None):
+        try:
+            y, X, by_rows = _known(known_y, known_x, log, name)
+            m, b = _fit(y, X, _const_arg(const))
+            k = X.shape[1]
+            if new_x is None:
+                if known_x is None:
+                    shape = _matrix(known_y, "known_y's").shape
+                    nx = X
+                else:
+                    xg = _matrix(known_x, "known_x's")
+                    shape = xg.shape if k == 1 else (1, len(y)) if by_rows else (len(y), 1)
+                    nx = X
+            else:
+                ng = _matrix(new_x, "new_x's")
+                if k == 1:
+                    shape, nx = ng.shape, ng.reshape(-1, 1)
+                elif by_rows and ng.shape[0] == k:
+                    shape, nx = (1, ng.shape[1]), ng.T
+                elif not by_rows and ng.shape[1] == k:
+                    shape, nx = (ng.shape[0], 1), ng
+                else:
+                    raise _Err("#REF!", f"{name}: new_x's do not fit known_x's")
+        except _Err as ex:
+            return ex.error
+        out = nx @ m + b
+        if log:
+            out = np.exp(out)
+        out = out.reshape(shape)
+        return float(out[0, 0]) if out.size == 1 else out.tolist()
+    return f
+
+
+def _logest(known_y, known_x=None, const=None, stats=None):
+    """LOGEST(known_y's, [known_x's], [const], [stats]): the row mk ... m1 b of the fit
+    y = b m1^x1 ... mk^xk, and with ``stats`` the statistics of the fit of ln y below it
+    (standard errors; r2, sey; F, df; ssreg, ssresid; #N/A elsewhere), as LINEST gives.
+    Microsoft's example: m = 1.463275628, b = 495.3047702.
+
+    >>> [round(v, 6) for v in _logest([[33100], [47300], [69000], [102000], [150000],
+    ...                                 [220000]], [[11], [12], [13], [14], [15], [16]])[0]]
+    [1.463276, 495.30477]
+    """
+    try:
+        y, X, _ = _known(known_y, known_x, True, "LOGEST")
+        c = _const_arg(const)
+        want = False if stats is None else bool(_arg_number(_scalar(stats, "stats"), "stats"))
+        m, b = _fit(y, X, c)
+    except _Err as ex:
+        return ex.error
+    n, k = X.shape
+    first = [*np.exp(m[::-1]).tolist(), math.exp(b)]
+    if not want:
+        return [first]
+    A = np.column_stack([X, np.ones(n)]) if c else X
+    fitted = A @ np.append(m, b) if c else X @ m
+    df = n - k - (1 if c else 0)
+    ssresid = float(np.sum((y - fitted) ** 2))
+    ssreg = float(np.sum((fitted - np.mean(y)) ** 2)) if c else float(np.sum(fitted ** 2))
+    na = ExcelError("#N/A", "LOGEST: no statistic here")
+    if df <= 0:
+        return ExcelError("#NUM!", "LOGEST: no degrees of freedom for the statistics")
+    sey = math.sqrt(ssresid / df)
+    cov = sey * sey * np.linalg.pinv(A.T @ A)
+    se = np.sqrt(np.diag(cov))
+    se_row = [*se[:k][::-1].tolist(), float(se[k]) if c else na]
+    r2 = ssreg / (ssreg + ssresid) if ssreg + ssresid else 1.0
+    f_stat = (ssreg / k) / (ssresid / df) if ssresid else ExcelError(
+        "#NUM!", "LOGEST: a perfect fit has no F statistic")
+    pad = [na] * (k - 1)
+    return [first, se_row, [r2, sey, *pad], [f_stat, float(df), *pad],
+            [ssreg, ssresid, *pad]]
+
+
+BUILTINS.update(TREND=_predict(False, "TREND"), GROWTH=_predict(True, "GROWTH"),
+                LOGEST=_logest)
+
+
 def offset_address(prefix, row, col, rows_in, cols_in, rows, cols, height, width):
     """The A1 address OFFSET means (see :func:`rooflinexl.recalc.prepass.static_offsets`):
     ``prefix`` (``"S!"`` or ``""``) and the reference (``row``, ``col``, ``rows_in`` x
