@@ -400,7 +400,11 @@ _OPS = ("<=", ">=", "<>", "<", ">", "=")
 
 
 def _grid(x) -> list[list]:
-    """A host range argument as a list of rows (a single cell is a 1x1 range)."""
+    """A host range argument as a list of rows (a single cell is a 1x1 range). A whole
+    column of the block path (a numpy array, one row's value each) is refused (TypeError):
+    a function that reads an argument as an array is called row by row."""
+    if hasattr(x, "shape"):
+        raise TypeError("a column of per-row values where an array belongs")
     if isinstance(x, list):
         return [r if isinstance(r, list) else [r] for r in x] if x and isinstance(
             x[0], list) else [list(x)]
@@ -439,6 +443,8 @@ def _text_date(s: str) -> float | None:
     (45292.0, 45292.0, 45292.0)
     >>> _text_date("Jan 1, 2024"), _text_date("13/1/2024"), _text_date("abc")
     (45292.0, None, None)
+    >>> _text_date("1/01/1900"), _text_date("2/28/1900"), _text_date("3/1/1900")
+    (1.0, 59.0, 61.0)
     """
     import datetime
 
@@ -457,7 +463,7 @@ def _text_date(s: str) -> float | None:
             return None
         if not 1900 <= day.year <= 9999:
             return None
-        return float((day - datetime.date(1899, 12, 30)).days)
+        return float(_serial(day.year, day.month, day.day))  # 1/1/1900 is 1
     return None
 
 
@@ -1112,21 +1118,62 @@ def _each_value(x, fn):
 
 
 def _arg_number(x, what: str) -> float:
-    """A typed numeric argument: an error is raised, a boolean counts as 0 or 1."""
+    """A single numeric argument: an error is raised, a boolean counts as 0 or 1, an empty
+    cell as 0, text as Excel converts it (:func:`_typed_number`: dates too; the `formulas`
+    project's test.xlsx, saved by Excel: LARGE(..., "01/01/1900") is LARGE(..., 1))."""
     if isinstance(x, ExcelError):
         raise _Err(str(x), getattr(x, "reason", "") or f"{what} is an error value")
-    return float(x) if isinstance(x, bool) else _number(x, what)
+    if isinstance(x, (bool, int, float)):
+        return float(x)
+    if x is None:
+        return 0.0
+    v = _typed_number(str(x))
+    if v is None:
+        raise _Err("#VALUE!", f"{what} {x!r} is not a number")
+    return v
+
+
+def _listed(x):
+    """A whole column of the block path (numpy, one row's value each) as a host array."""
+    return x.tolist() if getattr(x, "ndim", 0) == 2 else x
+
+
+def _lifted(*positions: int):
+    """Excel's lifting of single-value parameters: given an array there, the function is
+    computed for each of its elements (the top-left value of each result), an array of
+    results (the `formulas` project's test.xlsx, saved by Excel: TRIMMEAN(C115:J115,
+    E115:R115) as an array formula, MUNIT({1,2;3,4;7,8}) ...)."""
+    def wrap(fn):
+        def f(*args):
+            args = [_listed(a) if i in positions else a for i, a in enumerate(args)]
+            at = [i for i in positions if i < len(args) and isinstance(args[i], list)]
+            if not at:
+                return fn(*args)
+
+            def one(*vals):
+                a = list(args)
+                for i, v in zip(at, vals, strict=True):
+                    a[i] = v
+                r = fn(*a)
+                while isinstance(r, list):
+                    r = r[0][0] if isinstance(r[0], list) else r[0]
+                return r
+            return _broadcast(one, *[args[i] for i in at])
+        f.__name__, f.__doc__ = fn.__name__, fn.__doc__
+        return f
+    return wrap
 
 
 def kth_value(v: np.ndarray, k: float, largest: bool):
     """LARGE's and SMALL's pick: the ``k``-th largest (smallest) of the numbers ``v``;
-    a fractional ``k`` is rounded up; ``k`` outside 1..len(v) is #NUM!.
+    a fractional ``k`` is rounded up; ``k`` below 1 or above len(v) is #NUM! (test.xlsx of
+    the `formulas` project, saved by Excel: LARGE(..., 0.9) is #NUM!).
 
     >>> kth_value(np.array([3.0, 5, 3, 5, 4]), 3, True), kth_value(np.array([1.0, 2]), 1.2, False)
     (4.0, 2.0)
     """
     i = math.ceil(k)
-    if not 1 <= i <= len(v):
+    if k < 1 or i > len(v):
         return ExcelError("#NUM!", f"k {k:g} outside 1..{len(v)}")
     s = np.sort(v)
     return float(s[len(s) - i] if largest else s[i - 1])
@@ -1155,53 +1202,57 @@ def percentile_value(v: np.ndarray, p: float, exclusive: bool):
 
 
 def _kth(largest: bool):
+    @_lifted(1)
     def f(array, k):
         """LARGE(array, k) / SMALL(array, k) (Microsoft, "LARGE function", "SMALL
-        function"): ``k`` may be an array (an array of results)."""
+        function"); an error in ``k`` comes before one in the array."""
         try:
-            v = _array_numbers(array)
+            kk = _arg_number(k, "k")
+            return kth_value(_array_numbers(array), kk, largest)
         except _Err as ex:
             return ex.error
-        return _each_value(k, lambda x: kth_value(v, _arg_number(x, "k"), largest))
     return f
 
 
 def _percentile(exclusive: bool, quartile: bool):
+    @_lifted(1)
     def f(array, k):
         """PERCENTILE(.INC/.EXC)(array, k), QUARTILE(.INC/.EXC)(array, quart): quart is
-        truncated; QUARTILE.EXC takes 1-3, QUARTILE 0-4 (Microsoft, "QUARTILE.EXC
-        function", "QUARTILE function")."""
+        truncated; QUARTILE.EXC takes 1-3, QUARTILE 0-4, below 0 #NUM! (Microsoft,
+        "QUARTILE.EXC function", "QUARTILE function"); an error in ``k`` comes before one
+        in the array (test.xlsx of the `formulas` project, saved by Excel)."""
         try:
+            k_ = _arg_number(k, "quart" if quartile else "k")
             v = _array_numbers(array)
-        except _Err as ex:
-            return ex.error
-
-        def one(x):
-            k_ = _arg_number(x, "quart" if quartile else "k")
             if quartile:
                 q = math.trunc(k_)
-                if not (1 <= q <= 3 if exclusive else 0 <= q <= 4):
+                if k_ < 0 or not (1 <= q <= 3 if exclusive else 0 <= q <= 4):
                     raise _Err("#NUM!", f"quart {k_:g} out of range")
                 k_ = q / 4
             elif exclusive and not 0 < k_ < 1:
                 raise _Err("#NUM!", f"k {k_:g} outside (0, 1)")
-            return percentile_value(v, k_, exclusive)
-        return _each_value(k, one)
+        except _Err as ex:
+            return ex.error
+        return percentile_value(v, k_, exclusive)
     return f
 
 
 def _percentrank(exclusive: bool):
+    @_lifted(1, 2)
     def f(array, x, significance=None):
         """PERCENTRANK(.INC/.EXC)(array, x, [significance]): the rank of ``x`` in the
         numbers of ``array`` as a fraction, ``i / (n-1)`` (.EXC: ``(i+1) / (n+1)``) for
         the ``i``-th (0-based, first of equals) sorted value, interpolated between the
-        neighbours of an ``x`` that is not in the data, truncated to ``significance``
-        (default 3) digits; ``x`` outside the data is #N/A, significance < 1 #NUM!
-        (Microsoft, "PERCENTRANK.INC function", "PERCENTRANK.EXC function")."""
+        neighbours (the last of equal lower ones) of an ``x`` that is not in the data,
+        truncated to ``significance`` (default 3) digits; ``x`` outside the data is #N/A,
+        significance < 1 #NUM! (Microsoft, "PERCENTRANK.INC function", "PERCENTRANK.EXC
+        function"; IronCalc's PERCENTIL_QUARTIL.xlsx, saved by Excel: 40 in -4, -1, 3, 7.5,
+        12, 12, 56 is 0.939)."""
         try:
-            v = np.sort(_array_numbers(array))
+            t = _arg_number(x, "x")
             sig = 3 if significance is None else math.trunc(
-                _arg_number(_scalar(significance, "significance"), "significance"))
+                _arg_number(significance, "significance"))
+            v = np.sort(_array_numbers(array))
         except _Err as ex:
             return ex.error
         if sig < 1:
@@ -1211,45 +1262,40 @@ def _percentrank(exclusive: bool):
         def rank(i: int) -> float:
             return (i + 1) / (m + 1) if exclusive else i / (m - 1) if m > 1 else 1.0
 
-        def one(y):
-            t = _arg_number(y, "x")
-            if m == 0 or not v[0] <= t <= v[-1]:
-                raise _Err("#N/A", f"x {t:g} outside the data")
-            i = int(np.searchsorted(v, t, "left"))
-            if v[i] == t:
-                r = rank(i)
-            else:
-                lo = int(np.searchsorted(v, v[i - 1], "left"))
-                r = rank(lo) + (t - v[i - 1]) / (v[i] - v[i - 1]) * (rank(i) - rank(lo))
-            scale = 10.0 ** sig
-            return math.floor(round(r * scale, 6)) / scale
-        return _each_value(x, one)
+        if m == 0 or not v[0] <= t <= v[-1]:
+            return ExcelError("#N/A", f"x {t:g} outside the data")
+        i = int(np.searchsorted(v, t, "left"))
+        if v[i] == t:
+            r = rank(i)
+        else:
+            r = rank(i - 1) + (t - v[i - 1]) / (v[i] - v[i - 1]) * (rank(i) - rank(i - 1))
+        scale = 10.0 ** sig
+        return math.floor(round(r * scale, 6)) / scale
     return f
 
 
 def _rank(average: bool):
+    @_lifted(0, 2)
     def f(number, ref, order=None):
         """RANK(.EQ/.AVG)(number, ref, [order]): 1 + the count of numbers of ``ref`` above
         ``number`` (``order`` nonzero: below); .AVG the mean rank of equal numbers;
         ``number`` not among them is #N/A (Microsoft, "RANK.EQ function", "RANK.AVG
         function")."""
         try:
+            t = _arg_number(number, "number")
+            asc = order is not None and _arg_number(order, "order") != 0
             v = _array_numbers(ref)
-            asc = order is not None and _arg_number(_scalar(order, "order"), "order") != 0
         except _Err as ex:
             return ex.error
-
-        def one(y):
-            t = _arg_number(y, "number")
-            same = int(np.sum(v == t))
-            if not same:
-                raise _Err("#N/A", f"{t:g} is not among the numbers of ref")
-            first = 1 + int(np.sum(v < t if asc else v > t))
-            return first + (same - 1) / 2 if average else float(first)
-        return _each_value(number, one)
+        same = int(np.sum(v == t))
+        if not same:
+            return ExcelError("#N/A", f"{t:g} is not among the numbers of ref")
+        first = 1 + int(np.sum(v < t if asc else v > t))
+        return first + (same - 1) / 2 if average else float(first)
     return f
 
 
+@_lifted(1)
 def _trimmean(array, percent):
     """TRIMMEAN(array, percent): the mean without ``floor(n percent)`` numbers, rounded
     down to an even count, half from each end; ``percent`` outside [0, 1) is #NUM!
@@ -1259,8 +1305,8 @@ def _trimmean(array, percent):
     3.7777777777777777
     """
     try:
+        p = _arg_number(percent, "percent")
         v = np.sort(_array_numbers(array))
-        p = _arg_number(_scalar(percent, "percent"), "percent")
     except _Err as ex:
         return ex.error
     if not 0 <= p < 1 or not len(v):
@@ -1297,7 +1343,7 @@ def _frequency(data_array, bins_array):
     """
     try:
         data = _array_numbers(data_array)
-        bins = _array_numbers(bins_array)
+        bins = _array_numbers(0.0 if bins_array is None else bins_array)  # test.xlsx: W43
     except _Err as ex:
         return ex.error
     order = np.argsort(bins, kind="stable")
@@ -1311,13 +1357,20 @@ def _frequency(data_array, bins_array):
 
 def _pairs(a, b, name: str):
     """The (x, y) number pairs of two arrays of as many values (else #N/A); a pair with
-    text, a boolean or an empty cell on either side is left out; an error is the result."""
+    text, a boolean or an empty cell on either side is left out; an error is the result,
+    the first pair's first, except that a pair holding #NULL! is passed over (the
+    `formulas` project's test.xlsx, saved by Excel: CORREL, COVARIANCE.P, INTERCEPT,
+    PEARSON, RSQ, SLOPE, STEYX of (#NULL!, #NUM!, #REF!) and (#REF!, -0.01, -0.01) are
+    #NUM!)."""
     fa, fb = _flat(a), _flat(b)
-    for y in (*fa, *fb):
-        if isinstance(y, ExcelError):
-            raise _Err(str(y), getattr(y, "reason", "") or "an error value in the arrays")
     if len(fa) != len(fb):
         raise _Err("#N/A", f"{name}: the arrays hold different numbers of values")
+    for p, q in zip(fa, fb, strict=True):  # pair by pair (test.xlsx: CORREL, row 20)
+        if "#NULL!" in (p, q):
+            continue
+        for y in (p, q):
+            if isinstance(y, ExcelError):
+                raise _Err(str(y), getattr(y, "reason", "") or "an error value in the arrays")
 
     def num(y):
         return isinstance(y, (int, float)) and not isinstance(y, bool)
@@ -1394,10 +1447,13 @@ def _sumx(name: str, fn):
             xs, ys = _pairs(array_x, array_y, name)
         except _Err as ex:
             return ex.error
+        if not len(xs):  # NPOI's FormulaEvalTestData (saved by Excel)
+            return ExcelError("#DIV/0!", f"{name}: no pair of numbers")
         return float(np.sum(fn(xs, ys)))
     return f
 
 
+@_lifted(0)
 def _forecast(x, known_y, known_x):
     """FORECAST(x, known_y's, known_x's) = INTERCEPT + SLOPE x (Microsoft, "FORECAST and
     FORECAST.LINEAR functions"); ``x`` may be an array.
@@ -1406,12 +1462,12 @@ def _forecast(x, known_y, known_x):
     10.607253086419755
     """
     try:
+        t = _arg_number(x, "x")
         ys, xs = _pairs(known_y, known_x, "FORECAST")
         b = _slope(ys, xs, "FORECAST")
-        a = float(np.mean(ys)) - b * float(np.mean(xs))
+        return float(np.mean(ys)) - b * float(np.mean(xs)) + b * t
     except _Err as ex:
         return ex.error
-    return _each_value(x, lambda t: a + b * _arg_number(t, "x"))
 
 
 BUILTINS.update({
@@ -1452,6 +1508,11 @@ def _sumproduct(*arrays):
     if not arrays:
         return ExcelError("#VALUE!", "SUMPRODUCT takes at least one array")
     grids = [_grid(a) for a in arrays]
+    for g in grids:  # an error comes before a size mismatch (test.xlsx, MATH & TRIG AE75)
+        for row in g:
+            for y in row:
+                if isinstance(y, ExcelError):
+                    return y
     shape = (len(grids[0]), len(grids[0][0]))
     if any((len(g), len(g[0])) != shape for g in grids):
         return ExcelError("#VALUE!", "SUMPRODUCT: arrays of different sizes")
@@ -1460,22 +1521,20 @@ def _sumproduct(*arrays):
         m = np.zeros(shape)
         for i, row in enumerate(g):
             for j, y in enumerate(row):
-                if isinstance(y, ExcelError):
-                    return y
                 if isinstance(y, (int, float)) and not isinstance(y, bool):
                     m[i, j] = y
         mats.append(m)
     return float(np.sum(np.prod(mats, axis=0)))
 
 
-def _matrix(x, what: str) -> np.ndarray:
+def _matrix(x, what: str, errors: bool = True) -> np.ndarray:
     """A numeric matrix argument: any value that is not a number (an empty cell too) is
-    #VALUE!, an error value the result."""
+    #VALUE!, an error value the result (``errors`` False: #VALUE! too)."""
     g = _grid(x)
     m = np.empty((len(g), len(g[0])))
     for i, row in enumerate(g):
         for j, y in enumerate(row):
-            if isinstance(y, ExcelError):
+            if isinstance(y, ExcelError) and errors:
                 raise _Err(str(y), getattr(y, "reason", "") or f"an error value in {what}")
             if not isinstance(y, (int, float)) or isinstance(y, bool):
                 raise _Err("#VALUE!", f"{what}: {y!r} is not a number")
@@ -1516,6 +1575,7 @@ def _mdeterm(array):
     return float(np.linalg.det(m))
 
 
+@_lifted(0)
 def _munit(dimension):
     """MUNIT(dimension): the identity matrix of that size; below 1 is #VALUE! (Microsoft,
     "MUNIT function").
@@ -1524,7 +1584,7 @@ def _munit(dimension):
     [[1.0, 0.0], [0.0, 1.0]]
     """
     try:
-        n = math.trunc(_arg_number(_scalar(dimension, "dimension"), "dimension"))
+        n = math.trunc(_arg_number(dimension, "dimension"))
     except _Err as ex:
         return ex.error
     if n < 1:
@@ -1553,6 +1613,15 @@ def _count_arg(x, what: str, default: int | None = None) -> int | None:
     return math.trunc(_arg_number(_scalar(x, what), what))
 
 
+def _pad_arg(x, what: str):
+    """A padding value (any value, an error value too; omitted: #N/A)."""
+    if x is None:
+        return ExcelError("#N/A", f"{what}'s padding")
+    if isinstance(x, list):
+        raise _Err("#VALUE!", f"{what}: an array where the padding value belongs")
+    return x
+
+
 def _pick(name: str, by_rows: bool):
     def f(array, *nums):
         """CHOOSEROWS / CHOOSECOLS(array, n1, ...): the rows (columns) numbered ``n``,
@@ -1565,6 +1634,9 @@ def _pick(name: str, by_rows: bool):
         picked = []
         try:
             for a in nums:
+                ga = _grid(a)
+                if len(ga) > 1 and len(ga[0]) > 1:  # test.xlsx, LOOKUP AH6
+                    raise _Err("#VALUE!", f"{name}: a two-dimensional array of numbers")
                 for x in _flat(a):
                     k = math.trunc(_arg_number(x, "number"))
                     if k == 0 or abs(k) > len(lines):
@@ -1579,13 +1651,16 @@ def _pick(name: str, by_rows: bool):
 def _take_drop(take: bool):
     name = "TAKE" if take else "DROP"
 
+    @_lifted(1, 2)
     def f(array, rows=None, columns=None):
         """TAKE / DROP(array, rows, [columns]): the first (negative: last) rows and
         columns, or all but them; nothing left is an empty array (Excel's #CALC!, here
-        #VALUE! with the reason) (Microsoft, "TAKE function", "DROP function")."""
+        #VALUE! with the reason) (Microsoft, "TAKE function", "DROP function"). An empty
+        ``rows`` is 0 (the `formulas` project's test.xlsx, saved by Excel: TAKE(..., H123)
+        of an empty H123 is #VALUE!)."""
         g = _grid(array)
         try:
-            r = _count_arg(rows, "rows")
+            r = _count_arg(rows, "rows", 0)
             c = _count_arg(columns, "columns")
         except _Err as ex:
             return ex.error
@@ -1604,16 +1679,17 @@ def _take_drop(take: bool):
     return f
 
 
+@_lifted(1, 2)
 def _expand(array, rows=None, columns=None, pad_with=None):
     """EXPAND(array, rows, [columns], [pad_with]): the array grown to ``rows`` x
     ``columns`` (omitted: as it is), padded with ``pad_with`` (default #N/A); smaller
-    than the array is #VALUE! (Microsoft, "EXPAND function")."""
+    than the array is #VALUE! (Microsoft, "EXPAND function"; an empty ``rows`` is 0, as
+    test.xlsx of the `formulas` project shows: EXPAND({1},H19) is #VALUE!)."""
     g = _grid(array)
     try:
-        r = _count_arg(rows, "rows", len(g))
+        r = _count_arg(rows, "rows", 0)
         c = _count_arg(columns, "columns", len(g[0]))
-        pad = ExcelError("#N/A", "EXPAND's padding") if pad_with is None else _scalar(
-            pad_with, "pad_with")
+        pad = _pad_arg(pad_with, "EXPAND")
     except _Err as ex:
         return ex.error
     if r < len(g) or c < len(g[0]):
@@ -1647,6 +1723,7 @@ def _ignore_arg(ignore) -> tuple[bool, bool]:
 
 
 def _to_line(column: bool):
+    @_lifted(1, 2)
     def f(array, ignore=None, scan_by_column=None):
         """TOCOL / TOROW(array, [ignore], [scan_by_column]): the values in one column
         (row), by rows or by columns, blanks and/or errors left out (Microsoft, "TOCOL
@@ -1668,6 +1745,7 @@ def _to_line(column: bool):
 
 
 def _wrap(by_rows: bool):
+    @_lifted(1)
     def f(vector, wrap_count, pad_with=None):
         """WRAPROWS / WRAPCOLS(vector, wrap_count, [pad_with]): a row or column cut into
         rows (columns) of ``wrap_count`` values, the last padded (default #N/A);
@@ -1678,12 +1756,11 @@ def _wrap(by_rows: bool):
             return ExcelError("#VALUE!", "WRAPROWS/WRAPCOLS: the vector is two-dimensional")
         try:
             n = _count_arg(wrap_count, "wrap_count")
-            pad = ExcelError("#N/A", "padding") if pad_with is None else _scalar(
-                pad_with, "pad_with")
+            pad = _pad_arg(pad_with, "WRAPROWS/WRAPCOLS")
         except _Err as ex:
             return ex.error
-        if n is None or n < 1:
-            return ExcelError("#VALUE!", "WRAPROWS/WRAPCOLS: wrap_count below 1")
+        if n is None or n < 1:  # test.xlsx of the `formulas` project: #NUM!
+            return ExcelError("#NUM!", "WRAPROWS/WRAPCOLS: wrap_count below 1")
         vals = [y for row in g for y in row]
         lines = [vals[i:i + n] for i in range(0, len(vals), n)]
         lines[-1] = lines[-1] + [pad] * (n - len(lines[-1]))
@@ -1741,6 +1818,7 @@ def _unique_key(x):
     return (3, None if x is None else str(x))
 
 
+@_lifted(1, 2)
 def _unique(array, by_col=None, exactly_once=None):
     """UNIQUE(array, [by_col], [exactly_once]): the distinct rows (columns) in the order
     they first occur, text compared without regard to case; ``exactly_once`` only those
@@ -1778,58 +1856,89 @@ BUILTINS.update({
 })
 
 
-def _xmatch_one(value, keys: list, mode: int, search: int):
-    """XMATCH of one lookup value over ``keys`` (:func:`_lookup_key` of each cell)."""
+def _xmatch_key(x, lookup: bool = False):
+    """XMATCH's order of values: numbers, then text (without regard to case), then
+    booleans; an empty lookup value after them all; an empty cell or an error in the
+    array is no key (None)."""
+    if x is None:
+        return (3, 0) if lookup else None
+    if isinstance(x, ExcelError):
+        return None
+    if isinstance(x, bool):
+        return (2, x)
+    if isinstance(x, (int, float)):
+        return (0, float(x))
+    return (1, str(x).casefold())
+
+
+def _xmatch_one(value, keys: list, texts: list, mode: int, search: int):
+    """XMATCH of one lookup value over ``keys`` (:func:`_xmatch_key` of each cell;
+    ``texts`` the cells themselves, for wildcards and regular expressions)."""
     if isinstance(value, ExcelError):
         return value
-    want = _lookup_key(0.0 if value is None else value)
-    if want is None:
-        return ExcelError("#N/A", "XMATCH: the lookup value is not a number, text or boolean")
-    if abs(search) == 2:  # binary search (Excel's, over an array sorted that way)
-        desc = search == -2
-        p = excel_bsearch(keys, want, descending=desc)
-        if p is not None and keys[p] == want:
-            return float(p + 1)
-        if mode == 0 or mode == 2:
-            return ExcelError("#N/A", "XMATCH: no exact match")
-        if (mode == -1) == desc:  # the next key of the same type after p
-            nxt = (p + 1) if p is not None else 0
-            p = next((i for i in range(nxt, len(keys))
-                      if keys[i] is not None and keys[i][0] == want[0]), None)
-        if p is None:
-            return ExcelError("#N/A", "XMATCH: no match")
-        return float(p + 1)
-    order = range(len(keys)) if search == 1 else range(len(keys) - 1, -1, -1)
-    if mode == 2 and want[0] == 1:
-        rx = re.compile(_wildcard_regex(want[1]), re.S)
-        hit = next((i for i in order if keys[i] is not None and keys[i][0] == 1
-                    and rx.fullmatch(keys[i][1])), None)
+    if mode not in (0, -1, 1, 2, 3) or search not in (1, -1, 2, -2) or mode >= 2 and abs(
+            search) == 2:
+        return ExcelError("#VALUE!", f"XMATCH: search_mode {search} (with match_mode "
+                          f"{mode}) is not one Excel knows")
+    want = _xmatch_key(value, lookup=True)
+    hit = None
+    if abs(search) == 2:  # binary search over an array taken as sorted that way
+        asc = search == 2
+        lo, hi = 0, len(keys) - 1
+        while lo <= hi:
+            mid = (lo + hi) // 2
+            k = keys[mid] if keys[mid] is not None else (4, 0)
+            if k == want:
+                return float(mid + 1)
+            if (k < want) == asc:  # want lies after mid
+                if (mode == -1) == asc:
+                    hit = mid
+                lo = mid + 1
+            else:
+                if (mode == 1) == asc:
+                    hit = mid
+                hi = mid - 1
+        hit = hit if mode in (-1, 1) else None
     else:
-        hit = next((i for i in order if keys[i] == want), None)
+        order = range(len(keys)) if search == 1 else range(len(keys) - 1, -1, -1)
+        if mode >= 2 and (want[0] == 1 or mode == 3):
+            try:
+                rx = re.compile(_wildcard_regex(str(value)) if mode == 2 else value_text(value),
+                                re.S | re.I if mode == 2 else re.S)
+            except re.error:
+                return ExcelError("#VALUE!", f"XMATCH: {value!r} is not a regular expression")
+            find = rx.fullmatch if mode == 2 else rx.search
+            hit = next((i for i in order if isinstance(texts[i], str) and not isinstance(
+                texts[i], ExcelError) and find(texts[i])), None)
+        else:
+            hit = next((i for i in order if keys[i] == want), None)
         if hit is None and mode in (-1, 1):
-            best = None
             for i in order:
                 k = keys[i]
-                if k is None or k[0] != want[0] or (k[1] > want[1]) != (mode == 1):
+                if k is None or (k > want) != (mode == 1):
                     continue
-                if best is None or (k[1] < keys[best][1] if mode == 1 else
-                                    k[1] > keys[best][1]):
-                    best = i
-            hit = best
+                if hit is None or (k < keys[hit] if mode == 1 else k > keys[hit]):
+                    hit = i
     if hit is None:
         return ExcelError("#N/A", "XMATCH: no match")
     return float(hit + 1)
 
 
+@_lifted(2, 3)
 def _xmatch(lookup_value, lookup_array, match_mode=None, search_mode=None):
     """XMATCH(lookup_value, lookup_array, [match_mode], [search_mode]) (Microsoft, "XMATCH
     function", read 2026-12-01): the position of ``lookup_value`` in a row or column.
     match_mode 0 exact, -1 exact or the next smaller, 1 exact or the next larger (the
-    first of equals in the search's direction), 2 wildcards (``* ? ~``); search_mode 1
+    first of equals in the search's direction), 2 wildcards (``* ? ~``; "ß" is not "ss"
+    there, though it equals it in the other modes: test.xlsx, EXTRA L75 and L77), 3 a
+    regular expression (Microsoft's 2024 addition; IronCalc's XMATCH.xlsx, saved by Excel:
+    42 with 3 over text is #N/A); other modes #VALUE!; search_mode 1
     first to last, -1 last to first, 2 / -2 binary search over an array sorted ascending /
-    descending (wildcards with it are #VALUE!). Only values of the lookup value's type
-    compare (numbers, text without regard to case, booleans); none found is #N/A; an
-    array of lookup values gives an array of positions.
+    descending (wildcards with it are #VALUE!). Values of all types compare in one order
+    (:func:`_xmatch_key`: numbers, text, booleans; an empty lookup value last), as the
+    `formulas` project's test.xlsx (saved by Excel), sheet LOOKUP rows 171-197, shows:
+    "*b?u*" with -1 in {-1.1,2.1,3.1,4.1} is 4. None found is #N/A; an array of lookup
+    values gives an array of positions.
 
     >>> _xmatch("b", [["a"], ["B"], ["c"]]), _xmatch(0, [[3, 2, 2]], 1)
     (2.0, 2.0)
@@ -1837,6 +1946,8 @@ def _xmatch(lookup_value, lookup_array, match_mode=None, search_mode=None):
     (3.0, 2.0)
     >>> _xmatch(5, [[1, 3, 5, 7]], 0, 2), str(_xmatch(4, [[1, 3, 5, 7]], 0, 2))
     (3.0, '#N/A')
+    >>> _xmatch(None, [[True, 4.1, False, 1.1]], -1, 2), _xmatch("x", [[-1.1, 2.1]], -1)
+    (4.0, 2.0)
     """
     g = _grid(lookup_array)
     if len(g) > 1 and len(g[0]) > 1:
@@ -1846,16 +1957,13 @@ def _xmatch(lookup_value, lookup_array, match_mode=None, search_mode=None):
         search = _count_arg(search_mode, "search_mode", 1)
     except _Err as ex:
         return ex.error
-    if mode not in (0, -1, 1, 2) or search not in (1, -1, 2, -2):
-        return ExcelError("#VALUE!", f"XMATCH: match_mode {mode} or search_mode {search} "
-                          "is not one Excel knows")
-    if mode == 2 and abs(search) == 2:
-        return ExcelError("#VALUE!", "XMATCH: wildcards with a binary search")
-    keys = [_lookup_key(y) for row in g for y in row]
+    texts = [y for row in g for y in row]
+    keys = [_xmatch_key(y) for y in texts]
+    lookup_value = _listed(lookup_value)
     if isinstance(lookup_value, list):
-        return [[_xmatch_one(v, keys, mode, search) for v in row]
+        return [[_xmatch_one(v, keys, texts, mode, search) for v in row]
                 for row in _grid(lookup_value)]
-    return _xmatch_one(lookup_value, keys, mode, search)
+    return _xmatch_one(lookup_value, keys, texts, mode, search)
 
 
 BUILTINS["XMATCH"] = _xmatch
@@ -1864,6 +1972,7 @@ BUILTINS["XMATCH"] = _xmatch
 def _broadcast(fn, *args):
     """``fn`` of single values over arguments that may be arrays: Excel's element-wise
     rule (a one-row or one-column array repeats; outside a smaller array #N/A)."""
+    args = [_listed(a) for a in args]
     grids = [_grid(a) if isinstance(a, list) else None for a in args]
     if all(g is None for g in grids):
         try:
@@ -1913,12 +2022,13 @@ def _choose(index_num, *values):
 
     if not values:
         return ExcelError("#VALUE!", "CHOOSE takes at least one value")
+    index_num = _listed(index_num)
     if not isinstance(index_num, list):
         try:
             v = values[number(index_num) - 1]
         except _Err as ex:
             return ex.error
-        return 0.0 if v is None else v
+        return 0.0 if v is None else _listed(v)
     return _broadcast(lambda k, *vs: _choose(k, *vs), index_num, *values)
 
 
@@ -1954,22 +2064,29 @@ def _address_one(row_num, column_num, abs_num=None, a1=None, sheet_text=None) ->
     if isinstance(sheet_text, ExcelError):
         raise _Err(str(sheet_text), "sheet_text is an error value")
     sheet = value_text(sheet_text)
-    if not _PLAIN_SHEET.match(sheet) or _CELL_LIKE.match(sheet):
+    if sheet and (not _PLAIN_SHEET.match(sheet) or _CELL_LIKE.match(sheet)):
         sheet = "'" + sheet.replace("'", "''") + "'"
     return f"{sheet}!{ref}"
 
 
-def _address(row_num, column_num, abs_num=None, a1=None, sheet_text=None):
+def _address(row_num, column_num, *rest):
     """ADDRESS(row_num, column_num, [abs_num], [a1], [sheet_text]) (Microsoft, "ADDRESS
     function"): a cell's address as text; abs_num 1 ``$C$2``, 2 ``C$2``, 3 ``$C2``, 4
     ``C2``; ``a1`` FALSE the R1C1 form (``R2C[3]`` for a relative part); ``sheet_text``
-    prefixed, in quotes when it is not a plain name.
+    prefixed, in quotes when it is not a plain name. An empty cell given as ``a1`` is
+    FALSE, as ``sheet_text`` an empty name (the `formulas` project's test.xlsx, saved by
+    Excel: ADDRESS(1,3,4,TRUE,H3) of an empty H3 is ``!C1``).
 
     >>> _address(2, 3), _address(2, 3, 2), _address(2, 3, 2, False)
     ('$C$2', 'C$2', 'R2C[3]')
     >>> _address(2, 3, 1, False, "[Book1]Sheet1"), _address(2, 3, 1, False, "EXCEL SHEET")
     ("'[Book1]Sheet1'!R2C3", "'EXCEL SHEET'!R2C3")
     """
+    if len(rest) > 3:
+        return ExcelError("#VALUE!", "ADDRESS takes at most five arguments")
+    abs_num = rest[0] if rest else None
+    a1 = (False if rest[1] is None else rest[1]) if len(rest) > 1 else True
+    sheet_text = ("" if rest[2] is None else rest[2]) if len(rest) > 2 else None
     return _broadcast(_address_one, row_num, column_num, abs_num, a1, sheet_text)
 
 
@@ -1987,6 +2104,7 @@ def _delimiters(x, what: str) -> list[str] | None:
     return out
 
 
+@_lifted(0, 3, 4)
 def _textsplit(text, col_delimiter=None, row_delimiter=None, ignore_empty=None,
                match_mode=None, pad_with=None):
     """TEXTSPLIT(text, col_delimiter, [row_delimiter], [ignore_empty], [match_mode],
@@ -2002,13 +2120,16 @@ def _textsplit(text, col_delimiter=None, row_delimiter=None, ignore_empty=None,
     """
     try:
         t = _scalar(text, "text")
-        t = "" if t is None else value_text(t)
+        if t is None:  # test.xlsx of the `formulas` project, TEXT AM47
+            raise _Err("#VALUE!", "TEXTSPLIT: the text is an empty cell")
+        t = value_text(t)
         cols = _delimiters(col_delimiter, "col_delimiter")
         rows_d = _delimiters(row_delimiter, "row_delimiter")
         ignore = bool(_count_arg(ignore_empty, "ignore_empty", 0))
-        fold = bool(_count_arg(match_mode, "match_mode", 0))
-        pad = ExcelError("#N/A", "TEXTSPLIT padding") if pad_with is None else _scalar(
-            pad_with, "pad_with")
+        fold = _count_arg(match_mode, "match_mode", 0)
+        if fold not in (0, 1):
+            raise _Err("#VALUE!", f"TEXTSPLIT: match_mode {fold} is not 0 or 1")
+        pad = _pad_arg(pad_with, "TEXTSPLIT")
     except _Err as ex:
         return ex.error
     if cols is None and rows_d is None:
@@ -2037,12 +2158,14 @@ BUILTINS.update(CHOOSE=_choose, COUNTBLANK=_countblank, ADDRESS=_address,
 # least-squares fit y = m1 x1 + ... + mk xk + b (``const`` FALSE: b = 0) of known_y's on
 # known_x's (omitted: 1, 2, 3 ...), each x variable a column of known_x's when known_y's is
 # a column (a row when it is a row); GROWTH and LOGEST fit ln y (y = b m1^x1 ...), every
-# y > 0 else #NUM!; a value that is not a number is #VALUE!, sizes that do not fit #REF!.
+# y > 0 else #NUM!; a value that is not a number is #VALUE!, an error value too (the
+# `formulas` project's test.xlsx, saved by Excel: TREND(..., L113:M114) over #N/A and
+# #DIV/0! is #VALUE!), sizes that do not fit #REF!.
 
 def _known(known_y, known_x, log: bool, name: str):
     """(y, X, by_rows): the numbers of known_y's (ln y for ``log``) and the n x k matrix
     of the x variables; ``by_rows`` when each variable is a row."""
-    yg = _matrix(known_y, "known_y's")
+    yg = _matrix(known_y, "known_y's", errors=False)
     n = yg.size
     y = yg.reshape(-1)
     if log:
@@ -2051,7 +2174,7 @@ def _known(known_y, known_x, log: bool, name: str):
         y = np.log(y)
     if known_x is None:
         return y, np.arange(1.0, n + 1).reshape(-1, 1), yg.shape[0] == 1 and n > 1
-    xg = _matrix(known_x, "known_x's")
+    xg = _matrix(known_x, "known_x's", errors=False)
     if xg.size == n and (yg.shape[1] == 1 and xg.shape[0] != n or yg.shape[0] == 1
                          and xg.shape[1] != n or min(yg.shape) > 1):
         return y, xg.reshape(-1, 1), False  # one variable, any shape of as many values
@@ -2072,6 +2195,8 @@ def _fit(y: np.ndarray, X: np.ndarray, const: bool):
 
 
 def _const_arg(const) -> bool:
+    if isinstance(const, ExcelError):
+        raise _Err("#VALUE!", "const is an error value")
     return True if const is None else bool(_arg_number(_scalar(const, "const"), "const"))
 
 
@@ -2083,14 +2208,14 @@ def _predict(log: bool, name: str):
             k = X.shape[1]
             if new_x is None:
                 if known_x is None:
-                    shape = _matrix(known_y, "known_y's").shape
+                    shape = _matrix(known_y, "known_y's", errors=False).shape
                     nx = X
                 else:
-                    xg = _matrix(known_x, "known_x's")
+                    xg = _matrix(known_x, "known_x's", errors=False)
                     shape = xg.shape if k == 1 else (1, len(y)) if by_rows else (len(y), 1)
                     nx = X
             else:
-                ng = _matrix(new_x, "new_x's")
+                ng = _matrix(new_x, "new_x's", errors=False)
                 if k == 1:
                     shape, nx = ng.shape, ng.reshape(-1, 1)
                 elif by_rows and ng.shape[0] == k:
@@ -4192,7 +4317,7 @@ def excel_numbers(kind: str, args) -> float | int | ExcelError:
             v = _typed_number(str(x))
             if v is not None:
                 nums.append(v)
-            elif not count:
+            elif not count and kind not in ("MODE", "MODE.SNGL"):  # test.xlsx: MODE.SNGL
                 return ExcelError("#VALUE!", f"{kind}: the argument {x!r} is not a number")
             continue
         for row in (x if isinstance(x, list) else [[x]]):
