@@ -35,6 +35,11 @@ DATA = {
     "P": [33100, 47300, 69000, 102000, 150000, 220000],
     "Q": list(range(11, 17)),
     "R": ["Dakota Lennon Sanchez", "1,2,3;4,5", None, "", 0],  # TEXTSPLIT, COUNTBLANK
+    # the `formulas` project's test.xlsx (saved by Excel), STATISTICAL row 57 (LARGE)
+    "S": [0.1, -10, 0.9, 2.2, -0.1, None, "01/01/1900", True],
+    # IronCalc's PERCENTIL_QUARTIL.xlsx (saved by Excel), A14:A20
+    "T": [12, -1, 7.5, 56, 12, -4, 3],
+    "U": ["=NA()", "=1/0", 2, 3, 4],  # error values computed in cells
 }
 
 CASES = {
@@ -238,6 +243,52 @@ CASES = {
     "=INDEX(LOGEST({2;6;18},{1;2;3},TRUE,TRUE),1,1)": pytest.approx(3.0, rel=1e-12),
     "=INDEX(LOGEST({2;6;18},{1;2;3},TRUE,TRUE),3,1)": pytest.approx(1.0, rel=1e-12),
     "=INDEX(LOGEST({2;6;18},{1;2;3},TRUE,TRUE),4,2)": 1.0,  # df = 3 - 1 - 1
+    # Excel's cached values in the `formulas` project's test.xlsx, sheet LOOKUP rows
+    # 171-197: XMATCH orders all types as numbers < text < booleans < an empty lookup value
+    "=_xlfn.XMATCH(\"*b?u*\",{-1.1,2.1,3.1,4.1},-1)": 4.0,
+    "=_xlfn.XMATCH(TRUE,{-1.1,2.1,3.1,4.1},-1)": 4.0,
+    "=_xlfn.XMATCH(TRUE,{-1.1,2.1,3.1,4.1},1)": "#N/A",
+    "=_xlfn.XMATCH(R3,{\"c bau c\",4.1,\"a\",1.1},-1)": 1.0,  # R3 is empty
+    "=_xlfn.XMATCH(R3,{-1.1,2.1,3.1,4.1},1)": "#N/A",
+    "=_xlfn.XMATCH(-2,{\"\",4.1,\"a\",1.1},1,2)": 1.0,
+    "=_xlfn.XMATCH(R3,{TRUE,4.1,FALSE,1.1},-1,2)": 4.0,
+    "=_xlfn.XMATCH(1.1,{TRUE,4.1,FALSE,1.1},-1,2)": "#N/A",
+    "=_xlfn.XMATCH(\"*b?u*\",{TRUE,4.1,FALSE,\"c bau c\"},-1,-2)": 2.0,
+    # ... sheet EXTRA rows 75-77: "ß" equals "ss" except in a wildcard match; match_mode 4
+    # is #VALUE!; IronCalc's XMATCH.xlsx: match_mode 3 (a regular expression) finds none
+    "=_xlfn.XMATCH(\"ß\",{1,\"ss\",2.1,\"c bau c\",4.1},0)": 2.0,
+    "=_xlfn.XMATCH(\"ß\",{1,\"ss\",2.1,\"c bau c\",4.1},2)": "#N/A",
+    "=_xlfn.XMATCH(\"ß\",{1,\"ss\",2.1,\"c bau c\",4.1},4)": "#VALUE!",
+    "=_xlfn.XMATCH(42,K1:K5,3)": "#N/A",
+    "=_xlfn.XMATCH(\"^Gr\",K1:K5,3)": 2.0,  # by hand: Grape starts with "Gr"
+    # test.xlsx, STATISTICAL row 57: k of 0.9 is #NUM!; text is converted, dates too
+    "=LARGE(S1:S5,S3)": "#NUM!",
+    "=LARGE(S1:S5,S7)": 2.2,
+    "=LARGE(S1:S5,S8)": 2.2,
+    "=LARGE(S1:S5,S6)": "#NUM!",
+    "=LARGE(U1:U5,NA())": "#N/A",  # the error in k comes first (test.xlsx AA57)
+    "=_xlfn.PERCENTILE.INC(S2:S3,S7)": 0.9,  # test.xlsx, STATISTICAL W79
+    # IronCalc's PERCENTIL_QUARTIL.xlsx: 40 lies between 12 (the second of two) and 56
+    "=_xlfn.PERCENTRANK.INC(T1:T7,40)": 0.939,
+    "=_xlfn.PERCENTRANK.EXC(T1:T7,40)": 0.829,
+    "=_xlfn.PERCENTRANK.INC(T1:T7,10.5)": 0.611,
+    # two arrays: sizes first, then the first pair's error (test.xlsx CORREL row 20)
+    "=CORREL({1,2,3},{1,2})": "#N/A",
+    "=CORREL(U3:U5,U1:U3)": "#N/A",
+    "=CORREL(U1:U3,U2:U4)": "#N/A",
+    # NPOI's FormulaEvalTestData (saved by Excel): no pair of numbers is #DIV/0!
+    "=SUMX2MY2(R1:R3,L2:L4)": "#DIV/0!",
+    # IronCalc's WRAPCOLS_ROWS.xlsx: the padding may be an error value; by hand otherwise
+    "=INDEX(_xlfn.WRAPROWS({1,2,3},2,NA()),2,2)": "#N/A",
+    "=INDEX(_xlfn.WRAPROWS({1,2,3},2,0),2,2)": 0.0,
+    "=_xlfn.WRAPROWS({1,2,3},0)": "#NUM!",  # test.xlsx, LOOKUP O156
+    # lifting: a single-value parameter given an array (test.xlsx, CORE P31: 6)
+    "=SUM(_xlfn.MUNIT({1,2;3,4;7,8}))": 6.0,
+    "=SUM(TRIMMEAN(A1:A7,{0,0.3}))": pytest.approx(11.6, rel=1e-12),  # 6 + 5.6 by hand
+    "=SUM(LARGE(A1:A7,{1,2}))": 19.0,  # 11 + 8
+    # test.xlsx, LOOKUP S3: ADDRESS with an empty sheet_text
+    "=ADDRESS(1,3,4,TRUE,R3)": "!C1",
+    "=_xlfn.TEXTSPLIT(R3,\",\")": "#VALUE!",  # test.xlsx, TEXT AM47: an empty cell
 }
 
 
@@ -271,3 +322,27 @@ def test_functions_are_the_engines_own():
                  "FILTER", "UNIQUE", "TAKE", "DROP", "VSTACK", "TOCOL", "FREQUENCY",
                  "CHOOSE", "COUNTBLANK", "ADDRESS", "TEXTSPLIT", "TREND", "GROWTH", "LOGEST"):
         assert name in own, name
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_count_and_counta_filled_down(tmp_path, engine):
+    """COUNT and COUNTA over a window of each row, filled down (the block path counts every
+    row at once): COUNT counts the numbers in the references, COUNTA every value, empty text
+    and error values too (Microsoft, "COUNT function", "COUNTA function"); by hand per row."""
+    from rooflinexl.recalc.book import recalc_book
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    rows = [(1, "x", True), (None, '=""', "=1/0"), ("3", 2.5, None), (None, None, None)]
+    for r, values in enumerate(rows, start=1):
+        for c, v in enumerate(values, start=1):
+            if v is not None:
+                ws.cell(r, c, v)
+        ws.cell(r, 5, f"=COUNT(A{r}:C{r})")
+        ws.cell(r, 6, f"=COUNTA(A{r}:C{r})")
+        ws.cell(r, 7, f"=COUNT(A{r},B{r},$A$1:$C$4)")
+    wb.save(tmp_path / "count.xlsx")
+    ev = recalc_book(tmp_path / "count.xlsx", write=False, engine=engine).evaluation
+    got = [[ev.value(ws.title, f"{c}{r}") for c in "EFG"] for r in range(1, 5)]
+    # numbers: A1 1, B3 2.5 ("3" in A3 is text); the whole block holds 2 numbers
+    assert got == [[1, 3, 3], [0, 2, 2], [1, 2, 3], [0, 0, 2]]

@@ -852,9 +852,32 @@ class BlockEval:
         parts = self._parts(node)
         n = self.n if any(kind in ("vec", "bare") and len(p) > 1
                           or kind == "range" and p.per_row for kind, p in parts) else 1
+        if node.name in ("COUNT", "COUNTA"):
+            counted = self._count_references(node, parts, n)
+            if counted is not None:
+                return counted
         if node.name in EXCEL_NUMBERS:  # Excel's argument rules, as the per-cell engine's
             return self._numbers_rows(node, parts, np.arange(n), n)
         return self._reduce_rows(node.written, parts, np.arange(n))
+
+    @staticmethod
+    def _count_references(node: Call, parts, n: int) -> Vec | None:
+        """COUNT or COUNTA over references only (ranges, cells), for every row at once: the
+        cells holding a number (COUNTA: any value, empty text and errors too), as
+        :func:`rooflinexl.recalc.functions.excel_numbers` counts them; None when an
+        argument is not a reference."""
+        total = np.zeros(n)
+        for (kind, p), a in zip(parts, node.args, strict=True):
+            if not (kind == "range" or kind == "vec" and isinstance(a, Rng)):
+                return None
+            if (p.kind == OTHER).any():
+                return None
+            hit = p.kind == NUM if node.name == "COUNT" else p.kind != EMPTY
+            if kind == "range" and p.per_row:
+                total += hit.reshape(n, -1).sum(axis=1)
+            else:
+                total += hit.sum() if kind == "range" or len(p) == 1 else hit
+        return Vec.numbers(total)
 
     def f_spill(self, node: Call) -> Vec:
         """Column ``node.spread`` of an array formula's range (``node.args[1]`` columns
