@@ -1073,7 +1073,7 @@ def _aggregate(function_num, options, *args):
         return ex.error
     v = np.array(nums)
     if n in (14, 15):
-        return kth_value(v, k, n == 14)
+        return kth_value(v, k, n == 14, round_up=True)
     if n in (17, 19) and k != int(k):
         return ExcelError("#NUM!", "AGGREGATE: quart must be 0-4")
     return percentile_value(v, k / 4 if n in (17, 19) else k, n in (18, 19))
@@ -1164,16 +1164,17 @@ def _lifted(*positions: int):
     return wrap
 
 
-def kth_value(v: np.ndarray, k: float, largest: bool):
+def kth_value(v: np.ndarray, k: float, largest: bool, round_up: bool = False):
     """LARGE's and SMALL's pick: the ``k``-th largest (smallest) of the numbers ``v``;
-    a fractional ``k`` is rounded up; ``k`` below 1 or above len(v) is #NUM! (test.xlsx of
-    the `formulas` project, saved by Excel: LARGE(..., 0.9) is #NUM!).
+    a fractional ``k`` is truncated (``round_up``: rounded up, as AGGREGATE 14 and 15);
+    ``k`` outside 1..len(v) after that is #NUM! (test.xlsx of the `formulas` project,
+    saved by Excel: SMALL of 0, -10, 0.9, 2.2, -0.1 with k 2.2 is -0.1, with 0.9 #NUM!).
 
     >>> kth_value(np.array([3.0, 5, 3, 5, 4]), 3, True), kth_value(np.array([1.0, 2]), 1.2, False)
-    (4.0, 2.0)
+    (4.0, 1.0)
     """
-    i = math.ceil(k)
-    if k < 1 or i > len(v):
+    i = math.ceil(k) if round_up else math.trunc(k)
+    if not 1 <= i <= len(v):
         return ExcelError("#NUM!", f"k {k:g} outside 1..{len(v)}")
     s = np.sort(v)
     return float(s[len(s) - i] if largest else s[i - 1])
@@ -1343,7 +1344,10 @@ def _frequency(data_array, bins_array):
     """
     try:
         data = _array_numbers(data_array)
-        bins = _array_numbers(0.0 if bins_array is None else bins_array)  # test.xlsx: W43
+        # an empty cell among the bins is a bin of 0 (test.xlsx of the `formulas` project,
+        # saved by Excel: STATISTICAL W43 and EXTRA J50)
+        bins = _array_numbers([[0.0 if y is None else y for y in row] for row in _grid(
+            bins_array)])
     except _Err as ex:
         return ex.error
     order = np.argsort(bins, kind="stable")
@@ -1358,15 +1362,15 @@ def _frequency(data_array, bins_array):
 def _pairs(a, b, name: str):
     """The (x, y) number pairs of two arrays of as many values (else #N/A); a pair with
     text, a boolean or an empty cell on either side is left out; an error is the result,
-    the first pair's first, except that a pair holding #NULL! is passed over (the
-    `formulas` project's test.xlsx, saved by Excel: CORREL, COVARIANCE.P, INTERCEPT,
+    the first pair's first, except that a pair whose first value is #NULL! is passed over
+    (the `formulas` project's test.xlsx, saved by Excel: CORREL, COVARIANCE.P, INTERCEPT,
     PEARSON, RSQ, SLOPE, STEYX of (#NULL!, #NUM!, #REF!) and (#REF!, -0.01, -0.01) are
-    #NUM!)."""
+    #NUM!, of (#DIV/0!, #NAME?, #NULL!) and (#NULL!, #NUM!, #REF!) #DIV/0!)."""
     fa, fb = _flat(a), _flat(b)
     if len(fa) != len(fb):
         raise _Err("#N/A", f"{name}: the arrays hold different numbers of values")
     for p, q in zip(fa, fb, strict=True):  # pair by pair (test.xlsx: CORREL, row 20)
-        if "#NULL!" in (p, q):
+        if isinstance(p, ExcelError) and str(p) == "#NULL!":
             continue
         for y in (p, q):
             if isinstance(y, ExcelError):
