@@ -267,9 +267,11 @@ CASES = {
     "=LARGE(S1:S5,S8)": 2.2,
     "=LARGE(S1:S5,S6)": "#NUM!",
     "=SMALL(S1:S5,2.2)": -0.1,  # k truncated (test.xlsx, STATISTICAL AK95)
-    # test.xlsx, EXTRA J50: empty cells among the bins are bins of 0
+    "=LARGE(S1:S5,2.2)": 0.1,  # k rounded up (test.xlsx, STATISTICAL AK57)
+    # test.xlsx, EXTRA J50:J51: bins of empty cells only are one bin of 0
     "=INDEX(FREQUENCY(A1:A7,R3:R4),1)": 0.0,
-    "=INDEX(FREQUENCY(A1:A7,R3:R4),3)": 7.0,
+    "=INDEX(FREQUENCY(A1:A7,R3:R4),2)": 7.0,
+    "=ROWS(FREQUENCY(A1:A7,R3:R4))": 2,
     "=LARGE(U1:U5,NA())": "#N/A",  # the error in k comes first (test.xlsx AA57)
     "=_xlfn.PERCENTILE.INC(S2:S3,S7)": 0.9,  # test.xlsx, STATISTICAL W79
     # IronCalc's PERCENTIL_QUARTIL.xlsx: 40 lies between 12 (the second of two) and 56

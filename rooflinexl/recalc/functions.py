@@ -1165,16 +1165,18 @@ def _lifted(*positions: int):
 
 
 def kth_value(v: np.ndarray, k: float, largest: bool, round_up: bool = False):
-    """LARGE's and SMALL's pick: the ``k``-th largest (smallest) of the numbers ``v``;
-    a fractional ``k`` is truncated (``round_up``: rounded up, as AGGREGATE 14 and 15);
-    ``k`` outside 1..len(v) after that is #NUM! (test.xlsx of the `formulas` project,
-    saved by Excel: SMALL of 0, -10, 0.9, 2.2, -0.1 with k 2.2 is -0.1, with 0.9 #NUM!).
+    """LARGE's and SMALL's pick: the ``k``-th largest (smallest) of the numbers ``v``; a
+    fractional ``k`` is rounded up for LARGE and truncated for SMALL, and below 1 #NUM!
+    (test.xlsx of the `formulas` project, saved by Excel, STATISTICAL rows 57 and 95: of
+    0.1, -10, 0.9, 2.2, -0.1 LARGE with k 2.2 is 0.1 and SMALL -0.1, both with 0.9 #NUM!);
+    ``round_up`` (AGGREGATE 14 and 15): rounded up, 0 < k < 1 as 1. ``k`` beyond len(v) is
+    #NUM!.
 
     >>> kth_value(np.array([3.0, 5, 3, 5, 4]), 3, True), kth_value(np.array([1.0, 2]), 1.2, False)
     (4.0, 1.0)
     """
-    i = math.ceil(k) if round_up else math.trunc(k)
-    if not 1 <= i <= len(v):
+    i = math.ceil(k) if round_up or largest else math.trunc(k)
+    if not 1 <= i <= len(v) or k < 1 and not round_up:
         return ExcelError("#NUM!", f"k {k:g} outside 1..{len(v)}")
     s = np.sort(v)
     return float(s[len(s) - i] if largest else s[i - 1])
@@ -1344,10 +1346,11 @@ def _frequency(data_array, bins_array):
     """
     try:
         data = _array_numbers(data_array)
-        # an empty cell among the bins is a bin of 0 (test.xlsx of the `formulas` project,
-        # saved by Excel: STATISTICAL W43 and EXTRA J50)
-        bins = _array_numbers([[0.0 if y is None else y for y in row] for row in _grid(
-            bins_array)])
+        bins = _array_numbers(bins_array)
+        if not len(bins) and all(y is None for y in _flat(bins_array)):
+            # empty cells only: one bin of 0 (test.xlsx of the `formulas` project, saved
+            # by Excel: STATISTICAL W43 and EXTRA J50:J51)
+            bins = np.zeros(1)
     except _Err as ex:
         return ex.error
     order = np.argsort(bins, kind="stable")
