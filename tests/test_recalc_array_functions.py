@@ -295,6 +295,11 @@ CASES = {
     # test.xlsx, LOOKUP S3: ADDRESS with an empty sheet_text
     "=ADDRESS(1,3,4,TRUE,R3)": "!C1",
     "=_xlfn.TEXTSPLIT(R3,\",\")": "#VALUE!",  # test.xlsx, TEXT AM47: an empty cell
+    # test.xlsx, LOOKUP AK142:AM142: UNIQUE with an array of by_col values
+    "=INDEX(_xlfn.UNIQUE({2,1,2,1},{1,1,1}),1,1)": 2.0,
+    "=INDEX(_xlfn.UNIQUE({2,1,2,1},{1,1,1}),1,2)": 0.0,
+    # test.xlsx, STATISTICAL V42: a single empty cell as known_x's
+    "=_xlfn.FORECAST.LINEAR(1,A1,R3)": "#VALUE!",
 }
 
 

@@ -1470,6 +1470,9 @@ def _forecast(x, known_y, known_x):
     """
     try:
         t = _arg_number(x, "x")
+        for a in (known_y, known_x):  # test.xlsx of the `formulas` project, STATISTICAL V42
+            if not isinstance(a, (list, int, float, ExcelError)) or isinstance(a, bool):
+                raise _Err("#VALUE!", "FORECAST: a single value that is not a number")
         ys, xs = _pairs(known_y, known_x, "FORECAST")
         b = _slope(ys, xs, "FORECAST")
         return float(np.mean(ys)) - b * float(np.mean(xs)) + b * t
@@ -1825,15 +1828,34 @@ def _unique_key(x):
     return (3, None if x is None else str(x))
 
 
-@_lifted(1, 2)
 def _unique(array, by_col=None, exactly_once=None):
     """UNIQUE(array, [by_col], [exactly_once]): the distinct rows (columns) in the order
     they first occur, text compared without regard to case; ``exactly_once`` only those
     occurring once (Microsoft, "UNIQUE function").
 
+    ``by_col`` or ``exactly_once`` given as an array: as Excel's cached values in the
+    `formulas` project's test.xlsx (LOOKUP AK140:AN141, AK142:AM142, AS142:AU142), the
+    first element is UNIQUE's top-left value for the first parameters, each other element
+    0, or #VALUE! where its parameter is not a number or boolean.
+
     >>> _unique([["a"], ["B"], ["A"], [1]]), _unique([[1], [2], [1]], False, True)
     ([['a'], ['B'], [1]], 2)
+    >>> _unique([[2, 1, 2, 1]], [[1, 1, "b"]])
+    [[2, 0.0, '#VALUE!']]
     """
+    by_col, exactly_once = _listed(by_col), _listed(exactly_once)
+    if isinstance(by_col, list) or isinstance(exactly_once, list):
+        def one(b, e):
+            r = _unique(array, b, e)
+            return r[0][0] if isinstance(r, list) else r
+
+        def other(b, e):
+            _count_arg(b, "by_col", 0)
+            _count_arg(e, "exactly_once", 0)
+            return 0.0
+        out = _broadcast(other, by_col, exactly_once)
+        out[0][0] = _broadcast(one, by_col, exactly_once)[0][0]
+        return out
     g = _grid(array)
     try:
         bc = bool(_count_arg(by_col, "by_col", 0))
