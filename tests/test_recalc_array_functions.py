@@ -204,6 +204,10 @@ CASES = {
     "=_xlfn.XMATCH(9,A1:A7)": "#N/A",
     "=_xlfn.XMATCH(\"4\",A1:A7)": "#N/A",  # text never equals a number
     "=_xlfn.XMATCH(1,D1:E7)": "#VALUE!",  # not one row or column
+    "=INDEX(_xlfn.XMATCH({4,8,9},A1:A7),1,1)": 1.0,  # an array of lookup values
+    "=INDEX(_xlfn.XMATCH({4,8,9},A1:A7,0,-1),1,1)": 6.0,
+    "=INDEX(_xlfn.XMATCH({4,8,9},A1:A7,0,-1),1,2)": 3.0,
+    "=INDEX(_xlfn.XMATCH({4,8,9},A1:A7,0,-1),1,3)": "#N/A",
     # Microsoft, "CHOOSE function": "2nd"; an array of indexes picks element by element
     "=CHOOSE(2,\"1st\",\"2nd\",\"3rd\",\"Finished\")": "2nd",
     "=CHOOSE(5,1,2)": "#VALUE!",

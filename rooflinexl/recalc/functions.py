@@ -1107,16 +1107,6 @@ def _array_numbers(x) -> np.ndarray:
     return np.asarray(nums, dtype=float)
 
 
-def _each_value(x, fn):
-    """``fn`` of one argument, or of each element of an array argument (an array result)."""
-    if isinstance(x, list):
-        return [[_each_value(y, fn) for y in row] for row in _grid(x)]
-    try:
-        return fn(x)
-    except _Err as ex:
-        return ex.error
-
-
 def _arg_number(x, what: str) -> float:
     """A single numeric argument: an error is raised, a boolean counts as 0 or 1, an empty
     cell as 0, text as Excel converts it (:func:`_typed_number`: dates too; the `formulas`
@@ -1989,10 +1979,16 @@ def _xmatch(lookup_value, lookup_array, match_mode=None, search_mode=None):
     texts = [y for row in g for y in row]
     keys = [_xmatch_key(y) for y in texts]
     lookup_value = _listed(lookup_value)
-    if isinstance(lookup_value, list):
-        return [[_xmatch_one(v, keys, texts, mode, search) for v in row]
+    if not isinstance(lookup_value, list):
+        return _xmatch_one(lookup_value, keys, texts, mode, search)
+    if mode == 0 and search in (1, -1):  # many exact lookups: one index of the keys
+        order = range(len(keys)) if search == -1 else range(len(keys) - 1, -1, -1)
+        at = {keys[i]: float(i + 1) for i in order if keys[i] is not None}
+        return [[v if isinstance(v, ExcelError) else at.get(_xmatch_key(v, lookup=True))
+                 or ExcelError("#N/A", "XMATCH: no match") for v in row]
                 for row in _grid(lookup_value)]
-    return _xmatch_one(lookup_value, keys, texts, mode, search)
+    return [[_xmatch_one(v, keys, texts, mode, search) for v in row]
+            for row in _grid(lookup_value)]
 
 
 BUILTINS["XMATCH"] = _xmatch
@@ -2058,7 +2054,7 @@ def _choose(index_num, *values):
         except _Err as ex:
             return ex.error
         return 0.0 if v is None else _listed(v)
-    return _broadcast(lambda k, *vs: _choose(k, *vs), index_num, *values)
+    return _broadcast(_choose, index_num, *values)
 
 
 def _countblank(rng):
