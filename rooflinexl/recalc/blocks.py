@@ -230,11 +230,11 @@ def _array_units(ctx: Context, sheet: str, text: str, region, first_id: int) -> 
         return (ref.r1 + r0 if ref.r1_rel else ref.r1), (ref.r2 + r0 if ref.r2_rel else ref.r2)
 
     top = comp.tree
-    if isinstance(top, Call) and top.per_row and all(
+    if isinstance(top, Call) and (top.per_row or top.name in ctx.registered) and all(
             isinstance(a, (Lit, Rng, Arr)) or not _array_arg(a) for a in top.args):
-        # formulas' function called once over the arguments as arrays (the others
-        # single values), as the per-cell engine does; its result spreads over the
-        # range (kernels.BlockEval.f_spill)
+        # the function (formulas' or the engine's own) called once over the arguments as
+        # arrays (the others single values), as the per-cell engine does; its result
+        # spreads over the range (kernels.BlockEval.f_spill)
         def fixed(node):
             if isinstance(node, Rng):
                 ra, rb = absolute(node)

@@ -358,10 +358,6 @@ def _registered(functions: Mapping[str, Callable]):
     try:
         for name, fn in functions.items():
             table[name.upper()] = adapter(name.upper(), fn)
-        from rooflinexl.recalc.functions import EXCEL_NUMBERS
-
-        for name in EXCEL_NUMBERS:
-            table[name] = _numbers_function(name)
         table.update(formulas_overrides(saved))
         yield table
     finally:
@@ -404,17 +400,23 @@ def _numbers_function(kind: str) -> Callable:
 
 def formulas_overrides(table: Mapping[str, Any]) -> dict:
     """Excel's rules in place of formulas' INDEX (over an array), approximate MATCH, TEXT
-    and ISNUMBER, built from formulas' own entries in ``table``; the per-cell engine's
-    table and the block path's (kernels) both take them."""
+    and ISNUMBER, built from formulas' own entries in ``table``, and the functions of a
+    list of numbers (:data:`~rooflinexl.recalc.functions.EXCEL_NUMBERS`: SUM, COUNT,
+    COUNTA, MEDIAN, STDEV.S ..., also under the ``_xlfn.`` name Excel saves); the per-cell
+    engine's table and the block path's (kernels) both take them."""
     import numpy as np
     from formulas.functions import info
+
+    from rooflinexl.recalc.functions import EXCEL_NUMBERS
 
     # ISNUMBER: formulas' (its array handling), a number only: numeric text is not one
     # (Microsoft, "IS functions": the value is not converted; pycel's information.xlsx)
     isnumber = info.wrap_ranges_func(functools.partial(
         info.iserror, check=lambda x: isinstance(x, (int, float, np.number)) and not isinstance(
             x, (bool, np.bool_)), array=info.FalseArray))
-    return {"INDEX": _index_function(table["INDEX"]), "MATCH": _match_function(),
+    numbers = {f"{p}{name}": _numbers_function(name) for name in EXCEL_NUMBERS
+               for p in ("", "_XLFN.")}
+    return {**numbers, "INDEX": _index_function(table["INDEX"]), "MATCH": _match_function(),
             "TEXT": _text_function(), "ISNUMBER": isnumber,
             "VLOOKUP": _table_lookup_function(True), "HLOOKUP": _table_lookup_function(False)}
 

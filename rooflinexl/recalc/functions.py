@@ -401,7 +401,11 @@ _OPS = ("<=", ">=", "<>", "<", ">", "=")
 
 
 def _grid(x) -> list[list]:
-    """A host range argument as a list of rows (a single cell is a 1x1 range)."""
+    """A host range argument as a list of rows (a single cell is a 1x1 range). A whole
+    column of the block path (a numpy array, one row's value each) is refused (TypeError):
+    a function that reads an argument as an array is called row by row."""
+    if hasattr(x, "shape"):
+        raise TypeError("a column of per-row values where an array belongs")
     if isinstance(x, list):
         return [r if isinstance(r, list) else [r] for r in x] if x and isinstance(
             x[0], list) else [list(x)]
@@ -440,6 +444,8 @@ def _text_date(s: str) -> float | None:
     (45292.0, 45292.0, 45292.0)
     >>> _text_date("Jan 1, 2024"), _text_date("13/1/2024"), _text_date("abc")
     (45292.0, None, None)
+    >>> _text_date("1/01/1900"), _text_date("2/28/1900"), _text_date("3/1/1900")
+    (1.0, 59.0, 61.0)
     """
     import datetime
 
@@ -458,7 +464,7 @@ def _text_date(s: str) -> float | None:
             return None
         if not 1900 <= day.year <= 9999:
             return None
-        return float((day - datetime.date(1899, 12, 30)).days)
+        return float(_serial(day.year, day.month, day.day))  # 1/1/1900 is 1
     return None
 
 
@@ -1067,32 +1073,1237 @@ def _aggregate(function_num, options, *args):
         k = _number(_scalar(args[-1], "k"), "k")
     except _Err as ex:
         return ex.error
-    v = np.sort(np.array(nums))
-    m = len(v)
+    v = np.array(nums)
     if n in (14, 15):
-        i = math.ceil(k) if k != int(k) else int(k)
-        if not 1 <= i <= m:
-            return ExcelError("#NUM!", f"AGGREGATE: k {k} outside 1..{m}")
-        return float(v[m - i] if n == 14 else v[i - 1])
-    p = k / 4 if n in (17, 19) else k
+        return kth_value(v, k, n == 14, round_up=True)
     if n in (17, 19) and k != int(k):
         return ExcelError("#NUM!", "AGGREGATE: quart must be 0-4")
-    if m == 0:
-        return ExcelError("#NUM!", "AGGREGATE: no numbers")
-    if n in (16, 17):  # inclusive: rank p*(m-1)
-        if not 0 <= p <= 1:
-            return ExcelError("#NUM!", f"AGGREGATE: {k} out of range")
-        h = p * (m - 1)
-    else:  # exclusive: rank p*(m+1)-1, inside the data only
-        h = p * (m + 1) - 1
-        if not 0 <= h <= m - 1:
-            return ExcelError("#NUM!", f"AGGREGATE: {k} out of range")
-    lo = math.floor(h)
-    hi = min(lo + 1, m - 1)
-    return float(v[lo] + (h - lo) * (v[hi] - v[lo]))
+    return percentile_value(v, k / 4 if n in (17, 19) else k, n in (18, 19))
 
 
 BUILTINS.update(SUBTOTAL=_subtotal, AGGREGATE=_aggregate)
+
+
+# ------------------------------------------------------------ arrays, lookups, statistics
+#
+# Array arguments arrive as host values (:func:`_grid`: a list of row lists, one cell's
+# value for a single cell). Functions of a list of numbers read an array or reference by
+# Excel's rule for them (Microsoft, "LARGE function", "PERCENTILE.INC function", "SLOPE
+# function" ..., read 2026-12-01): numbers count; text, booleans and empty cells are
+# ignored; an error value is the result. Blank cells in an array result read as 0, as in
+# Excel's spilled values.
+
+def _flat(x) -> list:
+    """The values of an array or reference argument, row by row."""
+    return [y for row in _grid(x) for y in row]
+
+
+def _array_numbers(x) -> np.ndarray:
+    """The numbers of an array or reference argument (raises :class:`_Err` on an error)."""
+    nums = []
+    for y in _flat(x):
+        if isinstance(y, ExcelError):
+            raise _Err(str(y), getattr(y, "reason", "") or "an error value in the array")
+        if isinstance(y, (int, float)) and not isinstance(y, bool):
+            nums.append(float(y))
+    return np.asarray(nums, dtype=float)
+
+
+def _arg_number(x, what: str) -> float:
+    """A single numeric argument: an error is raised, a boolean counts as 0 or 1, an empty
+    cell as 0, text as Excel converts it (:func:`_typed_number`: dates too; the `formulas`
+    project's test.xlsx, saved by Excel: LARGE(..., "01/01/1900") is LARGE(..., 1))."""
+    if isinstance(x, ExcelError):
+        raise _Err(str(x), getattr(x, "reason", "") or f"{what} is an error value")
+    if isinstance(x, (bool, int, float)):
+        return float(x)
+    if x is None:
+        return 0.0
+    v = _typed_number(str(x))
+    if v is None:
+        raise _Err("#VALUE!", f"{what} {x!r} is not a number")
+    return v
+
+
+def _listed(x):
+    """A whole column of the block path (numpy, one row's value each) as a host array."""
+    return x.tolist() if getattr(x, "ndim", 0) == 2 else x
+
+
+def _lifted(*positions: int):
+    """Excel's lifting of single-value parameters: given an array there, the function is
+    computed for each of its elements (the top-left value of each result), an array of
+    results (the `formulas` project's test.xlsx, saved by Excel: TRIMMEAN(C115:J115,
+    E115:R115) as an array formula, MUNIT({1,2;3,4;7,8}) ...)."""
+    def wrap(fn):
+        def f(*args):
+            args = [_listed(a) if i in positions else a for i, a in enumerate(args)]
+            at = [i for i in positions if i < len(args) and isinstance(args[i], list)]
+            if not at:
+                return fn(*args)
+
+            def one(*vals):
+                a = list(args)
+                for i, v in zip(at, vals, strict=True):
+                    a[i] = v
+                r = fn(*a)
+                while isinstance(r, list):
+                    r = r[0][0] if isinstance(r[0], list) else r[0]
+                return r
+            return _broadcast(one, *[args[i] for i in at])
+        f.__name__, f.__doc__ = fn.__name__, fn.__doc__
+        return f
+    return wrap
+
+
+def kth_value(v: np.ndarray, k: float, largest: bool, round_up: bool = False):
+    """LARGE's and SMALL's pick: the ``k``-th largest (smallest) of the numbers ``v``; a
+    fractional ``k`` is rounded up for LARGE and truncated for SMALL, and below 1 #NUM!
+    (test.xlsx of the `formulas` project, saved by Excel, STATISTICAL rows 57 and 95: of
+    0.1, -10, 0.9, 2.2, -0.1 LARGE with k 2.2 is 0.1 and SMALL -0.1, both with 0.9 #NUM!);
+    ``round_up`` (AGGREGATE 14 and 15): rounded up, 0 < k < 1 as 1. ``k`` beyond len(v) is
+    #NUM!.
+
+    >>> kth_value(np.array([3.0, 5, 3, 5, 4]), 3, True), kth_value(np.array([1.0, 2]), 1.2, False)
+    (4.0, 1.0)
+    """
+    i = math.ceil(k) if round_up or largest else math.trunc(k)
+    if not 1 <= i <= len(v) or k < 1 and not round_up:
+        return ExcelError("#NUM!", f"k {k:g} outside 1..{len(v)}")
+    s = np.sort(v)
+    return float(s[len(s) - i] if largest else s[i - 1])
+
+
+def percentile_value(v: np.ndarray, p: float, exclusive: bool):
+    """PERCENTILE.INC (rank ``p (n-1)``) or .EXC (rank ``p (n+1) - 1``, 0-based) of the
+    numbers ``v``, interpolated linearly between the neighbouring sorted values; no
+    number, ``p`` outside 0..1, or (exclusive) a rank outside the data is #NUM!.
+
+    >>> percentile_value(np.array([1.0, 3, 2, 4]), 0.3, False)
+    1.9
+    >>> percentile_value(np.array([1.0, 2, 3, 6, 6, 6, 7, 8, 9]), 0.25, True)
+    2.5
+    """
+    m = len(v)
+    if m == 0 or not 0 <= p <= 1:
+        return ExcelError("#NUM!", f"no numbers, or {p:g} outside 0..1")
+    h = p * (m + 1) - 1 if exclusive else p * (m - 1)
+    if not 0 <= h <= m - 1:
+        return ExcelError("#NUM!", f"{p:g} outside the data's exclusive range")
+    s = np.sort(v)
+    lo = math.floor(h)
+    hi = min(lo + 1, m - 1)
+    return float(s[lo] + (h - lo) * (s[hi] - s[lo]))
+
+
+def _kth(largest: bool):
+    @_lifted(1)
+    def f(array, k):
+        """LARGE(array, k) / SMALL(array, k) (Microsoft, "LARGE function", "SMALL
+        function"); an error in ``k`` comes before one in the array."""
+        try:
+            kk = _arg_number(k, "k")
+            return kth_value(_array_numbers(array), kk, largest)
+        except _Err as ex:
+            return ex.error
+    return f
+
+
+def _percentile(exclusive: bool, quartile: bool):
+    @_lifted(1)
+    def f(array, k):
+        """PERCENTILE(.INC/.EXC)(array, k), QUARTILE(.INC/.EXC)(array, quart): quart is
+        truncated; QUARTILE.EXC takes 1-3, QUARTILE 0-4, below 0 #NUM! (Microsoft,
+        "QUARTILE.EXC function", "QUARTILE function"); an error in ``k`` comes before one
+        in the array (test.xlsx of the `formulas` project, saved by Excel)."""
+        try:
+            k_ = _arg_number(k, "quart" if quartile else "k")
+            v = _array_numbers(array)
+            if quartile:
+                q = math.trunc(k_)
+                if k_ < 0 or not (1 <= q <= 3 if exclusive else 0 <= q <= 4):
+                    raise _Err("#NUM!", f"quart {k_:g} out of range")
+                k_ = q / 4
+            elif exclusive and not 0 < k_ < 1:
+                raise _Err("#NUM!", f"k {k_:g} outside (0, 1)")
+        except _Err as ex:
+            return ex.error
+        return percentile_value(v, k_, exclusive)
+    return f
+
+
+def _percentrank(exclusive: bool):
+    @_lifted(1, 2)
+    def f(array, x, significance=None):
+        """PERCENTRANK(.INC/.EXC)(array, x, [significance]): the rank of ``x`` in the
+        numbers of ``array`` as a fraction, ``i / (n-1)`` (.EXC: ``(i+1) / (n+1)``) for
+        the ``i``-th (0-based, first of equals) sorted value, interpolated between the
+        neighbours (the last of equal lower ones) of an ``x`` that is not in the data,
+        truncated to ``significance`` (default 3) digits; ``x`` outside the data is #N/A,
+        significance < 1 #NUM! (Microsoft, "PERCENTRANK.INC function", "PERCENTRANK.EXC
+        function"; IronCalc's PERCENTIL_QUARTIL.xlsx, saved by Excel: 40 in -4, -1, 3, 7.5,
+        12, 12, 56 is 0.939)."""
+        try:
+            t = _arg_number(x, "x")
+            sig = 3 if significance is None else math.trunc(
+                _arg_number(significance, "significance"))
+            v = np.sort(_array_numbers(array))
+        except _Err as ex:
+            return ex.error
+        if sig < 1:
+            return ExcelError("#NUM!", f"significance {sig} below 1")
+        m = len(v)
+
+        def rank(i: int) -> float:
+            return (i + 1) / (m + 1) if exclusive else i / (m - 1) if m > 1 else 1.0
+
+        if m == 0 or not v[0] <= t <= v[-1]:
+            return ExcelError("#N/A", f"x {t:g} outside the data")
+        i = int(np.searchsorted(v, t, "left"))
+        if v[i] == t:
+            r = rank(i)
+        else:
+            r = rank(i - 1) + (t - v[i - 1]) / (v[i] - v[i - 1]) * (rank(i) - rank(i - 1))
+        scale = 10.0 ** sig
+        return math.floor(round(r * scale, 6)) / scale
+    return f
+
+
+def _rank(average: bool):
+    @_lifted(0, 2)
+    def f(number, ref, order=None):
+        """RANK(.EQ/.AVG)(number, ref, [order]): 1 + the count of numbers of ``ref`` above
+        ``number`` (``order`` nonzero: below); .AVG the mean rank of equal numbers;
+        ``number`` not among them is #N/A (Microsoft, "RANK.EQ function", "RANK.AVG
+        function")."""
+        try:
+            t = _arg_number(number, "number")
+            asc = order is not None and _arg_number(order, "order") != 0
+            v = _array_numbers(ref)
+        except _Err as ex:
+            return ex.error
+        same = int(np.sum(v == t))
+        if not same:
+            return ExcelError("#N/A", f"{t:g} is not among the numbers of ref")
+        first = 1 + int(np.sum(v < t if asc else v > t))
+        return first + (same - 1) / 2 if average else float(first)
+    return f
+
+
+@_lifted(1)
+def _trimmean(array, percent):
+    """TRIMMEAN(array, percent): the mean without ``floor(n percent)`` numbers, rounded
+    down to an even count, half from each end; ``percent`` outside [0, 1) is #NUM!
+    (Microsoft, "TRIMMEAN function").
+
+    >>> _trimmean([[4], [5], [6], [7], [2], [3], [4], [5], [1], [2], [3]], 0.2)
+    3.7777777777777777
+    """
+    try:
+        p = _arg_number(percent, "percent")
+        v = np.sort(_array_numbers(array))
+    except _Err as ex:
+        return ex.error
+    if not 0 <= p < 1 or not len(v):
+        return ExcelError("#NUM!", "TRIMMEAN: percent outside [0, 1) or no numbers")
+    k = math.floor(len(v) * p) // 2
+    return float(np.mean(v[k:len(v) - k]))
+
+
+def _mode_mult(*args):
+    """MODE.MULT(number1, ...): the numbers occurring most often (at least twice), in the
+    order they first occur, as a column (Microsoft, "MODE.MULT function")."""
+    try:
+        v = np.concatenate([_array_numbers(a) for a in args]) if args else np.array([])
+    except _Err as ex:
+        return ex.error
+    vals, counts = np.unique(v, return_counts=True)
+    if not len(v) or counts.max() < 2:
+        return ExcelError("#N/A", "MODE.MULT: no value occurs twice")
+    top = {float(x) for x, c in zip(vals, counts, strict=True) if c == counts.max()}
+    out = []
+    for x in v.tolist():
+        if x in top and [x] not in out:
+            out.append([x])
+    return out
+
+
+def _frequency(data_array, bins_array):
+    """FREQUENCY(data_array, bins_array): a column of how many numbers fall in each
+    interval the bins make (``<= bin``, above the previous bin), one more than the bins
+    for those above the highest; bins in any order (Microsoft, "FREQUENCY function").
+
+    >>> _frequency([[79], [85], [78], [85], [50], [81], [95], [88], [97]], [[70], [79], [89]])
+    [[1.0], [2.0], [4.0], [2.0]]
+    """
+    try:
+        data = _array_numbers(data_array)
+        bins = _array_numbers(bins_array)
+        if not len(bins) and all(y is None for y in _flat(bins_array)):
+            # empty cells only: one bin of 0 (test.xlsx of the `formulas` project, saved
+            # by Excel: STATISTICAL W43 and EXTRA J50:J51)
+            bins = np.zeros(1)
+    except _Err as ex:
+        return ex.error
+    order = np.argsort(bins, kind="stable")
+    slot = np.searchsorted(bins[order], data, "left")
+    counts = np.bincount(slot, minlength=len(bins) + 1).astype(float)
+    out = np.empty(len(bins) + 1)
+    out[order] = counts[:len(bins)]
+    out[-1] = counts[len(bins)]
+    return [[float(c)] for c in out]
+
+
+def _pairs(a, b, name: str):
+    """The (x, y) number pairs of two arrays of as many values (else #N/A); a pair with
+    text, a boolean or an empty cell on either side is left out; an error is the result,
+    the first pair's first, except that a pair whose first value is #NULL! is passed over
+    (the `formulas` project's test.xlsx, saved by Excel: CORREL, COVARIANCE.P, INTERCEPT,
+    PEARSON, RSQ, SLOPE, STEYX of (#NULL!, #NUM!, #REF!) and (#REF!, -0.01, -0.01) are
+    #NUM!, of (#DIV/0!, #NAME?, #NULL!) and (#NULL!, #NUM!, #REF!) #DIV/0!)."""
+    fa, fb = _flat(a), _flat(b)
+    if len(fa) != len(fb):
+        raise _Err("#N/A", f"{name}: the arrays hold different numbers of values")
+    for p, q in zip(fa, fb, strict=True):  # pair by pair (test.xlsx: CORREL, row 20)
+        if isinstance(p, ExcelError) and str(p) == "#NULL!":
+            continue
+        for y in (p, q):
+            if isinstance(y, ExcelError):
+                raise _Err(str(y), getattr(y, "reason", "") or "an error value in the arrays")
+
+    def num(y):
+        return isinstance(y, (int, float)) and not isinstance(y, bool)
+
+    keep = [(float(p), float(q)) for p, q in zip(fa, fb, strict=True) if num(p) and num(q)]
+    xs = np.asarray([p for p, _ in keep], dtype=float)
+    ys = np.asarray([q for _, q in keep], dtype=float)
+    return xs, ys
+
+
+def _moments(xs: np.ndarray, ys: np.ndarray):
+    """(n, sum of squared x deviations, of y, of their products)."""
+    if not len(xs):
+        return 0, 0.0, 0.0, 0.0
+    dx, dy = xs - np.mean(xs), ys - np.mean(ys)
+    return len(xs), float(np.sum(dx * dx)), float(np.sum(dy * dy)), float(np.sum(dx * dy))
+
+
+def _div0(name: str):
+    return _Err("#DIV/0!", f"{name}: too few numbers, or no variation")
+
+
+def _slope(ys, xs, name="SLOPE"):
+    n, sxx, _, sxy = _moments(xs, ys)
+    if n == 0 or sxx == 0:
+        raise _div0(name)
+    return sxy / sxx
+
+
+def _intercept(ys, xs, name="INTERCEPT"):
+    return float(np.mean(ys)) - _slope(ys, xs, name) * float(np.mean(xs))
+
+
+def _correl(xs, ys, name="CORREL"):
+    _, sxx, syy, sxy = _moments(xs, ys)
+    if sxx * syy == 0:
+        raise _div0(name)
+    return sxy / math.sqrt(sxx * syy)
+
+
+def _steyx(ys, xs):
+    n, sxx, syy, sxy = _moments(xs, ys)
+    if n < 3 or sxx == 0:
+        raise _div0("STEYX")
+    return math.sqrt((syy - sxy * sxy / sxx) / (n - 2))
+
+
+def _covar(sample: bool, name: str):
+    def f(xs, ys):
+        n, _, _, sxy = _moments(xs, ys)
+        if n < (2 if sample else 1):
+            raise _div0(name)
+        return sxy / (n - 1 if sample else n)
+    return f
+
+
+def _two_arrays(name: str, fn):
+    """A function of two arrays' number pairs (:func:`_pairs`): ``fn(first, second)``."""
+    def f(a, b):
+        try:
+            first, second = _pairs(a, b, name)
+            return float(fn(first, second))
+        except _Err as ex:
+            return ex.error
+    f.__name__ = name
+    return f
+
+
+def _sumx(name: str, fn):
+    """SUMX2MY2, SUMX2PY2, SUMXMY2 (Microsoft, "SUMX2MY2 function" ...): the sum of
+    ``fn(x, y)`` over the pairs of numbers."""
+    def f(array_x, array_y):
+        try:
+            xs, ys = _pairs(array_x, array_y, name)
+        except _Err as ex:
+            return ex.error
+        if not len(xs):  # NPOI's FormulaEvalTestData (saved by Excel)
+            return ExcelError("#DIV/0!", f"{name}: no pair of numbers")
+        return float(np.sum(fn(xs, ys)))
+    return f
+
+
+@_lifted(0)
+def _forecast(x, known_y, known_x):
+    """FORECAST(x, known_y's, known_x's) = INTERCEPT + SLOPE x (Microsoft, "FORECAST and
+    FORECAST.LINEAR functions"); ``x`` may be an array.
+
+    >>> _forecast(30, [[6], [7], [9], [15], [21]], [[20], [28], [31], [38], [40]])
+    10.607253086419755
+    """
+    try:
+        t = _arg_number(x, "x")
+        for a in (known_y, known_x):  # test.xlsx of the `formulas` project, STATISTICAL V42
+            if not isinstance(a, (list, int, float, ExcelError)) or isinstance(a, bool):
+                raise _Err("#VALUE!", "FORECAST: a single value that is not a number")
+        ys, xs = _pairs(known_y, known_x, "FORECAST")
+        b = _slope(ys, xs, "FORECAST")
+        return float(np.mean(ys)) - b * float(np.mean(xs)) + b * t
+    except _Err as ex:
+        return ex.error
+
+
+BUILTINS.update({
+    "LARGE": _kth(True), "SMALL": _kth(False),
+    "PERCENTILE": _percentile(False, False), "PERCENTILE.INC": _percentile(False, False),
+    "PERCENTILE.EXC": _percentile(True, False), "QUARTILE": _percentile(False, True),
+    "QUARTILE.INC": _percentile(False, True), "QUARTILE.EXC": _percentile(True, True),
+    "PERCENTRANK": _percentrank(False), "PERCENTRANK.INC": _percentrank(False),
+    "PERCENTRANK.EXC": _percentrank(True),
+    "RANK": _rank(False), "RANK.EQ": _rank(False), "RANK.AVG": _rank(True),
+    "TRIMMEAN": _trimmean, "MODE.MULT": _mode_mult, "FREQUENCY": _frequency,
+    "SLOPE": _two_arrays("SLOPE", lambda ys, xs: _slope(ys, xs)),
+    "INTERCEPT": _two_arrays("INTERCEPT", lambda ys, xs: _intercept(ys, xs)),
+    "STEYX": _two_arrays("STEYX", _steyx),
+    "CORREL": _two_arrays("CORREL", _correl),
+    "PEARSON": _two_arrays("PEARSON", lambda a, b: _correl(a, b, "PEARSON")),
+    "RSQ": _two_arrays("RSQ", lambda ys, xs: _correl(xs, ys, "RSQ") ** 2),
+    "COVAR": _two_arrays("COVAR", _covar(False, "COVAR")),
+    "COVARIANCE.P": _two_arrays("COVARIANCE.P", _covar(False, "COVARIANCE.P")),
+    "COVARIANCE.S": _two_arrays("COVARIANCE.S", _covar(True, "COVARIANCE.S")),
+    "FORECAST": _forecast, "FORECAST.LINEAR": _forecast,
+    "SUMX2MY2": _sumx("SUMX2MY2", lambda x, y: x * x - y * y),
+    "SUMX2PY2": _sumx("SUMX2PY2", lambda x, y: x * x + y * y),
+    "SUMXMY2": _sumx("SUMXMY2", lambda x, y: (x - y) ** 2),
+})
+
+
+def _sumproduct(*arrays):
+    """SUMPRODUCT(array1, [array2], ...): the sum of the products of the arrays' elements
+    at the same place; arrays of other sizes are #VALUE!, a non-number element counts as
+    0, an error value is the result (Microsoft, "SUMPRODUCT function").
+
+    >>> _sumproduct([[3, 4], [8, 6], [1, 9]], [[2, 7], [6, 7], [5, 3]])
+    156.0
+    >>> _sumproduct([[1], ["x"], [True]], [[2], [3], [4]]), str(_sumproduct([[1, 2]], [[1]]))
+    (2.0, '#VALUE!')
+    """
+    if not arrays:
+        return ExcelError("#VALUE!", "SUMPRODUCT takes at least one array")
+    grids = [_grid(a) for a in arrays]
+    for g in grids:  # an error comes before a size mismatch (test.xlsx, MATH & TRIG AE75)
+        for row in g:
+            for y in row:
+                if isinstance(y, ExcelError):
+                    return y
+    shape = (len(grids[0]), len(grids[0][0]))
+    if any((len(g), len(g[0])) != shape for g in grids):
+        return ExcelError("#VALUE!", "SUMPRODUCT: arrays of different sizes")
+    mats = []
+    for g in grids:
+        m = np.zeros(shape)
+        for i, row in enumerate(g):
+            for j, y in enumerate(row):
+                if isinstance(y, (int, float)) and not isinstance(y, bool):
+                    m[i, j] = y
+        mats.append(m)
+    return float(np.sum(np.prod(mats, axis=0)))
+
+
+def _matrix(x, what: str, errors: bool = True) -> np.ndarray:
+    """A numeric matrix argument: any value that is not a number (an empty cell too) is
+    #VALUE!, an error value the result (``errors`` False: #VALUE! too)."""
+    g = _grid(x)
+    m = np.empty((len(g), len(g[0])))
+    for i, row in enumerate(g):
+        for j, y in enumerate(row):
+            if isinstance(y, ExcelError) and errors:
+                raise _Err(str(y), getattr(y, "reason", "") or f"an error value in {what}")
+            if not isinstance(y, (int, float)) or isinstance(y, bool):
+                raise _Err("#VALUE!", f"{what}: {y!r} is not a number")
+            m[i, j] = y
+    return m
+
+
+def _mmult(array1, array2):
+    """MMULT(array1, array2): the matrix product; array1's columns must equal array2's
+    rows and every element be a number, else #VALUE! (Microsoft, "MMULT function").
+
+    >>> _mmult([[1, 3], [7, 2]], [[2, 0], [0, 2]])
+    [[2.0, 6.0], [14.0, 4.0]]
+    """
+    try:
+        a, b = _matrix(array1, "array1"), _matrix(array2, "array2")
+    except _Err as ex:
+        return ex.error
+    if a.shape[1] != b.shape[0]:
+        return ExcelError("#VALUE!", "MMULT: array1's columns differ from array2's rows")
+    out = a @ b
+    return float(out[0, 0]) if out.size == 1 else out.tolist()
+
+
+def _mdeterm(array):
+    """MDETERM(array): the determinant of a square matrix of numbers (Microsoft, "MDETERM
+    function"); not square or not all numbers is #VALUE!.
+
+    >>> round(_mdeterm([[1, 3, 8, 5], [1, 3, 6, 1], [1, 1, 1, 0], [7, 3, 10, 2]]), 9)
+    88.0
+    """
+    try:
+        m = _matrix(array, "array")
+    except _Err as ex:
+        return ex.error
+    if m.shape[0] != m.shape[1]:
+        return ExcelError("#VALUE!", "MDETERM: the array is not square")
+    return float(np.linalg.det(m))
+
+
+@_lifted(0)
+def _munit(dimension):
+    """MUNIT(dimension): the identity matrix of that size; below 1 is #VALUE! (Microsoft,
+    "MUNIT function").
+
+    >>> _munit(2)
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
+    try:
+        n = math.trunc(_arg_number(dimension, "dimension"))
+    except _Err as ex:
+        return ex.error
+    if n < 1:
+        return ExcelError("#VALUE!", f"MUNIT: dimension {n} below 1")
+    return 1.0 if n == 1 else np.eye(n).tolist()
+
+
+def _spilled(rows: list) -> list | object:
+    """An array result: blank cells as 0 (Excel's spilled values), one value as itself."""
+    out = [[0.0 if y is None else y for y in row] for row in rows]
+    return out[0][0] if len(out) == 1 and len(out[0]) == 1 else out
+
+
+def _transpose(array):
+    """TRANSPOSE(array): rows as columns (Microsoft, "TRANSPOSE function").
+
+    >>> _transpose([[1, 2, 3], [4, None, 6]])
+    [[1, 4], [2, 0.0], [3, 6]]
+    """
+    return _spilled([list(c) for c in zip(*_grid(array), strict=True)])
+
+
+def _count_arg(x, what: str, default: int | None = None) -> int | None:
+    if x is None:
+        return default
+    return math.trunc(_arg_number(_scalar(x, what), what))
+
+
+def _pad_arg(x, what: str):
+    """A padding value (any value, an error value too; omitted: #N/A)."""
+    if x is None:
+        return ExcelError("#N/A", f"{what}'s padding")
+    if isinstance(x, list):
+        raise _Err("#VALUE!", f"{what}: an array where the padding value belongs")
+    return x
+
+
+def _pick(name: str, by_rows: bool):
+    def f(array, *nums):
+        """CHOOSEROWS / CHOOSECOLS(array, n1, ...): the rows (columns) numbered ``n``,
+        negative from the end; 0 or beyond the array is #VALUE! (Microsoft,
+        "CHOOSECOLS function")."""
+        g = _grid(array)
+        lines = g if by_rows else [list(c) for c in zip(*g, strict=True)]
+        if not nums:
+            return ExcelError("#VALUE!", f"{name} takes at least one number")
+        picked = []
+        try:
+            for a in nums:
+                ga = _grid(a)
+                if len(ga) > 1 and len(ga[0]) > 1:  # test.xlsx, LOOKUP AH6
+                    raise _Err("#VALUE!", f"{name}: a two-dimensional array of numbers")
+                for x in _flat(a):
+                    k = math.trunc(_arg_number(x, "number"))
+                    if k == 0 or abs(k) > len(lines):
+                        raise _Err("#VALUE!", f"{name}: {k} outside 1..{len(lines)}")
+                    picked.append(lines[k - 1 if k > 0 else len(lines) + k])
+        except _Err as ex:
+            return ex.error
+        return _spilled(picked if by_rows else [list(c) for c in zip(*picked, strict=True)])
+    return f
+
+
+def _take_drop(take: bool):
+    name = "TAKE" if take else "DROP"
+
+    @_lifted(1, 2)
+    def f(array, rows=None, columns=None):
+        """TAKE / DROP(array, rows, [columns]): the first (negative: last) rows and
+        columns, or all but them; nothing left is an empty array (Excel's #CALC!, here
+        #VALUE! with the reason) (Microsoft, "TAKE function", "DROP function"). An empty
+        ``rows`` is 0 (the `formulas` project's test.xlsx, saved by Excel: TAKE(..., H123)
+        of an empty H123 is #VALUE!)."""
+        g = _grid(array)
+        try:
+            r = _count_arg(rows, "rows", 0)
+            c = _count_arg(columns, "columns")
+        except _Err as ex:
+            return ex.error
+
+        def cut(n, k):
+            if k is None:
+                return slice(0, n)
+            if take:
+                return slice(0, min(k, n)) if k >= 0 else slice(max(n + k, 0), n)
+            return slice(min(k, n), n) if k >= 0 else slice(0, max(n + k, 0))
+        rs, cs = cut(len(g), r), cut(len(g[0]), c)
+        out = [row[cs] for row in g[rs]]
+        if not out or not out[0] or take and (r == 0 or c == 0):
+            return ExcelError("#VALUE!", f"{name}: an empty array (Excel's #CALC!)")
+        return _spilled(out)
+    return f
+
+
+@_lifted(1, 2)
+def _expand(array, rows=None, columns=None, pad_with=None):
+    """EXPAND(array, rows, [columns], [pad_with]): the array grown to ``rows`` x
+    ``columns`` (omitted: as it is), padded with ``pad_with`` (default #N/A); smaller
+    than the array is #VALUE! (Microsoft, "EXPAND function"; an empty ``rows`` is 0, as
+    test.xlsx of the `formulas` project shows: EXPAND({1},H19) is #VALUE!)."""
+    g = _grid(array)
+    try:
+        r = _count_arg(rows, "rows", 0)
+        c = _count_arg(columns, "columns", len(g[0]))
+        pad = _pad_arg(pad_with, "EXPAND")
+    except _Err as ex:
+        return ex.error
+    if r < len(g) or c < len(g[0]):
+        return ExcelError("#VALUE!", "EXPAND: rows or columns below the array's")
+    out = [row + [pad] * (c - len(row)) for row in g] + [[pad] * c for _ in range(r - len(g))]
+    return _spilled(out)
+
+
+def _stack(vertical: bool):
+    def f(*arrays):
+        """VSTACK / HSTACK(array1, ...): the arrays one below (beside) the other, the
+        narrower (shorter) padded with #N/A (Microsoft, "VSTACK function")."""
+        grids = [_grid(a) for a in arrays]
+        if not grids:
+            return ExcelError("#VALUE!", "VSTACK/HSTACK take at least one array")
+        if not vertical:
+            grids = [[list(c) for c in zip(*g, strict=True)] for g in grids]
+        width = max(len(g[0]) for g in grids)
+        pad = ExcelError("#N/A", "VSTACK/HSTACK padding")
+        out = [row + [pad] * (width - len(row)) for g in grids for row in g]
+        return _spilled(out if vertical else [list(c) for c in zip(*out, strict=True)])
+    return f
+
+
+def _ignore_arg(ignore) -> tuple[bool, bool]:
+    """TOCOL's and TOROW's ``ignore``: 0 keep all, 1 blanks, 2 errors, 3 both."""
+    k = _count_arg(ignore, "ignore", 0)
+    if k not in (0, 1, 2, 3):
+        raise _Err("#VALUE!", f"ignore {k} is not 0-3")
+    return bool(k & 1), bool(k & 2)
+
+
+def _to_line(column: bool):
+    @_lifted(1, 2)
+    def f(array, ignore=None, scan_by_column=None):
+        """TOCOL / TOROW(array, [ignore], [scan_by_column]): the values in one column
+        (row), by rows or by columns, blanks and/or errors left out (Microsoft, "TOCOL
+        function")."""
+        g = _grid(array)
+        try:
+            blanks, errors = _ignore_arg(ignore)
+            by_col = bool(_count_arg(scan_by_column, "scan_by_column", 0))
+        except _Err as ex:
+            return ex.error
+        if by_col:
+            g = [list(c) for c in zip(*g, strict=True)]
+        vals = [y for row in g for y in row
+                if not (blanks and y is None or errors and isinstance(y, ExcelError))]
+        if not vals:
+            return ExcelError("#VALUE!", "TOCOL/TOROW: an empty array (Excel's #CALC!)")
+        return _spilled([[y] for y in vals] if column else [vals])
+    return f
+
+
+def _wrap(by_rows: bool):
+    @_lifted(1)
+    def f(vector, wrap_count, pad_with=None):
+        """WRAPROWS / WRAPCOLS(vector, wrap_count, [pad_with]): a row or column cut into
+        rows (columns) of ``wrap_count`` values, the last padded (default #N/A);
+        a two-dimensional vector or a count below 1 is #VALUE! (Microsoft, "WRAPROWS
+        function")."""
+        g = _grid(vector)
+        if len(g) > 1 and len(g[0]) > 1:
+            return ExcelError("#VALUE!", "WRAPROWS/WRAPCOLS: the vector is two-dimensional")
+        try:
+            n = _count_arg(wrap_count, "wrap_count")
+            pad = _pad_arg(pad_with, "WRAPROWS/WRAPCOLS")
+        except _Err as ex:
+            return ex.error
+        if n is None or n < 1:  # test.xlsx of the `formulas` project: #NUM!
+            return ExcelError("#NUM!", "WRAPROWS/WRAPCOLS: wrap_count below 1")
+        vals = [y for row in g for y in row]
+        lines = [vals[i:i + n] for i in range(0, len(vals), n)]
+        lines[-1] = lines[-1] + [pad] * (n - len(lines[-1]))
+        return _spilled(lines if by_rows else [list(c) for c in zip(*lines, strict=True)])
+    return f
+
+
+def _truth(x):
+    """FILTER's include value: a number (nonzero) or a boolean; an error is raised."""
+    if isinstance(x, ExcelError):
+        raise _Err(str(x), getattr(x, "reason", "") or "an error value in include")
+    if x is None:
+        return False
+    if isinstance(x, (bool, int, float)):
+        return bool(x)
+    raise _Err("#VALUE!", f"FILTER: include value {x!r} is not a number or boolean")
+
+
+def _filter(array, include, if_empty=None):
+    """FILTER(array, include, [if_empty]): the rows (or columns) of ``array`` whose
+    ``include`` value is TRUE or nonzero; ``include`` a column as tall as the array or a
+    row as wide; none kept is ``if_empty`` or an empty array (Excel's #CALC!, here #VALUE!
+    with the reason) (Microsoft, "FILTER function").
+
+    >>> _filter([["a", 1], ["b", 2], ["c", 3]], [[True], [False], [1]])
+    [['a', 1], ['c', 3]]
+    """
+    g, inc = _grid(array), _grid(include)
+    try:
+        if len(inc[0]) == 1 and len(inc) == len(g):
+            keep = [_truth(r[0]) for r in inc]
+            out = [row for row, k in zip(g, keep, strict=True) if k]
+        elif len(inc) == 1 and len(inc[0]) == len(g[0]):
+            keep = [_truth(x) for x in inc[0]]
+            out = [[y for y, k in zip(row, keep, strict=True) if k] for row in g]
+        else:
+            return ExcelError("#VALUE!", "FILTER: include is not a row or column of the "
+                              "array's size")
+    except _Err as ex:
+        return ex.error
+    if not out or not out[0]:
+        if if_empty is not None:
+            return if_empty
+        return ExcelError("#VALUE!", "FILTER: nothing matches (Excel's #CALC!)")
+    return _spilled(out)
+
+
+def _unique_key(x):
+    if isinstance(x, str) and not isinstance(x, ExcelError):
+        return (1, x.casefold())
+    if isinstance(x, bool):
+        return (2, x)
+    if isinstance(x, (int, float)):
+        return (0, float(x))
+    return (3, None if x is None else str(x))
+
+
+def _unique(array, by_col=None, exactly_once=None):
+    """UNIQUE(array, [by_col], [exactly_once]): the distinct rows (columns) in the order
+    they first occur, text compared without regard to case; ``exactly_once`` only those
+    occurring once (Microsoft, "UNIQUE function").
+
+    ``by_col`` or ``exactly_once`` given as an array: as Excel's cached values in the
+    `formulas` project's test.xlsx (LOOKUP AK140:AN141, AK142:AM142, AS142:AU142), the
+    first element is UNIQUE's top-left value for the first parameters, each other element
+    0, or #VALUE! where its parameter is not a number or boolean.
+
+    >>> _unique([["a"], ["B"], ["A"], [1]]), _unique([[1], [2], [1]], False, True)
+    ([['a'], ['B'], [1]], 2)
+    >>> _unique([[2, 1, 2, 1]], [[1, 1, "b"]])
+    [[2, 0.0, '#VALUE!']]
+    """
+    by_col, exactly_once = _listed(by_col), _listed(exactly_once)
+    if isinstance(by_col, list) or isinstance(exactly_once, list):
+        def one(b, e):
+            r = _unique(array, b, e)
+            return r[0][0] if isinstance(r, list) else r
+
+        def other(b, e):
+            _count_arg(b, "by_col", 0)
+            _count_arg(e, "exactly_once", 0)
+            return 0.0
+        out = _broadcast(other, by_col, exactly_once)
+        out[0][0] = _broadcast(one, by_col, exactly_once)[0][0]
+        return out
+    g = _grid(array)
+    try:
+        bc = bool(_count_arg(by_col, "by_col", 0))
+        once = bool(_count_arg(exactly_once, "exactly_once", 0))
+    except _Err as ex:
+        return ex.error
+    lines = [list(c) for c in zip(*g, strict=True)] if bc else g
+    counts: dict = {}
+    first: dict = {}
+    for line in lines:
+        k = tuple(_unique_key(y) for y in line)
+        counts[k] = counts.get(k, 0) + 1
+        first.setdefault(k, line)
+    out = [line for k, line in first.items() if not once or counts[k] == 1]
+    if not out:
+        return ExcelError("#VALUE!", "UNIQUE: no value occurs exactly once (Excel's #CALC!)")
+    return _spilled([list(c) for c in zip(*out, strict=True)] if bc else out)
+
+
+BUILTINS.update({
+    "SUMPRODUCT": _sumproduct, "MMULT": _mmult, "MDETERM": _mdeterm, "MUNIT": _munit,
+    "TRANSPOSE": _transpose, "CHOOSEROWS": _pick("CHOOSEROWS", True),
+    "CHOOSECOLS": _pick("CHOOSECOLS", False), "TAKE": _take_drop(True),
+    "DROP": _take_drop(False), "EXPAND": _expand, "VSTACK": _stack(True),
+    "HSTACK": _stack(False), "TOCOL": _to_line(True), "TOROW": _to_line(False),
+    "WRAPROWS": _wrap(True), "WRAPCOLS": _wrap(False), "FILTER": _filter, "UNIQUE": _unique,
+})
+
+
+def _xmatch_key(x, lookup: bool = False):
+    """XMATCH's order of values: numbers, then text (without regard to case), then
+    booleans; an empty lookup value after them all; an empty cell or an error in the
+    array is no key (None)."""
+    if x is None:
+        return (3, 0) if lookup else None
+    if isinstance(x, ExcelError):
+        return None
+    if isinstance(x, bool):
+        return (2, x)
+    if isinstance(x, (int, float)):
+        return (0, float(x))
+    return (1, str(x).casefold())
+
+
+def _xmatch_one(value, keys: list, texts: list, mode: int, search: int):
+    """XMATCH of one lookup value over ``keys`` (:func:`_xmatch_key` of each cell;
+    ``texts`` the cells themselves, for wildcards and regular expressions)."""
+    if isinstance(value, ExcelError):
+        return value
+    if mode not in (0, -1, 1, 2, 3) or search not in (1, -1, 2, -2) or mode >= 2 and abs(
+            search) == 2:
+        return ExcelError("#VALUE!", f"XMATCH: search_mode {search} (with match_mode "
+                          f"{mode}) is not one Excel knows")
+    want = _xmatch_key(value, lookup=True)
+    hit = None
+    if abs(search) == 2:  # binary search over an array taken as sorted that way
+        asc = search == 2
+        lo, hi = 0, len(keys) - 1
+        while lo <= hi:
+            mid = (lo + hi) // 2
+            k = keys[mid] if keys[mid] is not None else (4, 0)
+            if k == want:
+                return float(mid + 1)
+            if (k < want) == asc:  # want lies after mid
+                if (mode == -1) == asc:
+                    hit = mid
+                lo = mid + 1
+            else:
+                if (mode == 1) == asc:
+                    hit = mid
+                hi = mid - 1
+        hit = hit if mode in (-1, 1) else None
+    else:
+        order = range(len(keys)) if search == 1 else range(len(keys) - 1, -1, -1)
+        if mode >= 2 and (want[0] == 1 or mode == 3):
+            try:
+                rx = re.compile(_wildcard_regex(str(value)) if mode == 2 else value_text(value),
+                                re.S | re.I if mode == 2 else re.S)
+            except re.error:
+                return ExcelError("#VALUE!", f"XMATCH: {value!r} is not a regular expression")
+            find = rx.fullmatch if mode == 2 else rx.search
+            hit = next((i for i in order if isinstance(texts[i], str) and not isinstance(
+                texts[i], ExcelError) and find(texts[i])), None)
+        else:
+            hit = next((i for i in order if keys[i] == want), None)
+        if hit is None and mode in (-1, 1):
+            for i in order:
+                k = keys[i]
+                if k is None or (k > want) != (mode == 1):
+                    continue
+                if hit is None or (k < keys[hit] if mode == 1 else k > keys[hit]):
+                    hit = i
+    if hit is None:
+        return ExcelError("#N/A", "XMATCH: no match")
+    return float(hit + 1)
+
+
+@_lifted(2, 3)
+def _xmatch(lookup_value, lookup_array, match_mode=None, search_mode=None):
+    """XMATCH(lookup_value, lookup_array, [match_mode], [search_mode]) (Microsoft, "XMATCH
+    function", read 2026-12-01): the position of ``lookup_value`` in a row or column.
+    match_mode 0 exact, -1 exact or the next smaller, 1 exact or the next larger (the
+    first of equals in the search's direction), 2 wildcards (``* ? ~``; "ß" is not "ss"
+    there, though it equals it in the other modes: test.xlsx, EXTRA L75 and L77), 3 a
+    regular expression (Microsoft's 2024 addition; IronCalc's XMATCH.xlsx, saved by Excel:
+    42 with 3 over text is #N/A); other modes #VALUE!; search_mode 1
+    first to last, -1 last to first, 2 / -2 binary search over an array sorted ascending /
+    descending (wildcards with it are #VALUE!). Values of all types compare in one order
+    (:func:`_xmatch_key`: numbers, text, booleans; an empty lookup value last), as the
+    `formulas` project's test.xlsx (saved by Excel), sheet LOOKUP rows 171-197, shows:
+    "*b?u*" with -1 in {-1.1,2.1,3.1,4.1} is 4. None found is #N/A; an array of lookup
+    values gives an array of positions.
+
+    >>> _xmatch("b", [["a"], ["B"], ["c"]]), _xmatch(0, [[3, 2, 2]], 1)
+    (2.0, 2.0)
+    >>> _xmatch(7, [[7], [9], [7]], 0, -1), _xmatch("gr*", [["apple", "Grape"]], 2)
+    (3.0, 2.0)
+    >>> _xmatch(5, [[1, 3, 5, 7]], 0, 2), str(_xmatch(4, [[1, 3, 5, 7]], 0, 2))
+    (3.0, '#N/A')
+    >>> _xmatch(None, [[True, 4.1, False, 1.1]], -1, 2), _xmatch("x", [[-1.1, 2.1]], -1)
+    (4.0, 2.0)
+    """
+    g = _grid(lookup_array)
+    if len(g) > 1 and len(g[0]) > 1:
+        return ExcelError("#VALUE!", "XMATCH: lookup_array is not one row or column")
+    try:
+        mode = _count_arg(match_mode, "match_mode", 0)
+        search = _count_arg(search_mode, "search_mode", 1)
+    except _Err as ex:
+        return ex.error
+    texts = [y for row in g for y in row]
+    keys = [_xmatch_key(y) for y in texts]
+    lookup_value = _listed(lookup_value)
+    if not isinstance(lookup_value, list):
+        return _xmatch_one(lookup_value, keys, texts, mode, search)
+    if mode == 0 and search in (1, -1):  # many exact lookups: one index of the keys
+        order = range(len(keys)) if search == -1 else range(len(keys) - 1, -1, -1)
+        at = {keys[i]: float(i + 1) for i in order if keys[i] is not None}
+        return [[v if isinstance(v, ExcelError) else at.get(_xmatch_key(v, lookup=True))
+                 or ExcelError("#N/A", "XMATCH: no match") for v in row]
+                for row in _grid(lookup_value)]
+    return [[_xmatch_one(v, keys, texts, mode, search) for v in row]
+            for row in _grid(lookup_value)]
+
+
+BUILTINS["XMATCH"] = _xmatch
+
+
+def _broadcast(fn, *args):
+    """``fn`` of single values over arguments that may be arrays: Excel's element-wise
+    rule (a one-row or one-column array repeats; outside a smaller array #N/A)."""
+    args = [_listed(a) for a in args]
+    grids = [_grid(a) if isinstance(a, list) else None for a in args]
+    if all(g is None for g in grids):
+        try:
+            return fn(*args)
+        except _Err as ex:
+            return ex.error
+    h = max(len(g) for g in grids if g is not None)
+    w = max(len(g[0]) for g in grids if g is not None)
+    out = []
+    for i in range(h):
+        row = []
+        for j in range(w):
+            vals = []
+            for a, g in zip(args, grids, strict=True):
+                if g is None:
+                    vals.append(a)
+                    continue
+                gi, gj = (0 if len(g) == 1 else i), (0 if len(g[0]) == 1 else j)
+                if gi >= len(g) or gj >= len(g[0]):
+                    vals = None
+                    break
+                vals.append(g[gi][gj])
+            if vals is None:
+                row.append(ExcelError("#N/A", "outside a smaller array"))
+                continue
+            try:
+                row.append(fn(*vals))
+            except _Err as ex:
+                row.append(ex.error)
+        out.append(row)
+    return out
+
+
+def _choose(index_num, *values):
+    """CHOOSE(index_num, value1, ...): the value numbered ``index_num`` (truncated; outside
+    1..count #VALUE!); an array of index numbers picks element by element (Microsoft,
+    "CHOOSE function"). A chosen range is returned whole; a chosen empty cell reads 0.
+
+    >>> _choose(2, "a", "b", "c"), _choose([[1, 2]], [[10], [20]], [[30], [40]])
+    ('b', [[10, 30], [20, 40]])
+    """
+    def number(x) -> int:
+        k = math.trunc(_arg_number(x, "index_num"))
+        if not 1 <= k <= len(values):
+            raise _Err("#VALUE!", f"CHOOSE: index_num {k} outside 1..{len(values)}")
+        return k
+
+    if not values:
+        return ExcelError("#VALUE!", "CHOOSE takes at least one value")
+    index_num = _listed(index_num)
+    if not isinstance(index_num, list):
+        try:
+            v = values[number(index_num) - 1]
+        except _Err as ex:
+            return ex.error
+        return 0.0 if v is None else _listed(v)
+    return _broadcast(_choose, index_num, *values)
+
+
+def _countblank(rng):
+    """COUNTBLANK(range): the empty cells and cells of empty text (Microsoft, "COUNTBLANK
+    function").
+
+    >>> _countblank([[1, None], ["", "x"]])
+    2
+    """
+    return sum(y is None or (isinstance(y, str) and not isinstance(y, ExcelError) and y == "")
+               for y in _flat(rng))
+
+
+_PLAIN_SHEET = re.compile(r"^[A-Za-z_\u00C0-\uFFFF][\w.\u00C0-\uFFFF]*$")
+_CELL_LIKE = re.compile(r"^(?:[A-Za-z]{1,3}\d+|[Rr]\d*(?:[Cc]\d*)?|[Cc]\d*)$")
+
+
+def _address_one(row_num, column_num, abs_num=None, a1=None, sheet_text=None) -> str:
+    r = math.trunc(_arg_number(row_num, "row_num"))
+    c = math.trunc(_arg_number(column_num, "column_num"))
+    k = 1 if abs_num is None else math.trunc(_arg_number(abs_num, "abs_num"))
+    style = True if a1 is None else bool(_arg_number(a1, "a1"))
+    if not 1 <= r <= MAX_ROW or not 1 <= c <= MAX_COL or k not in (1, 2, 3, 4):
+        raise _Err("#VALUE!", f"ADDRESS: row {r}, column {c} or abs_num {k} out of range")
+    row_abs, col_abs = k in (1, 2), k in (1, 3)
+    if style:
+        ref = f"{'$' if col_abs else ''}{column_letters(c)}{'$' if row_abs else ''}{r}"
+    else:
+        ref = (f"R{r}" if row_abs else f"R[{r}]") + (f"C{c}" if col_abs else f"C[{c}]")
+    if sheet_text is None:
+        return ref
+    if isinstance(sheet_text, ExcelError):
+        raise _Err(str(sheet_text), "sheet_text is an error value")
+    sheet = value_text(sheet_text)
+    if sheet and (not _PLAIN_SHEET.match(sheet) or _CELL_LIKE.match(sheet)):
+        sheet = "'" + sheet.replace("'", "''") + "'"
+    return f"{sheet}!{ref}"
+
+
+def _address(row_num, column_num, *rest):
+    """ADDRESS(row_num, column_num, [abs_num], [a1], [sheet_text]) (Microsoft, "ADDRESS
+    function"): a cell's address as text; abs_num 1 ``$C$2``, 2 ``C$2``, 3 ``$C2``, 4
+    ``C2``; ``a1`` FALSE the R1C1 form (``R2C[3]`` for a relative part); ``sheet_text``
+    prefixed, in quotes when it is not a plain name. An empty cell given as ``a1`` is
+    FALSE, as ``sheet_text`` an empty name (the `formulas` project's test.xlsx, saved by
+    Excel: ADDRESS(1,3,4,TRUE,H3) of an empty H3 is ``!C1``).
+
+    >>> _address(2, 3), _address(2, 3, 2), _address(2, 3, 2, False)
+    ('$C$2', 'C$2', 'R2C[3]')
+    >>> _address(2, 3, 1, False, "[Book1]Sheet1"), _address(2, 3, 1, False, "EXCEL SHEET")
+    ("'[Book1]Sheet1'!R2C3", "'EXCEL SHEET'!R2C3")
+    """
+    if len(rest) > 3:
+        return ExcelError("#VALUE!", "ADDRESS takes at most five arguments")
+    abs_num = rest[0] if rest else None
+    a1 = (False if rest[1] is None else rest[1]) if len(rest) > 1 else True
+    sheet_text = ("" if rest[2] is None else rest[2]) if len(rest) > 2 else None
+    return _broadcast(_address_one, row_num, column_num, abs_num, a1, sheet_text)
+
+
+def _delimiters(x, what: str) -> list[str] | None:
+    if x is None:
+        return None
+    out = []
+    for y in _flat(x):
+        if isinstance(y, ExcelError):
+            raise _Err(str(y), f"{what} is an error value")
+        s = value_text(y) if y is not None else ""
+        if s == "":
+            raise _Err("#VALUE!", f"TEXTSPLIT: an empty {what}")
+        out.append(s)
+    return out
+
+
+@_lifted(0, 3, 4)
+def _textsplit(text, col_delimiter=None, row_delimiter=None, ignore_empty=None,
+               match_mode=None, pad_with=None):
+    """TEXTSPLIT(text, col_delimiter, [row_delimiter], [ignore_empty], [match_mode],
+    [pad_with]) (Microsoft, "TEXTSPLIT function"): the text cut into rows at any row
+    delimiter and each row into columns at any column delimiter (a delimiter may be an
+    array of texts); ``ignore_empty`` drops empty pieces, ``match_mode`` 1 ignores case,
+    short rows are padded with ``pad_with`` (default #N/A).
+
+    >>> _textsplit("Dakota Lennon Sanchez", " ")
+    [['Dakota', 'Lennon', 'Sanchez']]
+    >>> _textsplit("1,2,3;4,5", ",", ";")[1]
+    ['4', '5', '#N/A']
+    """
+    try:
+        t = _scalar(text, "text")
+        if t is None:  # test.xlsx of the `formulas` project, TEXT AM47
+            raise _Err("#VALUE!", "TEXTSPLIT: the text is an empty cell")
+        t = value_text(t)
+        cols = _delimiters(col_delimiter, "col_delimiter")
+        rows_d = _delimiters(row_delimiter, "row_delimiter")
+        ignore = bool(_count_arg(ignore_empty, "ignore_empty", 0))
+        fold = _count_arg(match_mode, "match_mode", 0)
+        if fold not in (0, 1):
+            raise _Err("#VALUE!", f"TEXTSPLIT: match_mode {fold} is not 0 or 1")
+        pad = _pad_arg(pad_with, "TEXTSPLIT")
+    except _Err as ex:
+        return ex.error
+    if cols is None and rows_d is None:
+        return ExcelError("#VALUE!", "TEXTSPLIT needs a col_delimiter or a row_delimiter")
+
+    def cut(s: str, delims: list[str] | None) -> list[str]:
+        if delims is None:
+            return [s]
+        rx = "|".join(re.escape(d) for d in sorted(delims, key=len, reverse=True))
+        parts = re.split(rx, s, flags=re.I if fold else 0)
+        return [p for p in parts if p] if ignore else parts
+
+    lines = [cut(r, cols) for r in cut(t, rows_d)]
+    lines = [ln for ln in lines if ln] or [[""]]
+    width = max(len(ln) for ln in lines)
+    out = [ln + [pad] * (width - len(ln)) for ln in lines]
+    return out[0][0] if len(out) == 1 and width == 1 else out
+
+
+BUILTINS.update(CHOOSE=_choose, COUNTBLANK=_countblank, ADDRESS=_address,
+                TEXTSPLIT=_textsplit)
+
+
+# ----------------------------------------------------------- TREND, GROWTH, LOGEST
+# Microsoft, "TREND function", "GROWTH function", "LOGEST function" (read 2026-12-01): the
+# least-squares fit y = m1 x1 + ... + mk xk + b (``const`` FALSE: b = 0) of known_y's on
+# known_x's (omitted: 1, 2, 3 ...), each x variable a column of known_x's when known_y's is
+# a column (a row when it is a row); GROWTH and LOGEST fit ln y (y = b m1^x1 ...), every
+# y > 0 else #NUM!; a value that is not a number is #VALUE!, an error value too (the
+# `formulas` project's test.xlsx, saved by Excel: TREND(..., L113:M114) over #N/A and
+# #DIV/0! is #VALUE!), sizes that do not fit #REF!.
+
+def _known(known_y, known_x, log: bool, name: str):
+    """(y, X, by_rows): the numbers of known_y's (ln y for ``log``) and the n x k matrix
+    of the x variables; ``by_rows`` when each variable is a row."""
+    yg = _matrix(known_y, "known_y's", errors=False)
+    n = yg.size
+    y = yg.reshape(-1)
+    if log:
+        if (y <= 0).any():
+            raise _Err("#NUM!", f"{name}: a known_y <= 0")
+        y = np.log(y)
+    if known_x is None:
+        return y, np.arange(1.0, n + 1).reshape(-1, 1), yg.shape[0] == 1 and n > 1
+    xg = _matrix(known_x, "known_x's", errors=False)
+    if xg.size == n and (yg.shape[1] == 1 and xg.shape[0] != n or yg.shape[0] == 1
+                         and xg.shape[1] != n or min(yg.shape) > 1):
+        return y, xg.reshape(-1, 1), False  # one variable, any shape of as many values
+    if yg.shape[1] == 1 and xg.shape[0] == n:
+        return y, xg, False
+    if yg.shape[0] == 1 and xg.shape[1] == n:
+        return y, xg.T, True
+    raise _Err("#REF!", f"{name}: known_x's do not fit known_y's")
+
+
+def _fit(y: np.ndarray, X: np.ndarray, const: bool):
+    """Least-squares coefficients (m1..mk, b) of y on the columns of X."""
+    A = np.column_stack([X, np.ones(len(y))]) if const else X
+    if not len(y):
+        raise _Err("#NUM!", "no known values")
+    coef = np.linalg.lstsq(A, y, rcond=None)[0]
+    return (coef[:-1], float(coef[-1])) if const else (coef, 0.0)
+
+
+def _const_arg(const) -> bool:
+    if isinstance(const, ExcelError):
+        raise _Err("#VALUE!", "const is an error value")
+    return True if const is None else bool(_arg_number(_scalar(const, "const"), "const"))
+
+
+def _predict(log: bool, name: str):
+    def f(known_y, known_x=None, new_x=None, const=None):
+        try:
+            y, X, by_rows = _known(known_y, known_x, log, name)
+            m, b = _fit(y, X, _const_arg(const))
+            k = X.shape[1]
+            if new_x is None:
+                if known_x is None:
+                    shape = _matrix(known_y, "known_y's", errors=False).shape
+                    nx = X
+                else:
+                    xg = _matrix(known_x, "known_x's", errors=False)
+                    shape = xg.shape if k == 1 else (1, len(y)) if by_rows else (len(y), 1)
+                    nx = X
+            else:
+                ng = _matrix(new_x, "new_x's", errors=False)
+                if k == 1:
+                    shape, nx = ng.shape, ng.reshape(-1, 1)
+                elif by_rows and ng.shape[0] == k:
+                    shape, nx = (1, ng.shape[1]), ng.T
+                elif not by_rows and ng.shape[1] == k:
+                    shape, nx = (ng.shape[0], 1), ng
+                else:
+                    raise _Err("#REF!", f"{name}: new_x's do not fit known_x's")
+        except _Err as ex:
+            return ex.error
+        out = nx @ m + b
+        if log:
+            out = np.exp(out)
+        out = out.reshape(shape)
+        return float(out[0, 0]) if out.size == 1 else out.tolist()
+    return f
+
+
+def _logest(known_y, known_x=None, const=None, stats=None):
+    """LOGEST(known_y's, [known_x's], [const], [stats]): the row mk ... m1 b of the fit
+    y = b m1^x1 ... mk^xk, and with ``stats`` the statistics of the fit of ln y below it
+    (standard errors; r2, sey; F, df; ssreg, ssresid; #N/A elsewhere), as LINEST gives.
+    Microsoft's example: m = 1.463275628, b = 495.3047702.
+
+    >>> [round(v, 6) for v in _logest([[33100], [47300], [69000], [102000], [150000],
+    ...                                 [220000]], [[11], [12], [13], [14], [15], [16]])[0]]
+    [1.463276, 495.30477]
+    """
+    try:
+        y, X, _ = _known(known_y, known_x, True, "LOGEST")
+        c = _const_arg(const)
+        want = False if stats is None else bool(_arg_number(_scalar(stats, "stats"), "stats"))
+        m, b = _fit(y, X, c)
+    except _Err as ex:
+        return ex.error
+    n, k = X.shape
+    first = [*np.exp(m[::-1]).tolist(), math.exp(b)]
+    if not want:
+        return [first]
+    A = np.column_stack([X, np.ones(n)]) if c else X
+    fitted = A @ np.append(m, b) if c else X @ m
+    df = n - k - (1 if c else 0)
+    ssresid = float(np.sum((y - fitted) ** 2))
+    ssreg = float(np.sum((fitted - np.mean(y)) ** 2)) if c else float(np.sum(fitted ** 2))
+    na = ExcelError("#N/A", "LOGEST: no statistic here")
+    if df <= 0:
+        return ExcelError("#NUM!", "LOGEST: no degrees of freedom for the statistics")
+    sey = math.sqrt(ssresid / df)
+    cov = sey * sey * np.linalg.pinv(A.T @ A)
+    se = np.sqrt(np.diag(cov))
+    se_row = [*se[:k][::-1].tolist(), float(se[k]) if c else na]
+    r2 = ssreg / (ssreg + ssresid) if ssreg + ssresid else 1.0
+    f_stat = (ssreg / k) / (ssresid / df) if ssresid else ExcelError(
+        "#NUM!", "LOGEST: a perfect fit has no F statistic")
+    pad = [na] * (k - 1)
+    return [first, se_row, [r2, sey, *pad], [f_stat, float(df), *pad],
+            [ssreg, ssresid, *pad]]
+
+
+BUILTINS.update(TREND=_predict(False, "TREND"), GROWTH=_predict(True, "GROWTH"),
+                LOGEST=_logest)
 
 
 def offset_address(prefix, row, col, rows_in, cols_in, rows, cols, height, width):
@@ -3102,16 +4313,75 @@ def minverse(rows: list[list[float]]):
 _REDUCE = {"SUM": np.sum, "PRODUCT": np.prod, "AVERAGE": np.mean, "MAX": np.max,
            "MIN": np.min}
 
+# The statistics of one list of numbers, read by the same argument rules (Microsoft, "SUMSQ
+# function", "DEVSQ function", "AVEDEV function", "MEDIAN function", "MODE function",
+# "STDEV.S function", "STDEV.P function", "VAR.S function", "VAR.P function", "GEOMEAN
+# function", "HARMEAN function", "KURT function", read 2026-12-01). With too few numbers:
+# SUMSQ 0; DEVSQ, AVEDEV, MEDIAN, GEOMEAN and HARMEAN #NUM! ([MS-OI29500] 2.1.931: "Office
+# returns #NUM! when argument is an array or a reference that contains only text, logical
+# values, or empty cells"); MODE #N/A (also when no value occurs twice); the sample forms
+# (fewer than two) and the population forms (none) #DIV/0!, KURT (fewer than four, or a
+# standard deviation of 0) #DIV/0!. GEOMEAN and HARMEAN of a number <= 0 are #NUM!.
+
+
+def _none(code: str, kind: str):
+    return ExcelError(code, f"{kind}: too few numbers among the arguments")
+
+
+def _devsq(v):
+    return float(np.sum((v - np.mean(v)) ** 2)) if len(v) else _none("#NUM!", "DEVSQ")
+
+
+def _avedev(v):
+    return float(np.mean(np.abs(v - np.mean(v)))) if len(v) else _none("#NUM!", "AVEDEV")
+
+
+def _geomean(v):
+    if not len(v) or (v <= 0).any():
+        return ExcelError("#NUM!", "GEOMEAN: no numbers, or a number <= 0")
+    return float(np.exp(np.mean(np.log(v))))
+
+
+def _harmean(v):
+    if not len(v) or (v <= 0).any():
+        return ExcelError("#NUM!", "HARMEAN: no numbers, or a number <= 0")
+    return float(len(v) / np.sum(1.0 / v))
+
+
+def _kurt(v):
+    """KURT: n(n+1) / ((n-1)(n-2)(n-3)) * sum(((x - mean) / s)^4) - 3 (n-1)^2 / ((n-2)(n-3)),
+    ``s`` the sample standard deviation."""
+    n = len(v)
+    s = math.sqrt(float(np.var(v, ddof=1))) if n > 1 else 0.0
+    if n < 4 or s == 0:
+        return _none("#DIV/0!", "KURT")
+    m4 = float(np.sum(((v - np.mean(v)) / s) ** 4))
+    return n * (n + 1) / ((n - 1) * (n - 2) * (n - 3)) * m4 - 3 * (n - 1) ** 2 / (
+        (n - 2) * (n - 3))
+
+
+_LIST_STATS = {
+    "SUMSQ": lambda v: float(np.sum(v * v)), "DEVSQ": _devsq, "AVEDEV": _avedev,
+    "MEDIAN": _SUBTOTALS[12], "MODE": _mode, "MODE.SNGL": _mode,
+    "STDEV": _SUBTOTALS[7], "STDEV.S": _SUBTOTALS[7], "STDEVP": _SUBTOTALS[8],
+    "STDEV.P": _SUBTOTALS[8], "VAR": _SUBTOTALS[10], "VAR.S": _SUBTOTALS[10],
+    "VARP": _SUBTOTALS[11], "VAR.P": _SUBTOTALS[11], "GEOMEAN": _geomean,
+    "HARMEAN": _harmean, "KURT": _kurt,
+}
+
 
 def excel_numbers(kind: str, args) -> float | int | ExcelError:
-    """SUM, PRODUCT, AVERAGE, MAX, MIN or COUNT (``kind``) of ``args`` as Excel reads them.
+    """SUM, PRODUCT, AVERAGE, MAX, MIN, COUNT, COUNTA or one of the statistics of a list
+    of numbers (:data:`_LIST_STATS`: SUMSQ, MEDIAN, STDEV ...) of ``args`` as Excel reads
+    them (``kind``).
 
     ``args`` is a sequence of ``(typed, x)``: ``typed`` is True for a value typed or
     computed as an argument (``x`` a scalar), False for a reference or an array (``x`` a
     list of row lists, or one cell's value). Host values: ``None`` empty, ``bool``,
     numbers, ``str``, :class:`~rooflinexl.errors.ExcelError`. The numbers are reduced in
     argument order, as one float64 array (numpy), so both evaluation paths give the same
-    bits as the block path's vectorised rows.
+    bits as the block path's vectorised rows. COUNTA counts every value that is not empty
+    (error values and empty text included; Microsoft, "COUNTA function").
 
     >>> excel_numbers("SUM", [(True, "3"), (True, True), (False, [["3", True, 4.0]])])
     8.0
@@ -3121,7 +4391,24 @@ def excel_numbers(kind: str, args) -> float | int | ExcelError:
     ('#VALUE!', '#DIV/0!')
     >>> excel_numbers("PRODUCT", [(False, "7")]), excel_numbers("MAX", [(True, " 2 ")])
     (0.0, 2.0)
+
+    Microsoft's examples ("DEVSQ function", "STDEV.S function", "COUNTA function"):
+
+    >>> excel_numbers("DEVSQ", [(False, [[4], [5], [8], [7], [11], [4], [3]])])
+    48.0
+    >>> d = [[1345], [1301], [1368], [1322], [1310], [1370], [1318], [1350], [1303], [1299]]
+    >>> round(excel_numbers("STDEV.S", [(False, d)]), 8)
+    27.46391572
+    >>> excel_numbers("COUNTA", [(False, [["39790"], [19], [22.24], [True], ["#DIV/0!"]])])
+    5
     """
+    if kind == "COUNTA":
+        n = 0
+        for _typed, x in args:
+            rows = x if isinstance(x, list) else [[x]]
+            n += sum(y is not None for row in rows for y in (
+                row if isinstance(row, list) else [row]))
+        return n
     count = kind == "COUNT"
     nums: list[float] = []
     for typed, x in args:
@@ -3138,7 +4425,7 @@ def excel_numbers(kind: str, args) -> float | int | ExcelError:
             v = _typed_number(str(x))
             if v is not None:
                 nums.append(v)
-            elif not count:
+            elif not count and kind not in ("MODE", "MODE.SNGL"):  # test.xlsx: MODE.SNGL
                 return ExcelError("#VALUE!", f"{kind}: the argument {x!r} is not a number")
             continue
         for row in (x if isinstance(x, list) else [[x]]):
@@ -3150,6 +4437,8 @@ def excel_numbers(kind: str, args) -> float | int | ExcelError:
                     nums.append(float(y))
     if count:
         return len(nums)
+    if kind in _LIST_STATS:
+        return _LIST_STATS[kind](np.asarray(nums, dtype=float))
     if not nums:
         if kind == "AVERAGE":
             return ExcelError("#DIV/0!", "AVERAGE: no number among the arguments")
@@ -3157,7 +4446,10 @@ def excel_numbers(kind: str, args) -> float | int | ExcelError:
     return float(_REDUCE[kind](np.asarray(nums, dtype=float)))
 
 
-EXCEL_NUMBERS = frozenset({"SUM", "PRODUCT", "AVERAGE", "MAX", "MIN", "COUNT"})
+#: functions of a list of numbers read by :func:`excel_numbers`'s argument rules (both
+#: evaluation paths pass them references unresolved, to tell a cell from a typed value)
+EXCEL_NUMBERS = frozenset({"SUM", "PRODUCT", "AVERAGE", "MAX", "MIN", "COUNT", "COUNTA",
+                           *_LIST_STATS})
 
 
 def index_array(array, row_num=None, column_num=None):

@@ -860,9 +860,32 @@ class BlockEval:
         parts = self._parts(node)
         n = self.n if any(kind in ("vec", "bare") and len(p) > 1
                           or kind == "range" and p.per_row for kind, p in parts) else 1
+        if node.name in ("COUNT", "COUNTA"):
+            counted = self._count_references(node, parts, n)
+            if counted is not None:
+                return counted
         if node.name in EXCEL_NUMBERS:  # Excel's argument rules, as the per-cell engine's
             return self._numbers_rows(node, parts, np.arange(n), n)
         return self._reduce_rows(node.written, parts, np.arange(n))
+
+    @staticmethod
+    def _count_references(node: Call, parts, n: int) -> Vec | None:
+        """COUNT or COUNTA over references only (ranges, cells), for every row at once: the
+        cells holding a number (COUNTA: any value, empty text and errors too), as
+        :func:`rooflinexl.recalc.functions.excel_numbers` counts them; None when an
+        argument is not a reference."""
+        total = np.zeros(n)
+        for (kind, p), a in zip(parts, node.args, strict=True):
+            if not (kind == "range" or kind == "vec" and isinstance(a, Rng)):
+                return None
+            if (p.kind == OTHER).any():
+                return None
+            hit = p.kind == NUM if node.name == "COUNT" else p.kind != EMPTY
+            if kind == "range" and p.per_row:
+                total += hit.reshape(n, -1).sum(axis=1)
+            else:
+                total += hit.sum() if kind == "range" or len(p) == 1 else hit
+        return Vec.numbers(total)
 
     def f_spill(self, node: Call) -> Vec:
         """Column ``node.spread`` of an array formula's range (``node.args[1]`` columns
@@ -873,7 +896,13 @@ class BlockEval:
         from formulas.ranges import _reshape_array_as_excel
 
         call, width = node.args[0], node.args[1].value
-        fn = self._fn(call.written)
+        own = call.name in self.functions and not call.per_row
+        if own:  # the engine's own function, through the per-cell engine's adapter
+            from rooflinexl.recalc import engine
+
+            fn = engine.adapter(call.name, self.functions[call.name])
+        else:
+            fn = self._fn(call.written)
         args = []
         for kind, p in self._parts(call):  # fixed arguments: one value each
             if kind in ("vec", "bare") and len(p) != 1 or kind == "range" and p.per_row:
@@ -884,10 +913,18 @@ class BlockEval:
                 args.append(p.objects()[0])
             else:
                 args.append(p.objects if kind == "range" else p)
+        current, state_var = self.tokens
+        tokens = (current.set(("rooflinexl-block", call.name)), state_var.set(self.state))
         try:
             res = fn(*args)
         except Exception as ex:  # noqa: BLE001 - formulas' own failure: per cell, as there
             raise Unsupported(f"{call.written} failed ({type(ex).__name__})") from None
+        finally:
+            state_var.reset(tokens[1])
+            current.reset(tokens[0])
+        if own:
+            recs = self.state.udf_errors.pop(("rooflinexl-block", call.name), [])
+            self._record(0, 1, [(code, why) for code, why, _ in recs])
         res = res.value if hasattr(res, "ranges") else res
         if not isinstance(res, _Array):
             res = np.asarray([[res]] if not np.ndim(res) else res, dtype=object)
