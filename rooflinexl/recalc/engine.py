@@ -403,19 +403,11 @@ def _numbers_function(kind: str) -> Callable:
 
 
 def formulas_overrides(table: Mapping[str, Any]) -> dict:
-    """Excel's rules in place of formulas' INDEX (over an array), approximate MATCH, TEXT
-    and ISNUMBER, built from formulas' own entries in ``table``; the per-cell engine's
-    table and the block path's (kernels) both take them."""
-    import numpy as np
-    from formulas.functions import info
-
-    # ISNUMBER: formulas' (its array handling), a number only: numeric text is not one
-    # (Microsoft, "IS functions": the value is not converted; pycel's information.xlsx)
-    isnumber = info.wrap_ranges_func(functools.partial(
-        info.iserror, check=lambda x: isinstance(x, (int, float, np.number)) and not isinstance(
-            x, (bool, np.bool_)), array=info.FalseArray))
+    """Excel's rules in place of formulas' INDEX (over an array), approximate MATCH and
+    TEXT, built from formulas' own entries in ``table``; the per-cell engine's table and
+    the block path's (kernels) both take them."""
     return {"INDEX": _index_function(table["INDEX"]), "MATCH": _match_function(),
-            "TEXT": _text_function(), "ISNUMBER": isnumber}
+            "TEXT": _text_function()}
 
 
 def _text_function():

@@ -3852,3 +3852,9 @@ BUILTINS.update({
     "ISO.CEILING": _to_multiple("ISO.CEILING", lambda x, m: True),
     "FLOOR.PRECISE": _to_multiple("FLOOR.PRECISE", lambda x, m: False),
 })
+
+
+# ------------------------------------------------------------------ scalar functions
+#: helpers the scalar functions (:mod:`rooflinexl.recalc.scalars`) share with the ones here
+typed_number, excel_ymd, excel_serial = _typed_number, _excel_ymd, _serial
+from rooflinexl.recalc import scalars  # noqa: E402, F401 - adds them to BUILTINS

@@ -1080,9 +1080,11 @@ class BlockEval:
         n = self.n if any(kind == "vec" and len(p) > 1 or kind == "range" and p.per_row
                           for kind, p in parts) else 1
         clean = np.ones(n, bool)
+        # an element-wise function (scalars.lift) takes every kind of value in a column
+        any_kind = getattr(func, "elementwise", False)
         for kind, p in parts:
             if kind == "vec" and len(p) > 1:
-                clean &= (p.kind == NUM) | (p.kind == STR)
+                clean &= (p.kind != OTHER) if any_kind else (p.kind == NUM) | (p.kind == STR)
             elif kind == "range" and p.per_row or kind == "array":
                 clean[:] = False
         out_parts = []
@@ -1160,6 +1162,11 @@ class BlockEval:
                 if strs.any():
                     for j in np.flatnonzero(strs).tolist():
                         col[j] = sub.obj[j]
+                others = (sub.kind != NUM) & ~strs
+                if others.any():  # blanks, booleans, errors: as the per-row adapter passes them
+                    objs = sub.objects()
+                    for j in np.flatnonzero(others).tolist():
+                        col[j] = engine.to_host(objs[j], in_errors)
                 vals[:, 0] = col
                 host.append(vals)
         try:

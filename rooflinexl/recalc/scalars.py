@@ -1,0 +1,850 @@
+"""Excel's scalar functions (one value per call), written from Microsoft's documentation.
+
+Each function here is one value in, one value out: information (``ISNA``, ``TYPE`` ...),
+logic (``XOR``, ``SWITCH``, ``IFS``), text (``CONCATENATE``, ``MID``, ``FIND`` ...), dates
+(``DATE``, ``WEEKDAY``, ``EOMONTH`` ...), trigonometry and other maths (``SIN``, ``FACT``
+...) and the time value of money (``FV``, ``PV``, ``PMT``, ``NPV`` ...). They are entries
+of the engine's function table (:data:`rooflinexl.recalc.functions.BUILTINS`), called
+through the same adapter by both evaluation paths, with values as spreadsheet hosts pass
+them (``None`` for an empty cell, ``bool``, numbers, ``str``,
+:class:`~rooflinexl.errors.ExcelError`; a range as a list of row lists).
+
+Arguments as Excel reads them (Microsoft, "Excel functions (by category)" and each
+function's page, read 2026-12-01):
+
+* where a number belongs, an empty cell is 0, TRUE 1 and FALSE 0, numeric or date text its
+  number (``"12"``, ``"1/2/2024"``, ``"50%"``), any other text ``#VALUE!``;
+* where text belongs, a number is written with 15 significant digits, a boolean
+  ``TRUE``/``FALSE``, an empty cell ``""``;
+* an error value in an argument is the result (the first one, left to right), except in
+  the functions that look at errors (``ISNA``, ``ISERROR``, ``ERROR.TYPE`` ...);
+* a range or array where one value belongs gives an array of results, one per element
+  (an array formula's ``{=LEFT(A1:A3,2)}``): equal shapes element by element, a single
+  value, row or column repeated over the other arguments' shape, ``#N/A`` past the end
+  of a shorter one.
+
+Every function also takes a whole block column (the block evaluator's one call per
+filled-down column, :meth:`rooflinexl.recalc.kernels.BlockEval.udf`): numpy ``(m, 1)``
+object arrays of host values, one result row per row.
+"""
+from __future__ import annotations
+
+import calendar
+import math
+
+from rooflinexl.errors import ExcelError
+from rooflinexl.recalc.functions import BUILTINS, excel_serial, excel_ymd, typed_number, value_text
+
+__all__ = ["excel_bool", "excel_number", "excel_text", "lift", "SCALARS"]
+
+#: the largest serial number Excel shows as a date: 9999-12-31
+_LAST_DAY = 2958465
+#: the longest text a cell holds
+_MAX_TEXT = 32767
+
+
+class Fail(Exception):
+    """An argument Excel refuses: the error value it gives, with why."""
+
+    def __init__(self, code: str, reason: str):
+        super().__init__(reason)
+        self.error = ExcelError(code, reason)
+
+
+# ----------------------------------------------------------------------- coercion
+
+
+def excel_number(x, what: str = "argument") -> float:
+    """``x`` where Excel wants a number: empty 0, a boolean 0 or 1, numeric or date text its
+    number; other text is #VALUE! (raised as :class:`Fail`).
+
+    >>> excel_number(None), excel_number(True), excel_number(" 2.5 "), excel_number("1/2/2024")
+    (0.0, 1.0, 2.5, 45293.0)
+    >>> excel_number("x")
+    Traceback (most recent call last):
+    ...
+    rooflinexl.recalc.scalars.Fail: argument 'x' is not a number
+    """
+    if x is None:
+        return 0.0
+    if isinstance(x, (bool, int, float)):
+        return float(x)
+    if isinstance(x, ExcelError):
+        raise Fail(str(x), getattr(x, "reason", "") or f"{what} is an error value")
+    if isinstance(x, str):
+        v = _text_value(x)
+        if v is not None:
+            return v
+    raise Fail("#VALUE!", f"{what} {x!r} is not a number")
+
+
+def _text_value(text: str) -> float | None:
+    """Text Excel reads as a number: a number, percentage, date or time
+    (:func:`~rooflinexl.recalc.functions.typed_number`), also with a leading ``$`` or in
+    accounting parentheses (``"(1,000)"`` is -1000); else None."""
+    t = text.strip()
+    sign = 1.0
+    if len(t) > 2 and t[0] == "(" and t[-1] == ")":
+        t, sign = t[1:-1].strip(), -1.0
+    if t[:1] in ("+", "-") and t[1:2] == "$":
+        sign, t = (-sign if t[0] == "-" else sign), t[2:]
+    elif t[:1] == "$":
+        t = t[1:]
+    v = typed_number(t) if t else None
+    return None if v is None else sign * v
+
+
+def excel_text(x) -> str:
+    """``x`` where Excel wants text: numbers with 15 significant digits, booleans
+    ``TRUE``/``FALSE``, an empty cell ``""``.
+
+    >>> excel_text(1 / 3), excel_text(2.0), excel_text(False), excel_text(None)
+    ('0.333333333333333', '2', 'FALSE', '')
+    """
+    if isinstance(x, ExcelError):
+        raise Fail(str(x), getattr(x, "reason", "") or "an error value")
+    return "" if x is None else value_text(x)
+
+
+def excel_bool(x, what: str = "argument") -> bool:
+    """``x`` where Excel wants a logical value: a number is TRUE unless 0, an empty cell
+    FALSE, text ``"TRUE"``/``"FALSE"`` (any case) its value, other text #VALUE!.
+
+    >>> excel_bool(2.0), excel_bool(None), excel_bool("true")
+    (True, False, True)
+    """
+    if x is None:
+        return False
+    if isinstance(x, (bool, int, float)):
+        return bool(x)
+    if isinstance(x, ExcelError):
+        raise Fail(str(x), getattr(x, "reason", "") or f"{what} is an error value")
+    t = str(x).strip().upper()
+    if t in ("TRUE", "FALSE"):
+        return t == "TRUE"
+    raise Fail("#VALUE!", f"{what} {x!r} is not a logical value")
+
+
+def _int(x, what: str = "argument") -> int:
+    """A number truncated toward zero (Excel: "If ... is not an integer, it is truncated")."""
+    v = excel_number(x, what)
+    if not math.isfinite(v):
+        raise Fail("#NUM!", f"{what} is not finite")
+    return math.trunc(v)
+
+
+def _result(v):
+    """A float result that is finite, else #NUM!."""
+    if isinstance(v, float) and not math.isfinite(v):
+        return ExcelError("#NUM!", "the result is not a finite number")
+    return v
+
+
+# ---------------------------------------------------------------- element-wise calls
+
+
+def _shape(x):
+    """(rows, columns) of a host range argument, None for a single value."""
+    if isinstance(x, list):
+        if x and isinstance(x[0], list):
+            return len(x), max(len(r) for r in x)
+        return 1, len(x)
+    return None
+
+
+def _at(x, shape, i: int, j: int):
+    if shape is None:
+        return x
+    rows = x if x and isinstance(x[0], list) else [x]
+    h, w = shape
+    if h == 1 and w == 1:
+        return rows[0][0]
+    ii = 0 if h == 1 else i
+    jj = 0 if w == 1 else j
+    if ii < len(rows) and jj < len(rows[ii]):
+        return rows[ii][jj]
+    return ExcelError("#N/A", "arrays of different sizes")
+
+
+def lift(name: str, fn, low: int, high: int, errors: bool = False):
+    """``fn`` (one value per argument -> one value) as an Excel function ``name`` taking
+    ``low`` to ``high`` arguments, applied element by element to ranges and arrays and to
+    block columns (see the module notes).
+
+    Without ``errors`` an error value among the arguments is the result (the first one);
+    with it ``fn`` sees error values. ``fn`` may raise :class:`Fail`; a result that is no
+    finite number is #NUM!.
+
+    >>> left = lift("LEFT", lambda t, n=1: excel_text(t)[:_int(n)], 1, 2)
+    >>> left("abc", 2), left([["abc", "de"]], 1), str(left(ExcelError("#N/A"), 1))
+    ('ab', [['a', 'd']], '#N/A')
+    """
+
+    def one(*vals):
+        if not errors:
+            for v in vals:
+                if isinstance(v, ExcelError):
+                    return v
+        try:
+            return _result(fn(*vals))
+        except Fail as ex:
+            return ex.error
+        except (OverflowError, ValueError, ZeroDivisionError) as ex:
+            return ExcelError("#NUM!", f"{name}: {ex}")
+
+    def call(*args):
+        if not low <= len(args) <= high:
+            return ExcelError("#VALUE!", f"{name} takes {low} to {high} arguments, "
+                                         f"not {len(args)}")
+        columns = [a for a in args if hasattr(a, "shape")]
+        if columns:  # a block column: one result row per row
+            if any(isinstance(a, list) and _shape(a) != (1, 1) for a in args):
+                raise TypeError("a range beside a block column")  # row by row
+            m = len(columns[0])
+            cols = [a[:, 0].tolist() if hasattr(a, "shape") else
+                    [_at(a, _shape(a), 0, 0)] * m for a in args]
+            return [[one(*row)] for row in zip(*cols, strict=True)]
+        shapes = [_shape(a) for a in args]
+        if all(s is None or s == (1, 1) for s in shapes):
+            return one(*[_at(a, s, 0, 0) for a, s in zip(args, shapes, strict=True)])
+        h = max(s[0] for s in shapes if s is not None)
+        w = max(s[1] for s in shapes if s is not None)
+        return [[one(*[_at(a, s, i, j) for a, s in zip(args, shapes, strict=True)])
+                 for j in range(w)] for i in range(h)]
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = fn.__doc__
+    call.elementwise = True  # the block evaluator may pass any value in a column
+    return call
+
+
+def _values(args, what: str):
+    """Every value of the arguments, ranges and arrays row by row (CONCAT, XOR, NPV ...)."""
+    for a in args:
+        if hasattr(a, "shape"):
+            raise TypeError("a block column")  # row by row
+        if isinstance(a, list):
+            rows = a if a and isinstance(a[0], list) else [a]
+            for row in rows:
+                for x in row:
+                    yield x, True
+        else:
+            yield a, False
+
+
+SCALARS: dict = {}
+
+
+def _register(name: str, low: int, high: int, errors: bool = False):
+    def deco(fn):
+        SCALARS[name] = lift(name, fn, low, high, errors)
+        return fn
+    return deco
+
+
+# ------------------------------------------------------------------- information
+# Microsoft, "IS functions", "ERROR.TYPE function", "TYPE function", "T function" (read
+# 2026-12-01): the IS functions do not convert their value ("=ISNUMBER("19")" is FALSE).
+
+_REGISTER_IS = {
+    "ISNA": lambda v: isinstance(v, ExcelError) and str(v) == "#N/A",
+    "ISERROR": lambda v: isinstance(v, ExcelError),
+    "ISERR": lambda v: isinstance(v, ExcelError) and str(v) != "#N/A",
+    "ISNUMBER": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "ISTEXT": lambda v: isinstance(v, str) and not isinstance(v, ExcelError),
+    "ISNONTEXT": lambda v: not isinstance(v, str) or isinstance(v, ExcelError),
+    "ISLOGICAL": lambda v: isinstance(v, bool),
+    "ISBLANK": lambda v: v is None,
+}
+for _name, _test in _REGISTER_IS.items():
+    SCALARS[_name] = lift(_name, _test, 1, 1, errors=True)
+del _name, _test
+
+
+def _parity(odd: bool):
+    def fn(number):
+        """ISEVEN / ISODD: the number truncated; a boolean or non-numeric text #VALUE!
+        (Microsoft, "ISEVEN function": "If number is nonnumeric, ... #VALUE!")."""
+        if isinstance(number, bool):
+            raise Fail("#VALUE!", "a boolean is not a number")
+        return _int(number, "number") % 2 == (1 if odd else 0)
+    return fn
+
+
+SCALARS["ISEVEN"] = lift("ISEVEN", _parity(False), 1, 1)
+SCALARS["ISODD"] = lift("ISODD", _parity(True), 1, 1)
+
+_ERROR_NUMBERS = {"#NULL!": 1, "#DIV/0!": 2, "#VALUE!": 3, "#REF!": 4, "#NAME?": 5,
+                  "#NUM!": 6, "#N/A": 7, "#GETTING_DATA": 8, "#SPILL!": 9, "#CALC!": 14}
+
+
+@_register("ERROR.TYPE", 1, 1, errors=True)
+def _error_type(value):
+    """ERROR.TYPE(error_val): 1 #NULL!, 2 #DIV/0!, 3 #VALUE!, 4 #REF!, 5 #NAME?, 6 #NUM!,
+    7 #N/A, 8 #GETTING_DATA; anything that is no error #N/A."""
+    if isinstance(value, ExcelError) and str(value) in _ERROR_NUMBERS:
+        return float(_ERROR_NUMBERS[str(value)])
+    raise Fail("#N/A", "ERROR.TYPE of a value that is no error")
+
+
+def _type(value):
+    """TYPE(value): number 1, text 2, logical 4, error 16, array (several cells) 64; an
+    empty cell is a number (1).
+
+    >>> _type(1.0), _type("a"), _type(True), _type(ExcelError("#N/A")), _type([[1, 2]])
+    (1.0, 2.0, 4.0, 16.0, 64.0)
+    """
+    if hasattr(value, "shape"):
+        raise TypeError("a block column")  # row by row
+    if isinstance(value, list):
+        shape = _shape(value)
+        if shape != (1, 1):
+            return 64.0
+        value = _at(value, shape, 0, 0)
+    if isinstance(value, ExcelError):
+        return 16.0
+    if isinstance(value, bool):
+        return 4.0
+    if isinstance(value, str):
+        return 2.0
+    return 1.0
+
+
+def _t(value):
+    """T(value): text itself, an error itself, anything else ``""``; of a range its first
+    cell (as N: Excel's cached values of the `formulas` project's test.xlsx).
+
+    >>> _t("a"), _t(1.0), _t(True), _t(None), _t([["x", 1]])
+    ('a', '', '', '', 'x')
+    """
+    if hasattr(value, "shape"):
+        raise TypeError("a block column")  # row by row
+    if isinstance(value, list):
+        value = _at(value, _shape(value), 0, 0)
+    if isinstance(value, (ExcelError, str)):
+        return value
+    return ""
+
+
+SCALARS.update(TYPE=_type, T=_t)
+
+
+# ------------------------------------------------------------------------- logic
+
+
+def _xor(*logicals):
+    """XOR(logical1, [logical2], ...): TRUE when an odd number of the values are TRUE.
+    Text and empty cells in ranges are ignored (Microsoft, "XOR function"); a value given
+    directly is read as a logical value; no logical value at all is #VALUE!.
+
+    >>> _xor(True, False), _xor(True, True), _xor([[1, 0, None, "x"]]), str(_xor([["x"]]))
+    (True, False, True, '#VALUE!')
+    """
+    count, seen = 0, False
+    for x, in_range in _values(logicals, "XOR"):
+        if isinstance(x, ExcelError):
+            return x
+        if x is None or isinstance(x, str) and (in_range or x.strip().upper() not in (
+                "TRUE", "FALSE")):
+            if isinstance(x, str) and not in_range:
+                return ExcelError("#VALUE!", f"XOR: {x!r} is not a logical value")
+            continue
+        try:
+            count += excel_bool(x, "XOR: a value")
+        except Fail as ex:
+            return ex.error
+        seen = True
+    if not seen:
+        return ExcelError("#VALUE!", "XOR: no logical value")
+    return count % 2 == 1
+
+
+def _same(a, b) -> bool:
+    """Excel's ``a = b`` of two values that are no errors (text without case)."""
+    if a is None:
+        a = "" if isinstance(b, str) else False if isinstance(b, bool) else 0.0
+    if b is None:
+        b = "" if isinstance(a, str) else False if isinstance(a, bool) else 0.0
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, str) or isinstance(b, str):
+        return isinstance(a, str) and isinstance(b, str) and a.casefold() == b.casefold()
+    return float(a) == float(b)
+
+
+def _switch(expression, *cases):
+    """SWITCH(expression, value1, result1, [value2, result2], ..., [default]): the result
+    of the first value equal to the expression, else the default, else #N/A (Microsoft,
+    "SWITCH function"). An error in the expression, or in a value compared before the
+    match, is the result.
+
+    >>> _switch(2, 1, "a", 2, "b"), _switch(3, 1, "a", "z"), str(_switch(3, 1, "a"))
+    ('b', 'z', '#N/A')
+    """
+    if isinstance(expression, ExcelError):
+        return expression
+    if not cases:
+        raise Fail("#VALUE!", "SWITCH needs a value and a result")
+    pairs = len(cases) // 2
+    for k in range(pairs):
+        value = cases[2 * k]
+        if isinstance(value, ExcelError):
+            return value
+        if _same(expression, value):
+            return cases[2 * k + 1]
+    if len(cases) % 2:
+        return cases[-1]
+    return ExcelError("#N/A", "SWITCH: no value matches and there is no default")
+
+
+def _ifs(*pairs):
+    """IFS(test1, value1, [test2, value2], ...): the value of the first TRUE test; no TRUE
+    test is #N/A; a test that is text is #VALUE! (Microsoft, "IFS function").
+
+    >>> f = SCALARS["IFS"]
+    >>> f(False, 1, True, 2), f(0, 1, 3, "x"), str(f(False, 1)), str(f("a", 1))
+    (2, 'x', '#N/A', '#VALUE!')
+    """
+    if len(pairs) % 2:
+        raise Fail("#VALUE!", "IFS takes pairs of a test and a value")
+    for k in range(0, len(pairs), 2):
+        test = pairs[k]
+        if isinstance(test, ExcelError):
+            return test
+        if isinstance(test, str):
+            raise Fail("#VALUE!", f"IFS: the test {test!r} is text")
+        if test:
+            return pairs[k + 1]
+    return ExcelError("#N/A", "IFS: no test is TRUE")
+
+
+SCALARS["XOR"] = _xor
+SCALARS["SWITCH"] = lift("SWITCH", _switch, 3, 254, errors=True)
+SCALARS["IFS"] = lift("IFS", _ifs, 2, 254, errors=True)
+
+
+# -------------------------------------------------------------------------- text
+# Microsoft, "CONCATENATE function", "CONCAT function", "TEXTJOIN function", "LEFT, LEFTB
+# functions", "MID, MIDB functions", "FIND, FINDB functions", "SUBSTITUTE function",
+# "REPLACE, REPLACEB functions", "REPT function", "TRIM function", "PROPER function",
+# "EXACT function", "VALUE function" (read 2026-12-01). The ...B forms count bytes only
+# where a double-byte language is the default; otherwise, as here, characters.
+
+
+def _checked(text: str, name: str) -> str:
+    if len(text) > _MAX_TEXT:
+        raise Fail("#VALUE!", f"{name}: the result is longer than {_MAX_TEXT} characters")
+    return text
+
+
+def _count(x, what: str) -> int:
+    """A character count or position: truncated; below 0 #VALUE!."""
+    n = _int(x, what)
+    if n < 0:
+        raise Fail("#VALUE!", f"{what} is negative")
+    return n
+
+
+def _concatenate(*texts):
+    return _checked("".join(excel_text(t) for t in texts), "CONCATENATE")
+
+
+def _concat(*texts):
+    """CONCAT(text1, ...): every value, ranges row by row, joined; an error is the result.
+
+    >>> _concat("a", [[1.0, None], [True, "b"]])
+    'a1TRUEb'
+    """
+    parts = []
+    for x, _ in _values(texts, "CONCAT"):
+        if isinstance(x, ExcelError):
+            return x
+        parts.append(excel_text(x))
+    try:
+        return _checked("".join(parts), "CONCAT")
+    except Fail as ex:
+        return ex.error
+
+
+def _textjoin(delimiter, ignore_empty, *texts):
+    """TEXTJOIN(delimiter, ignore_empty, text1, ...): the values joined with the delimiter
+    (a range of delimiters is used in turn); with ignore_empty TRUE empty text and empty
+    cells are left out.
+
+    >>> _textjoin(", ", True, [["a", None, "", 2.0]]), _textjoin([["-", "+"]], False, "a", "b", "c")
+    ('a, 2', 'a-b+c')
+    """
+    if not texts:
+        return ExcelError("#VALUE!", "TEXTJOIN needs a text")
+    try:
+        delims = [excel_text(d) for d, _ in _values([delimiter], "TEXTJOIN")]
+        if isinstance(ignore_empty, list):
+            ignore_empty = _at(ignore_empty, _shape(ignore_empty), 0, 0)
+        skip = excel_bool(ignore_empty, "TEXTJOIN: ignore_empty")
+        parts = []
+        for x, _ in _values(texts, "TEXTJOIN"):
+            if isinstance(x, ExcelError):
+                return x
+            t = excel_text(x)
+            if skip and t == "":
+                continue
+            parts.append(t)
+        out = []
+        for k, t in enumerate(parts):
+            if k:
+                out.append(delims[(k - 1) % len(delims)] if delims else "")
+            out.append(t)
+        return _checked("".join(out), "TEXTJOIN")
+    except Fail as ex:
+        return ex.error
+
+
+def _left(text, num_chars=1):
+    return excel_text(text)[:_count(num_chars, "LEFT: num_chars")]
+
+
+def _right(text, num_chars=1):
+    t, n = excel_text(text), _count(num_chars, "RIGHT: num_chars")
+    return t[len(t) - n:] if n < len(t) else t
+
+
+def _mid(text, start_num, num_chars):
+    t = excel_text(text)
+    s = _int(start_num, "MID: start_num")
+    if s < 1:
+        raise Fail("#VALUE!", "MID: start_num is less than 1")
+    n = _count(num_chars, "MID: num_chars")
+    return t[s - 1:s - 1 + n]
+
+
+def _find(find_text, within_text, start_num=1):
+    """FIND(find_text, within_text, [start_num]): where find_text starts (case-sensitive);
+    start_num below 1 or past the text, or no match, #VALUE!; empty find_text start_num.
+
+    >>> t = "Miriam McGovern"
+    >>> _find("M", t), _find("m", t), _find("M", t, 3)
+    (1, 6, 8)
+    """
+    f, w = excel_text(find_text), excel_text(within_text)
+    s = _int(start_num, "FIND: start_num")
+    if s < 1 or s > len(w) and not (s == 1 and f == ""):
+        raise Fail("#VALUE!", f"FIND: start_num {s} is outside the text")
+    k = w.find(f, s - 1)
+    if k < 0:
+        raise Fail("#VALUE!", f"FIND: {f!r} is not in the text")
+    return k + 1
+
+
+def _substitute(text, old_text, new_text, instance_num=None):
+    """SUBSTITUTE(text, old_text, new_text, [instance_num]).
+
+    >>> _substitute("Quarter 1, 2011", "1", "2", 3), _substitute("Sales Data", "Sales", "Cost")
+    ('Quarter 1, 2012', 'Cost Data')
+    """
+    t, old, new = excel_text(text), excel_text(old_text), excel_text(new_text)
+    if instance_num is None:
+        return _checked(t.replace(old, new) if old else t, "SUBSTITUTE")
+    k = _int(instance_num, "SUBSTITUTE: instance_num")
+    if k < 1:
+        raise Fail("#VALUE!", "SUBSTITUTE: instance_num is less than 1")
+    if not old:
+        return t
+    pos = -1
+    for _ in range(k):
+        pos = t.find(old, pos + 1)
+        if pos < 0:
+            return t
+    return _checked(t[:pos] + new + t[pos + len(old):], "SUBSTITUTE")
+
+
+def _replace(old_text, start_num, num_chars, new_text):
+    """REPLACE(old_text, start_num, num_chars, new_text).
+
+    >>> _replace("abcdefghijk", 6, 5, "*"), _replace("2009", 3, 2, "10")
+    ('abcde*k', '2010')
+    """
+    t = excel_text(old_text)
+    s = _int(start_num, "REPLACE: start_num")
+    if s < 1:
+        raise Fail("#VALUE!", "REPLACE: start_num is less than 1")
+    n = _count(num_chars, "REPLACE: num_chars")
+    return _checked(t[:s - 1] + excel_text(new_text) + t[s - 1 + n:], "REPLACE")
+
+
+def _rept(text, number_times):
+    t = excel_text(text)
+    n = _count(number_times, "REPT: number_times")
+    if len(t) * n > _MAX_TEXT:
+        raise Fail("#VALUE!", f"REPT: the result is longer than {_MAX_TEXT} characters")
+    return t * n
+
+
+def _trim(text):
+    """TRIM(text): no leading or trailing spaces, single spaces between words (the space,
+    character 32, only).
+
+    >>> _trim("  First Quarter   Earnings ")
+    'First Quarter Earnings'
+    """
+    return " ".join(w for w in excel_text(text).split(" ") if w)
+
+
+def _proper(text):
+    """PROPER(text): every letter after a character that is no letter in upper case, the
+    others in lower case.
+
+    >>> _proper("this is a TITLE"), _proper("2-way street"), _proper("76BudGet")
+    ('This Is A Title', '2-Way Street', '76Budget')
+    """
+    out, after_letter = [], False
+    for ch in excel_text(text):
+        out.append(ch.lower() if after_letter else ch.upper())
+        after_letter = ch.isalpha()
+    return "".join(out)
+
+
+def _exact(text1, text2):
+    return excel_text(text1) == excel_text(text2)
+
+
+def _value(text):
+    """VALUE(text): numeric, date or time text as its number; a number stays itself; a
+    boolean and other text #VALUE!.
+
+    >>> _value("$1,000"), round(_value("16:48:00") - _value("12:00:00"), 12)
+    (1000.0, 0.2)
+    """
+    if isinstance(text, bool):
+        raise Fail("#VALUE!", "VALUE of a boolean")
+    return excel_number(text, "VALUE: text")
+
+
+for _name, _fn, _lo, _hi in (
+        ("CONCATENATE", _concatenate, 1, 255), ("LEFT", _left, 1, 2), ("LEFTB", _left, 1, 2),
+        ("RIGHT", _right, 1, 2), ("RIGHTB", _right, 1, 2), ("MID", _mid, 3, 3),
+        ("MIDB", _mid, 3, 3), ("FIND", _find, 2, 3), ("FINDB", _find, 2, 3),
+        ("SUBSTITUTE", _substitute, 3, 4), ("REPLACE", _replace, 4, 4),
+        ("REPLACEB", _replace, 4, 4), ("REPT", _rept, 2, 2), ("TRIM", _trim, 1, 1),
+        ("PROPER", _proper, 1, 1), ("EXACT", _exact, 2, 2), ("VALUE", _value, 1, 1)):
+    SCALARS[_name] = lift(_name, _fn, _lo, _hi)
+del _name, _fn, _lo, _hi
+SCALARS.update(CONCAT=_concat, TEXTJOIN=_textjoin)
+
+
+# ------------------------------------------------------------------------- dates
+# Microsoft, "DATE function", "YEAR function", "MONTH function", "DAY function", "HOUR
+# function", "MINUTE function", "SECOND function", "TIME function", "WEEKDAY function",
+# "WEEKNUM function", "ISOWEEKNUM function", "EDATE function", "EOMONTH function", "DAYS
+# function", "DAYS360 function" (read 2026-12-01). Serial numbers count days in the 1900
+# date system, with Excel's 29 February 1900 (serial 60); a date is the serial's whole
+# part, text a date Excel reads; a serial below 0 or past 9999-12-31 is #NUM!.
+
+
+def _day(x, what: str) -> int:
+    """A date argument as a whole serial number (0 .. 2958465, else #NUM!)."""
+    v = excel_number(x, what)
+    if not 0 <= v < _LAST_DAY + 1:
+        raise Fail("#NUM!", f"{what} {v:g} is not a date from 1900 to 9999")
+    return math.floor(v)
+
+
+def _month_days(y: int, m: int) -> int:
+    return 29 if (y, m) == (1900, 2) else calendar.monthrange(y, m)[1]
+
+
+def _checked_serial(s: int) -> float:
+    if not 0 <= s <= _LAST_DAY:
+        raise Fail("#NUM!", "the date is before 1900 or after 9999")
+    return float(s)
+
+
+def _date(year, month, day):
+    """DATE(year, month, day): a year from 0 to 1899 is added to 1900; months and days past
+    their range carry into the year and month (Microsoft's examples).
+
+    >>> _date(2008, 1, 2), _date(2008, 14, 2), _date(2008, 1, 35), _date(108, 1, 2)
+    (39449.0, 39846.0, 39482.0, 39449.0)
+    >>> f = SCALARS["DATE"]
+    >>> f(1900, 2, 29), f(1900, 3, 0), str(f(10000, 1, 1)), str(f(-1, 1, 1)), str(f(1900, 1, -1))
+    (60.0, 60.0, '#NUM!', '#NUM!', '#NUM!')
+    """
+    y = _int(year, "DATE: year")
+    if 0 <= y < 1900:
+        y += 1900
+    if not 1900 <= y <= 9999:
+        raise Fail("#NUM!", f"DATE: year {y} is not 0 to 9999")
+    m = _int(month, "DATE: month")
+    d = _int(day, "DATE: day")
+    y, m = y + (m - 1) // 12, (m - 1) % 12 + 1
+    if y < 1899 or y > 9999:
+        raise Fail("#NUM!", "DATE: the date is before 1900 or after 9999")
+    return _checked_serial(excel_serial(y, m, 1) + d - 1)
+
+
+def _ymd_part(k: int, name: str):
+    def fn(serial_number):
+        return float(excel_ymd(_day(serial_number, f"{name}: serial_number"))[k])
+    fn.__doc__ = f"{name}(serial_number)."
+    return fn
+
+
+def _seconds(x, name: str) -> int:
+    """The time of day of a serial number, in whole seconds (rounded to the nearest)."""
+    v = excel_number(x, f"{name}: serial_number")
+    if v < 0:
+        raise Fail("#NUM!", f"{name}: a negative time")
+    s = round((v - math.floor(v)) * 86400)
+    return 0 if s >= 86400 else s
+
+
+def _time(hour, minute, second):
+    """TIME(hour, minute, second): a fraction of a day; each part truncated, larger parts
+    carrying over, a negative total #NUM!, past a day the rest (Microsoft's examples).
+
+    >>> round(_time(12, 0, 0), 12), round(_time(16, 48, 10), 12), _time(27, 0, 0)
+    (0.5, 0.700115740741, 0.125)
+    """
+    parts = [_int(x, f"TIME: {w}") for x, w in ((hour, "hour"), (minute, "minute"),
+                                                 (second, "second"))]
+    if any(p > 32767 for p in parts):
+        raise Fail("#NUM!", "TIME: a part above 32767")
+    total = parts[0] * 3600 + parts[1] * 60 + parts[2]
+    if total < 0:
+        raise Fail("#NUM!", "TIME: a negative time")
+    return (total % 86400) / 86400
+
+
+def _weekday_index(s: int) -> int:
+    """0 for Sunday ... 6 for Saturday, as Excel counts (serial 1, 1900-01-01, a Sunday)."""
+    return (s - 1) % 7
+
+
+#: WEEKDAY's return_type -> (the day numbered first, 0 Sunday; the first number)
+_WEEKDAY_TYPES = {1: (0, 1), 2: (1, 1), 3: (1, 0), 11: (1, 1), 12: (2, 1), 13: (3, 1),
+                  14: (4, 1), 15: (5, 1), 16: (6, 1), 17: (0, 1)}
+
+
+def _weekday(serial_number, return_type=1):
+    """WEEKDAY(serial_number, [return_type]).
+
+    >>> _weekday(39506), _weekday(39506, 2), _weekday(39506, 3)  # 14 Feb 2008, a Thursday
+    (5.0, 4.0, 3.0)
+    """
+    s = _day(serial_number, "WEEKDAY: serial_number")
+    t = _int(return_type, "WEEKDAY: return_type") if return_type is not None else 1
+    if t not in _WEEKDAY_TYPES:
+        raise Fail("#NUM!", f"WEEKDAY: return_type {t} is not one Excel knows")
+    first, base = _WEEKDAY_TYPES[t]
+    return float((_weekday_index(s) - first) % 7 + base)
+
+
+def _isoweeknum(date):
+    """ISOWEEKNUM(date): the ISO 8601 week of the year.
+
+    >>> _isoweeknum(40977)  # 9 Mar 2012
+    10.0
+    """
+    s = _day(date, "ISOWEEKNUM: date")
+    thursday = s - (_weekday_index(s) + 6) % 7 + 3  # the Thursday of its Monday-based week
+    if thursday < 1:
+        raise Fail("#NUM!", "ISOWEEKNUM: a week that begins in 1899")
+    jan1 = excel_serial(excel_ymd(thursday)[0], 1, 1)
+    return float((thursday - jan1) // 7 + 1)
+
+
+#: WEEKNUM's return_type -> the day a week begins on (0 Sunday ... 6 Saturday)
+_WEEK_STARTS = {1: 0, 2: 1, 11: 1, 12: 2, 13: 3, 14: 4, 15: 5, 16: 6, 17: 0}
+
+
+def _weeknum(serial_number, return_type=1):
+    """WEEKNUM(serial_number, [return_type]): the week containing 1 January is week 1;
+    return_type 21 the ISO week.
+
+    >>> _weeknum(39887), _weeknum(39887, 2)  # 15 Mar 2009, a Sunday
+    (12.0, 11.0)
+    """
+    s = _day(serial_number, "WEEKNUM: serial_number")
+    t = _int(return_type, "WEEKNUM: return_type") if return_type is not None else 1
+    if t == 21:
+        return _isoweeknum(s)
+    if t not in _WEEK_STARTS:
+        raise Fail("#NUM!", f"WEEKNUM: return_type {t} is not one Excel knows")
+    y = excel_ymd(s)[0]
+    jan1 = excel_serial(y, 1, 1)
+    offset = (_weekday_index(jan1) - _WEEK_STARTS[t]) % 7
+    return float((s - jan1 + offset) // 7 + 1)
+
+
+def _shift_months(s: int, months, name: str, end: bool) -> float:
+    y, m, d = excel_ymd(s)
+    k = m - 1 + _int(months, f"{name}: months")
+    y, m = y + k // 12, k % 12 + 1
+    if not 1900 <= y <= 9999:
+        raise Fail("#NUM!", f"{name}: the date is before 1900 or after 9999")
+    last = _month_days(y, m)
+    return _checked_serial(excel_serial(y, m, last if end else min(d, last)))
+
+
+def _edate(start_date, months):
+    """EDATE(start_date, months): the same day ``months`` later (at most the month's last).
+
+    >>> _edate(40209, 1), _edate(40209, -1)  # 31 Jan 2010 -> 28 Feb 2010, 31 Dec 2009
+    (40237.0, 40178.0)
+    """
+    return _shift_months(_day(start_date, "EDATE: start_date"), months, "EDATE", False)
+
+
+def _eomonth(start_date, months):
+    """EOMONTH(start_date, months): the last day of the month ``months`` later.
+
+    >>> _eomonth(39448, 1), _eomonth(39448, -3)  # 1 Jan 2008 -> 29 Feb 2008, 31 Oct 2007
+    (39507.0, 39386.0)
+    """
+    return _shift_months(_day(start_date, "EOMONTH: start_date"), months, "EOMONTH", True)
+
+
+def _days(end_date, start_date):
+    """DAYS(end_date, start_date): the days between two dates.
+
+    >>> _days("3/15/2021", "2/1/2021"), _days(44561, 44197)
+    (42.0, 364.0)
+    """
+    return float(_day(end_date, "DAYS: end_date") - _day(start_date, "DAYS: start_date"))
+
+
+def _days360(start_date, end_date, method=False):
+    """DAYS360(start_date, end_date, [method]): days on a 360-day year. US (FALSE): a start on
+    a month's last day is the 30th, an end on the 31st the 30th when the start is the 30th or
+    later; European (TRUE): every 31st is the 30th.
+
+    >>> _days360(40573, 40575), _days360(40544, 40908), _days360(40544, 40575)  # Microsoft's
+    (1.0, 360.0, 30.0)
+    """
+    s, e = _day(start_date, "DAYS360: start_date"), _day(end_date, "DAYS360: end_date")
+    europe = excel_bool(method, "DAYS360: method")
+    y1, m1, d1 = excel_ymd(s)
+    y2, m2, d2 = excel_ymd(e)
+    if europe:
+        d1, d2 = min(d1, 30), min(d2, 30)
+    else:
+        if d1 == _month_days(y1, m1):
+            d1 = 30
+        if d2 == 31 and d1 >= 30:
+            d2 = 30
+    return float((y2 - y1) * 360 + (m2 - m1) * 30 + d2 - d1)
+
+
+for _name, _fn, _lo, _hi in (
+        ("DATE", _date, 3, 3), ("YEAR", _ymd_part(0, "YEAR"), 1, 1),
+        ("MONTH", _ymd_part(1, "MONTH"), 1, 1), ("DAY", _ymd_part(2, "DAY"), 1, 1),
+        ("HOUR", lambda x: float(_seconds(x, "HOUR") // 3600), 1, 1),
+        ("MINUTE", lambda x: float(_seconds(x, "MINUTE") // 60 % 60), 1, 1),
+        ("SECOND", lambda x: float(_seconds(x, "SECOND") % 60), 1, 1),
+        ("TIME", _time, 3, 3), ("WEEKDAY", _weekday, 1, 2), ("WEEKNUM", _weeknum, 1, 2),
+        ("ISOWEEKNUM", _isoweeknum, 1, 1), ("EDATE", _edate, 2, 2),
+        ("EOMONTH", _eomonth, 2, 2), ("DAYS", _days, 2, 2), ("DAYS360", _days360, 2, 3)):
+    SCALARS[_name] = lift(_name, _fn, _lo, _hi)
+del _name, _fn, _lo, _hi
+
+
+BUILTINS.update(SCALARS)
