@@ -3856,5 +3856,5 @@ BUILTINS.update({
 
 # ------------------------------------------------------------------ scalar functions
 #: helpers the scalar functions (:mod:`rooflinexl.recalc.scalars`) share with the ones here
-typed_number, excel_ymd, excel_serial = _typed_number, _excel_ymd, _serial
+typed_number, excel_ymd, excel_serial, ddb = _typed_number, _excel_ymd, _serial, _ddb
 from rooflinexl.recalc import scalars  # noqa: E402, F401 - adds them to BUILTINS

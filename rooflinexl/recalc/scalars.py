@@ -33,7 +33,14 @@ import calendar
 import math
 
 from rooflinexl.errors import ExcelError
-from rooflinexl.recalc.functions import BUILTINS, excel_serial, excel_ymd, typed_number, value_text
+from rooflinexl.recalc.functions import (
+    BUILTINS,
+    ddb,
+    excel_serial,
+    excel_ymd,
+    typed_number,
+    value_text,
+)
 
 __all__ = ["excel_bool", "excel_number", "excel_text", "lift", "SCALARS"]
 
@@ -846,5 +853,694 @@ for _name, _fn, _lo, _hi in (
     SCALARS[_name] = lift(_name, _fn, _lo, _hi)
 del _name, _fn, _lo, _hi
 
+
+# ------------------------------------------------------------------------ maths
+# Microsoft, "SIN function" ... "ACOTH function", "RADIANS function", "DEGREES function",
+# "PI function", "SQRTPI function", "FACT function", "FACTDOUBLE function", "EVEN function",
+# "ODD function", "PERMUT function", "PERMUTATIONA function", "MULTINOMIAL function",
+# "DELTA function", "GESTEP function", "ERF function", "ERFC function", "GAMMA function",
+# "GAMMALN function", "BITAND function" ... (read 2026-12-01). Trigonometric functions of an
+# angle of 2^27 radians or more are #NUM! in Excel (its argument reduction stops there).
+
+_TRIG_LIMIT = 2.0 ** 27
+
+
+def _angle(x, name: str) -> float:
+    v = excel_number(x, f"{name}: number")
+    if abs(v) >= _TRIG_LIMIT:
+        raise Fail("#NUM!", f"{name}: an angle of 2^27 radians or more")
+    return v
+
+
+def _domain(ok: bool, name: str, why: str) -> None:
+    if not ok:
+        raise Fail("#NUM!", f"{name}: {why}")
+
+
+def _nonzero(v: float, name: str) -> float:
+    if v == 0:
+        raise Fail("#DIV/0!", f"{name} of 0")
+    return v
+
+
+def _atan2(x_num, y_num):
+    """ATAN2(x_num, y_num): the angle of the point (x, y); both 0 is #DIV/0!.
+
+    >>> round(_atan2(1, 1), 9), round(_atan2(-1, -1), 9)
+    (0.785398163, -2.35619449)
+    """
+    x, y = excel_number(x_num, "ATAN2: x_num"), excel_number(y_num, "ATAN2: y_num")
+    if x == 0 and y == 0:
+        raise Fail("#DIV/0!", "ATAN2 of (0, 0)")
+    return math.atan2(y, x)
+
+
+def _asin(x):
+    v = excel_number(x, "ASIN: number")
+    _domain(-1 <= v <= 1, "ASIN", "a number outside -1 to 1")
+    return math.asin(v)
+
+
+def _acos(x):
+    v = excel_number(x, "ACOS: number")
+    _domain(-1 <= v <= 1, "ACOS", "a number outside -1 to 1")
+    return math.acos(v)
+
+
+def _acosh(x):
+    v = excel_number(x, "ACOSH: number")
+    _domain(v >= 1, "ACOSH", "a number below 1")
+    return math.acosh(v)
+
+
+def _atanh(x):
+    v = excel_number(x, "ATANH: number")
+    _domain(-1 < v < 1, "ATANH", "a number outside -1 to 1 (exclusive)")
+    return math.atanh(v)
+
+
+def _acoth(x):
+    v = excel_number(x, "ACOTH: number")
+    _domain(abs(v) > 1, "ACOTH", "a number from -1 to 1")
+    return 0.5 * math.log((v + 1) / (v - 1))
+
+
+def _acot(x):
+    v = excel_number(x, "ACOT: number")
+    return math.pi / 2 - math.atan(v)
+
+
+def _fact(x):
+    """FACT(number): number! of the number truncated; negative #NUM!.
+
+    >>> _fact(5), _fact(1.9), _fact(0)
+    (120.0, 1.0, 1.0)
+    """
+    n = _int(x, "FACT: number")
+    _domain(0 <= n <= 170, "FACT", f"{n}! is not a number Excel holds")
+    return float(math.factorial(n))
+
+
+def _factdouble(x):
+    """FACTDOUBLE(number): n!! of the number truncated (Microsoft's examples).
+
+    >>> _factdouble(6), _factdouble(7)
+    (48.0, 105.0)
+    """
+    n = _int(x, "FACTDOUBLE: number")
+    _domain(n >= -1, "FACTDOUBLE", "a negative number")
+    out = 1.0
+    for k in range(n, 1, -2):
+        out *= k
+    return out
+
+
+def _even_odd(odd: bool):
+    def fn(x):
+        v = excel_number(x, "number")
+        a = math.ceil(abs(v))
+        if odd:
+            a = a if a % 2 == 1 else a + 1
+        elif a % 2:
+            a += 1
+        return float(a if v >= 0 else -a)
+    fn.__doc__ = ("ODD" if odd else "EVEN") + "(number): rounded away from zero to the " \
+        "nearest " + ("odd" if odd else "even") + " integer."
+    return fn
+
+
+def _permut(number, number_chosen):
+    """PERMUT(number, number_chosen): n! / (n - k)! of the numbers truncated.
+
+    >>> _permut(100, 3), _permut(3, 2)
+    (970200.0, 6.0)
+    """
+    n, k = _int(number, "PERMUT: number"), _int(number_chosen, "PERMUT: number_chosen")
+    _domain(n > 0 and 0 <= k <= n, "PERMUT", "number <= 0, number_chosen < 0 or > number")
+    return float(math.perm(n, k))
+
+
+def _permutationa(number, number_chosen):
+    """PERMUTATIONA(number, number_chosen): n^k of the numbers truncated.
+
+    >>> _permutationa(3, 2), _permutationa(2, 2)
+    (9.0, 4.0)
+    """
+    n = _int(number, "PERMUTATIONA: number")
+    k = _int(number_chosen, "PERMUTATIONA: number_chosen")
+    _domain(n >= 0 and k >= 0, "PERMUTATIONA", "a negative argument")
+    return float(n) ** k
+
+
+def _multinomial(*numbers):
+    """MULTINOMIAL(number1, ...): (sum)! / product of each factorial (numbers truncated).
+
+    >>> _multinomial(2, 3, 4)
+    1260.0
+    """
+    try:
+        ns = []
+        for x, in_range in _values(numbers, "MULTINOMIAL"):
+            if isinstance(x, ExcelError):
+                return x
+            if in_range and (x is None or isinstance(x, (str, bool))):
+                raise Fail("#VALUE!", "MULTINOMIAL: a value that is no number")
+            n = _int(x, "MULTINOMIAL: number")
+            _domain(n >= 0, "MULTINOMIAL", "a negative number")
+            ns.append(n)
+        total = sum(ns)
+        _domain(total <= 170, "MULTINOMIAL", "the result is too large")
+        out = math.factorial(total)
+        for n in ns:
+            out //= math.factorial(n)
+        return float(out)
+    except Fail as ex:
+        return ex.error
+
+
+def _delta(number1, number2=0.0):
+    for x in (number1, number2):
+        if isinstance(x, bool) or isinstance(x, str) and typed_number(x) is None:
+            raise Fail("#VALUE!", "DELTA: a value that is no number")
+    return 1.0 if excel_number(number1) == excel_number(number2) else 0.0
+
+
+def _gestep(number, step=0.0):
+    for x in (number, step):
+        if isinstance(x, bool) or isinstance(x, str) and typed_number(x) is None:
+            raise Fail("#VALUE!", "GESTEP: a value that is no number")
+    return 1.0 if excel_number(number) >= excel_number(step) else 0.0
+
+
+def _erf(lower_limit, upper_limit=None):
+    """ERF(lower_limit, [upper_limit]): erf(lower), or erf(upper) - erf(lower).
+
+    >>> round(_erf(0.745), 8), round(_erf(1), 8)  # Microsoft's examples
+    (0.70792892, 0.84270079)
+    """
+    a = excel_number(lower_limit, "ERF: lower_limit")
+    if upper_limit is None:
+        return math.erf(a)
+    return math.erf(excel_number(upper_limit, "ERF: upper_limit")) - math.erf(a)
+
+
+def _gamma(x):
+    """GAMMA(number): Γ(number); 0 and negative integers #NUM!.
+
+    >>> round(_gamma(2.5), 9), round(_gamma(-3.75), 9)
+    (1.329340388, 0.267866129)
+    """
+    v = excel_number(x, "GAMMA: number")
+    _domain(not (v <= 0 and v == math.floor(v)), "GAMMA", "0 or a negative integer")
+    return math.gamma(v)
+
+
+def _gammaln(x):
+    v = excel_number(x, "GAMMALN: x")
+    _domain(v > 0, "GAMMALN", "a number of 0 or less")
+    return math.lgamma(v)
+
+
+_BIT_LIMIT = 2 ** 48
+
+
+def _bits(x, name: str) -> int:
+    v = excel_number(x, f"{name}: number")
+    _domain(v == math.floor(v) and 0 <= v < _BIT_LIMIT, name,
+            "a number that is no integer from 0 to 2^48 - 1")
+    return int(v)
+
+
+def _bitwise(name: str, op):
+    def fn(number1, number2):
+        return float(op(_bits(number1, name), _bits(number2, name)))
+    fn.__doc__ = f"{name}(number1, number2): bitwise, on integers from 0 to 2^48 - 1."
+    return fn
+
+
+def _bitshift(name: str, left: bool):
+    def fn(number, shift_amount):
+        """BITLSHIFT / BITRSHIFT(number, shift_amount): a shift of at most 53 places
+        either way; the result below 2^48."""
+        n = _bits(number, name)
+        k = _int(shift_amount, f"{name}: shift_amount")
+        _domain(abs(k) <= 53, name, "a shift of more than 53 places")
+        k = k if left else -k
+        out = n << k if k >= 0 else n >> -k
+        _domain(out < _BIT_LIMIT, name, "the result is 2^48 or more")
+        return float(out)
+    return fn
+
+
+for _name, _fn, _lo, _hi in (
+        ("SIN", lambda x: math.sin(_angle(x, "SIN")), 1, 1),
+        ("COS", lambda x: math.cos(_angle(x, "COS")), 1, 1),
+        ("TAN", lambda x: math.tan(_angle(x, "TAN")), 1, 1),
+        ("COT", lambda x: 1 / math.tan(_nonzero(_angle(x, "COT"), "COT")), 1, 1),
+        ("CSC", lambda x: 1 / math.sin(_nonzero(_angle(x, "CSC"), "CSC")), 1, 1),
+        ("SEC", lambda x: 1 / math.cos(_angle(x, "SEC")), 1, 1),
+        ("ASIN", _asin, 1, 1), ("ACOS", _acos, 1, 1),
+        ("ATAN", lambda x: math.atan(excel_number(x, "ATAN: number")), 1, 1),
+        ("ATAN2", _atan2, 2, 2), ("ACOT", _acot, 1, 1),
+        ("SINH", lambda x: math.sinh(excel_number(x, "SINH: number")), 1, 1),
+        ("COSH", lambda x: math.cosh(excel_number(x, "COSH: number")), 1, 1),
+        ("TANH", lambda x: math.tanh(excel_number(x, "TANH: number")), 1, 1),
+        ("COTH", lambda x: 1 / math.tanh(_nonzero(excel_number(x, "COTH"), "COTH")), 1, 1),
+        ("CSCH", lambda x: 1 / math.sinh(_nonzero(excel_number(x, "CSCH"), "CSCH")), 1, 1),
+        ("SECH", lambda x: 1 / math.cosh(excel_number(x, "SECH: number")), 1, 1),
+        ("ASINH", lambda x: math.asinh(excel_number(x, "ASINH: number")), 1, 1),
+        ("ACOSH", _acosh, 1, 1), ("ATANH", _atanh, 1, 1), ("ACOTH", _acoth, 1, 1),
+        ("RADIANS", lambda x: math.radians(excel_number(x, "RADIANS: angle")), 1, 1),
+        ("DEGREES", lambda x: math.degrees(excel_number(x, "DEGREES: angle")), 1, 1),
+        ("PI", lambda: math.pi, 0, 0),
+        ("SQRTPI", lambda x: math.sqrt(excel_number(x, "SQRTPI: number") * math.pi), 1, 1),
+        ("FACT", _fact, 1, 1), ("FACTDOUBLE", _factdouble, 1, 1),
+        ("EVEN", _even_odd(False), 1, 1), ("ODD", _even_odd(True), 1, 1),
+        ("PERMUT", _permut, 2, 2), ("PERMUTATIONA", _permutationa, 2, 2),
+        ("DELTA", _delta, 1, 2), ("GESTEP", _gestep, 1, 2),
+        ("ERF", _erf, 1, 2), ("ERF.PRECISE", lambda x: _erf(x), 1, 1),
+        ("ERFC", lambda x: math.erfc(excel_number(x, "ERFC: x")), 1, 1),
+        ("ERFC.PRECISE", lambda x: math.erfc(excel_number(x, "ERFC.PRECISE: x")), 1, 1),
+        ("GAMMA", _gamma, 1, 1), ("GAMMALN", _gammaln, 1, 1),
+        ("GAMMALN.PRECISE", _gammaln, 1, 1),
+        ("BITAND", _bitwise("BITAND", lambda a, b: a & b), 2, 2),
+        ("BITOR", _bitwise("BITOR", lambda a, b: a | b), 2, 2),
+        ("BITXOR", _bitwise("BITXOR", lambda a, b: a ^ b), 2, 2),
+        ("BITLSHIFT", _bitshift("BITLSHIFT", True), 2, 2),
+        ("BITRSHIFT", _bitshift("BITRSHIFT", False), 2, 2)):
+    SCALARS[_name] = lift(_name, _fn, _lo, _hi)
+del _name, _fn, _lo, _hi
+SCALARS["MULTINOMIAL"] = _multinomial
+
+
+# ------------------------------------------------------------ time value of money
+# Microsoft, "FV function", "PV function", "PMT function", "NPER function", "NPV function",
+# "RATE function", "IRR function", "MIRR function", "SLN function", "SYD function", "DB
+# function", "DDB function", "EFFECT function", "NOMINAL function", "FVSCHEDULE function",
+# "RRI function", "PDURATION function", "DOLLARDE function", "DOLLARFR function", "ISPMT
+# function" (read 2026-12-01). The annuity equation that FV, PV, PMT, NPER and RATE solve
+# (Microsoft, "PV function"), with type 0 (payments at the end of each period) or 1 (at
+# the beginning):
+#
+#     pv (1 + rate)^nper + pmt (1 + rate type) ((1 + rate)^nper - 1) / rate + fv = 0
+#
+# and pv + pmt nper + fv = 0 for a rate of 0.
+
+
+def _type(x) -> int:
+    return 0 if excel_number(x, "type") == 0 else 1
+
+
+def _fv(rate, nper, pmt, pv=None, type=None):  # noqa: A002 - Excel's argument name
+    """FV(rate, nper, pmt, [pv], [type]) (Microsoft's examples).
+
+    >>> round(_fv(0.06 / 12, 10, -200, -500, 1), 2), round(_fv(0.12 / 12, 12, -1000), 2)
+    (2581.4, 12682.5)
+    """
+    r, n = excel_number(rate, "FV: rate"), excel_number(nper, "FV: nper")
+    p, v = excel_number(pmt, "FV: pmt"), excel_number(pv, "FV: pv")
+    t = _type(type)
+    if r == 0:
+        return -(v + p * n)
+    g = (1 + r) ** n
+    return -(v * g + p * (1 + r * t) * (g - 1) / r)
+
+
+def _pv(rate, nper, pmt, fv=None, type=None):  # noqa: A002
+    """PV(rate, nper, pmt, [fv], [type]) (Microsoft's example).
+
+    >>> round(_pv(0.08 / 12, 12 * 20, 500), 2)
+    -59777.15
+    """
+    r, n = excel_number(rate, "PV: rate"), excel_number(nper, "PV: nper")
+    p, f = excel_number(pmt, "PV: pmt"), excel_number(fv, "PV: fv")
+    t = _type(type)
+    if r == 0:
+        return -(f + p * n)
+    g = (1 + r) ** n
+    return -(f + p * (1 + r * t) * (g - 1) / r) / g
+
+
+def _pmt(rate, nper, pv, fv=None, type=None):  # noqa: A002
+    """PMT(rate, nper, pv, [fv], [type]) (Microsoft's examples).
+
+    >>> round(_pmt(0.08 / 12, 10, 10000), 2), round(_pmt(0.08 / 12, 10, 10000, 0, 1), 2)
+    (-1037.03, -1030.16)
+    """
+    r, n = excel_number(rate, "PMT: rate"), excel_number(nper, "PMT: nper")
+    v, f = excel_number(pv, "PMT: pv"), excel_number(fv, "PMT: fv")
+    t = _type(type)
+    if n == 0:
+        raise Fail("#NUM!", "PMT: nper is 0")
+    if r == 0:
+        return -(v + f) / n
+    g = (1 + r) ** n
+    return -r * (v * g + f) / ((1 + r * t) * (g - 1))
+
+
+def _nper(rate, pmt, pv, fv=None, type=None):  # noqa: A002
+    """NPER(rate, pmt, pv, [fv], [type]) (Microsoft's examples).
+
+    >>> round(_nper(0.12 / 12, -100, -1000, 10000, 1), 4), round(_nper(0.01, -100, -1000), 4)
+    (59.6739, -9.5786)
+    """
+    r, p = excel_number(rate, "NPER: rate"), excel_number(pmt, "NPER: pmt")
+    v, f = excel_number(pv, "NPER: pv"), excel_number(fv, "NPER: fv")
+    t = _type(type)
+    if r == 0:
+        if p == 0:
+            raise Fail("#NUM!", "NPER: rate and pmt are 0")
+        return -(v + f) / p
+    a = p * (1 + r * t)
+    num, den = a - f * r, a + v * r
+    _domain(den != 0 and num / den > 0 and r > -1, "NPER", "no number of periods")
+    return math.log(num / den) / math.log(1 + r)
+
+
+def _npv(rate, *values):
+    """NPV(rate, value1, ...): the sum of value_i / (1 + rate)^i; in ranges only numbers
+    count, a value given directly is read as a number (Microsoft's examples).
+
+    >>> round(_npv(0.1, -10000, 3000, 4200, 6800), 2)
+    1188.44
+    >>> round(_npv(0.08, [[8000, 9200, 10000, 12000, 14500]]) - 40000, 2)
+    1922.06
+    """
+    try:
+        r = excel_number(rate, "NPV: rate")
+        if isinstance(rate, list):
+            raise Fail("#VALUE!", "NPV: a range as the rate")
+        if r == -1:
+            raise Fail("#DIV/0!", "NPV: rate is -1")
+        total, i = 0.0, 0
+        for x, in_range in _values(values, "NPV"):
+            if isinstance(x, ExcelError):
+                return x
+            if in_range and (x is None or isinstance(x, (str, bool))):
+                continue
+            if not in_range and x is None:
+                continue
+            v = excel_number(x, "NPV: a value")
+            i += 1
+            total += v / (1 + r) ** i
+        return _result(total)
+    except Fail as ex:
+        return ex.error
+
+
+def _cash_flows(values, name: str) -> list[float]:
+    """The numbers of a range of cash flows (text, booleans and empty cells skipped)."""
+    out = []
+    for x, _ in _values([values], name):
+        if isinstance(x, ExcelError):
+            raise Fail(str(x), getattr(x, "reason", "") or f"{name}: an error value")
+        if isinstance(x, (int, float)) and not isinstance(x, bool):
+            out.append(float(x))
+    return out
+
+
+def _newton(f, df, guess: float, name: str) -> float:
+    """Newton's method from ``guess``: at most 20 steps until a step is below 1e-7 (Excel's
+    RATE and IRR limits), then polished; else #NUM!."""
+    x = guess
+    for _ in range(20):
+        d = df(x)
+        if d == 0 or not math.isfinite(d):
+            break
+        step = f(x) / d
+        x -= step
+        if not math.isfinite(x) or x <= -1:
+            break
+        if abs(step) < 1e-7:
+            for _ in range(3):
+                d = df(x)
+                if d == 0:
+                    break
+                x -= f(x) / d
+            return x
+    raise Fail("#NUM!", f"{name}: no rate found from the guess")
+
+
+def _irr(values, guess=None):
+    """IRR(values, [guess]): the rate at which the cash flows' NPV is 0 (Microsoft's
+    examples: -70000, 12000, 15000, 18000, 21000, 26000).
+
+    >>> round(_irr([[-70000, 12000, 15000, 18000, 21000, 26000]]), 6)
+    0.086631
+    >>> round(_irr([[-70000, 12000, 15000]], -0.1), 4)
+    -0.4435
+    """
+    try:
+        flows = _cash_flows(values, "IRR")
+        g = 0.1 if guess is None else excel_number(guess, "IRR: guess")
+        if not any(v > 0 for v in flows) or not any(v < 0 for v in flows):
+            raise Fail("#NUM!", "IRR needs a positive and a negative cash flow")
+
+        def f(r):
+            return sum(v / (1 + r) ** k for k, v in enumerate(flows))
+
+        def df(r):
+            return sum(-k * v / (1 + r) ** (k + 1) for k, v in enumerate(flows))
+
+        return _newton(f, df, g, "IRR")
+    except Fail as ex:
+        return ex.error
+
+
+def _mirr(values, finance_rate, reinvest_rate):
+    """MIRR(values, finance_rate, reinvest_rate) (Microsoft's example).
+
+    >>> round(_mirr([[-120000, 39000, 30000, 21000, 37000, 46000]], 0.1, 0.12), 6)
+    0.126094
+    """
+    try:
+        flows = _cash_flows(values, "MIRR")
+        fr = excel_number(finance_rate, "MIRR: finance_rate")
+        rr = excel_number(reinvest_rate, "MIRR: reinvest_rate")
+        n = len(flows)
+        pos = sum(v / (1 + rr) ** k for k, v in enumerate(flows) if v > 0)
+        neg = sum(v / (1 + fr) ** k for k, v in enumerate(flows) if v < 0)
+        if pos == 0 or neg == 0 or n < 2:
+            raise Fail("#DIV/0!", "MIRR needs a positive and a negative cash flow")
+        return (-pos * (1 + rr) ** (n - 1) / neg) ** (1 / (n - 1)) - 1
+    except Fail as ex:
+        return ex.error
+
+
+def _rate(nper, pmt, pv, fv=None, type=None, guess=None):  # noqa: A002
+    """RATE(nper, pmt, pv, [fv], [type], [guess]) (Microsoft's example).
+
+    >>> round(_rate(4 * 12, -200, 8000) * 12, 6)
+    0.092418
+    """
+    n, p = excel_number(nper, "RATE: nper"), excel_number(pmt, "RATE: pmt")
+    v, f = excel_number(pv, "RATE: pv"), excel_number(fv, "RATE: fv")
+    t = _type(type)
+    g = 0.1 if guess is None else excel_number(guess, "RATE: guess")
+    _domain(n > 0, "RATE", "nper is not positive")
+
+    def eq(r):
+        if r == 0:
+            return v + p * n + f
+        q = (1 + r) ** n
+        return v * q + p * (1 + r * t) * (q - 1) / r + f
+
+    def deq(r):
+        h = 1e-6 * max(abs(r), 1e-3)
+        return (eq(r + h) - eq(r - h)) / (2 * h)
+
+    return _newton(eq, deq, g, "RATE")
+
+
+def _sln(cost, salvage, life):
+    """SLN(cost, salvage, life): (cost - salvage) / life.
+
+    >>> _sln(30000, 7500, 10)
+    2250.0
+    """
+    c, s = excel_number(cost, "SLN: cost"), excel_number(salvage, "SLN: salvage")
+    n = excel_number(life, "SLN: life")
+    if n == 0:
+        raise Fail("#DIV/0!", "SLN: life is 0")
+    return (c - s) / n
+
+
+def _syd(cost, salvage, life, per):
+    """SYD(cost, salvage, life, per): sum-of-years' digits (Microsoft's examples).
+
+    >>> round(_syd(30000, 7500, 10, 1), 2), round(_syd(30000, 7500, 10, 10), 2)
+    (4090.91, 409.09)
+    """
+    c, s = excel_number(cost, "SYD: cost"), excel_number(salvage, "SYD: salvage")
+    n, k = excel_number(life, "SYD: life"), excel_number(per, "SYD: per")
+    _domain(n > 0 and 0 < k <= n, "SYD", "life or per out of range")
+    return (c - s) * (n - k + 1) * 2 / (n * (n + 1))
+
+
+def _db(cost, salvage, life, period, month=None):
+    """DB(cost, salvage, life, period, [month]): fixed-declining balance, the rate rounded
+    to three decimals (Microsoft's example: 1,000,000, 100,000, 6 years, 7 months first).
+
+    >>> [round(_db(1000000, 100000, 6, p, 7), 2) for p in (1, 2, 7)]
+    [186083.33, 259639.42, 15845.1]
+    """
+    c, s = excel_number(cost, "DB: cost"), excel_number(salvage, "DB: salvage")
+    n = excel_number(life, "DB: life")
+    p = _int(period, "DB: period")
+    m = 12 if month is None else _int(month, "DB: month")
+    _domain(c >= 0 and s >= 0 and n > 0 and 1 <= m <= 12 and 1 <= p <= n + (m < 12),
+            "DB", "an argument out of range")
+    rate = round(1 - (s / c) ** (1 / n), 3) if c > 0 else 1.0
+    total = c * rate * m / 12
+    if p == 1:
+        return total
+    for k in range(2, p + 1):
+        dep = (c - total) * rate * ((12 - m) / 12 if k > n else 1)
+        if k == p:
+            return dep
+        total += dep
+    return total
+
+
+def _ddb_function(cost, salvage, life, period, factor=None):
+    """DDB(cost, salvage, life, period, [factor]) (Microsoft's examples: 2400, 300, 10).
+
+    >>> f = _ddb_function
+    >>> round(f(2400, 300, 10 * 365, 1), 2), round(f(2400, 300, 10, 10), 2)
+    (1.32, 22.12)
+    """
+    c, s = excel_number(cost, "DDB: cost"), excel_number(salvage, "DDB: salvage")
+    n, p = excel_number(life, "DDB: life"), excel_number(period, "DDB: period")
+    f = 2.0 if factor is None else excel_number(factor, "DDB: factor")
+    _domain(c >= 0 and s >= 0 and n > 0 and 0 < p <= n and f > 0, "DDB",
+            "an argument out of range")
+    return ddb(c, s, n, p, f)
+
+
+def _effect(nominal_rate, npery):
+    """EFFECT(nominal_rate, npery) (Microsoft's example).
+
+    >>> round(_effect(0.0525, 4), 9)
+    0.053542667
+    """
+    r, n = excel_number(nominal_rate, "EFFECT: nominal_rate"), _int(npery, "EFFECT: npery")
+    _domain(r > 0 and n >= 1, "EFFECT", "nominal_rate <= 0 or npery < 1")
+    return (1 + r / n) ** n - 1
+
+
+def _nominal(effect_rate, npery):
+    """NOMINAL(effect_rate, npery) (Microsoft's example).
+
+    >>> round(_nominal(0.053543, 4), 6)
+    0.0525
+    """
+    r, n = excel_number(effect_rate, "NOMINAL: effect_rate"), _int(npery, "NOMINAL: npery")
+    _domain(r > 0 and n >= 1, "NOMINAL", "effect_rate <= 0 or npery < 1")
+    return ((1 + r) ** (1 / n) - 1) * n
+
+
+def _fvschedule(principal, schedule):
+    """FVSCHEDULE(principal, schedule): principal times each (1 + rate); an empty cell is 0.
+
+    >>> round(_fvschedule(1, [[0.09, 0.11, 0.1]]), 5)
+    1.33089
+    """
+    try:
+        if isinstance(principal, list):
+            principal = _at(principal, _shape(principal), 0, 0)
+        v = excel_number(principal, "FVSCHEDULE: principal")
+        for x, _ in _values([schedule], "FVSCHEDULE"):
+            if isinstance(x, bool):
+                raise Fail("#VALUE!", "FVSCHEDULE: a boolean rate")
+            v *= 1 + excel_number(x, "FVSCHEDULE: a rate")
+        return _result(v)
+    except Fail as ex:
+        return ex.error
+
+
+def _rri(nper, pv, fv):
+    """RRI(nper, pv, fv): (fv / pv)^(1 / nper) - 1 (Microsoft's example).
+
+    >>> round(_rri(96, 10000, 11000), 7)
+    0.0009933
+    """
+    n, v, f = (excel_number(x, f"RRI: {w}") for x, w in ((nper, "nper"), (pv, "pv"),
+                                                         (fv, "fv")))
+    _domain(n > 0, "RRI", "nper is not positive")
+    if v == 0:
+        raise Fail("#NUM!", "RRI: pv is 0")
+    return (f / v) ** (1 / n) - 1
+
+
+def _pduration(rate, pv, fv):
+    """PDURATION(rate, pv, fv): (log fv - log pv) / log(1 + rate) (Microsoft's examples).
+
+    >>> round(_pduration(0.025, 2000, 2200), 2), round(_pduration(0.025 / 12, 1000, 1200), 1)
+    (3.86, 87.6)
+    """
+    r, v, f = (excel_number(x, f"PDURATION: {w}") for x, w in ((rate, "rate"), (pv, "pv"),
+                                                               (fv, "fv")))
+    _domain(r > 0 and v > 0 and f > 0, "PDURATION", "an argument is not positive")
+    return (math.log(f) - math.log(v)) / math.log(1 + r)
+
+
+def _fraction(x, name: str) -> int:
+    f = _int(x, f"{name}: fraction")
+    if f < 0:
+        raise Fail("#NUM!", f"{name}: fraction is negative")
+    if f == 0:
+        raise Fail("#DIV/0!", f"{name}: fraction is 0")
+    return f
+
+
+def _dollarde(fractional_dollar, fraction):
+    """DOLLARDE(fractional_dollar, fraction) (Microsoft's examples).
+
+    >>> round(_dollarde(1.02, 16), 12), round(_dollarde(1.1, 32), 12)
+    (1.125, 1.3125)
+    """
+    v, f = excel_number(fractional_dollar, "DOLLARDE: fractional_dollar"), _fraction(
+        fraction, "DOLLARDE")
+    whole = math.trunc(v)
+    scale = 10 ** math.ceil(math.log10(f))
+    return whole + (v - whole) * scale / f
+
+
+def _dollarfr(decimal_dollar, fraction):
+    """DOLLARFR(decimal_dollar, fraction) (Microsoft's examples).
+
+    >>> round(_dollarfr(1.125, 16), 12), round(_dollarfr(1.125, 32), 12)
+    (1.02, 1.04)
+    """
+    v, f = excel_number(decimal_dollar, "DOLLARFR: decimal_dollar"), _fraction(
+        fraction, "DOLLARFR")
+    whole = math.trunc(v)
+    scale = 10 ** math.ceil(math.log10(f))
+    return whole + (v - whole) * f / scale
+
+
+def _ispmt(rate, per, nper, pv):
+    """ISPMT(rate, per, nper, pv): the interest of period ``per`` of a loan repaid in equal
+    parts of principal (Microsoft's example).
+
+    >>> round(_ispmt(0.1 / 12, 1, 3 * 12, 8000000), 2)
+    -64814.81
+    """
+    r, k = excel_number(rate, "ISPMT: rate"), excel_number(per, "ISPMT: per")
+    n, v = excel_number(nper, "ISPMT: nper"), excel_number(pv, "ISPMT: pv")
+    if n == 0:
+        raise Fail("#DIV/0!", "ISPMT: nper is 0")
+    return v * r * (k / n - 1)
+
+
+for _name, _fn, _lo, _hi in (
+        ("FV", _fv, 3, 5), ("PV", _pv, 3, 5), ("PMT", _pmt, 3, 5), ("NPER", _nper, 3, 5),
+        ("RATE", _rate, 3, 6), ("SLN", _sln, 3, 3), ("SYD", _syd, 4, 4), ("DB", _db, 4, 5),
+        ("DDB", _ddb_function, 4, 5), ("EFFECT", _effect, 2, 2), ("NOMINAL", _nominal, 2, 2),
+        ("RRI", _rri, 3, 3), ("PDURATION", _pduration, 3, 3), ("DOLLARDE", _dollarde, 2, 2),
+        ("DOLLARFR", _dollarfr, 2, 2), ("ISPMT", _ispmt, 4, 4)):
+    SCALARS[_name] = lift(_name, _fn, _lo, _hi)
+del _name, _fn, _lo, _hi
+SCALARS.update(NPV=_npv, IRR=_irr, MIRR=_mirr, FVSCHEDULE=_fvschedule)
 
 BUILTINS.update(SCALARS)
