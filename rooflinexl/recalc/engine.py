@@ -255,6 +255,8 @@ def _host_elem(x: Any, in_errors: list[ExcelError]) -> Any:
     if isinstance(x, F.XlError):
         code = str(x) if str(x) in EXCEL_ERRORS else "#VALUE!"
         err = ExcelError(code, "error value in an argument")
+        if code != str(x):
+            err.written = str(x)  # #GETTING_DATA ...: ERROR.TYPE tells them apart
         in_errors.append(err)
         return err
     if isinstance(x, np.generic):
@@ -342,8 +344,12 @@ def adapter(name: str, func: Callable) -> Callable:
             if state is not None:
                 state.record(code, f"{name}: {msg}")
             return F.Error.errors[code]
-        return from_host(out, name, state, in_errors)
+        res = from_host(out, name, state, in_errors)
+        if filler is not None and isinstance(res, F.Array):
+            res._default = filler  # where an array formula's range is larger than the result
+        return res
 
+    filler = getattr(func, "array_filler", None)
     call.__name__ = call.__qualname__ = name
     call.__doc__ = getattr(func, "__doc__", None)
     return F.wrap_func(call)

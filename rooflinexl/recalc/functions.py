@@ -439,6 +439,8 @@ def _text_date(s: str) -> float | None:
     (45292.0, 45292.0, 45292.0)
     >>> _text_date("Jan 1, 2024"), _text_date("13/1/2024"), _text_date("abc")
     (45292.0, None, None)
+    >>> _text_date("1/1/1900"), _text_date("3/1/1900")  # Excel's 29 Feb 1900 between them
+    (1.0, 61.0)
     """
     import datetime
 
@@ -457,7 +459,7 @@ def _text_date(s: str) -> float | None:
             return None
         if not 1900 <= day.year <= 9999:
             return None
-        return float((day - datetime.date(1899, 12, 30)).days)
+        return float(_serial(day.year, day.month, day.day))  # Excel's count before March 1900
     return None
 
 

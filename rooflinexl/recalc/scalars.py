@@ -35,6 +35,7 @@ import math
 from rooflinexl.errors import ExcelError
 from rooflinexl.recalc.functions import (
     BUILTINS,
+    ETA_PREFIX,
     ddb,
     excel_serial,
     excel_ymd,
@@ -173,14 +174,20 @@ def _at(x, shape, i: int, j: int):
     return ExcelError("#N/A", "arrays of different sizes")
 
 
-def lift(name: str, fn, low: int, high: int, errors: bool = False):
+def lift(name: str, fn, low: int, high: int, errors: bool = False, atp: bool = False):
     """``fn`` (one value per argument -> one value) as an Excel function ``name`` taking
     ``low`` to ``high`` arguments, applied element by element to ranges and arrays and to
     block columns (see the module notes).
 
     Without ``errors`` an error value among the arguments is the result (the first one);
-    with it ``fn`` sees error values. ``fn`` may raise :class:`Fail`; a result that is no
-    finite number is #NUM!.
+    with it ``fn`` sees error values, and where an array formula's range is larger than
+    the result its extra cells are ``fn(#N/A)`` (Excel pads the arguments with #N/A:
+    ``{=ISNA(A1:A3)}`` over four cells ends in TRUE). ``fn`` may raise :class:`Fail`; a
+    result that is no finite number is #NUM!. With ``atp`` (the functions that came from
+    the Analysis ToolPak: EDATE, EOMONTH, WEEKNUM, ISEVEN, ISODD) a boolean or a range of
+    several cells is #VALUE!, as Excel gives them (the `formulas` project's test.xlsx,
+    saved by Excel: ``EDATE(TRUE,0)``, ``ISEVEN(C9:Q9)`` and ``{=EDATE(E9:I9,C9:G9)}`` are
+    #VALUE!; IronCalc's EOMONTH.xlsx: ``EOMONTH(A11,TRUE)`` #VALUE!).
 
     >>> left = lift("LEFT", lambda t, n=1: excel_text(t)[:_int(n)], 1, 2)
     >>> left("abc", 2), left([["abc", "de"]], 1), str(left(ExcelError("#N/A"), 1))
@@ -192,6 +199,8 @@ def lift(name: str, fn, low: int, high: int, errors: bool = False):
             for v in vals:
                 if isinstance(v, ExcelError):
                     return v
+        if atp and any(isinstance(v, bool) for v in vals):
+            return ExcelError("#VALUE!", f"{name}: a boolean is not a number")
         try:
             return _result(fn(*vals))
         except Fail as ex:
@@ -214,6 +223,8 @@ def lift(name: str, fn, low: int, high: int, errors: bool = False):
         shapes = [_shape(a) for a in args]
         if all(s is None or s == (1, 1) for s in shapes):
             return one(*[_at(a, s, 0, 0) for a, s in zip(args, shapes, strict=True)])
+        if atp:
+            return ExcelError("#VALUE!", f"{name}: a range where one value belongs")
         h = max(s[0] for s in shapes if s is not None)
         w = max(s[1] for s in shapes if s is not None)
         return [[one(*[_at(a, s, i, j) for a, s in zip(args, shapes, strict=True)])
@@ -222,6 +233,8 @@ def lift(name: str, fn, low: int, high: int, errors: bool = False):
     call.__name__ = call.__qualname__ = name
     call.__doc__ = fn.__doc__
     call.elementwise = True  # the block evaluator may pass any value in a column
+    if errors:
+        call.array_filler = one(ExcelError("#N/A", "past the end of an array"))
     return call
 
 
@@ -247,6 +260,10 @@ def _register(name: str, low: int, high: int, errors: bool = False):
         SCALARS[name] = lift(name, fn, low, high, errors)
         return fn
     return deco
+
+
+#: an argument left out (not an empty cell, which is 0 or "")
+_OMITTED = object()
 
 
 # ------------------------------------------------------------------- information
@@ -278,8 +295,8 @@ def _parity(odd: bool):
     return fn
 
 
-SCALARS["ISEVEN"] = lift("ISEVEN", _parity(False), 1, 1)
-SCALARS["ISODD"] = lift("ISODD", _parity(True), 1, 1)
+SCALARS["ISEVEN"] = lift("ISEVEN", _parity(False), 1, 1, atp=True)
+SCALARS["ISODD"] = lift("ISODD", _parity(True), 1, 1, atp=True)
 
 _ERROR_NUMBERS = {"#NULL!": 1, "#DIV/0!": 2, "#VALUE!": 3, "#REF!": 4, "#NAME?": 5,
                   "#NUM!": 6, "#N/A": 7, "#GETTING_DATA": 8, "#SPILL!": 9, "#CALC!": 14}
@@ -289,14 +306,15 @@ _ERROR_NUMBERS = {"#NULL!": 1, "#DIV/0!": 2, "#VALUE!": 3, "#REF!": 4, "#NAME?":
 def _error_type(value):
     """ERROR.TYPE(error_val): 1 #NULL!, 2 #DIV/0!, 3 #VALUE!, 4 #REF!, 5 #NAME?, 6 #NUM!,
     7 #N/A, 8 #GETTING_DATA; anything that is no error #N/A."""
-    if isinstance(value, ExcelError) and str(value) in _ERROR_NUMBERS:
-        return float(_ERROR_NUMBERS[str(value)])
+    code = getattr(value, "written", str(value))  # engine.to_host: #GETTING_DATA ...
+    if isinstance(value, ExcelError) and code in _ERROR_NUMBERS:
+        return float(_ERROR_NUMBERS[code])
     raise Fail("#N/A", "ERROR.TYPE of a value that is no error")
 
 
 def _type(value):
-    """TYPE(value): number 1, text 2, logical 4, error 16, array (several cells) 64; an
-    empty cell is a number (1).
+    """TYPE(value): number 1, text 2, logical 4, error 16, array (several cells) 64, a
+    function (``_xleta.SUM``, as the pre-pass passes it) 128; an empty cell is a number (1).
 
     >>> _type(1.0), _type("a"), _type(True), _type(ExcelError("#N/A")), _type([[1, 2]])
     (1.0, 2.0, 4.0, 16.0, 64.0)
@@ -313,7 +331,7 @@ def _type(value):
     if isinstance(value, bool):
         return 4.0
     if isinstance(value, str):
-        return 2.0
+        return 128.0 if value.startswith(ETA_PREFIX) else 2.0
     return 1.0
 
 
@@ -346,20 +364,19 @@ def _xor(*logicals):
 
     >>> _xor(True, False), _xor(True, True), _xor([[1, 0, None, "x"]]), str(_xor([["x"]]))
     (True, False, True, '#VALUE!')
+    >>> _xor("ciao", False), str(_xor(True, "0", ExcelError("#REF!")))
+    (False, '#REF!')
     """
-    count, seen = 0, False
-    for x, in_range in _values(logicals, "XOR"):
+    values = list(_values(logicals, "XOR"))
+    for x, _ in values:  # an error anywhere is the result (test.xlsx: XOR(TRUE,"0",#REF!))
         if isinstance(x, ExcelError):
             return x
+    count, seen = 0, False
+    for x, in_range in values:
         if x is None or isinstance(x, str) and (in_range or x.strip().upper() not in (
                 "TRUE", "FALSE")):
-            if isinstance(x, str) and not in_range:
-                return ExcelError("#VALUE!", f"XOR: {x!r} is not a logical value")
-            continue
-        try:
-            count += excel_bool(x, "XOR: a value")
-        except Fail as ex:
-            return ex.error
+            continue  # a cell's text (test.xlsx: XOR(I27,FALSE) of "ciao" is FALSE)
+        count += excel_bool(x, "XOR: a value")
         seen = True
     if not seen:
         return ExcelError("#VALUE!", "XOR: no logical value")
@@ -367,11 +384,12 @@ def _xor(*logicals):
 
 
 def _same(a, b) -> bool:
-    """Excel's ``a = b`` of two values that are no errors (text without case)."""
-    if a is None:
-        a = "" if isinstance(b, str) else False if isinstance(b, bool) else 0.0
-    if b is None:
-        b = "" if isinstance(a, str) else False if isinstance(a, bool) else 0.0
+    """Whether SWITCH finds ``b`` equal to ``a`` (neither an error): an empty cell is the
+    number 0, numbers, booleans and text equal only their own kind, text without case
+    (pycel's logical.xlsx, saved by Excel: 0 and an empty cell match, FALSE and an empty
+    cell do not, nor an empty cell and empty text)."""
+    a = 0.0 if a is None else a
+    b = 0.0 if b is None else b
     if isinstance(a, bool) or isinstance(b, bool):
         return isinstance(a, bool) and isinstance(b, bool) and a == b
     if isinstance(a, str) or isinstance(b, str):
@@ -542,15 +560,18 @@ def _find(find_text, within_text, start_num=1):
     return k + 1
 
 
-def _substitute(text, old_text, new_text, instance_num=None):
-    """SUBSTITUTE(text, old_text, new_text, [instance_num]).
+def _substitute(text, old_text, new_text, instance_num=_OMITTED):
+    """SUBSTITUTE(text, old_text, new_text, [instance_num]); an instance_num below 1 (an
+    empty cell too) or a boolean is #VALUE! (test.xlsx, saved by Excel: CORE!AA14:AB19).
 
     >>> _substitute("Quarter 1, 2011", "1", "2", 3), _substitute("Sales Data", "Sales", "Cost")
     ('Quarter 1, 2012', 'Cost Data')
     """
     t, old, new = excel_text(text), excel_text(old_text), excel_text(new_text)
-    if instance_num is None:
+    if instance_num is _OMITTED:
         return _checked(t.replace(old, new) if old else t, "SUBSTITUTE")
+    if isinstance(instance_num, bool):
+        raise Fail("#VALUE!", "SUBSTITUTE: instance_num is a boolean")
     k = _int(instance_num, "SUBSTITUTE: instance_num")
     if k < 1:
         raise Fail("#VALUE!", "SUBSTITUTE: instance_num is less than 1")
@@ -748,15 +769,13 @@ def _weekday(serial_number, return_type=1):
 def _isoweeknum(date):
     """ISOWEEKNUM(date): the ISO 8601 week of the year.
 
-    >>> _isoweeknum(40977)  # 9 Mar 2012
-    10.0
+    >>> _isoweeknum(40977), _isoweeknum(1), _isoweeknum(0)  # 9 Mar 2012; 1900-01-00 and -01
+    (10.0, 52.0, 52.0)
     """
     s = _day(date, "ISOWEEKNUM: date")
     thursday = s - (_weekday_index(s) + 6) % 7 + 3  # the Thursday of its Monday-based week
-    if thursday < 1:
-        raise Fail("#NUM!", "ISOWEEKNUM: a week that begins in 1899")
-    jan1 = excel_serial(excel_ymd(thursday)[0], 1, 1)
-    return float((thursday - jan1) // 7 + 1)
+    year = excel_ymd(thursday)[0] if thursday > 0 else 1899  # serial 0 is Saturday
+    return float((thursday - excel_serial(year, 1, 1)) // 7 + 1)
 
 
 #: WEEKNUM's return_type -> the day a week begins on (0 Sunday ... 6 Saturday)
@@ -789,7 +808,7 @@ def _shift_months(s: int, months, name: str, end: bool) -> float:
     if not 1900 <= y <= 9999:
         raise Fail("#NUM!", f"{name}: the date is before 1900 or after 9999")
     last = _month_days(y, m)
-    return _checked_serial(excel_serial(y, m, last if end else min(d, last)))
+    return _checked_serial(excel_serial(y, m, 1) - 1 + (last if end else min(d, last)))
 
 
 def _edate(start_date, months):
@@ -847,10 +866,12 @@ for _name, _fn, _lo, _hi in (
         ("HOUR", lambda x: float(_seconds(x, "HOUR") // 3600), 1, 1),
         ("MINUTE", lambda x: float(_seconds(x, "MINUTE") // 60 % 60), 1, 1),
         ("SECOND", lambda x: float(_seconds(x, "SECOND") % 60), 1, 1),
-        ("TIME", _time, 3, 3), ("WEEKDAY", _weekday, 1, 2), ("WEEKNUM", _weeknum, 1, 2),
-        ("ISOWEEKNUM", _isoweeknum, 1, 1), ("EDATE", _edate, 2, 2),
-        ("EOMONTH", _eomonth, 2, 2), ("DAYS", _days, 2, 2), ("DAYS360", _days360, 2, 3)):
+        ("TIME", _time, 3, 3), ("WEEKDAY", _weekday, 1, 2),
+        ("ISOWEEKNUM", _isoweeknum, 1, 1), ("DAYS", _days, 2, 2), ("DAYS360", _days360, 2, 3)):
     SCALARS[_name] = lift(_name, _fn, _lo, _hi)
+for _name, _fn, _lo, _hi in (("WEEKNUM", _weeknum, 1, 2), ("EDATE", _edate, 2, 2),
+                             ("EOMONTH", _eomonth, 2, 2)):
+    SCALARS[_name] = lift(_name, _fn, _lo, _hi, atp=True)
 del _name, _fn, _lo, _hi
 
 
