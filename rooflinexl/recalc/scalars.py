@@ -1239,8 +1239,8 @@ def _nper(rate, pmt, pv, fv=None, type=None):  # noqa: A002
 
 
 def _npv(rate, *values):
-    """NPV(rate, value1, ...): the sum of value_i / (1 + rate)^i; in ranges only numbers
-    count, a value given directly is read as a number (Microsoft's examples).
+    """NPV(rate, value1, ...): the sum of value_i / (1 + rate)^i over the numbers among
+    the values; empty cells, text and booleans are skipped (Microsoft's examples).
 
     >>> round(_npv(0.1, -10000, 3000, 4200, 6800), 2)
     1188.44
@@ -1254,16 +1254,13 @@ def _npv(rate, *values):
         if r == -1:
             raise Fail("#DIV/0!", "NPV: rate is -1")
         total, i = 0.0, 0
-        for x, in_range in _values(values, "NPV"):
+        for x, _ in _values(values, "NPV"):
             if isinstance(x, ExcelError):
                 return x
-            if in_range and (x is None or isinstance(x, (str, bool))):
-                continue
-            if not in_range and x is None:
-                continue
-            v = excel_number(x, "NPV: a value")
+            if x is None or isinstance(x, (str, bool)):
+                continue  # a cell's text or boolean (pycel's npv.xlsx, saved by Excel)
             i += 1
-            total += v / (1 + r) ** i
+            total += float(x) / (1 + r) ** i
         return _result(total)
     except Fail as ex:
         return ex.error
@@ -1563,5 +1560,326 @@ for _name, _fn, _lo, _hi in (
     SCALARS[_name] = lift(_name, _fn, _lo, _hi)
 del _name, _fn, _lo, _hi
 SCALARS.update(NPV=_npv, IRR=_irr, MIRR=_mirr, FVSCHEDULE=_fvschedule)
+
+# --------------------------------------------------------------- more text, dates
+# Microsoft, "TEXTBEFORE function", "TEXTAFTER function", "NUMBERVALUE function",
+# "DATEVALUE function", "TIMEVALUE function", "DATEDIF function", "FIXED function",
+# "ARABIC function", "DECIMAL function", "UNICHAR function", "VALUETOTEXT function"
+# (read 2026-12-01).
+
+
+def _delimiters(delimiter) -> list[str]:
+    if hasattr(delimiter, "shape"):
+        raise TypeError("a block column")  # row by row
+    out = []
+    for x, _ in _values([delimiter], "delimiter"):
+        out.append(excel_text(x))
+    return out
+
+
+def _cut(text: str, delims: list[str], instance: int, case: bool, match_end: bool):
+    """(start, end) of the instance-th delimiter found in ``text`` (from the end when
+    negative), or None."""
+    hay = text if case else text.casefold()
+    needles = delims if case else [d.casefold() for d in delims]
+    found, i = [], 0
+    while i <= len(hay):
+        hit = next((d for d in needles if hay.startswith(d, i)), None)
+        if hit is None:
+            i += 1
+            continue
+        found.append((i, i + len(hit)))
+        i += max(len(hit), 1)
+    if instance > 0:
+        if match_end:
+            found.append((len(text), len(text)))
+        return found[instance - 1] if instance <= len(found) else None
+    if match_end:
+        found.insert(0, (0, 0))
+    return found[instance] if -instance <= len(found) else None
+
+
+def _text_around(after: bool):
+    name = "TEXTAFTER" if after else "TEXTBEFORE"
+
+    def fn(text, delimiter, instance_num=1.0, match_mode=0.0, match_end=0.0,
+           if_not_found=_OMITTED):
+        try:
+            delims = _delimiters(delimiter)
+            for x in (instance_num, match_mode, match_end):
+                if isinstance(x, list):
+                    raise Fail("#VALUE!", f"{name}: a range where one value belongs")
+            k = _int(instance_num, f"{name}: instance_num")
+            case = excel_number(match_mode, f"{name}: match_mode") == 0
+            end = excel_bool(match_end, f"{name}: match_end")
+        except Fail as ex:
+            return ex.error
+
+        def one(t):
+            if isinstance(t, ExcelError):
+                return t
+            try:
+                t = excel_text(t)
+                if k == 0 or abs(k) > len(t) and not (t == "" and abs(k) == 1):
+                    raise Fail("#VALUE!", f"{name}: instance_num is 0 or past the text")
+                hit = _cut(t, delims, k, case, end)
+            except Fail as ex:
+                return ex.error
+            if hit is None:
+                if if_not_found is _OMITTED:
+                    return ExcelError("#N/A", f"{name}: the delimiter is not in the text")
+                return if_not_found
+            return t[hit[1]:] if after else t[:hit[0]]
+
+        if hasattr(text, "shape"):
+            return [[one(v)] for v in text[:, 0].tolist()]
+        if isinstance(text, list):
+            shape = _shape(text)
+            if shape != (1, 1):
+                return [[one(_at(text, shape, i, j)) for j in range(shape[1])]
+                        for i in range(shape[0])]
+            text = _at(text, shape, 0, 0)
+        return one(text)
+
+    fn.__name__ = name
+    fn.__doc__ = f"""{name}(text, delimiter, [instance_num], [match_mode], [match_end],
+    [if_not_found]): the text {'after' if after else 'before'} the instance_num-th
+    delimiter (any of an array of them; counted from the end when negative), without case
+    when match_mode is 1, the end of the text a delimiter when match_end is 1; not found
+    #N/A or if_not_found; instance_num 0 or longer than the text #VALUE!."""
+    return fn
+
+
+def _textbefore_doc():
+    """Examples of TEXTBEFORE and TEXTAFTER (Microsoft's text; hand-derived answers).
+
+    >>> t = "Little Red Riding Hood's red hood"
+    >>> SCALARS["TEXTBEFORE"](t, "Red"), SCALARS["TEXTBEFORE"](t, "red")
+    ('Little ', "Little Red Riding Hood's ")
+    >>> SCALARS["TEXTBEFORE"](t, "red", -2, 1), str(SCALARS["TEXTBEFORE"](t, "red", 2))
+    ('Little ', '#N/A')
+    >>> SCALARS["TEXTAFTER"](t, "Hood"), SCALARS["TEXTAFTER"](t, "HOOD", 2, 1)
+    ("'s red hood", '')
+    >>> str(SCALARS["TEXTAFTER"](t, "basket")), SCALARS["TEXTAFTER"](t, "basket", 1, 0, 0, "x")
+    ('#N/A', 'x')
+    """
+
+
+def _numbervalue(text, decimal_separator=".", group_separator=","):
+    """NUMBERVALUE(text, [decimal_separator], [group_separator]): text as a number with the
+    separators given (their first characters); spaces are ignored, each trailing % divides
+    by 100, a group separator after the decimal one is #VALUE! (Microsoft's examples).
+
+    >>> _numbervalue("2.500,27", ",", "."), _numbervalue("3.5%"), _numbervalue("")
+    (2500.27, 0.035, 0.0)
+    """
+    if isinstance(text, bool):
+        raise Fail("#VALUE!", "NUMBERVALUE of a boolean")
+    if isinstance(text, (int, float)):
+        return float(text)
+    dec = excel_text(decimal_separator)[:1]
+    grp = excel_text(group_separator)[:1]
+    if not dec or dec == grp:
+        raise Fail("#VALUE!", "NUMBERVALUE: the decimal separator is empty or the group one")
+    t = "".join(excel_text(text).split())
+    scale = 1.0
+    while t.endswith("%"):
+        t, scale = t[:-1], scale / 100
+    if not t:
+        return 0.0
+    k = t.find(dec)
+    if k >= 0 and (t.count(dec) > 1 or grp and grp in t[k + 1:]):
+        raise Fail("#VALUE!", f"NUMBERVALUE: {text!r} is not a number")
+    head, tail = (t[:k], t[k + 1:]) if k >= 0 else (t, "")
+    if grp:
+        head = head.replace(grp, "")
+    plain = head + ("." + tail if k >= 0 else "")
+    try:
+        v = float(plain) if plain and plain[-1:].lower() not in "nfy" else None
+    except ValueError:
+        v = None
+    if v is None or not math.isfinite(v):
+        raise Fail("#VALUE!", f"NUMBERVALUE: {text!r} is not a number")
+    return v * scale
+
+
+def _datevalue(date_text):
+    """DATEVALUE(date_text): the serial number of a date written as text (a time in it is
+    dropped); a number or text that is no date #VALUE!.
+
+    >>> _datevalue("8/22/2011"), _datevalue("22-MAY-2011"), _datevalue("2011/02/23")
+    (40777.0, 40685.0, 40597.0)
+    """
+    if not isinstance(date_text, str):
+        raise Fail("#VALUE!", "DATEVALUE needs text")
+    v = typed_number(date_text)
+    if v is None or text_is_number(date_text):
+        raise Fail("#VALUE!", f"DATEVALUE: {date_text!r} is not a date")
+    return float(math.floor(v))
+
+
+def text_is_number(text: str) -> bool:
+    """Whether ``text`` reads as a plain number (no date or time in it)."""
+    try:
+        float(text.strip().replace(",", "").rstrip("%"))
+        return True
+    except ValueError:
+        return False
+
+
+def _timevalue(time_text):
+    """TIMEVALUE(time_text): the time of day of a date or time written as text.
+
+    >>> round(_timevalue("2:24 AM"), 12), round(_timevalue("22-Aug-2011 6:35 AM"), 12)
+    (0.1, 0.274305555556)
+    """
+    if not isinstance(time_text, str):
+        raise Fail("#VALUE!", "TIMEVALUE needs text")
+    v = typed_number(time_text)
+    if v is None or text_is_number(time_text):
+        raise Fail("#VALUE!", f"TIMEVALUE: {time_text!r} is not a time")
+    return round((v - math.floor(v)) * 86400, 6) / 86400  # the date's digits dropped
+
+
+def _datedif(start_date, end_date, unit):
+    """DATEDIF(start_date, end_date, unit): whole years "Y", months "M", days "D", days
+    without months and years "MD", months without years "YM", days without years "YD";
+    a start after the end #NUM! (Microsoft's examples).
+
+    >>> _datedif(36892, 37439, "Y"), _datedif(37302, 37753, "D"), _datedif(37302, 37753, "YD")
+    (1.0, 451.0, 86.0)
+    """
+    s, e = _day(start_date, "DATEDIF: start_date"), _day(end_date, "DATEDIF: end_date")
+    u = excel_text(unit).upper()
+    if s > e:
+        raise Fail("#NUM!", "DATEDIF: start_date is after end_date")
+    y1, m1, d1 = excel_ymd(s)
+    y2, m2, d2 = excel_ymd(e)
+    months = (y2 - y1) * 12 + m2 - m1 - (1 if d2 < d1 else 0)
+    if u == "Y":
+        return float(months // 12)
+    if u == "M":
+        return float(months)
+    if u == "D":
+        return float(e - s)
+    if u == "YM":
+        return float(months % 12)
+    if u == "MD":
+        if d2 >= d1:
+            return float(d2 - d1)
+        py, pm = (y2, m2 - 1) if m2 > 1 else (y2 - 1, 12)
+        return float(_month_days(py, pm) - d1 + d2)
+    if u == "YD":
+        y = y2 if (m1, d1) <= (m2, d2) else y2 - 1
+        start = excel_serial(y, m1, 1) - 1 + min(d1, _month_days(y, m1))
+        return float(e - start)
+    raise Fail("#NUM!", f"DATEDIF: unit {u!r} is not Y, M, D, MD, YM or YD")
+
+
+def _fixed(number, decimals=2.0, no_commas=False):
+    """FIXED(number, [decimals], [no_commas]): the number rounded to ``decimals`` places
+    (left of the point when negative) as text, with commas unless no_commas (Microsoft's
+    examples).
+
+    >>> _fixed(1234.567, 1), _fixed(1234.567, -1), _fixed(-1234.567, -1, True), _fixed(44.332)
+    ('1,234.6', '1,230', '-1230', '44.33')
+    """
+    x = excel_number(number, "FIXED: number")
+    d = _int(decimals, "FIXED: decimals")
+    if d > 127:
+        raise Fail("#VALUE!", "FIXED: more than 127 decimals")
+    r = BUILTINS["ROUND"](x, float(d))
+    if isinstance(r, ExcelError):
+        return r
+    places = max(d, 0)
+    return f"{r:.{places}f}" if excel_bool(no_commas) else f"{r:,.{places}f}"
+
+
+_ROMAN = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
+
+
+def _arabic(text):
+    """ARABIC(text): a Roman numeral's value (any case, a leading minus negative).
+
+    >>> _arabic("mcmxii"), _arabic("-MMXI"), _arabic("")
+    (1912.0, -2011.0, 0.0)
+    """
+    t = excel_text(text).strip().upper()
+    sign = 1.0
+    if t.startswith("-"):
+        t, sign = t[1:], -1.0
+    if len(t) > 255 or any(ch not in _ROMAN for ch in t):
+        raise Fail("#VALUE!", f"ARABIC: {text!r} is not a Roman numeral")
+    total = 0
+    for k, ch in enumerate(t):
+        v = _ROMAN[ch]
+        total += -v if k + 1 < len(t) and _ROMAN[t[k + 1]] > v else v
+    return sign * total
+
+
+def _decimal(text, radix):
+    """DECIMAL(text, radix): text in base radix (2 to 36) as a number (Microsoft's examples).
+
+    >>> _decimal("FF", 16), _decimal(111, 2), _decimal("zap", 36)
+    (255.0, 7.0, 45745.0)
+    """
+    r = _int(radix, "DECIMAL: radix")
+    if not 2 <= r <= 36:
+        raise Fail("#NUM!", f"DECIMAL: radix {r} is not 2 to 36")
+    t = excel_text(text).strip()
+    if len(t) > 255:
+        raise Fail("#VALUE!", "DECIMAL: text longer than 255 characters")
+    try:
+        v = int(t, r) if t and t.isalnum() else None
+    except ValueError:
+        v = None
+    if v is None:
+        raise Fail("#NUM!", f"DECIMAL: {t!r} is not a number in base {r}")
+    if v >= 2 ** 53:
+        raise Fail("#NUM!", "DECIMAL: the number is 2^53 or more")
+    return float(v)
+
+
+def _unichar(number):
+    """UNICHAR(number): the character of a Unicode code point; 0 or past 1114111 #VALUE!,
+    a lone surrogate #N/A.
+
+    >>> _unichar(66), _unichar(32)
+    ('B', ' ')
+    """
+    n = _int(number, "UNICHAR: number")
+    if not 1 <= n <= 0x10FFFF:
+        raise Fail("#VALUE!", f"UNICHAR: {n} is not a Unicode code point")
+    if 0xD800 <= n <= 0xDFFF:
+        raise Fail("#N/A", f"UNICHAR: {n} is a surrogate")
+    return chr(n)
+
+
+def _valuetotext(value, format=0.0):  # noqa: A002 - Excel's argument name
+    """VALUETOTEXT(value, [format]): 0 concise (text as it is), 1 strict (text in quotes).
+
+    >>> f = _valuetotext
+    >>> f("Hello"), f("Hello", 1), f(1234.01234), f(True)
+    ('Hello', '"Hello"', '1234.01234', 'TRUE')
+    """
+    f = _int(format, "VALUETOTEXT: format")
+    if f not in (0, 1):
+        raise Fail("#VALUE!", "VALUETOTEXT: format is not 0 or 1")
+    if isinstance(value, ExcelError):
+        return str(value)
+    if isinstance(value, str) and f == 1:
+        return '"' + value.replace('"', '""') + '"'
+    return excel_text(value)
+
+
+for _name, _fn, _lo, _hi, _err in (
+        ("NUMBERVALUE", _numbervalue, 1, 3, False), ("DATEVALUE", _datevalue, 1, 1, False),
+        ("TIMEVALUE", _timevalue, 1, 1, False), ("DATEDIF", _datedif, 3, 3, False),
+        ("FIXED", _fixed, 1, 3, False), ("ARABIC", _arabic, 1, 1, False),
+        ("DECIMAL", _decimal, 2, 2, False), ("UNICHAR", _unichar, 1, 1, False),
+        ("VALUETOTEXT", _valuetotext, 1, 2, True)):
+    SCALARS[_name] = lift(_name, _fn, _lo, _hi, errors=_err)
+del _name, _fn, _lo, _hi, _err
+SCALARS.update(TEXTBEFORE=_text_around(False), TEXTAFTER=_text_around(True))
 
 BUILTINS.update(SCALARS)
