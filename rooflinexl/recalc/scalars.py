@@ -30,6 +30,7 @@ object arrays of host values, one result row per row.
 from __future__ import annotations
 
 import calendar
+import contextlib
 import math
 
 from rooflinexl.errors import ExcelError
@@ -54,9 +55,14 @@ _MAX_TEXT = 32767
 class Fail(Exception):
     """An argument Excel refuses: the error value it gives, with why."""
 
-    def __init__(self, code: str, reason: str):
+    def __init__(self, code: str, reason: str, error: ExcelError | None = None):
         super().__init__(reason)
-        self.error = ExcelError(code, reason)
+        self.error = ExcelError(code, reason) if error is None else error
+
+    @classmethod
+    def passing(cls, error: ExcelError) -> Fail:
+        """An argument's own error value, passed on as it is."""
+        return cls(str(error), getattr(error, "reason", "") or "an error value", error)
 
 
 # ----------------------------------------------------------------------- coercion
@@ -78,7 +84,7 @@ def excel_number(x, what: str = "argument") -> float:
     if isinstance(x, (bool, int, float)):
         return float(x)
     if isinstance(x, ExcelError):
-        raise Fail(str(x), getattr(x, "reason", "") or f"{what} is an error value")
+        raise Fail.passing(x)
     if isinstance(x, str):
         v = _text_value(x)
         if v is not None:
@@ -110,7 +116,7 @@ def excel_text(x) -> str:
     ('0.333333333333333', '2', 'FALSE', '')
     """
     if isinstance(x, ExcelError):
-        raise Fail(str(x), getattr(x, "reason", "") or "an error value")
+        raise Fail.passing(x)
     return "" if x is None else value_text(x)
 
 
@@ -126,7 +132,7 @@ def excel_bool(x, what: str = "argument") -> bool:
     if isinstance(x, (bool, int, float)):
         return bool(x)
     if isinstance(x, ExcelError):
-        raise Fail(str(x), getattr(x, "reason", "") or f"{what} is an error value")
+        raise Fail.passing(x)
     t = str(x).strip().upper()
     if t in ("TRUE", "FALSE"):
         return t == "TRUE"
@@ -174,20 +180,22 @@ def _at(x, shape, i: int, j: int):
     return ExcelError("#N/A", "arrays of different sizes")
 
 
-def lift(name: str, fn, low: int, high: int, errors: bool = False, atp: bool = False):
+def lift(name: str, fn, low: int, high: int, errors: bool = False, atp: bool = False,
+         filler=None):
     """``fn`` (one value per argument -> one value) as an Excel function ``name`` taking
     ``low`` to ``high`` arguments, applied element by element to ranges and arrays and to
     block columns (see the module notes).
 
-    Without ``errors`` an error value among the arguments is the result (the first one);
-    with it ``fn`` sees error values, and where an array formula's range is larger than
-    the result its extra cells are ``fn(#N/A)`` (Excel pads the arguments with #N/A:
-    ``{=ISNA(A1:A3)}`` over four cells ends in TRUE). ``fn`` may raise :class:`Fail`; a
-    result that is no finite number is #NUM!. With ``atp`` (the functions that came from
-    the Analysis ToolPak: EDATE, EOMONTH, WEEKNUM, ISEVEN, ISODD) a boolean or a range of
-    several cells is #VALUE!, as Excel gives them (the `formulas` project's test.xlsx,
-    saved by Excel: ``EDATE(TRUE,0)``, ``ISEVEN(C9:Q9)`` and ``{=EDATE(E9:I9,C9:G9)}`` are
-    #VALUE!; IronCalc's EOMONTH.xlsx: ``EOMONTH(A11,TRUE)`` #VALUE!).
+    Without ``errors`` an error value among the arguments is the result: the first one
+    ``fn`` meets converting its arguments in order (``FV("x", #N/A)`` is #VALUE!), else
+    the first one. With ``errors`` ``fn`` sees error values. ``filler`` is the value of
+    the extra cells where an array formula's range is larger than the result (#N/A unless
+    given: ``{=ISNA(A1:A3)}`` over four cells ends in TRUE). ``fn`` may raise
+    :class:`Fail`; a result that is no finite number is #NUM!. With ``atp`` (functions
+    that came from the Analysis ToolPak: EDATE, EOMONTH, WEEKNUM, ISEVEN, ISODD, ERF ...)
+    a boolean or a range of several cells is #VALUE!, as Excel gives them (the `formulas`
+    project's test.xlsx, saved by Excel: ``EDATE(TRUE,0)``, ``ISEVEN(C9:Q9)`` and
+    ``{=EDATE(E9:I9,C9:G9)}`` are #VALUE!; IronCalc's EOMONTH.xlsx: ``EOMONTH(A11,TRUE)``).
 
     >>> left = lift("LEFT", lambda t, n=1: excel_text(t)[:_int(n)], 1, 2)
     >>> left("abc", 2), left([["abc", "de"]], 1), str(left(ExcelError("#N/A"), 1))
@@ -195,18 +203,23 @@ def lift(name: str, fn, low: int, high: int, errors: bool = False, atp: bool = F
     """
 
     def one(*vals):
-        if not errors:
+        if atp:
             for v in vals:
                 if isinstance(v, ExcelError):
                     return v
-        if atp and any(isinstance(v, bool) for v in vals):
-            return ExcelError("#VALUE!", f"{name}: a boolean is not a number")
+                if isinstance(v, bool):
+                    return ExcelError("#VALUE!", f"{name}: a boolean is not a number")
         try:
-            return _result(fn(*vals))
+            out = _result(fn(*vals))
         except Fail as ex:
             return ex.error
         except (OverflowError, ValueError, ZeroDivisionError) as ex:
-            return ExcelError("#NUM!", f"{name}: {ex}")
+            out = ExcelError("#NUM!", f"{name}: {ex}")
+        if not errors:
+            for v in vals:  # an argument fn did not read
+                if isinstance(v, ExcelError):
+                    return v
+        return out
 
     def call(*args):
         if not low <= len(args) <= high:
@@ -233,8 +246,8 @@ def lift(name: str, fn, low: int, high: int, errors: bool = False, atp: bool = F
     call.__name__ = call.__qualname__ = name
     call.__doc__ = fn.__doc__
     call.elementwise = True  # the block evaluator may pass any value in a column
-    if errors:
-        call.array_filler = one(ExcelError("#N/A", "past the end of an array"))
+    if filler is not None:
+        call.array_filler = filler
     return call
 
 
@@ -281,7 +294,8 @@ _REGISTER_IS = {
     "ISBLANK": lambda v: v is None,
 }
 for _name, _test in _REGISTER_IS.items():
-    SCALARS[_name] = lift(_name, _test, 1, 1, errors=True)
+    SCALARS[_name] = lift(_name, _test, 1, 1, errors=True,
+                          filler=_test(ExcelError("#N/A", "past the end of an array")))
 del _name, _test
 
 
@@ -1053,14 +1067,15 @@ def _gestep(number, step=0.0):
     return 1.0 if excel_number(number) >= excel_number(step) else 0.0
 
 
-def _erf(lower_limit, upper_limit=None):
-    """ERF(lower_limit, [upper_limit]): erf(lower), or erf(upper) - erf(lower).
+def _erf(lower_limit, upper_limit=_OMITTED):
+    """ERF(lower_limit, [upper_limit]): erf(lower), or erf(upper) - erf(lower) (an empty
+    upper_limit cell is 0: test.xlsx, ENGINEERING!V21, ERF(-0.002, empty) 0.00225...).
 
-    >>> round(_erf(0.745), 8), round(_erf(1), 8)  # Microsoft's examples
-    (0.70792892, 0.84270079)
+    >>> round(_erf(0.745), 8), round(_erf(1), 8), round(_erf(-0.002, None), 8)  # Microsoft's
+    (0.70792892, 0.84270079, 0.00225676)
     """
     a = excel_number(lower_limit, "ERF: lower_limit")
-    if upper_limit is None:
+    if upper_limit is _OMITTED:
         return math.erf(a)
     return math.erf(excel_number(upper_limit, "ERF: upper_limit")) - math.erf(a)
 
@@ -1134,14 +1149,9 @@ for _name, _fn, _lo, _hi in (
         ("RADIANS", lambda x: math.radians(excel_number(x, "RADIANS: angle")), 1, 1),
         ("DEGREES", lambda x: math.degrees(excel_number(x, "DEGREES: angle")), 1, 1),
         ("PI", lambda: math.pi, 0, 0),
-        ("SQRTPI", lambda x: math.sqrt(excel_number(x, "SQRTPI: number") * math.pi), 1, 1),
-        ("FACT", _fact, 1, 1), ("FACTDOUBLE", _factdouble, 1, 1),
+        ("FACT", _fact, 1, 1),
         ("EVEN", _even_odd(False), 1, 1), ("ODD", _even_odd(True), 1, 1),
         ("PERMUT", _permut, 2, 2), ("PERMUTATIONA", _permutationa, 2, 2),
-        ("DELTA", _delta, 1, 2), ("GESTEP", _gestep, 1, 2),
-        ("ERF", _erf, 1, 2), ("ERF.PRECISE", lambda x: _erf(x), 1, 1),
-        ("ERFC", lambda x: math.erfc(excel_number(x, "ERFC: x")), 1, 1),
-        ("ERFC.PRECISE", lambda x: math.erfc(excel_number(x, "ERFC.PRECISE: x")), 1, 1),
         ("GAMMA", _gamma, 1, 1), ("GAMMALN", _gammaln, 1, 1),
         ("GAMMALN.PRECISE", _gammaln, 1, 1),
         ("BITAND", _bitwise("BITAND", lambda a, b: a & b), 2, 2),
@@ -1150,6 +1160,17 @@ for _name, _fn, _lo, _hi in (
         ("BITLSHIFT", _bitshift("BITLSHIFT", True), 2, 2),
         ("BITRSHIFT", _bitshift("BITRSHIFT", False), 2, 2)):
     SCALARS[_name] = lift(_name, _fn, _lo, _hi)
+del _name, _fn, _lo, _hi
+# from the Analysis ToolPak: a boolean or a range is #VALUE! (test.xlsx, ENGINEERING and
+# MATH & TRIG sheets: DELTA(C20:I20), ERF(I21,TRUE), SQRTPI(TRUE) ... are #VALUE!)
+for _name, _fn, _lo, _hi in (
+        ("DELTA", _delta, 1, 2), ("GESTEP", _gestep, 1, 2),
+        ("ERF", _erf, 1, 2), ("ERF.PRECISE", lambda x: _erf(x), 1, 1),
+        ("ERFC", lambda x: math.erfc(excel_number(x, "ERFC: x")), 1, 1),
+        ("ERFC.PRECISE", lambda x: math.erfc(excel_number(x, "ERFC.PRECISE: x")), 1, 1),
+        ("SQRTPI", lambda x: math.sqrt(excel_number(x, "SQRTPI: number") * math.pi), 1, 1),
+        ("FACTDOUBLE", _factdouble, 1, 1)):
+    SCALARS[_name] = lift(_name, _fn, _lo, _hi, atp=True)
 del _name, _fn, _lo, _hi
 SCALARS["MULTINOMIAL"] = _multinomial
 
@@ -1247,10 +1268,14 @@ def _npv(rate, *values):
     >>> round(_npv(0.08, [[8000, 9200, 10000, 12000, 14500]]) - 40000, 2)
     1922.06
     """
+    if isinstance(rate, list) and _shape(rate) != (1, 1):  # an array formula: one per rate
+        shape = _shape(rate)
+        return [[_npv(_at(rate, shape, i, j), *values) for j in range(shape[1])]
+                for i in range(shape[0])]
+    if isinstance(rate, list):
+        rate = _at(rate, (1, 1), 0, 0)
     try:
         r = excel_number(rate, "NPV: rate")
-        if isinstance(rate, list):
-            raise Fail("#VALUE!", "NPV: a range as the rate")
         if r == -1:
             raise Fail("#DIV/0!", "NPV: rate is -1")
         total, i = 0.0, 0
@@ -1267,39 +1292,46 @@ def _npv(rate, *values):
 
 
 def _cash_flows(values, name: str) -> list[float]:
-    """The numbers of a range of cash flows (text, booleans and empty cells skipped)."""
+    """The numbers of a range of cash flows (text, booleans and empty cells skipped); an
+    error value among them is #VALUE! (test.xlsx, FINANCIAL!Z26: IRR({...,#N/A}))."""
     out = []
     for x, _ in _values([values], name):
         if isinstance(x, ExcelError):
-            raise Fail(str(x), getattr(x, "reason", "") or f"{name}: an error value")
+            raise Fail("#VALUE!", f"{name}: an error value among the cash flows")
         if isinstance(x, (int, float)) and not isinstance(x, bool):
             out.append(float(x))
     return out
 
 
-def _newton(f, df, guess: float, name: str) -> float:
-    """Newton's method from ``guess``: at most 20 steps until a step is below 1e-7 (Excel's
-    RATE and IRR limits), then polished; else #NUM!."""
+def _newton(f, df, guess: float, name: str, steps: int = 20) -> float:
+    """Newton's method from ``guess`` until a step is below 1e-7 (Excel's RATE and IRR
+    tolerance), then polished; #NUM! when it does not settle within ``steps`` steps or
+    leaves the numbers."""
     x = guess
-    for _ in range(20):
-        d = df(x)
-        if d == 0 or not math.isfinite(d):
-            break
-        step = f(x) / d
-        x -= step
-        if not math.isfinite(x) or x <= -1:
-            break
-        if abs(step) < 1e-7:
-            for _ in range(3):
-                d = df(x)
-                if d == 0:
-                    break
-                x -= f(x) / d
-            return x
+    try:
+        for _ in range(steps):
+            d = df(x)
+            if d == 0 or not math.isfinite(d):
+                break
+            step = f(x) / d
+            x -= step
+            if not math.isfinite(x) or x == -1:
+                break
+            if abs(step) < 1e-7:
+                for _ in range(3):
+                    d = df(x)
+                    if d == 0:
+                        break
+                    x -= f(x) / d
+                if math.isfinite(x) and x > -1:
+                    return x
+                break
+    except (OverflowError, ZeroDivisionError):
+        pass
     raise Fail("#NUM!", f"{name}: no rate found from the guess")
 
 
-def _irr(values, guess=None):
+def _irr(values, guess=_OMITTED):
     """IRR(values, [guess]): the rate at which the cash flows' NPV is 0 (Microsoft's
     examples: -70000, 12000, 15000, 18000, 21000, 26000).
 
@@ -1308,9 +1340,19 @@ def _irr(values, guess=None):
     >>> round(_irr([[-70000, 12000, 15000]], -0.1), 4)
     -0.4435
     """
+    if isinstance(guess, list) and _shape(guess) != (1, 1):  # an array formula: one per guess
+        shape = _shape(guess)
+        return [[_irr(values, _at(guess, shape, i, j)) for j in range(shape[1])]
+                for i in range(shape[0])]
+    if isinstance(guess, list):
+        guess = _at(guess, (1, 1), 0, 0)
     try:
+        if hasattr(values, "shape") or hasattr(guess, "shape"):
+            raise TypeError("a block column")  # row by row
+        if isinstance(guess, ExcelError):
+            return guess
         flows = _cash_flows(values, "IRR")
-        g = 0.1 if guess is None else excel_number(guess, "IRR: guess")
+        g = 0.1 if guess is _OMITTED else excel_number(guess, "IRR: guess")
         if not any(v > 0 for v in flows) or not any(v < 0 for v in flows):
             raise Fail("#NUM!", "IRR needs a positive and a negative cash flow")
 
@@ -1320,9 +1362,38 @@ def _irr(values, guess=None):
         def df(r):
             return sum(-k * v / (1 + r) ** (k + 1) for k, v in enumerate(flows))
 
-        return _newton(f, df, g, "IRR")
+        try:
+            return _newton(f, df, g, "IRR", 100)
+        except Fail:
+            return _nearest_root(f, df, g, "IRR")
     except Fail as ex:
         return ex.error
+
+
+def _nearest_root(f, df, guess: float, name: str) -> float:
+    """The root of ``f`` above -1 nearest ``guess``, where Newton's method from the guess
+    finds none (Excel's IRR still answers: test.xlsx, FINANCIAL!T26, IRR({-7,2,1,4,-3;
+    -7,2,-1,4,4},7) is -0.0211...): sign changes on a grid, each polished by Newton."""
+    grid = [-1 + 10 ** (k / 8) for k in range(-48, 17)]  # -1 + 1e-6 ... 99
+    roots = []
+    with contextlib.suppress(OverflowError, ZeroDivisionError):
+        vals = [f(r) for r in grid]
+        for a, b, fa, fb in zip(grid, grid[1:], vals, vals[1:], strict=False):
+            if fa == 0:
+                roots.append(a)
+            elif fa * fb < 0:
+                lo, hi = a, b
+                for _ in range(200):
+                    mid = (lo + hi) / 2
+                    if (f(mid) < 0) == (fa < 0):
+                        lo = mid
+                    else:
+                        hi = mid
+                with contextlib.suppress(Fail):
+                    roots.append(_newton(f, df, (lo + hi) / 2, name))
+    if not roots:
+        raise Fail("#NUM!", f"{name}: no rate found")
+    return min(roots, key=lambda r: abs(r - guess))
 
 
 def _mirr(values, finance_rate, reinvest_rate):
@@ -1345,7 +1416,7 @@ def _mirr(values, finance_rate, reinvest_rate):
         return ex.error
 
 
-def _rate(nper, pmt, pv, fv=None, type=None, guess=None):  # noqa: A002
+def _rate(nper, pmt, pv, fv=None, type=None, guess=_OMITTED):  # noqa: A002
     """RATE(nper, pmt, pv, [fv], [type], [guess]) (Microsoft's example).
 
     >>> round(_rate(4 * 12, -200, 8000) * 12, 6)
@@ -1354,7 +1425,7 @@ def _rate(nper, pmt, pv, fv=None, type=None, guess=None):  # noqa: A002
     n, p = excel_number(nper, "RATE: nper"), excel_number(pmt, "RATE: pmt")
     v, f = excel_number(pv, "RATE: pv"), excel_number(fv, "RATE: fv")
     t = _type(type)
-    g = 0.1 if guess is None else excel_number(guess, "RATE: guess")
+    g = 0.1 if guess is _OMITTED else excel_number(guess, "RATE: guess")
     _domain(n > 0, "RATE", "nper is not positive")
 
     def eq(r):
@@ -1395,7 +1466,7 @@ def _syd(cost, salvage, life, per):
     return (c - s) * (n - k + 1) * 2 / (n * (n + 1))
 
 
-def _db(cost, salvage, life, period, month=None):
+def _db(cost, salvage, life, period, month=_OMITTED):
     """DB(cost, salvage, life, period, [month]): fixed-declining balance, the rate rounded
     to three decimals (Microsoft's example: 1,000,000, 100,000, 6 years, 7 months first).
 
@@ -1405,7 +1476,7 @@ def _db(cost, salvage, life, period, month=None):
     c, s = excel_number(cost, "DB: cost"), excel_number(salvage, "DB: salvage")
     n = excel_number(life, "DB: life")
     p = _int(period, "DB: period")
-    m = 12 if month is None else _int(month, "DB: month")
+    m = 12 if month is _OMITTED else _int(month, "DB: month")
     _domain(c >= 0 and s >= 0 and n > 0 and 1 <= m <= 12 and 1 <= p <= n + (m < 12),
             "DB", "an argument out of range")
     rate = round(1 - (s / c) ** (1 / n), 3) if c > 0 else 1.0
@@ -1420,7 +1491,7 @@ def _db(cost, salvage, life, period, month=None):
     return total
 
 
-def _ddb_function(cost, salvage, life, period, factor=None):
+def _ddb_function(cost, salvage, life, period, factor=_OMITTED):
     """DDB(cost, salvage, life, period, [factor]) (Microsoft's examples: 2400, 300, 10).
 
     >>> f = _ddb_function
@@ -1429,7 +1500,7 @@ def _ddb_function(cost, salvage, life, period, factor=None):
     """
     c, s = excel_number(cost, "DDB: cost"), excel_number(salvage, "DDB: salvage")
     n, p = excel_number(life, "DDB: life"), excel_number(period, "DDB: period")
-    f = 2.0 if factor is None else excel_number(factor, "DDB: factor")
+    f = 2.0 if factor is _OMITTED else excel_number(factor, "DDB: factor")
     _domain(c >= 0 and s >= 0 and n > 0 and 0 < p <= n and f > 0, "DDB",
             "an argument out of range")
     return ddb(c, s, n, p, f)
