@@ -124,6 +124,37 @@ CASES = {
     "=PDURATION(0.025,2000,2200)": pytest.approx(3.86, abs=5e-3),
     "=DOLLARDE(1.02,16)": 1.125, "=DOLLARFR(1.125,16)": pytest.approx(1.02, rel=1e-14),
     "=ISPMT(0.1/12,1,36,8000000)": pytest.approx(-64814.81, abs=5e-3),
+    # more text and dates ("TEXTBEFORE function", "NUMBERVALUE function", "DATEDIF function",
+    # "FIXED function", "ARABIC function", "DECIMAL function", "UNICHAR function" ...)
+    '=TEXTBEFORE("Red riding hood\'s, red hood","hood")': "Red riding ",
+    '=TEXTAFTER("Red riding hood\'s, red hood","hood",2)': "",
+    '=TEXTAFTER("Red riding hood\'s, red hood","HOOD",1,1)': "'s, red hood",
+    '=TEXTAFTER("abc","x")': "#N/A", '=TEXTAFTER("abc","x",1,0,0,"none")': "none",
+    '=NUMBERVALUE("2.500,27",",",".")': 2500.27, '=NUMBERVALUE("3.5%")': 0.035,
+    '=DATEVALUE("8/22/2011")': 40777, '=DATEVALUE("22-MAY-2011")': 40685,
+    '=TIMEVALUE("2:24 AM")': pytest.approx(0.1, rel=1e-12),
+    "=DATEDIF(36892,37439,\"Y\")": 1, "=DATEDIF(37302,37753,\"D\")": 451,
+    "=DATEDIF(37302,37753,\"YD\")": 86, "=DATEDIF(37439,36892,\"Y\")": "#NUM!",
+    "=FIXED(1234.567,1)": "1,234.6", "=FIXED(1234.567,-1)": "1,230",
+    "=FIXED(-1234.567,-1,TRUE)": "-1230", "=FIXED(44.332)": "44.33",
+    '=ARABIC("mcmxii")': 1912, '=DECIMAL("FF",16)': 255, '=DECIMAL(111,2)': 7,
+    "=UNICHAR(66)": "B", "=UNICHAR(0)": "#VALUE!", '=VALUETOTEXT("Hello",1)': '"Hello"',
+    # as Excel's cached values show (the `formulas` project's test.xlsx, saved by Excel for
+    # Mac; pycel's logical.xlsx and npv.xlsx; IronCalc's EOMONTH.xlsx)
+    "=EDATE(A3,0)": "#VALUE!", "=EOMONTH(39448,A3)": "#VALUE!", "=WEEKNUM(A3,1)": "#VALUE!",
+    "=ISEVEN(A3)": "#VALUE!", "=DELTA(A3)": "#VALUE!", "=ERF(A3)": "#VALUE!",
+    "=SQRTPI(A3)": "#VALUE!", "=ERF(-0.002,A4)": pytest.approx(0.002256755325183524,
+                                                               rel=1e-12),
+    '=ISEVEN("1/1/1900")': False, "=EDATE(0.7,31778)": 967223, "=ISOWEEKNUM(0)": 52,
+    '=SWITCH(0,A4,"match")': "match", '=SWITCH(FALSE,A4,"match")': "#N/A",
+    '=SWITCH(A4,"","match")': "#N/A", '=XOR(A2,FALSE)': False,
+    '=XOR(TRUE,"0",#REF!)': "#REF!", "=FV(A2,-1,A5)": "#VALUE!",
+    "=NPV(0.07,8000,A2,10000,A3,14500)": pytest.approx(28047.342011668155, rel=1e-12),
+    "=IRR({-7,2,1,4,-3;-7,2,-1,4,4},7)": pytest.approx(-0.021126011550541612, rel=1e-9),
+    "=IRR({-7,2,-1,4,-3,7,2,1,4},4)": pytest.approx(0.18158629375365587, rel=1e-9),
+    "=IRR({7,2,-1,4,-3;7,2,-1,4,4},3)": "#NUM!", "=IRR({-7,2,-1,4,-3;7,2,-1,4,#N/A})": "#VALUE!",
+    '=SUBSTITUTE("a1a","a","b",A4)': "#VALUE!", '=SUBSTITUTE("a1a","a","b",TRUE)': "#VALUE!",
+    "=ERROR.TYPE(#GETTING_DATA)": 8, "=TYPE(_xleta.SUM)": 128,
 }
 
 
@@ -146,6 +177,29 @@ def test_documented_examples(results, engine):
         if not matches_excel(got, want, rel=1e-12):
             wrong[formula] = (got, want)
     assert not wrong, wrong
+
+
+def test_array_formula_padding(tmp_path):
+    """An IS function fills the cells of an array formula past its arguments with its answer
+    for #N/A, other functions with #N/A (test.xlsx, INFORMATION!AW12: {=ISNA(C12:Q12)} TRUE
+    past the range; INFORMATION!AW4: {=ERROR.TYPE(D4:Q4)} #N/A there)."""
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    from rooflinexl.recalc.book import recalc_book
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws["A1"], ws["B1"] = 1.0, "x"
+    ws["D1"] = ArrayFormula("D1:F1", "=ISNA(A1:B1)")
+    ws["D2"] = ArrayFormula("D2:F2", "=ISTEXT(A1:B1)")
+    ws["D3"] = ArrayFormula("D3:F3", "=LEN(A1:B1)+ERROR.TYPE(A1:B1)")
+    path = tmp_path / "pad.xlsx"
+    wb.save(path)
+    for engine in ENGINES:
+        ev = recalc_book(path, write=False, engine=engine).evaluation
+        got = {c: ev.cells[(ev.sheets[0], c)].value for c in ("D1", "E1", "F1", "F2", "F3")}
+        assert [got["D1"], got["E1"], got["F1"], got["F2"]] == [False, False, True, False]
+        assert str(got["F3"]) == "#N/A"
 
 
 def test_elementwise_over_ranges():
