@@ -155,6 +155,22 @@ CASES = {
     "=IRR({7,2,-1,4,-3;7,2,-1,4,4},3)": "#NUM!", "=IRR({-7,2,-1,4,-3;7,2,-1,4,#N/A})": "#VALUE!",
     '=SUBSTITUTE("a1a","a","b",A4)': "#VALUE!", '=SUBSTITUTE("a1a","a","b",TRUE)': "#VALUE!",
     "=ERROR.TYPE(#GETTING_DATA)": 8, "=TYPE(_xleta.SUM)": 128,
+    # working days, loans, bills ("NETWORKDAYS function", "WORKDAY.INTL function",
+    # "CUMIPMT function", "CUMPRINC function", "TBILLPRICE function" ...)
+    "=NETWORKDAYS(41183,41334)": 110, "=NETWORKDAYS(41183,41334,41235)": 109,
+    "=NETWORKDAYS.INTL(DATE(2006,1,1),DATE(2006,1,31))": 22,
+    "=NETWORKDAYS.INTL(DATE(2006,2,28),DATE(2006,1,31))": -21,
+    '=NETWORKDAYS.INTL(DATE(2006,1,1),DATE(2006,2,1),7,{"2006/1/2","2006/1/16"})': 22,
+    "=WORKDAY(39722,151)": 39933, "=WORKDAY(39722,151,{39778,39786,39834})": 39938,
+    "=WORKDAY.INTL(DATE(2012,1,1),90,11)": 41013, "=WORKDAY.INTL(DATE(2012,1,1),30,17)": 40944,
+    "=WORKDAY.INTL(DATE(2012,1,1),30,0)": "#NUM!", "=WORKDAY(A3,1)": "#VALUE!",
+    "=CUMIPMT(0.09/12,360,125000,13,24,0)": pytest.approx(-11135.23213, abs=5e-6),
+    "=CUMIPMT(0.09/12,360,125000,1,1,0)": pytest.approx(-937.5, abs=5e-6),
+    "=CUMPRINC(0.09/12,360,125000,13,24,0)": pytest.approx(-934.1071234, abs=5e-7),
+    "=CUMPRINC(0.09/12,360,125000,1,1,0)": pytest.approx(-68.27827118, abs=5e-8),
+    "=TBILLPRICE(39538,39600,0.09)": pytest.approx(98.45, abs=5e-3),
+    "=TBILLYIELD(39538,39600,98.45)": pytest.approx(0.091417, abs=5e-7),
+    "=TBILLEQ(39538,39600,0.0914)": pytest.approx(0.094151, abs=5e-7),
 }
 
 

@@ -1953,4 +1953,257 @@ for _name, _fn, _lo, _hi, _err in (
 del _name, _fn, _lo, _hi, _err
 SCALARS.update(TEXTBEFORE=_text_around(False), TEXTAFTER=_text_around(True))
 
+# ------------------------------------------------------------ working days, loans, bills
+# Microsoft, "NETWORKDAYS function", "NETWORKDAYS.INTL function", "WORKDAY function",
+# "WORKDAY.INTL function", "CUMIPMT function", "CUMPRINC function", "TBILLPRICE function",
+# "TBILLYIELD function", "TBILLEQ function" (read 2026-12-01). All came from the Analysis
+# ToolPak: a boolean, or a range where one value belongs, is #VALUE!.
+
+#: NETWORKDAYS.INTL's weekend numbers -> the weekend days (0 Monday ... 6 Sunday)
+_WEEKENDS = {1: {5, 6}, 2: {6, 0}, 3: {0, 1}, 4: {1, 2}, 5: {2, 3}, 6: {3, 4}, 7: {4, 5},
+             11: {6}, 12: {0}, 13: {1}, 14: {2}, 15: {3}, 16: {4}, 17: {5}}
+
+
+def _atp_scalar(x, what: str):
+    """One value of an Analysis ToolPak argument: no boolean, no range of several cells."""
+    if hasattr(x, "shape"):
+        raise TypeError("a block column")  # row by row
+    if isinstance(x, list):
+        shape = _shape(x)
+        if shape != (1, 1):
+            raise Fail("#VALUE!", f"{what}: a range where one value belongs")
+        x = _at(x, shape, 0, 0)
+    if isinstance(x, bool):
+        raise Fail("#VALUE!", f"{what} is a boolean")
+    return x
+
+
+def _weekend(x, name: str) -> set[int]:
+    """The weekend days of a weekend argument (a number or seven 0/1 characters from Monday)."""
+    if x is _OMITTED or x is None:
+        return _WEEKENDS[1]
+    x = _atp_scalar(x, f"{name}: weekend")
+    if isinstance(x, str) and not x.strip().lstrip("+-").replace(".", "", 1).isdigit():
+        if len(x) != 7 or set(x) - {"0", "1"}:
+            raise Fail("#VALUE!", f"{name}: weekend {x!r} is not seven 0 and 1 characters")
+        if x == "1111111":
+            raise Fail("#VALUE!", f"{name}: every day is a weekend day")
+        return {k for k, ch in enumerate(x) if ch == "1"}
+    k = _int(x, f"{name}: weekend")
+    if k not in _WEEKENDS:
+        raise Fail("#NUM!", f"{name}: weekend {k} is not a weekend number")
+    return _WEEKENDS[k]
+
+
+def _holidays(x, name: str) -> set[int]:
+    if x is _OMITTED or x is None:
+        return set()
+    if hasattr(x, "shape"):
+        raise TypeError("a block column")  # row by row
+    out = set()
+    for v, _ in _values([x], name):
+        if v is None:
+            continue
+        if isinstance(v, bool):
+            raise Fail("#VALUE!", f"{name}: a boolean among the holidays")
+        out.add(_day(v, f"{name}: a holiday"))
+    return out
+
+
+def _is_workday(s: int, weekend: set[int], holidays: set[int]) -> bool:
+    return (_weekday_index(s) + 6) % 7 not in weekend and s not in holidays
+
+
+def _networkdays_of(start_date, end_date, weekend, holidays, name: str):
+    try:
+        s = _day(_atp_scalar(start_date, f"{name}: start_date"), f"{name}: start_date")
+        e = _day(_atp_scalar(end_date, f"{name}: end_date"), f"{name}: end_date")
+        days = _weekend(weekend, name)
+        hol = _holidays(holidays, name)
+    except Fail as ex:
+        return ex.error
+    lo, hi = min(s, e), max(s, e)
+    weeks, rest = divmod(hi - lo + 1, 7)
+    count = weeks * (7 - len(days))
+    count += sum(1 for d in range(hi - rest + 1, hi + 1) if (_weekday_index(d) + 6) % 7
+                 not in days)
+    count -= sum(1 for h in hol if lo <= h <= hi and _is_workday(h, days, set()))
+    return float(count if s <= e else -count)
+
+
+def _networkdays(start_date, end_date, holidays=_OMITTED):
+    """NETWORKDAYS(start_date, end_date, [holidays]): the working days (Monday to Friday, not
+    a holiday) from start to end, both counted; negative when the end comes first.
+
+    >>> _networkdays(41183, 41334), _networkdays(41183, 41334, 41235)  # Microsoft's examples
+    (110.0, 109.0)
+    """
+    return _networkdays_of(start_date, end_date, _OMITTED, holidays, "NETWORKDAYS")
+
+
+def _networkdays_intl(start_date, end_date, weekend=_OMITTED, holidays=_OMITTED):
+    """NETWORKDAYS.INTL(start_date, end_date, [weekend], [holidays]) (Microsoft's examples).
+
+    >>> _networkdays_intl(38718, 38748), _networkdays_intl(38776, 38748)  # January 2006
+    (22.0, -21.0)
+    >>> _networkdays_intl(38718, 38749, 7, [["2006/1/2", "2006/1/16"]])
+    22.0
+    """
+    return _networkdays_of(start_date, end_date, weekend, holidays, "NETWORKDAYS.INTL")
+
+
+def _workday_of(start_date, days, weekend, holidays, name: str):
+    try:
+        s = _day(_atp_scalar(start_date, f"{name}: start_date"), f"{name}: start_date")
+        n = _int(_atp_scalar(days, f"{name}: days"), f"{name}: days")
+        wk = _weekend(weekend, name)
+        hol = _holidays(holidays, name)
+    except Fail as ex:
+        return ex.error
+    step = 1 if n > 0 else -1
+    left = abs(n)
+    per_week = 7 - len(wk)
+    if left > 7 * per_week:  # whole weeks first (holidays counted below)
+        jump = (left // per_week - 1) * 7
+        lo, hi = sorted((s, s + step * jump))
+        skipped = sum(1 for h in hol if lo < h <= hi and _is_workday(h, wk, set()))
+        s += step * jump
+        left -= jump // 7 * per_week - skipped
+    while left > 0:
+        s += step
+        if not 0 <= s <= _LAST_DAY:
+            return ExcelError("#NUM!", f"{name}: the date is before 1900 or after 9999")
+        if _is_workday(s, wk, hol):
+            left -= 1
+    if not 0 <= s <= _LAST_DAY:
+        return ExcelError("#NUM!", f"{name}: the date is before 1900 or after 9999")
+    return float(s)
+
+
+def _workday(start_date, days, holidays=_OMITTED):
+    """WORKDAY(start_date, days, [holidays]): the working day ``days`` working days on.
+
+    >>> _workday(39722, 151), _workday(39722, 151, [[39778, 39786, 39834]])  # Microsoft's
+    (39933.0, 39938.0)
+    """
+    return _workday_of(start_date, days, _OMITTED, holidays, "WORKDAY")
+
+
+def _workday_intl(start_date, days, weekend=_OMITTED, holidays=_OMITTED):
+    """WORKDAY.INTL(start_date, days, [weekend], [holidays]) (Microsoft's examples).
+
+    >>> _workday_intl(40909, 90, 11), _workday_intl(40909, 30, 17), str(_workday_intl(40909, 30, 0))
+    (41013.0, 40944.0, '#NUM!')
+    """
+    return _workday_of(start_date, days, weekend, holidays, "WORKDAY.INTL")
+
+
+def _ipmt(r: float, per: int, n: float, pv: float, t: int) -> float:
+    """The interest part of payment ``per`` of a loan of ``pv`` (no balloon)."""
+    pmt = _pmt(r, n, pv, 0.0, t)
+    if per == 1:
+        return 0.0 if t == 1 else -pv * r
+    if t == 1:
+        return (_fv(r, per - 2, pmt, pv, 1) - pmt) * r
+    return _fv(r, per - 1, pmt, pv, 0) * r
+
+
+def _cumulative(principal: bool):
+    name = "CUMPRINC" if principal else "CUMIPMT"
+
+    def fn(rate, nper, pv, start_period, end_period, type):  # noqa: A002
+        r, n = excel_number(rate, f"{name}: rate"), excel_number(nper, f"{name}: nper")
+        v = excel_number(pv, f"{name}: pv")
+        a, b = _int(start_period, f"{name}: start_period"), _int(end_period, f"{name}: "
+                                                                    "end_period")
+        t = excel_number(type, f"{name}: type")
+        _domain(r > 0 and n > 0 and v > 0 and 1 <= a <= b and b <= n and t in (0, 1), name,
+                "an argument out of range")
+        t = int(t)
+        pmt = _pmt(r, n, v, 0.0, t)
+        total = 0.0
+        for per in range(a, b + 1):
+            i = _ipmt(r, per, n, v, t)
+            total += pmt - i if principal else i
+        return total
+    fn.__doc__ = f"{name}(rate, nper, pv, start_period, end_period, type)."
+    return fn
+
+
+def _cumipmt_doc():
+    """Microsoft's examples of CUMIPMT and CUMPRINC (9 % a year, 30 years, 125,000).
+
+    >>> round(SCALARS["CUMIPMT"](0.09 / 12, 360, 125000, 13, 24, 0), 5)
+    -11135.23213
+    >>> round(SCALARS["CUMIPMT"](0.09 / 12, 360, 125000, 1, 1, 0), 5)
+    -937.5
+    >>> round(SCALARS["CUMPRINC"](0.09 / 12, 360, 125000, 13, 24, 0), 5)
+    -934.10712
+    >>> round(SCALARS["CUMPRINC"](0.09 / 12, 360, 125000, 1, 1, 0), 5)
+    -68.27827
+    """
+
+
+def _bill_days(settlement, maturity, name: str) -> int:
+    s = _day(settlement, f"{name}: settlement")
+    m = _day(maturity, f"{name}: maturity")
+    y, mo, d = excel_ymd(s)
+    year_on = excel_serial(y + 1, mo, 1) - 1 + min(d, _month_days(y + 1, mo))
+    _domain(s < m <= year_on, name, "maturity is not after settlement and within a year")
+    return m - s
+
+
+def _tbillprice(settlement, maturity, discount):
+    """TBILLPRICE(settlement, maturity, discount) (Microsoft's example).
+
+    >>> round(_tbillprice(39538, 39600, 0.09), 2)
+    98.45
+    """
+    dsm = _bill_days(settlement, maturity, "TBILLPRICE")
+    r = excel_number(discount, "TBILLPRICE: discount")
+    _domain(r > 0, "TBILLPRICE", "discount is not positive")
+    price = 100 * (1 - r * dsm / 360)
+    _domain(price > 0, "TBILLPRICE", "the price is not positive")
+    return price
+
+
+def _tbillyield(settlement, maturity, pr):
+    """TBILLYIELD(settlement, maturity, pr) (Microsoft's example).
+
+    >>> round(_tbillyield(39538, 39600, 98.45), 6)
+    0.091417
+    """
+    dsm = _bill_days(settlement, maturity, "TBILLYIELD")
+    p = excel_number(pr, "TBILLYIELD: pr")
+    _domain(p > 0, "TBILLYIELD", "pr is not positive")
+    return (100 - p) / p * 360 / dsm
+
+
+def _tbilleq(settlement, maturity, discount):
+    """TBILLEQ(settlement, maturity, discount): the bond-equivalent yield; over half a year
+    the root of P (1 + y/2) (1 + (DSM/365 - 1/2) y) = 100 (Microsoft's example).
+
+    >>> round(_tbilleq(39538, 39600, 0.0914), 4)
+    0.0942
+    """
+    dsm = _bill_days(settlement, maturity, "TBILLEQ")
+    r = excel_number(discount, "TBILLEQ: discount")
+    _domain(r > 0, "TBILLEQ", "discount is not positive")
+    if dsm <= 182:
+        return 365 * r / (360 - r * dsm)
+    price = 100 * (1 - r * dsm / 360)
+    _domain(price > 0, "TBILLEQ", "the price is not positive")
+    a = dsm / 365
+    return (-a + math.sqrt(a * a - (2 * a - 1) * (1 - 100 / price))) / (a - 0.5)
+
+
+for _name, _fn, _lo, _hi in (
+        ("CUMIPMT", _cumulative(False), 6, 6), ("CUMPRINC", _cumulative(True), 6, 6),
+        ("TBILLPRICE", _tbillprice, 3, 3), ("TBILLYIELD", _tbillyield, 3, 3),
+        ("TBILLEQ", _tbilleq, 3, 3)):
+    SCALARS[_name] = lift(_name, _fn, _lo, _hi, atp=True)
+del _name, _fn, _lo, _hi
+SCALARS.update({"NETWORKDAYS": _networkdays, "NETWORKDAYS.INTL": _networkdays_intl,
+                "WORKDAY": _workday, "WORKDAY.INTL": _workday_intl})
+
 BUILTINS.update(SCALARS)
