@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import calendar
 import contextlib
+import decimal
 import math
 
 from rooflinexl.errors import ExcelError
@@ -55,9 +56,13 @@ _MAX_TEXT = 32767
 class Fail(Exception):
     """An argument Excel refuses: the error value it gives, with why."""
 
-    def __init__(self, code: str, reason: str, error: ExcelError | None = None):
+    def __init__(self, code: str, reason: str, error: ExcelError | None = None,
+                 conversion: bool = False):
         super().__init__(reason)
         self.error = ExcelError(code, reason) if error is None else error
+        #: raised reading an argument (an error value, text that is no number): Excel
+        #: meets these in argument order, before it checks any argument's range
+        self.conversion = conversion or error is not None
 
     @classmethod
     def passing(cls, error: ExcelError) -> Fail:
@@ -89,7 +94,7 @@ def excel_number(x, what: str = "argument") -> float:
         v = _text_value(x)
         if v is not None:
             return v
-    raise Fail("#VALUE!", f"{what} {x!r} is not a number")
+    raise Fail("#VALUE!", f"{what} {x!r} is not a number", conversion=True)
 
 
 def _text_value(text: str) -> float | None:
@@ -136,7 +141,7 @@ def excel_bool(x, what: str = "argument") -> bool:
     t = str(x).strip().upper()
     if t in ("TRUE", "FALSE"):
         return t == "TRUE"
-    raise Fail("#VALUE!", f"{what} {x!r} is not a logical value")
+    raise Fail("#VALUE!", f"{what} {x!r} is not a logical value", conversion=True)
 
 
 def _int(x, what: str = "argument") -> int:
@@ -188,8 +193,9 @@ def lift(name: str, fn, low: int, high: int, errors: bool = False, atp: bool = F
 
     Without ``errors`` an error value among the arguments is the result: the first one
     ``fn`` meets converting its arguments in order (``FV("x", #N/A)`` is #VALUE!), else
-    the first one. With ``errors`` ``fn`` sees error values. ``filler`` is the value of
-    the extra cells where an array formula's range is larger than the result (#N/A unless
+    the first one, before any range check of ``fn`` (``DATE(-1, 1, #NAME?)`` is
+    #NAME?). With ``errors`` ``fn`` sees error values. ``filler`` is the value of the
+    extra cells where an array formula's range is larger than the result (#N/A unless
     given: ``{=ISNA(A1:A3)}`` over four cells ends in TRUE). ``fn`` may raise
     :class:`Fail`; a result that is no finite number is #NUM!. With ``atp`` (functions
     that came from the Analysis ToolPak: EDATE, EOMONTH, WEEKNUM, ISEVEN, ISODD, ERF ...)
@@ -212,7 +218,9 @@ def lift(name: str, fn, low: int, high: int, errors: bool = False, atp: bool = F
         try:
             out = _result(fn(*vals))
         except Fail as ex:
-            return ex.error
+            if ex.conversion:
+                return ex.error
+            out = ex.error  # a range check: an error value among the arguments comes first
         except (OverflowError, ValueError, ZeroDivisionError) as ex:
             out = ExcelError("#NUM!", f"{name}: {ex}")
         if not errors:
@@ -982,8 +990,9 @@ def _factdouble(x):
     >>> _factdouble(6), _factdouble(7)
     (48.0, 105.0)
     """
-    n = _int(x, "FACTDOUBLE: number")
-    _domain(n >= -1, "FACTDOUBLE", "a negative number")
+    v = excel_number(x, "FACTDOUBLE: number")
+    _domain(v >= -1, "FACTDOUBLE", "a number below -1")  # test.xlsx: -1 is 1, -1.1 #NUM!
+    n = math.trunc(v)
     out = 1.0
     for k in range(n, 1, -2):
         out *= k
@@ -1633,10 +1642,9 @@ del _name, _fn, _lo, _hi
 SCALARS.update(NPV=_npv, IRR=_irr, MIRR=_mirr, FVSCHEDULE=_fvschedule)
 
 # --------------------------------------------------------------- more text, dates
-# Microsoft, "TEXTBEFORE function", "TEXTAFTER function", "NUMBERVALUE function",
-# "DATEVALUE function", "TIMEVALUE function", "DATEDIF function", "FIXED function",
-# "ARABIC function", "DECIMAL function", "UNICHAR function", "VALUETOTEXT function"
-# (read 2026-12-01).
+# Microsoft, "TEXTBEFORE function", "TEXTAFTER function", "DATEVALUE function",
+# "TIMEVALUE function", "DATEDIF function", "FIXED function", "ARABIC function", "DECIMAL
+# function", "UNICHAR function" (read 2026-12-01).
 
 
 def _delimiters(delimiter) -> list[str]:
@@ -1673,51 +1681,39 @@ def _cut(text: str, delims: list[str], instance: int, case: bool, match_end: boo
 def _text_around(after: bool):
     name = "TEXTAFTER" if after else "TEXTBEFORE"
 
-    def fn(text, delimiter, instance_num=1.0, match_mode=0.0, match_end=0.0,
-           if_not_found=_OMITTED):
+    def one(delims, text, instance_num=1.0, match_mode=0.0, match_end=0.0,
+            if_not_found=_OMITTED):
+        t = excel_text(text)
+        k = _int(instance_num, f"{name}: instance_num")
+        mode = excel_number(match_mode, f"{name}: match_mode")
+        end = excel_number(match_end, f"{name}: match_end")
+        if mode not in (0, 1) or end not in (0, 1):
+            raise Fail("#VALUE!", f"{name}: match_mode or match_end is not 0 or 1")
+        if k == 0 or abs(k) > len(t) and not (t == "" and abs(k) == 1):
+            raise Fail("#VALUE!", f"{name}: instance_num is 0 or past the text")
+        hit = _cut(t, delims, k, mode == 0, end == 1)
+        if hit is None:
+            if if_not_found is _OMITTED:
+                return ExcelError("#N/A", f"{name}: the delimiter is not in the text")
+            return if_not_found
+        return t[hit[1]:] if after else t[:hit[0]]
+
+    def fn(text, delimiter, *rest):
+        """TEXTBEFORE / TEXTAFTER(text, delimiter, [instance_num], [match_mode],
+        [match_end], [if_not_found]): the text before (after) the instance_num-th delimiter
+        (any of an array of them; counted from the end when negative), without case when
+        match_mode is 1, the end of the text a delimiter when match_end is 1; not found
+        #N/A or if_not_found; instance_num 0 or longer than the text #VALUE!. Element-wise
+        over every argument but the delimiters (test.xlsx, TEXT!AI44:AW45)."""
+        if len(rest) > 4:
+            return ExcelError("#VALUE!", f"{name} takes 2 to 6 arguments")
         try:
             delims = _delimiters(delimiter)
-            for x in (instance_num, match_mode, match_end):
-                if isinstance(x, list):
-                    raise Fail("#VALUE!", f"{name}: a range where one value belongs")
-            k = _int(instance_num, f"{name}: instance_num")
-            case = excel_number(match_mode, f"{name}: match_mode") == 0
-            end = excel_bool(match_end, f"{name}: match_end")
         except Fail as ex:
             return ex.error
-
-        def one(t):
-            if isinstance(t, ExcelError):
-                return t
-            try:
-                t = excel_text(t)
-                if k == 0 or abs(k) > len(t) and not (t == "" and abs(k) == 1):
-                    raise Fail("#VALUE!", f"{name}: instance_num is 0 or past the text")
-                hit = _cut(t, delims, k, case, end)
-            except Fail as ex:
-                return ex.error
-            if hit is None:
-                if if_not_found is _OMITTED:
-                    return ExcelError("#N/A", f"{name}: the delimiter is not in the text")
-                return if_not_found
-            return t[hit[1]:] if after else t[:hit[0]]
-
-        if hasattr(text, "shape"):
-            return [[one(v)] for v in text[:, 0].tolist()]
-        if isinstance(text, list):
-            shape = _shape(text)
-            if shape != (1, 1):
-                return [[one(_at(text, shape, i, j)) for j in range(shape[1])]
-                        for i in range(shape[0])]
-            text = _at(text, shape, 0, 0)
-        return one(text)
+        return lift(name, lambda *a: one(delims, *a), 1, 5)(text, *rest)
 
     fn.__name__ = name
-    fn.__doc__ = f"""{name}(text, delimiter, [instance_num], [match_mode], [match_end],
-    [if_not_found]): the text {'after' if after else 'before'} the instance_num-th
-    delimiter (any of an array of them; counted from the end when negative), without case
-    when match_mode is 1, the end of the text a delimiter when match_end is 1; not found
-    #N/A or if_not_found; instance_num 0 or longer than the text #VALUE!."""
     return fn
 
 
@@ -1736,44 +1732,6 @@ def _textbefore_doc():
     """
 
 
-def _numbervalue(text, decimal_separator=".", group_separator=","):
-    """NUMBERVALUE(text, [decimal_separator], [group_separator]): text as a number with the
-    separators given (their first characters); spaces are ignored, each trailing % divides
-    by 100, a group separator after the decimal one is #VALUE! (Microsoft's examples).
-
-    >>> _numbervalue("2.500,27", ",", "."), _numbervalue("3.5%"), _numbervalue("")
-    (2500.27, 0.035, 0.0)
-    """
-    if isinstance(text, bool):
-        raise Fail("#VALUE!", "NUMBERVALUE of a boolean")
-    if isinstance(text, (int, float)):
-        return float(text)
-    dec = excel_text(decimal_separator)[:1]
-    grp = excel_text(group_separator)[:1]
-    if not dec or dec == grp:
-        raise Fail("#VALUE!", "NUMBERVALUE: the decimal separator is empty or the group one")
-    t = "".join(excel_text(text).split())
-    scale = 1.0
-    while t.endswith("%"):
-        t, scale = t[:-1], scale / 100
-    if not t:
-        return 0.0
-    k = t.find(dec)
-    if k >= 0 and (t.count(dec) > 1 or grp and grp in t[k + 1:]):
-        raise Fail("#VALUE!", f"NUMBERVALUE: {text!r} is not a number")
-    head, tail = (t[:k], t[k + 1:]) if k >= 0 else (t, "")
-    if grp:
-        head = head.replace(grp, "")
-    plain = head + ("." + tail if k >= 0 else "")
-    try:
-        v = float(plain) if plain and plain[-1:].lower() not in "nfy" else None
-    except ValueError:
-        v = None
-    if v is None or not math.isfinite(v):
-        raise Fail("#VALUE!", f"NUMBERVALUE: {text!r} is not a number")
-    return v * scale
-
-
 def _datevalue(date_text):
     """DATEVALUE(date_text): the serial number of a date written as text (a time in it is
     dropped); a number or text that is no date #VALUE!.
@@ -1781,6 +1739,8 @@ def _datevalue(date_text):
     >>> _datevalue("8/22/2011"), _datevalue("22-MAY-2011"), _datevalue("2011/02/23")
     (40777.0, 40685.0, 40597.0)
     """
+    if isinstance(date_text, ExcelError):
+        raise Fail.passing(date_text)
     if not isinstance(date_text, str):
         raise Fail("#VALUE!", "DATEVALUE needs text")
     v = typed_number(date_text)
@@ -1804,6 +1764,8 @@ def _timevalue(time_text):
     >>> round(_timevalue("2:24 AM"), 12), round(_timevalue("22-Aug-2011 6:35 AM"), 12)
     (0.1, 0.274305555556)
     """
+    if isinstance(time_text, ExcelError):
+        raise Fail.passing(time_text)
     if not isinstance(time_text, str):
         raise Fail("#VALUE!", "TIMEVALUE needs text")
     v = typed_number(time_text)
@@ -1840,10 +1802,9 @@ def _datedif(start_date, end_date, unit):
             return float(d2 - d1)
         py, pm = (y2, m2 - 1) if m2 > 1 else (y2 - 1, 12)
         return float(_month_days(py, pm) - d1 + d2)
-    if u == "YD":
-        y = y2 if (m1, d1) <= (m2, d2) else y2 - 1
-        start = excel_serial(y, m1, 1) - 1 + min(d1, _month_days(y, m1))
-        return float(e - start)
+    if u == "YD":  # the end moved into the start's year (test.xlsx, DATE & TIME!R4: 1900's
+        y = y1 if (m2, d2) >= (m1, d1) else y1 + 1  # 29 February counts)
+        return float(excel_serial(y, m2, 1) - 1 + min(d2, _month_days(y, m2)) - s)
     raise Fail("#NUM!", f"DATEDIF: unit {u!r} is not Y, M, D, MD, YM or YD")
 
 
@@ -1854,16 +1815,19 @@ def _fixed(number, decimals=2.0, no_commas=False):
 
     >>> _fixed(1234.567, 1), _fixed(1234.567, -1), _fixed(-1234.567, -1, True), _fixed(44.332)
     ('1,234.6', '1,230', '-1230', '44.33')
+    >>> _fixed(123456789076754345682.2, 0), _fixed(10001, 3, True), _fixed(5, -128000)
+    ('123,456,789,076,754,000,000', '10001.000', '0')
     """
     x = excel_number(number, "FIXED: number")
     d = _int(decimals, "FIXED: decimals")
+    plain = excel_bool(no_commas, "FIXED: no_commas")
     if d > 127:
         raise Fail("#VALUE!", "FIXED: more than 127 decimals")
-    r = BUILTINS["ROUND"](x, float(d))
+    r = BUILTINS["ROUND"](x, float(d)) if d > -300 else 0.0
     if isinstance(r, ExcelError):
         return r
-    places = max(d, 0)
-    return f"{r:.{places}f}" if excel_bool(no_commas) else f"{r:,.{places}f}"
+    digits = decimal.Decimal(f"{r:.15g}") + 0  # the 15 digits Excel holds; -0 is 0
+    return f"{digits:.{max(d, 0)}f}" if plain else f"{digits:,.{max(d, 0)}f}"
 
 
 _ROMAN = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
@@ -1874,6 +1838,8 @@ def _arabic(text):
 
     >>> _arabic("mcmxii"), _arabic("-MMXI"), _arabic("")
     (1912.0, -2011.0, 0.0)
+    >>> _arabic("IIIIIIV"), _arabic("IILmIIC")  # test.xlsx, MATH & TRIG!T9 and V9
+    (-1.0, 1046.0)
     """
     t = excel_text(text).strip().upper()
     sign = 1.0
@@ -1881,10 +1847,11 @@ def _arabic(text):
         t, sign = t[1:], -1.0
     if len(t) > 255 or any(ch not in _ROMAN for ch in t):
         raise Fail("#VALUE!", f"ARABIC: {text!r} is not a Roman numeral")
-    total = 0
-    for k, ch in enumerate(t):
+    total = top = 0
+    for ch in reversed(t):  # a numeral below a larger one to its right is subtracted
         v = _ROMAN[ch]
-        total += -v if k + 1 < len(t) and _ROMAN[t[k + 1]] > v else v
+        total += -v if v < top else v
+        top = max(top, v)
     return sign * total
 
 
@@ -1926,29 +1893,11 @@ def _unichar(number):
     return chr(n)
 
 
-def _valuetotext(value, format=0.0):  # noqa: A002 - Excel's argument name
-    """VALUETOTEXT(value, [format]): 0 concise (text as it is), 1 strict (text in quotes).
-
-    >>> f = _valuetotext
-    >>> f("Hello"), f("Hello", 1), f(1234.01234), f(True)
-    ('Hello', '"Hello"', '1234.01234', 'TRUE')
-    """
-    f = _int(format, "VALUETOTEXT: format")
-    if f not in (0, 1):
-        raise Fail("#VALUE!", "VALUETOTEXT: format is not 0 or 1")
-    if isinstance(value, ExcelError):
-        return str(value)
-    if isinstance(value, str) and f == 1:
-        return '"' + value.replace('"', '""') + '"'
-    return excel_text(value)
-
-
 for _name, _fn, _lo, _hi, _err in (
-        ("NUMBERVALUE", _numbervalue, 1, 3, False), ("DATEVALUE", _datevalue, 1, 1, False),
+        ("DATEVALUE", _datevalue, 1, 1, False),
         ("TIMEVALUE", _timevalue, 1, 1, False), ("DATEDIF", _datedif, 3, 3, False),
         ("FIXED", _fixed, 1, 3, False), ("ARABIC", _arabic, 1, 1, False),
-        ("DECIMAL", _decimal, 2, 2, False), ("UNICHAR", _unichar, 1, 1, False),
-        ("VALUETOTEXT", _valuetotext, 1, 2, True)):
+        ("DECIMAL", _decimal, 2, 2, False), ("UNICHAR", _unichar, 1, 1, False)):
     SCALARS[_name] = lift(_name, _fn, _lo, _hi, errors=_err)
 del _name, _fn, _lo, _hi, _err
 SCALARS.update(TEXTBEFORE=_text_around(False), TEXTAFTER=_text_around(True))
