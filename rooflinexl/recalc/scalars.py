@@ -153,9 +153,9 @@ def _int(x, what: str = "argument") -> int:
 
 
 def _result(v):
-    """A float result that is finite, else #NUM!."""
-    if isinstance(v, float) and not math.isfinite(v):
-        return ExcelError("#NUM!", "the result is not a finite number")
+    """A float result that is finite, else #NUM! (a complex power of a negative base too)."""
+    if isinstance(v, complex) or isinstance(v, float) and not math.isfinite(v):
+        return ExcelError("#NUM!", "the result is not a finite real number")
     return v
 
 
@@ -1047,9 +1047,9 @@ def _multinomial(*numbers):
         for x, in_range in _values(numbers, "MULTINOMIAL"):
             if isinstance(x, ExcelError):
                 return x
-            if in_range and (x is None or isinstance(x, (str, bool))):
+            if isinstance(x, bool) or in_range and isinstance(x, str):
                 raise Fail("#VALUE!", "MULTINOMIAL: a value that is no number")
-            n = _int(x, "MULTINOMIAL: number")
+            n = _int(x, "MULTINOMIAL: number")  # an empty cell is 0 (IronCalc's book)
             _domain(n >= 0, "MULTINOMIAL", "a negative number")
             ns.append(n)
         total = sum(ns)
@@ -1383,23 +1383,34 @@ def _nearest_root(f, df, guess: float, name: str) -> float:
     """The root of ``f`` above -1 nearest ``guess``, where Newton's method from the guess
     finds none (Excel's IRR still answers: test.xlsx, FINANCIAL!T26, IRR({-7,2,1,4,-3;
     -7,2,-1,4,4},7) is -0.0211...): sign changes on a grid, each polished by Newton."""
+    def value(r):
+        try:
+            v = f(r)
+        except (OverflowError, ZeroDivisionError):
+            return None
+        return v if math.isfinite(v) else None
+
     grid = [-1 + 10 ** (k / 8) for k in range(-48, 17)]  # -1 + 1e-6 ... 99
+    vals = [value(r) for r in grid]
     roots = []
-    with contextlib.suppress(OverflowError, ZeroDivisionError):
-        vals = [f(r) for r in grid]
-        for a, b, fa, fb in zip(grid, grid[1:], vals, vals[1:], strict=False):
-            if fa == 0:
-                roots.append(a)
-            elif fa * fb < 0:
-                lo, hi = a, b
-                for _ in range(200):
-                    mid = (lo + hi) / 2
-                    if (f(mid) < 0) == (fa < 0):
-                        lo = mid
-                    else:
-                        hi = mid
-                with contextlib.suppress(Fail):
-                    roots.append(_newton(f, df, (lo + hi) / 2, name))
+    for a, b, fa, fb in zip(grid, grid[1:], vals, vals[1:], strict=False):
+        if fa is None or fb is None:
+            continue
+        if fa == 0:
+            roots.append(a)
+        elif fa * fb < 0:
+            lo, hi = a, b
+            for _ in range(200):
+                mid = (lo + hi) / 2
+                fm = value(mid)
+                if fm is None:
+                    break
+                if (fm < 0) == (fa < 0):
+                    lo = mid
+                else:
+                    hi = mid
+            with contextlib.suppress(Fail):
+                roots.append(_newton(f, df, (lo + hi) / 2, name))
     if not roots:
         raise Fail("#NUM!", f"{name}: no rate found")
     return min(roots, key=lambda r: abs(r - guess))
@@ -1447,7 +1458,10 @@ def _rate(nper, pmt, pv, fv=None, type=None, guess=_OMITTED):  # noqa: A002
         h = 1e-6 * max(abs(r), 1e-3)
         return (eq(r + h) - eq(r - h)) / (2 * h)
 
-    return _newton(eq, deq, g, "RATE")
+    try:
+        return _newton(eq, deq, g, "RATE")
+    except Fail:  # IronCalc's RATE.xlsx, saved by Excel: RATE(300,-200,8000,0,1) 0.0256...
+        return _nearest_root(eq, deq, g, "RATE")
 
 
 def _sln(cost, salvage, life):
@@ -1634,10 +1648,13 @@ def _ispmt(rate, per, nper, pv):
 for _name, _fn, _lo, _hi in (
         ("FV", _fv, 3, 5), ("PV", _pv, 3, 5), ("PMT", _pmt, 3, 5), ("NPER", _nper, 3, 5),
         ("RATE", _rate, 3, 6), ("SLN", _sln, 3, 3), ("SYD", _syd, 4, 4), ("DB", _db, 4, 5),
-        ("DDB", _ddb_function, 4, 5), ("EFFECT", _effect, 2, 2), ("NOMINAL", _nominal, 2, 2),
-        ("RRI", _rri, 3, 3), ("PDURATION", _pduration, 3, 3), ("DOLLARDE", _dollarde, 2, 2),
-        ("DOLLARFR", _dollarfr, 2, 2), ("ISPMT", _ispmt, 4, 4)):
+        ("DDB", _ddb_function, 4, 5), ("RRI", _rri, 3, 3), ("PDURATION", _pduration, 3, 3),
+        ("ISPMT", _ispmt, 4, 4)):
     SCALARS[_name] = lift(_name, _fn, _lo, _hi)
+for _name, _fn, _lo, _hi in (  # Analysis ToolPak: IronCalc's NOMINAL and DOLLARs books
+        ("EFFECT", _effect, 2, 2), ("NOMINAL", _nominal, 2, 2), ("DOLLARDE", _dollarde, 2, 2),
+        ("DOLLARFR", _dollarfr, 2, 2)):
+    SCALARS[_name] = lift(_name, _fn, _lo, _hi, atp=True)
 del _name, _fn, _lo, _hi
 SCALARS.update(NPV=_npv, IRR=_irr, MIRR=_mirr, FVSCHEDULE=_fvschedule)
 
@@ -1695,7 +1712,7 @@ def _text_around(after: bool):
         if hit is None:
             if if_not_found is _OMITTED:
                 return ExcelError("#N/A", f"{name}: the delimiter is not in the text")
-            return if_not_found
+            return "" if if_not_found is None else if_not_found  # an empty cell: ""
         return t[hit[1]:] if after else t[:hit[0]]
 
     def fn(text, delimiter, *rest):
