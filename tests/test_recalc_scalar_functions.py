@@ -181,6 +181,9 @@ CASES = {
     "=FV(-3,-3.5,1)": "#NUM!", "=EFFECT(FALSE,2.9)": "#VALUE!", "=DOLLARFR(TRUE,2)": "#VALUE!",
     "=MULTINOMIAL(TRUE,1,2)": "#VALUE!", "=MULTINOMIAL(1,A4,5)": pytest.approx(6, rel=1e-12),
     '=TEXTAFTER(TRUE,"r",1,0,0,A4)': "",
+    # "SEARCH, SEARCHB functions": SEARCH("e","Statements",6) 7, SEARCH("margin",...) 8
+    '=SEARCH("e","Statements",6)': 7, '=SEARCH("margin","Profit Margin")': 8,
+    '=SEARCH("p?o*t","a Profit")': 3, '=SEARCH("~*","a*b")': 2, '=SEARCH("z","abc")': "#VALUE!",
 }
 
 

@@ -33,6 +33,7 @@ import calendar
 import contextlib
 import decimal
 import math
+import re
 
 from rooflinexl.errors import ExcelError
 from rooflinexl.recalc.functions import (
@@ -582,6 +583,37 @@ def _find(find_text, within_text, start_num=1):
     return k + 1
 
 
+def _wildcards(pattern: str) -> re.Pattern:
+    """SEARCH's pattern: ``?`` any character, ``*`` any run of them, ``~`` the next literal."""
+    out, k = [], 0
+    while k < len(pattern):
+        ch = pattern[k]
+        if ch == "~" and k + 1 < len(pattern):
+            out.append(re.escape(pattern[k + 1]))
+            k += 2
+            continue
+        out.append(".*" if ch == "*" else "." if ch == "?" else re.escape(ch))
+        k += 1
+    return re.compile("".join(out), re.IGNORECASE | re.DOTALL)
+
+
+def _search(find_text, within_text, start_num=1):
+    """SEARCH(find_text, within_text, [start_num]): FIND without case, with wildcards
+    (Microsoft's examples).
+
+    >>> _search("e", "Statements", 6), _search("margin", "Profit Margin"), _search("p?o", "a Pro")
+    (7, 8, 3)
+    """
+    f, w = excel_text(find_text), excel_text(within_text)
+    s = _int(start_num, "SEARCH: start_num")
+    if s < 1 or s > len(w) and not (s == 1 and f == ""):
+        raise Fail("#VALUE!", f"SEARCH: start_num {s} is outside the text")
+    m = _wildcards(f).search(w, s - 1)
+    if m is None:
+        raise Fail("#VALUE!", f"SEARCH: {f!r} is not in the text")
+    return m.start() + 1
+
+
 def _substitute(text, old_text, new_text, instance_num=_OMITTED):
     """SUBSTITUTE(text, old_text, new_text, [instance_num]); an instance_num below 1 (an
     empty cell too) or a boolean is #VALUE! (test.xlsx, saved by Excel: CORE!AA14:AB19).
@@ -673,6 +705,7 @@ for _name, _fn, _lo, _hi in (
         ("CONCATENATE", _concatenate, 1, 255), ("LEFT", _left, 1, 2), ("LEFTB", _left, 1, 2),
         ("RIGHT", _right, 1, 2), ("RIGHTB", _right, 1, 2), ("MID", _mid, 3, 3),
         ("MIDB", _mid, 3, 3), ("FIND", _find, 2, 3), ("FINDB", _find, 2, 3),
+        ("SEARCH", _search, 2, 3), ("SEARCHB", _search, 2, 3),
         ("SUBSTITUTE", _substitute, 3, 4), ("REPLACE", _replace, 4, 4),
         ("REPLACEB", _replace, 4, 4), ("REPT", _rept, 2, 2), ("TRIM", _trim, 1, 1),
         ("PROPER", _proper, 1, 1), ("EXACT", _exact, 2, 2), ("VALUE", _value, 1, 1)):
