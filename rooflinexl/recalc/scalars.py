@@ -39,6 +39,7 @@ from rooflinexl.errors import ExcelError
 from rooflinexl.recalc.functions import (
     BUILTINS,
     ETA_PREFIX,
+    complex_text,
     ddb,
     excel_serial,
     excel_ymd,
@@ -2204,5 +2205,66 @@ for _name, _fn, _lo, _hi in (
 del _name, _fn, _lo, _hi
 SCALARS.update({"NETWORKDAYS": _networkdays, "NETWORKDAYS.INTL": _networkdays_intl,
                 "WORKDAY": _workday, "WORKDAY.INTL": _workday_intl})
+
+# ------------------------------------------------------------------ complex numbers
+# Microsoft, "IMREAL function", "IMAGINARY function", "IMABS function", "IMARGUMENT
+# function", "IMCONJUGATE function" (read 2026-12-01): inumber is "x+yi" or "x+yj" text (or
+# a number); text that is no complex number is #NUM!; from the Analysis ToolPak, so a
+# boolean or a range is #VALUE!.
+
+_REAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def _inumber(x, name: str) -> tuple[complex, str]:
+    """(the complex number, its suffix "i" or "j") of an inumber argument."""
+    if isinstance(x, (int, float)):
+        return complex(float(x), 0.0), "i"
+    t = excel_text(x)
+    if t == "":
+        return 0j, "i"
+    if _REAL.fullmatch(t):
+        return complex(float(t), 0.0), "i"
+    sfx, body = t[-1:], t[:-1]
+    if sfx not in ("i", "j"):
+        raise Fail("#NUM!", f"{name}: {t!r} is not a complex number")
+    k = max((i for i, ch in enumerate(body) if ch in "+-" and i > 0
+             and body[i - 1] not in "eE"), default=0)
+    real, imag = (body[:k], body[k:]) if k else ("", body)
+    if imag in ("", "+", "-"):
+        imag += "1"
+    if real and not _REAL.fullmatch(real) or not _REAL.fullmatch(imag):
+        raise Fail("#NUM!", f"{name}: {t!r} is not a complex number")
+    return complex(float(real) if real else 0.0, float(imag)), sfx
+
+
+def _imconjugate(inumber):
+    """IMCONJUGATE(inumber): x-yi of x+yi (Microsoft's example).
+
+    >>> _imconjugate("3+4i"), _imconjugate("-j"), _imconjugate(5)
+    ('3-4i', 'j', '5')
+    """
+    z, sfx = _inumber(inumber, "IMCONJUGATE")
+    return complex_text(z.real, -z.imag, sfx)
+
+
+def _imargument(inumber):
+    """IMARGUMENT(inumber): the angle of x+yi; of 0 #DIV/0! (Microsoft's example).
+
+    >>> round(_imargument("3+4i"), 8)
+    0.92729522
+    """
+    z, _ = _inumber(inumber, "IMARGUMENT")
+    if z == 0:
+        raise Fail("#DIV/0!", "IMARGUMENT of 0")
+    return math.atan2(z.imag, z.real)
+
+
+for _name, _fn in (
+        ("IMREAL", lambda x: _inumber(x, "IMREAL")[0].real),
+        ("IMAGINARY", lambda x: _inumber(x, "IMAGINARY")[0].imag),
+        ("IMABS", lambda x: abs(_inumber(x, "IMABS")[0])),
+        ("IMARGUMENT", _imargument), ("IMCONJUGATE", _imconjugate)):
+    SCALARS[_name] = lift(_name, _fn, 1, 1, atp=True)
+del _name, _fn
 
 BUILTINS.update(SCALARS)
