@@ -2114,10 +2114,13 @@ def _cumulative(principal: bool):
     def fn(rate, nper, pv, start_period, end_period, type):  # noqa: A002
         r, n = excel_number(rate, f"{name}: rate"), excel_number(nper, f"{name}: nper")
         v = excel_number(pv, f"{name}: pv")
-        a, b = _int(start_period, f"{name}: start_period"), _int(end_period, f"{name}: "
-                                                                    "end_period")
+        a0 = excel_number(start_period, f"{name}: start_period")
+        b0 = excel_number(end_period, f"{name}: end_period")
+        a, b = math.trunc(a0), math.trunc(b0)
         t = excel_number(type, f"{name}: type")
-        _domain(r > 0 and n > 0 and v > 0 and 1 <= a <= b and b <= n and t in (0, 1), name,
+        # the periods compare before they are truncated (IronCalc's CUMPRINC book, saved
+        # by Excel: start 5.1, end 5 is #NUM!)
+        _domain(r > 0 and n > 0 and v > 0 and 1 <= a0 <= b0 and b <= n and t in (0, 1), name,
                 "an argument out of range")
         t = int(t)
         pmt = _pmt(r, n, v, 0.0, t)
