@@ -1795,12 +1795,12 @@ def _datevalue(date_text):
     if not isinstance(date_text, str):
         raise Fail("#VALUE!", "DATEVALUE needs text")
     v = typed_number(date_text)
-    if v is None or text_is_number(date_text):
+    if v is None or _plain_number_text(date_text):
         raise Fail("#VALUE!", f"DATEVALUE: {date_text!r} is not a date")
     return float(math.floor(v))
 
 
-def text_is_number(text: str) -> bool:
+def _plain_number_text(text: str) -> bool:
     """Whether ``text`` reads as a plain number (no date or time in it)."""
     try:
         float(text.strip().replace(",", "").rstrip("%"))
@@ -1820,7 +1820,7 @@ def _timevalue(time_text):
     if not isinstance(time_text, str):
         raise Fail("#VALUE!", "TIMEVALUE needs text")
     v = typed_number(time_text)
-    if v is None or text_is_number(time_text):
+    if v is None or _plain_number_text(time_text):
         raise Fail("#VALUE!", f"TIMEVALUE: {time_text!r} is not a time")
     return round((v - math.floor(v)) * 86400, 6) / 86400  # the date's digits dropped
 
