@@ -83,6 +83,7 @@ from rooflinexl.recalc.refs import (
     render_rows,
     template,
 )
+from rooflinexl.recalc.scalars import SCALARS
 from rooflinexl.recalc.values import BOOL, EMPTY, ERR, NUM, STR, SheetStore, Vec
 
 __all__ = ["PathCounts", "evaluate_blocks"]
@@ -230,11 +231,11 @@ def _array_units(ctx: Context, sheet: str, text: str, region, first_id: int) -> 
         return (ref.r1 + r0 if ref.r1_rel else ref.r1), (ref.r2 + r0 if ref.r2_rel else ref.r2)
 
     top = comp.tree
-    if isinstance(top, Call) and top.per_row and all(
+    if isinstance(top, Call) and (top.per_row or top.name in SCALARS) and all(
             isinstance(a, (Lit, Rng, Arr)) or not _array_arg(a) for a in top.args):
-        # formulas' function called once over the arguments as arrays (the others
-        # single values), as the per-cell engine does; its result spreads over the
-        # range (kernels.BlockEval.f_spill)
+        # formulas' function (or one of our scalar functions) called once over the
+        # arguments as arrays (the others single values), as the per-cell engine does;
+        # its result spreads over the range (kernels.BlockEval.f_spill)
         def fixed(node):
             if isinstance(node, Rng):
                 ra, rb = absolute(node)

@@ -865,7 +865,12 @@ class BlockEval:
         from formulas.ranges import _reshape_array_as_excel
 
         call, width = node.args[0], node.args[1].value
-        fn = self._fn(call.written)
+        if call.name in self.functions:  # our own (scalars.py), through the host adapter
+            from rooflinexl.recalc import engine
+
+            fn = engine.adapter(call.name, self.functions[call.name])
+        else:
+            fn = self._fn(call.written)
         args = []
         for kind, p in self._parts(call):  # fixed arguments: one value each
             if kind in ("vec", "bare") and len(p) != 1 or kind == "range" and p.per_row:
