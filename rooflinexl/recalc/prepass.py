@@ -2380,20 +2380,25 @@ def implicit_intersection(toks: list, row: int, col: int) -> bool:
     cell Excel reads there, in place (Microsoft, "Implicit intersection operator: @": a
     range where one value belongs is the cell in the formula's row, for a column, or in
     its column, for a row; none is #VALUE!). ``=B1:B5*2`` in row 3 is ``=B3*2``. Ranges
-    inside a function's arguments are left to the function.
+    inside a function's arguments are left to the function, except the arguments of the
+    engine's element-wise scalar functions (:func:`rooflinexl.recalc.scalars.lift`), which
+    take one value each (Apache POI's FormulaEvalTestData, saved by Excel:
+    ``=FACT(I11:J11)`` in row 500 is #VALUE!).
 
-    >>> toks = _tokenize("B1:B5*2+SUM(B1:B5)+S!A2:C2-(D1:D2)")
+    >>> toks = _tokenize("B1:B5*2+SUM(B1:B5)+S!A2:C2-(D1:D2)+FACT(B1:B5)")
     >>> implicit_intersection(toks, 3, 2), "".join(t.text for t in toks)
-    (True, 'B3*2+SUM(B1:B5)+S!B2-(#VALUE!)')
+    (True, 'B3*2+SUM(B1:B5)+S!B2-(#VALUE!)+FACT(B3)')
     """
     changed = False
-    calls: list[bool] = []  # per open parenthesis: a function call?
+    calls: list[bool] = []  # per open parenthesis: a call that reads ranges itself?
+    table = _engine_builtins()
     i = 0
     while i < len(toks):
         t = toks[i]
         if t.kind == "op" and t.text in "({":
             prev = toks[i - 1] if i else None
-            calls.append(t.text == "{" or (prev is not None and prev.kind == "word"))
+            calls.append(t.text == "{" or (prev is not None and prev.kind == "word" and not (
+                getattr(table.get(_excel_base_name(prev.text)), "elementwise", False))))
             i += 1
             continue
         if t.kind == "op" and t.text in ")}":
