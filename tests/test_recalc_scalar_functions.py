@@ -14,7 +14,7 @@ from formula_cases import ENGINES, evaluate_cases, matches_excel
 from rooflinexl.recalc.functions import BUILTINS
 
 INPUTS = {"A1": 3.0, "A2": "text", "A3": True, "A4": None, "A5": "=NA()", "A6": "=1/0",
-          "A7": "12", "A8": 39448.0, "A9": 0.5}
+          "A7": "12", "A8": 39448.0, "A9": 0.5, "A10": '="#DIV/0!"', "A11": '="TRUE"'}
 
 CASES = {
     # IS functions: the value is not converted ("IS functions": ISNUMBER("19") FALSE)
@@ -177,6 +177,9 @@ CASES = {
     "=TBILLEQ(39538,39600,0.0914)": pytest.approx(0.094151, abs=5e-7),
     "=FACT(A1:A2)": "#VALUE!",  # Apache POI's FormulaEvalTestData, T500: a range where one
     # value belongs, in an ordinary formula, is the cell in its row: none here (row > 2)
+    # IronCalc's STRING_HANDLING and AND_OR books: text that reads like an error is text;
+    # XOR of a cell's text "TRUE" has no logical value
+    "=LEN(TRIM(A10))": 7, "=ISTEXT(LEFT(A10,100))": True, "=XOR(A11)": "#VALUE!",
     "=CUMIPMT(0.3,12,8000,5.1,5,1)": "#NUM!",  # IronCalc's CUMPRINC book, saved by Excel
     # IronCalc's books, saved by Excel (FINANCIAL/RATE, FV, NOMINAL; MATH/MULTINOMIAL; TEXT)
     "=RATE(300,-200,8000,0,1)": pytest.approx(0.025627751816686105, rel=1e-9),

@@ -274,8 +274,12 @@ def _error_code(x: Any) -> str | None:
     return None
 
 
-def from_host(out: Any, name: str, state: State | None, in_errors: list[ExcelError]) -> Any:
-    """A host return value as ``formulas`` wants it (XlError, scalar or Array)."""
+def from_host(out: Any, name: str, state: State | None, in_errors: list[ExcelError],
+              plain_text: bool = False) -> Any:
+    """A host return value as ``formulas`` wants it (XlError, scalar or Array). With
+    ``plain_text`` (the engine's own functions, ``func.plain_text``) only an
+    :class:`~rooflinexl.errors.ExcelError` is an error value, and the text ``"#DIV/0!"``
+    stays text (``TRIM`` of a cell holding that text)."""
     import numpy as np
 
     F = _formulas()
@@ -285,7 +289,7 @@ def from_host(out: Any, name: str, state: State | None, in_errors: list[ExcelErr
             return x
         if isinstance(x, np.generic):
             x = x.item()
-        code = _error_code(x)
+        code = None if plain_text and type(x) is str else _error_code(x)
         if code is not None:
             if not any(x is e for e in in_errors) and state is not None:
                 reason = getattr(x, "reason", "") or f"{name} returned {code}"
@@ -344,12 +348,13 @@ def adapter(name: str, func: Callable) -> Callable:
             if state is not None:
                 state.record(code, f"{name}: {msg}")
             return F.Error.errors[code]
-        res = from_host(out, name, state, in_errors)
+        res = from_host(out, name, state, in_errors, plain)
         if filler is not None and isinstance(res, F.Array):
             res._default = filler  # where an array formula's range is larger than the result
         return res
 
     filler = getattr(func, "array_filler", None)
+    plain = getattr(func, "plain_text", False)
     call.__name__ = call.__qualname__ = name
     call.__doc__ = getattr(func, "__doc__", None)
     return F.wrap_func(call)

@@ -1185,7 +1185,8 @@ class BlockEval:
                 return None
         tok = current.set(("rooflinexl-block", name))
         try:
-            arr = engine.from_host(out, name, self.state, in_errors)
+            arr = engine.from_host(out, name, self.state, in_errors,
+                                   getattr(func, "plain_text", False))
         finally:
             current.reset(tok)
         recs = self.state.udf_errors.pop(("rooflinexl-block", name), [])

@@ -383,8 +383,8 @@ SCALARS.update(TYPE=_type, T=_t)
 
 def _xor(*logicals):
     """XOR(logical1, [logical2], ...): TRUE when an odd number of the values are TRUE.
-    Text and empty cells in ranges are ignored (Microsoft, "XOR function"); a value given
-    directly is read as a logical value; no logical value at all is #VALUE!.
+    Text and empty cells are ignored (Microsoft, "XOR function", for ranges; Excel's
+    cached values show it for a cell's text too); no logical value at all is #VALUE!.
 
     >>> _xor(True, False), _xor(True, True), _xor([[1, 0, None, "x"]]), str(_xor([["x"]]))
     (True, False, True, '#VALUE!')
@@ -396,11 +396,11 @@ def _xor(*logicals):
         if isinstance(x, ExcelError):
             return x
     count, seen = 0, False
-    for x, in_range in values:
-        if x is None or isinstance(x, str) and (in_range or x.strip().upper() not in (
-                "TRUE", "FALSE")):
-            continue  # a cell's text (test.xlsx: XOR(I27,FALSE) of "ciao" is FALSE)
-        count += excel_bool(x, "XOR: a value")
+    for x, _ in values:
+        if x is None or isinstance(x, str):
+            continue  # a cell's text (test.xlsx: XOR(I27,FALSE) of "ciao" is FALSE; IronCalc's
+            # AND_OR book: XOR of a cell holding "TRUE" is #VALUE!)
+        count += bool(x)
         seen = True
     if not seen:
         return ExcelError("#VALUE!", "XOR: no logical value")
@@ -2270,4 +2270,7 @@ for _name, _fn in (
     SCALARS[_name] = lift(_name, _fn, 1, 1, atp=True)
 del _name, _fn
 
+for _fn in SCALARS.values():
+    _fn.plain_text = True  # text that reads "#N/A" is text: errors are ExcelError values
+del _fn
 BUILTINS.update(SCALARS)
