@@ -168,6 +168,9 @@ CASES = {
     "=WORKDAY(39722,151)": 39933, "=WORKDAY(39722,151,{39778,39786,39834})": 39938,
     "=WORKDAY.INTL(DATE(2012,1,1),90,11)": 41013, "=WORKDAY.INTL(DATE(2012,1,1),30,17)": 40944,
     "=WORKDAY.INTL(DATE(2012,1,1),30,0)": "#NUM!", "=WORKDAY(A3,1)": "#VALUE!",
+    # a weekend mask from Monday (hand counts of January 2006: 31 days less the weekend days)
+    '=NETWORKDAYS.INTL(DATE(2006,1,1),DATE(2006,1,31),"0000011")': 22,
+    '=NETWORKDAYS.INTL(DATE(2006,1,1),DATE(2006,1,31),"1001000")': 22,
     "=CUMIPMT(0.09/12,360,125000,13,24,0)": pytest.approx(-11135.23213, abs=5e-6),
     "=CUMIPMT(0.09/12,360,125000,1,1,0)": pytest.approx(-937.5, abs=5e-6),
     "=CUMPRINC(0.09/12,360,125000,13,24,0)": pytest.approx(-934.1071234, abs=5e-7),
