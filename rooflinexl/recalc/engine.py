@@ -255,6 +255,8 @@ def _host_elem(x: Any, in_errors: list[ExcelError]) -> Any:
     if isinstance(x, F.XlError):
         code = str(x) if str(x) in EXCEL_ERRORS else "#VALUE!"
         err = ExcelError(code, "error value in an argument")
+        if code != str(x):
+            err.written = str(x)  # #GETTING_DATA ...: ERROR.TYPE tells them apart
         in_errors.append(err)
         return err
     if isinstance(x, np.generic):
@@ -272,8 +274,12 @@ def _error_code(x: Any) -> str | None:
     return None
 
 
-def from_host(out: Any, name: str, state: State | None, in_errors: list[ExcelError]) -> Any:
-    """A host return value as ``formulas`` wants it (XlError, scalar or Array)."""
+def from_host(out: Any, name: str, state: State | None, in_errors: list[ExcelError],
+              plain_text: bool = False) -> Any:
+    """A host return value as ``formulas`` wants it (XlError, scalar or Array). With
+    ``plain_text`` (the engine's own functions, ``func.plain_text``) only an
+    :class:`~rooflinexl.errors.ExcelError` is an error value, and the text ``"#DIV/0!"``
+    stays text (``TRIM`` of a cell holding that text)."""
     import numpy as np
 
     F = _formulas()
@@ -283,7 +289,7 @@ def from_host(out: Any, name: str, state: State | None, in_errors: list[ExcelErr
             return x
         if isinstance(x, np.generic):
             x = x.item()
-        code = _error_code(x)
+        code = None if plain_text and type(x) is str else _error_code(x)
         if code is not None:
             if not any(x is e for e in in_errors) and state is not None:
                 reason = getattr(x, "reason", "") or f"{name} returned {code}"
@@ -342,8 +348,13 @@ def adapter(name: str, func: Callable) -> Callable:
             if state is not None:
                 state.record(code, f"{name}: {msg}")
             return F.Error.errors[code]
-        return from_host(out, name, state, in_errors)
+        res = from_host(out, name, state, in_errors, plain)
+        if filler is not None and isinstance(res, F.Array):
+            res._default = filler  # where an array formula's range is larger than the result
+        return res
 
+    filler = getattr(func, "array_filler", None)
+    plain = getattr(func, "plain_text", False)
     call.__name__ = call.__qualname__ = name
     call.__doc__ = getattr(func, "__doc__", None)
     return F.wrap_func(call)
@@ -399,25 +410,18 @@ def _numbers_function(kind: str) -> Callable:
 
 
 def formulas_overrides(table: Mapping[str, Any]) -> dict:
-    """Excel's rules in place of formulas' INDEX (over an array), approximate MATCH, TEXT
-    and ISNUMBER, built from formulas' own entries in ``table``, and the functions of a
+    """Excel's rules in place of formulas' INDEX (over an array), approximate MATCH, TEXT,
+    VLOOKUP and HLOOKUP, built from formulas' own entries in ``table``, and the functions of a
     list of numbers (:data:`~rooflinexl.recalc.functions.EXCEL_NUMBERS`: SUM, COUNT,
     COUNTA, MEDIAN, STDEV.S ..., also under the ``_xlfn.`` name Excel saves); the per-cell
     engine's table and the block path's (kernels) both take them."""
-    import numpy as np
-    from formulas.functions import info
 
     from rooflinexl.recalc.functions import EXCEL_NUMBERS
 
-    # ISNUMBER: formulas' (its array handling), a number only: numeric text is not one
-    # (Microsoft, "IS functions": the value is not converted; pycel's information.xlsx)
-    isnumber = info.wrap_ranges_func(functools.partial(
-        info.iserror, check=lambda x: isinstance(x, (int, float, np.number)) and not isinstance(
-            x, (bool, np.bool_)), array=info.FalseArray))
     numbers = {f"{p}{name}": _numbers_function(name) for name in EXCEL_NUMBERS
                for p in ("", "_XLFN.")}
     return {**numbers, "INDEX": _index_function(table["INDEX"]), "MATCH": _match_function(),
-            "TEXT": _text_function(), "ISNUMBER": isnumber,
+            "TEXT": _text_function(),
             "VLOOKUP": _table_lookup_function(True), "HLOOKUP": _table_lookup_function(False)}
 
 

@@ -430,7 +430,7 @@ def _text_number(s: str) -> float | None:
 _MONTHS = {m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul",
                                        "aug", "sep", "oct", "nov", "dec"), start=1)}
 _DATE_FORMS = (
-    re.compile(r"^(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})$"),  # 2024-01-31
+    re.compile(r"^(?P<y>\d{4})[-/](?P<m>\d{1,2})[-/](?P<d>\d{1,2})$"),  # 2024-01-31, 2024/1/31
     re.compile(r"^(?P<m>\d{1,2})/(?P<d>\d{1,2})/(?P<y>\d{4})$"),  # 1/31/2024 (en-US)
     re.compile(r"^(?P<d>\d{1,2})[- ](?P<mon>[A-Za-z]{3})[A-Za-z]*[- ](?P<y>\d{4})$"),
     re.compile(r"^(?P<mon>[A-Za-z]{3})[A-Za-z]* (?P<d>\d{1,2}),? (?P<y>\d{4})$"),
@@ -5798,3 +5798,9 @@ def _linest_flag(x, what: str, default: bool) -> bool:
 
 
 BUILTINS["LINEST"] = _linest
+
+
+# ------------------------------------------------------------------ scalar functions
+#: helpers the scalar functions (:mod:`rooflinexl.recalc.scalars`) share with the ones here
+typed_number, excel_ymd, excel_serial, ddb = _typed_number, _excel_ymd, _serial, _ddb
+from rooflinexl.recalc import scalars  # noqa: E402, F401 - adds them to BUILTINS

@@ -1131,9 +1131,11 @@ class BlockEval:
         n = self.n if any(kind == "vec" and len(p) > 1 or kind == "range" and p.per_row
                           for kind, p in parts) else 1
         clean = np.ones(n, bool)
+        # an element-wise function (scalars.lift) takes every kind of value in a column
+        any_kind = getattr(func, "elementwise", False)
         for kind, p in parts:
             if kind == "vec" and len(p) > 1:
-                clean &= (p.kind == NUM) | (p.kind == STR)
+                clean &= (p.kind != OTHER) if any_kind else (p.kind == NUM) | (p.kind == STR)
             elif kind == "range" and p.per_row or kind == "array":
                 clean[:] = False
         out_parts = []
@@ -1211,6 +1213,11 @@ class BlockEval:
                 if strs.any():
                     for j in np.flatnonzero(strs).tolist():
                         col[j] = sub.obj[j]
+                others = (sub.kind != NUM) & ~strs
+                if others.any():  # blanks, booleans, errors: as the per-row adapter passes them
+                    objs = sub.objects()
+                    for j in np.flatnonzero(others).tolist():
+                        col[j] = engine.to_host(objs[j], in_errors)
                 vals[:, 0] = col
                 host.append(vals)
         try:
@@ -1224,7 +1231,8 @@ class BlockEval:
                 return None
         tok = current.set(("rooflinexl-block", name))
         try:
-            arr = engine.from_host(out, name, self.state, in_errors)
+            arr = engine.from_host(out, name, self.state, in_errors,
+                                   getattr(func, "plain_text", False))
         finally:
             current.reset(tok)
         recs = self.state.udf_errors.pop(("rooflinexl-block", name), [])

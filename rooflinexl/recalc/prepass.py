@@ -1402,7 +1402,7 @@ def prepare_workbook(
 # ------------------------------------------------------------------ eta-reduced functions
 
 #: the functions whose ``_xleta.NAME`` arguments the engine's own table reads
-_ETA_TAKERS = frozenset({"GROUPBY", "PIVOTBY"})
+_ETA_TAKERS = frozenset({"GROUPBY", "PIVOTBY", "TYPE"})
 
 
 def eta_arguments(toks: list) -> bool:
