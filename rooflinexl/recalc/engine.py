@@ -420,9 +420,26 @@ def formulas_overrides(table: Mapping[str, Any]) -> dict:
 
     numbers = {f"{p}{name}": _numbers_function(name) for name in EXCEL_NUMBERS
                for p in ("", "_XLFN.")}
-    return {**numbers, "INDEX": _index_function(table["INDEX"]), "MATCH": _match_function(),
+    return {**numbers, "INDEX": _index_function(table["INDEX"]),
+            "MATCH": _error_arguments_first(_match_function(), 2),
             "TEXT": _text_function(),
-            "VLOOKUP": _table_lookup_function(True), "HLOOKUP": _table_lookup_function(False)}
+            "VLOOKUP": _error_arguments_first(_table_lookup_function(True), 2),
+            "HLOOKUP": _error_arguments_first(_table_lookup_function(False), 2)}
+
+
+def _error_arguments_first(fn: Callable, count: int) -> Callable:
+    """``fn`` returning the first of its first ``count`` arguments that is an error value
+    itself (not a range holding one): ``VLOOKUP(C11,#REF!,2,0)`` is #REF! in Excel (the
+    cached values of MiniExcel's TestIssue772.xlsx), formulas' #VALUE!."""
+    F = _formulas()
+
+    @functools.wraps(fn)
+    def call(*args):
+        for a in args[:count]:
+            if isinstance(a, F.XlError):
+                return a
+        return fn(*args)
+    return call
 
 
 def _table_lookup_function(vertical: bool):
