@@ -49,6 +49,7 @@ from rooflinexl.ooxml.package import (
 from rooflinexl.ooxml.sheetxml import (
     child_res,
     inline_text,
+    iso_date_serial,
     iter_cells,
     plain_cells_re,
     shared_strings,
@@ -99,6 +100,8 @@ class Sheet:
     shared: dict[int, tuple[int, int, str]] = field(default_factory=dict)
     max_row: int = 0
     max_col: int = 0
+    #: positions in const_vals of ``t="d"`` dates read as 1900-system serial numbers
+    iso_dates: list[int] = field(default_factory=list)
 
     @property
     def n_formulas(self) -> int:
@@ -179,7 +182,9 @@ def decode(t: str, v: str | None, inline: str | None, strings: list[str]):
         return _errors().get(code, code)
     if t == "str":  # a formula's text (the cached value of another writer's constant)
         return unescape_xstring(unescape(v))
-    return unescape(v)  # d
+    if t == "d":  # an ISO 8601 date (Strict Open XML): its serial number, 1900 system
+        return iso_date_serial(unescape(v))
+    return unescape(v)
 
 
 # ------------------------------------------------------------------ sheet XML
@@ -299,6 +304,8 @@ def _read_sheet(sheet: Sheet, data: bytes, member: str, strings: list[str]) -> N
             value = decode(t, v or None, iss[i] if iss[i] or t == "inlineStr" else None, strings)
             if value is None:
                 continue
+            if t == "d" and isinstance(value, float):
+                sheet.iso_dates.append(len(c_vals))
         c_rows.append(rows[i])
         c_cols.append(cols[i])
         c_vals.append(value)
@@ -606,6 +613,10 @@ def read_book(path, limits: Limits = Limits()) -> Book:
         names, local, case, iterate = defined_names(zf, names_map)
         date1904 = uses_1904_dates(zf, names_map)
         external = external_cells(zf, names_map)
+    if date1904:  # a t="d" date counts from 1904-01-01 there: 1462 days fewer
+        for sheet in sheets:
+            for k in sheet.iso_dates:
+                sheet.const_vals[k] -= 1462.0
     return Book(path, sheets, names, local, tables, case, iterate, date1904, external)
 
 
