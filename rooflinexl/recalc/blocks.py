@@ -63,7 +63,7 @@ from rooflinexl.recalc.compile import (
 )
 from rooflinexl.recalc.engine import CellResult, Evaluation
 from rooflinexl.recalc.functions import use_character_set
-from rooflinexl.recalc.kernels import BlockEval, dispatch_order
+from rooflinexl.recalc.kernels import BlockEval, dispatch_order, reset_clock
 from rooflinexl.recalc.loader import (
     Book,
     legacy_arrays,
@@ -831,6 +831,7 @@ def evaluate_blocks(path, functions: Mapping[str, Callable] | None = None, *,
     ``paths`` says how many cells took each path. CHAR and CODE use the character set of
     the Excel that saved the workbook (:func:`~rooflinexl.recalc.loader.saved_character_set`).
     """
+    reset_clock()  # NOW and TODAY: one moment per recalculation, on both paths
     with use_character_set(saved_character_set(path, limits)):
         return _evaluate_blocks(path, functions, limits, engine_mode)
 
