@@ -405,8 +405,8 @@ def _tables(zf, names_map, sheet: Sheet, member: str) -> list[TableInfo]:
             totals = int(root.get("totalsRowCount", "0") or 0)
         except ValueError:
             totals = 0
-        cols = [el.get("name") or "" for el in root.iter()
-                if local_name(el.tag) == "tableColumn"]
+        cols = [unescape_xstring(el.get("name") or "") for el in root.iter()
+                if local_name(el.tag) == "tableColumn"]  # "Ending_x000a_balance": a line feed
         if len(cols) != c1 - c0 + 1:
             cells = zip(sheet.const_rows, sheet.const_cols, sheet.const_vals, strict=True)
             head = {c: v for r, c, v in cells if r == r0}
