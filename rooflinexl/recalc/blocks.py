@@ -335,6 +335,58 @@ def _cell_texts(u: Unit) -> list[str]:
 # ----------------------------------------------------------- dependencies
 
 
+def _value_refs(u: Unit) -> list[Rng]:
+    """The references of a compiled unit whose cells' values it reads: all but those
+    written only as INDEX's first argument (INDEX picks a cell of it: Excel computes that
+    cell only) or as ROW's and COLUMN's (no value read)."""
+    only_ref: set[int] = set()
+    valued: set[int] = set()
+    stack = [(u.compiled.tree, False)]
+    while stack:
+        node, as_ref = stack.pop()
+        if isinstance(node, Rng):
+            (only_ref if as_ref else valued).add(id(node))
+        elif isinstance(node, Call):
+            for k, a in enumerate(node.args):
+                stack.append((a, node.name in ("ROW", "COLUMN")
+                              or node.name == "INDEX" and k == 0))
+    return [r for r in u.compiled.refs if id(r) in valued or id(r) not in only_ref]
+
+
+def _cycle_through_references_only(comp: set[int], units: list[Unit], index) -> bool:
+    """Whether the blocks ``comp`` (a cycle between whole blocks) read one another's values
+    without a cycle: the cycle closes only through INDEX's range (a loan schedule), or
+    through a block's own rows above. Then they can be computed row by row; otherwise a
+    cell reads itself and the cycle is reported."""
+    edges: dict[int, set[int]] = {uid: set() for uid in comp}
+    for uid in comp:
+        u = units[uid]
+        for ref in _value_refs(u):
+            ra = ref.r1 + u.r0 if ref.r1_rel else ref.r1
+            rb = ref.r2 + u.r1 if ref.r2_rel else ref.r2
+            for w in index.writers(ref.sheet, min(ra, rb), ref.c1, max(ra, rb), ref.c2):
+                if w not in comp:
+                    continue
+                if w == uid and ref.sheet == u.sheet and ref.r2_rel and ref.r2 < 0 and (
+                        ref.r1_rel or ref.r1 < u.r0):
+                    continue  # its own rows above only (a running total)
+                edges[uid].add(w)
+    indeg = {uid: 0 for uid in comp}
+    for deps in edges.values():
+        for w in deps:
+            indeg[w] += 1
+    ready = [uid for uid, d in indeg.items() if d == 0]
+    seen = 0
+    while ready:
+        uid = ready.pop()
+        seen += 1
+        for w in edges[uid]:
+            indeg[w] -= 1
+            if indeg[w] == 0:
+                ready.append(w)
+    return seen == len(comp)
+
+
 def _reads_of_compiled(u: Unit) -> list:
     out = []
     for ref in u.compiled.refs:
@@ -464,15 +516,16 @@ class _Index:
                 run = max(run, b)
                 acc.append(run)
             self.ends_max[k] = acc
-        self.by_sheet: dict[str, list[int]] = {}
+        self.by_sheet: dict[str, list[int]] = {}  # the columns holding formulas, sorted
         for (s, c) in self.cols:
             self.by_sheet.setdefault(s, []).append(c)
+        for cols in self.by_sheet.values():
+            cols.sort()
 
     def writers(self, sheet: str, r1: int, c1: int, r2: int, c2: int) -> set[int]:
         out: set[int] = set()
-        for c in self.by_sheet.get(sheet, ()):
-            if c < c1 or c > c2:
-                continue
+        cols = self.by_sheet.get(sheet, ())
+        for c in cols[bisect.bisect_left(cols, c1):bisect.bisect_right(cols, c2)]:
             lst = self.cols[(sheet, c)]
             starts, ends = self.starts[(sheet, c)], self.ends_max[(sheet, c)]
             hi = bisect.bisect_right(starts, r2)
@@ -965,7 +1018,8 @@ def _evaluate_blocks(path, functions, limits: Limits, engine_mode: str) -> Evalu
             if not units[uid].lag:
                 edges[uid].add(uid)
         for k, comp in enumerate(_components(edges)):
-            if all(units[uid].compiled is not None for uid in comp):
+            if all(units[uid].compiled is not None for uid in comp) and (
+                    book.iterate or _cycle_through_references_only(comp, units, index)):
                 # by iteration when the workbook enables it, as Excel does; otherwise row
                 # by row, as Excel follows the cells a formula really reads (a loan
                 # schedule's INDEX(balance column, ROW()-1) reads the row above only)
