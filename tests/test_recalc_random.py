@@ -33,3 +33,37 @@ def test_randbetween_gives_whole_numbers_between_the_bounds(tmp_path, engine):
     assert len({cells[("Sheet", f"A{r}")].value for r in range(1, 101)}) > 1  # drawn per cell
     e1 = cells[("Sheet", "E1")].value
     assert isinstance(e1, ExcelError) and str(e1) == "#NUM!"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_volatile_functions_per_row_and_one_clock(tmp_path, engine):
+    """RAND and RANDBETWEEN filled down draw for every row (the block path once stretched a
+    literal-argument call over the block); NOW and TODAY are one moment for the whole
+    recalculation (Excel computes them at recalculation): TODAY is NOW's day, and the day
+    is today's date counted from 1899-12-30 (Microsoft, "DATE function": 1 January 1900
+    is 1)."""
+    import datetime as dt
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    for r in range(1, 201):
+        ws[f"A{r}"] = "=RAND()"
+        ws[f"B{r}"] = "=RANDBETWEEN(1,1000000)"
+        ws[f"C{r}"] = "=NOW()"
+        ws[f"D{r}"] = "=TODAY()"
+        ws[f"E{r}"] = f"=D{r}=INT(C{r})"
+    path = tmp_path / "volatile.xlsx"
+    wb.save(path)
+    before = (dt.date.today() - dt.date(1899, 12, 30)).days
+    res = recalc_book(path, write=False, engine=engine).evaluation
+    after = (dt.date.today() - dt.date(1899, 12, 30)).days
+    cells = res.cells
+    a = [cells[("Sheet", f"A{r}")].value for r in range(1, 201)]
+    b = [cells[("Sheet", f"B{r}")].value for r in range(1, 201)]
+    assert all(0 <= x < 1 for x in a) and len(set(a)) > 150
+    assert all(float(x).is_integer() and 1 <= x <= 1_000_000 for x in b) and len(set(b)) > 150
+    assert len({cells[("Sheet", f"C{r}")].value for r in range(1, 201)}) == 1
+    assert {cells[("Sheet", f"D{r}")].value for r in range(1, 201)} <= {before, after}
+    assert all(cells[("Sheet", f"E{r}")].value is True for r in range(1, 201))
+    if engine == "auto":
+        assert res.paths.fallbacks == []

@@ -323,6 +323,38 @@ def encode_value(value, where: tuple[str, str]) -> tuple[bytes | None, bytes | N
                     "value (use bool, int, float, str, ExcelError or None)")
 
 
+_ISO_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?)?Z?")
+
+
+def iso_date_serial(text: str) -> float | str:
+    """The serial number of a ``t="d"`` cell's ISO 8601 date (ECMA-376 18.18.11; Strict
+    Open XML workbooks store dates so), in the 1900 date system: days since 1899-12-30
+    (Excel's day 1 is 1900-01-01 and it counts a 29 February 1900, so a date before
+    1 March 1900 is one day less), the time of day as the fraction. Text that is not
+    such a date is returned as it is.
+
+    >>> iso_date_serial("2009-07-06"), iso_date_serial("1899-12-30T12:00:00")
+    (40000.0, 0.5)
+    >>> iso_date_serial("1900-01-01"), iso_date_serial("1900-03-01")
+    (1.0, 61.0)
+    """
+    import datetime as dt
+
+    m = _ISO_DATE.fullmatch(text.strip())
+    if m is None:
+        return text
+    try:
+        day = dt.date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    except ValueError:
+        return text
+    days = (day - dt.date(1899, 12, 30)).days
+    if dt.date(1900, 1, 1) <= day < dt.date(1900, 3, 1):
+        days -= 1
+    h, mi, sec = (int(m.group(k) or 0) for k in (4, 5, 6))
+    frac = float(m.group(7) or 0.0)
+    return days + (h * 3600 + mi * 60 + sec + frac) / 86400
+
+
 def decode_value(t: bytes | None, text: str | None, shared: list[str] | None):
     """Python value of a cached cell value."""
     t = (t or b"n").decode("ascii", "replace")
@@ -346,7 +378,7 @@ def decode_value(t: bytes | None, text: str | None, shared: list[str] | None):
         except (ValueError, IndexError):
             return None
     if t == "d":
-        return text
+        return iso_date_serial(text)
     try:
         return float(text)
     except ValueError:

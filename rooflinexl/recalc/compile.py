@@ -131,6 +131,7 @@ FUNCTIONS = frozenset({
     "ABS", "SQRT", "LN", "LOG", "EXP", "POWER",
     "INT", "MOD", "TRUNC", "SIGN", "LOG10", "LEN", "LOWER", "UPPER",
     "INDEX", "MATCH", "VLOOKUP", "HLOOKUP", "XLOOKUP", "ROW", "COLUMN",
+    "RAND", "RANDBETWEEN", "NOW", "TODAY",
 })
 
 

@@ -721,7 +721,9 @@ def table_fixes_of_formulas() -> dict[str, Callable]:
     decomposition (:func:`rooflinexl.recalc.functions.minverse`), not rounded to 15
     decimals as ``formulas`` does. IMCSC and IMLOG2 in the order of operations whose
     rounding is Excel's (:func:`rooflinexl.recalc.functions.imcsc`, ``imlog2``).
-    RANDBETWEEN an integer (formulas draws any number between the bounds)."""
+    RANDBETWEEN an integer (formulas draws any number between the bounds). NOW and TODAY
+    the recalculation's one moment (:func:`rooflinexl.recalc.kernels.now_serial`), as on
+    the block path."""
     import formulas.functions as fu
     import formulas.functions.eng as fe
     import formulas.functions.financial as ff
@@ -729,6 +731,7 @@ def table_fixes_of_formulas() -> dict[str, Callable]:
     from formulas.functions import flatten, replace_empty
 
     from rooflinexl.recalc.functions import imcsc, imlog2, minverse, ppmt, skew
+    from rooflinexl.recalc.kernels import now_serial
 
     F = _formulas()
 
@@ -824,6 +827,11 @@ def table_fixes_of_formulas() -> dict[str, Callable]:
             "IPMT": fu.wrap_ufunc(ipmt_, input_parser=ff.convert2float),
             "MINVERSE": F.wrap_func(minverse_),
             "RANDBETWEEN": fu.wrap_ufunc(randbetween_, input_parser=lambda *a: a),
+            "NOW": {"extra_inputs": {fu.COMPILING: False},
+                    "function": fu.wrap_impure_func(fu.wrap_func(now_serial))},
+            "TODAY": {"extra_inputs": {fu.COMPILING: False},
+                      "function": fu.wrap_impure_func(fu.wrap_func(lambda: float(int(
+                          now_serial()))))},
             **{k: F.wrap_func(functools.partial(fe._xim2im, f))
                for k, f in (("IMCSC", imcsc), ("_XLFN.IMCSC", imcsc), ("IMLOG2", imlog2),
                             ("_XLFN.IMLOG2", imlog2))}}

@@ -34,7 +34,7 @@ from rooflinexl.recalc.functions import EXCEL_NUMBERS, excel_numbers
 from rooflinexl.recalc.prepass import display_function_name
 from rooflinexl.recalc.values import BOOL, EMPTY, ERR, NUM, OTHER, STR, Vec
 
-__all__ = ["BlockEval", "RangeArg"]
+__all__ = ["BlockEval", "RangeArg", "now_serial", "reset_clock"]
 
 
 def _formulas():
@@ -932,6 +932,35 @@ class BlockEval:
         return self._classify([x.reshape(-1)[0] if isinstance(x, np.ndarray) else x
                                for x in laid[:, node.spread].tolist()])
 
+    # ------------------------------------------------------- volatile functions
+    def f_RAND(self, node):
+        """A fresh number in [0, 1) for every row (as formulas' RAND, a numpy float)."""
+        if node.args:
+            raise Unsupported("RAND with arguments")
+        return _npnumbers(np.random.random(self.n))
+
+    def f_RANDBETWEEN(self, node):
+        """A fresh whole number per row: the per-cell engine's RANDBETWEEN over the rows
+        (the arguments stretched to every row, so literal bounds still draw per row)."""
+        if len(node.args) != 2:
+            raise Unsupported("RANDBETWEEN without two arguments")
+        args = [self.value(a).broadcast(self.n) for a in node.args]
+        return self.delegate(node.written, args)
+
+    def f_TODAY(self, node):
+        return self._clock(node, False)
+
+    def f_NOW(self, node):
+        return self._clock(node, True)
+
+    def _clock(self, node: Call, time_of_day: bool) -> Vec:
+        """Today's serial number (1900 system), with the time of day for NOW: one value
+        for the whole recalculation, as Excel computes them once (:func:`now_serial`)."""
+        if node.args:
+            raise Unsupported(f"{node.name} with arguments")
+        serial = now_serial()
+        return _numbers(np.array([serial if time_of_day else float(int(serial))]))
+
     def f_unknown(self, node: Call) -> Vec:
         """A function no table knows: ``#NAME?``, with the reason naming it."""
         self.records_all.append((node, 0, "#NAME?",
@@ -1260,6 +1289,25 @@ def _int_positions(v: Vec, n: int) -> tuple[np.ndarray, np.ndarray]:
                 bad[i] = True
         bad |= v.kind == EMPTY
     return np.broadcast_to(vals, n), np.broadcast_to(bad, n)
+
+
+_NOW: list[float] = []  # the recalculation's moment, once taken
+
+
+def now_serial() -> float:
+    """This moment as a serial number (days since 1899-12-30, local time, to the second),
+    the same for every cell of a recalculation (:func:`reset_clock` starts a new one)."""
+    if not _NOW:
+        import datetime as dt
+
+        d = dt.datetime.now().replace(microsecond=0)
+        _NOW.append((d - dt.datetime(1899, 12, 30)).total_seconds() / 86400)
+    return _NOW[0]
+
+
+def reset_clock() -> None:
+    """Forget the moment taken: the next recalculation reads the clock again."""
+    _NOW.clear()
 
 
 def dispatch_order(tree) -> dict[int, tuple]:

@@ -50,6 +50,7 @@ from rooflinexl.ooxml.package import (
 from rooflinexl.ooxml.sheetxml import (
     child_res,
     inline_text,
+    iso_date_serial,
     iter_cells,
     plain_cells_re,
     shared_strings,
@@ -100,6 +101,8 @@ class Sheet:
     shared: dict[int, tuple[int, int, str]] = field(default_factory=dict)
     max_row: int = 0
     max_col: int = 0
+    #: positions in const_vals of ``t="d"`` dates read as 1900-system serial numbers
+    iso_dates: list[int] = field(default_factory=list)
 
     @property
     def n_formulas(self) -> int:
@@ -193,7 +196,9 @@ def decode(t: str, v: str | None, inline: str | None, strings: list[str]):
         return _errors().get(code, code)
     if t == "str":  # a formula's text (the cached value of another writer's constant)
         return unescape_xstring(unescape(v))
-    return unescape(v)  # d
+    if t == "d":  # an ISO 8601 date (Strict Open XML): its serial number, 1900 system
+        return iso_date_serial(unescape(v))
+    return unescape(v)
 
 
 # ------------------------------------------------------------------ sheet XML
@@ -311,6 +316,8 @@ def _read_sheet(sheet: Sheet, data: bytes, member: str, strings: list[str]) -> N
             value = decode(t, v or None, iss[i] if iss[i] or t == "inlineStr" else None, strings)
             if value is None:
                 continue
+            if t == "d" and isinstance(value, float):
+                sheet.iso_dates.append(len(c_vals))
         c_rows.append(rows[i])
         c_cols.append(cols[i])
         c_vals.append(value)
@@ -410,8 +417,8 @@ def _tables(zf, names_map, sheet: Sheet, member: str) -> list[TableInfo]:
             totals = int(root.get("totalsRowCount", "0") or 0)
         except ValueError:
             totals = 0
-        cols = [el.get("name") or "" for el in root.iter()
-                if local_name(el.tag) == "tableColumn"]
+        cols = [unescape_xstring(el.get("name") or "") for el in root.iter()
+                if local_name(el.tag) == "tableColumn"]  # "Ending_x000a_balance": a line feed
         if len(cols) != c1 - c0 + 1:
             cells = zip(sheet.const_rows, sheet.const_cols, sheet.const_vals, strict=True)
             head = {c: v for r, c, v in cells if r == r0}
@@ -618,6 +625,10 @@ def read_book(path, limits: Limits = Limits()) -> Book:
         names, local, case, iterate = defined_names(zf, names_map)
         date1904 = uses_1904_dates(zf, names_map)
         external = external_cells(zf, names_map)
+    if date1904:  # a t="d" date counts from 1904-01-01 there: 1462 days fewer
+        for sheet in sheets:
+            for k in sheet.iso_dates:
+                sheet.const_vals[k] -= 1462.0
     return Book(path, sheets, names, local, tables, case, iterate, date1904, external)
 
 

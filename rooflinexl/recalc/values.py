@@ -9,6 +9,8 @@ be handed to one of its functions unchanged: Python ``float``/``bool``/``str``,
 """
 from __future__ import annotations
 
+import bisect
+
 import numpy as np
 
 __all__ = ["BOOL", "EMPTY", "ERR", "NUM", "OTHER", "STR", "Vec", "SheetStore"]
@@ -225,13 +227,38 @@ class Vec:
 class Column:
     """Values of one column of a sheet: constants plus computed segments."""
 
-    __slots__ = ("rows", "vals", "segments", "_points")
+    __slots__ = ("rows", "vals", "_segments", "_points", "_order", "_starts", "_ends")
 
     def __init__(self):
         self.rows = np.zeros(0, dtype=np.int64)  # sorted rows of constants / points
         self.vals: Vec = Vec.empty(0)
-        self.segments: list[tuple[int, int, Vec]] = []  # computed rows r0..r1
+        self._segments: list[tuple[int, int, Vec]] = []  # computed rows r0..r1
         self._points: list[tuple[int, object]] = []
+        # the segments by first row: their positions, first rows and the largest last row
+        # so far (None: to be rebuilt), so a read looks only at the segments it overlaps
+        self._order: list[int] | None = []
+        self._starts: list[int] = []
+        self._ends: list[int] = []
+
+    @property
+    def segments(self) -> list[tuple[int, int, Vec]]:
+        """Computed rows r0..r1 with their values, in the order they were added (a later
+        one wins where two overlap). Assign a new list to change them."""
+        return self._segments
+
+    @segments.setter
+    def segments(self, value: list[tuple[int, int, Vec]]) -> None:
+        self._segments = value
+        self._order = None
+
+    def _index(self) -> None:
+        segs = self._segments
+        self._order = sorted(range(len(segs)), key=lambda k: segs[k][0])
+        self._starts = [segs[k][0] for k in self._order]
+        run, self._ends = -1, []
+        for k in self._order:
+            run = max(run, segs[k][1])
+            self._ends.append(run)
 
     def set_constants(self, rows: list[int], values: list) -> None:
         order = np.argsort(np.asarray(rows, dtype=np.int64), kind="stable")
@@ -266,7 +293,13 @@ class Column:
         self.vals = Vec(kind, num, obj, npy)
 
     def add_segment(self, r0: int, r1: int, vec: Vec) -> None:
-        self.segments.append((r0, r1, vec.broadcast(r1 - r0 + 1)))
+        self._segments.append((r0, r1, vec.broadcast(r1 - r0 + 1)))
+        if self._order is not None and (not self._starts or r0 >= self._starts[-1]):
+            self._order.append(len(self._segments) - 1)  # below the others: in order
+            self._starts.append(r0)
+            self._ends.append(max(r1, self._ends[-1]) if self._ends else r1)
+        else:
+            self._order = None
 
     def get(self, ra: int, rb: int) -> Vec:
         """Values of rows ra..rb (inclusive); empty cells are EMPTY."""
@@ -288,7 +321,14 @@ class Column:
                 if self.vals.npy is not None:
                     npy = np.zeros(n, bool)
                     npy[pos] = self.vals.npy[i0:i1]
-        for s0, s1, vec in self.segments:
+        segs = self._segments
+        if len(segs) > 8:  # only those overlapping ra..rb, in the order they were added
+            if self._order is None:
+                self._index()
+            lo = bisect.bisect_left(self._ends, ra)
+            hi = bisect.bisect_right(self._starts, rb)
+            segs = [segs[k] for k in sorted(self._order[lo:hi])]
+        for s0, s1, vec in segs:
             if s1 < ra or s0 > rb:
                 continue
             a, b = max(s0, ra), min(s1, rb)
