@@ -37,6 +37,7 @@ from rooflinexl.ooxml.sheetxml import (
     covered,
     encode_value,
     iter_cells,
+    paused_gc,
     sheet_data_span,
     split_ref,
     unescape_xml,
@@ -449,6 +450,7 @@ def stamped_temp(src, dst, values: dict[str, dict[str, object]], *,
         return _write_package(zin, _stamped_parts(zin, values), dst, like=src)
 
 
+@paused_gc()
 def _stamped_parts(zin: zipfile.ZipFile, values) -> dict[str, bytes]:
     """The sheet parts of ``zin`` with ``values`` stamped in, by member name."""
     parts = sheet_members(zin)

@@ -48,6 +48,7 @@ from rooflinexl.addresses import column_letters as col_letters
 from rooflinexl.addresses import parse_cell
 from rooflinexl.errors import ExcelError
 from rooflinexl.ooxml import Limits
+from rooflinexl.ooxml.sheetxml import paused_gc
 from rooflinexl.recalc import engine
 from rooflinexl.recalc.compile import (
     OPERATORS,
@@ -142,6 +143,7 @@ class Unit:
         return f"{self.sheet}!{col_letters(self.col)}{self.r0}:{col_letters(self.col)}{self.r1}"
 
 
+@paused_gc()
 def _units(book: Book, ctx: Context) -> list[Unit]:
     units: list[Unit] = []
     key_ids: dict[str, int] = {}
@@ -1142,6 +1144,7 @@ def _all_per_cell(path: Path, functions, why: str, t0: float, book: Book) -> Eva
 _DESCRIPTIONS = engine.DESCRIPTIONS
 
 
+@paused_gc()
 def _collect(run: _Run, units: list[Unit], book: Book, ctx: Context) -> Evaluation:
     """CellResults of every formula cell, in the per-cell engine's order (sheet, row, col)."""
     sheet_order = {s.name: i for i, s in enumerate(book.sheets)}
