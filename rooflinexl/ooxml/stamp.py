@@ -161,6 +161,9 @@ def _stamp_fast(data: bytes, lo: int, hi: int, p: bytes,
     """
     if not targets or data.find(b"<!", lo, hi) >= 0 or data.find(b"<?", lo, hi) >= 0:
         return None
+    whole = _stamp_split(data, lo, hi, p, targets)
+    if whole is not None:
+        return whole
     items = targets.items()
     for attempt in (0, 1):
         if attempt:
@@ -215,6 +218,68 @@ def _stamp_fast(data: bytes, lo: int, hi: int, p: bytes,
         if find(head + ref + b'"', lo, hi) < 0:  # absent, not just out of order
             return None
     return None
+
+
+_split_cache: dict[bytes, re.Pattern] = {}
+
+#: sheet XML stamped this many bytes at a time (cut after a row's end tag)
+_SPLIT_BYTES = 1 << 22
+
+
+def _stamp_split(data: bytes, lo: int, hi: int, p: bytes,
+                 targets: dict[bytes, tuple[bytes | None, bytes | None]]) -> bytes | None:
+    """:func:`_stamp_fast` for a sheet whose targets are all everyday formula cells
+    (``<c r="REF" ...><f ...>...</f>[<v>...</v>]</c>``), in bulk: one ``re.split`` of each
+    stretch of rows lays out every such cell's reference, attributes and ``<v>`` as list
+    items, the targets' items are replaced, and the list is joined. The same bytes as the
+    look-ups of :func:`_stamp_fast`; None when a target is not such a cell (or is one
+    twice).
+    """
+    rx = _split_cache.get(p)
+    if rx is None:
+        q = re.escape(p)
+        rx = _split_cache[p] = re.compile(
+            rb"(<" + q + rb'c r=")' + FILE_CELL_PATTERN.encode("ascii") + rb'("[^<>/]*>)'
+            rb"(<" + q + rb"f(?:\s[^<>]*)?(?:/>|>[^<]*</" + q + rb"f>))"
+            rb"(<" + q + rb"v\s*/>|<" + q + rb"v>[^<]*</" + q + rb"v>)?(?=</" + q + rb"c>)")
+    vopen, vclose = b"<" + p + b"v>", b"</" + p + b"v>"
+    row_end = b"</" + p + b"row>"
+    out = [data[:lo]]
+    found = 0
+    get = targets.get
+    pos = lo
+    while pos < hi:
+        end = data.find(row_end, min(pos + _SPLIT_BYTES, hi), hi)
+        end = hi if end < 0 else end + len(row_end)
+        parts = rx.split(data[pos:end])
+        pos = end
+        # parts: text, then per cell: '<c r="', column letters, row, the rest of the start
+        # tag, <f>, <v>, then text ...
+        hits = list(map(get, map(bytes.__add__, parts[2::7], parts[3::7])))
+        found += len(hits) - hits.count(None)
+        parts[4::7] = [rest if tv is None or (tv[0] is None and b"t" not in rest)
+                       else _retype(rest, tv[0]) for rest, tv in zip(parts[4::7], hits,
+                                                                     strict=True)]
+        parts[6::7] = [(old or b"") if tv is None else
+                       b"" if tv[1] is None else vopen + tv[1] + vclose
+                       for old, tv in zip(parts[6::7], hits, strict=True)]
+        out.append(b"".join(parts))
+    if found != len(targets):
+        return None
+    out.append(data[hi:])
+    return b"".join(out)
+
+
+def _retype(rest: bytes, t: bytes | None) -> bytes:
+    """The end of a cell's start tag (``" s="1" t="str">``) with its ``t`` set to ``t``
+    (removed for None), as :func:`_stamp_fast` edits it."""
+    tm = T_ATTR.search(rest)
+    if tm is not None:
+        return rest[:tm.start()] + (tm.group(1) + b't="' + t + b'"' if t is not None
+                                    else b"") + rest[tm.end():]
+    if t is None:
+        return rest
+    return rest[:-1] + b' t="' + t + b'">'
 
 
 def _stamp_sheet(data: bytes, part: str, sheet: str,
@@ -464,8 +529,10 @@ def _stamped_parts(zin: zipfile.ZipFile, values) -> dict[str, bytes]:
         if not cells:
             continue
         targets = dict(zip(_normalise_refs(cells, sheet),
-                           [encode_value(value, (sheet, ref)) for ref, value in cells.items()],
-                           strict=True))
+                           [(None, repr(value).removesuffix(".0").encode("ascii"))
+                            if type(value) is float and value - value == 0.0  # finite
+                            else encode_value(value, (sheet, ref))
+                            for ref, value in cells.items()], strict=True))
         data = new_parts.get(member)
         if data is None:
             data = zin.read(member)

@@ -61,7 +61,7 @@ class EngineError(RooflineError, RuntimeError):
 # --------------------------------------------------------------------------- results
 
 
-@dataclass
+@dataclass(slots=True)
 class CellResult:
     """The computed value of one formula cell."""
 
