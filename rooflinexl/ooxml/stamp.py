@@ -149,8 +149,9 @@ def _simple_cell_re(p: bytes) -> re.Pattern:
 
 
 def _stamp_fast(data: bytes, lo: int, hi: int, p: bytes,
-                targets: dict[bytes, tuple[bytes | None, bytes | None]]) -> bytes | None:
-    """The stamped sheet via direct look-ups, or None when the full scan is needed.
+                targets: dict[bytes, tuple[bytes | None, bytes | None]]) -> list[bytes] | None:
+    """The stamped sheet (in pieces) in bulk (:func:`_stamp_split`) or via direct look-ups,
+    or None when the full scan is needed.
 
     Finds each target as ``<c r="REF"`` (how Excel, openpyxl, xlsxwriter and
     LibreOffice all write cells) with ``bytes.find``, moving forward through the
@@ -161,9 +162,9 @@ def _stamp_fast(data: bytes, lo: int, hi: int, p: bytes,
     """
     if not targets or data.find(b"<!", lo, hi) >= 0 or data.find(b"<?", lo, hi) >= 0:
         return None
-    whole = _stamp_split(data, lo, hi, p, targets)
-    if whole is not None:
-        return whole
+    pieces = _stamp_split(data, lo, hi, p, targets)
+    if pieces is not None:
+        return pieces
     items = targets.items()
     for attempt in (0, 1):
         if attempt:
@@ -214,7 +215,7 @@ def _stamp_fast(data: bytes, lo: int, hi: int, p: bytes,
             pos = m.end()
         else:
             pieces.append(data[last:])
-            return b"".join(pieces)
+            return [b"".join(pieces)]
         if find(head + ref + b'"', lo, hi) < 0:  # absent, not just out of order
             return None
     return None
@@ -227,13 +228,13 @@ _SPLIT_BYTES = 1 << 22
 
 
 def _stamp_split(data: bytes, lo: int, hi: int, p: bytes,
-                 targets: dict[bytes, tuple[bytes | None, bytes | None]]) -> bytes | None:
+                 targets: dict[bytes, tuple[bytes | None, bytes | None]]) -> list[bytes] | None:
     """:func:`_stamp_fast` for a sheet whose targets are all everyday formula cells
     (``<c r="REF" ...><f ...>...</f>[<v>...</v>]</c>``), in bulk: one ``re.split`` of each
     stretch of rows lays out every such cell's reference, attributes and ``<v>`` as list
-    items, the targets' items are replaced, and the list is joined. The same bytes as the
-    look-ups of :func:`_stamp_fast`; None when a target is not such a cell (or is one
-    twice).
+    items, and the targets' items are replaced. The stamped sheet in pieces (joined, the
+    same bytes as the look-ups of :func:`_stamp_fast`); None when a target is not such a
+    cell (or is one twice).
     """
     rx = _split_cache.get(p)
     if rx is None:
@@ -267,7 +268,7 @@ def _stamp_split(data: bytes, lo: int, hi: int, p: bytes,
     if found != len(targets):
         return None
     out.append(data[hi:])
-    return b"".join(out)
+    return out
 
 
 def _retype(rest: bytes, t: bytes | None) -> bytes:
@@ -288,6 +289,12 @@ def _stamp_sheet(data: bytes, part: str, sheet: str,
 
     ``targets`` maps an upper-case ref to (t, v) as made by :func:`encode_value`.
     """
+    return b"".join(_stamp_pieces(data, part, sheet, targets))
+
+
+def _stamp_pieces(data: bytes, part: str, sheet: str,
+                  targets: dict[bytes, tuple[bytes | None, bytes | None]]) -> list[bytes]:
+    """:func:`_stamp_sheet` in pieces (joined, the stamped sheet)."""
     lo, hi, sd_prefix = sheet_data_span(data, part)
     fast = _stamp_fast(data, lo, hi, sd_prefix, targets)
     if fast is not None:
@@ -332,7 +339,7 @@ def _stamp_sheet(data: bytes, part: str, sheet: str,
     out = data[:lo] + b"".join(pieces)
     if inserts:
         out = _insert_cells(out, part, sd_prefix, inserts)
-    return out
+    return [out]
 
 
 def _insert_cells(data: bytes, part: str, p: bytes,
@@ -516,8 +523,9 @@ def stamped_temp(src, dst, values: dict[str, dict[str, object]], *,
 
 
 @paused_gc()
-def _stamped_parts(zin: zipfile.ZipFile, values) -> dict[str, bytes]:
-    """The sheet parts of ``zin`` with ``values`` stamped in, by member name."""
+def _stamped_parts(zin: zipfile.ZipFile, values) -> dict[str, list[bytes]]:
+    """The sheet parts of ``zin`` with ``values`` stamped in, by member name, each in
+    pieces (a large sheet is never joined into one bytes object)."""
     parts = sheet_members(zin)
     folded = {name.casefold(): member for name, member in parts.items()}
     new_parts: dict[str, bytes] = {}
@@ -534,9 +542,9 @@ def _stamped_parts(zin: zipfile.ZipFile, values) -> dict[str, bytes]:
                             else encode_value(value, (sheet, ref))
                             for ref, value in cells.items()], strict=True))
         data = new_parts.get(member)
-        if data is None:
-            data = zin.read(member)
-        new_parts[member] = _stamp_sheet(data, member, sheet, targets)
+        data = zin.read(member) if data is None else b"".join(data)
+        new_parts[member] = _stamp_pieces(data, member, sheet, targets)
+        del data
     return new_parts
 
 
@@ -553,12 +561,14 @@ def _write_package(zin: zipfile.ZipFile, new_parts: dict[str, bytes], dst, like=
                 if info.is_dir():
                     zout.writestr(zi, b"")
                 elif info.filename in new_parts:
-                    data = new_parts[info.filename]
-                    zi.file_size = len(data)
+                    data = new_parts[info.filename]  # bytes, or a list of pieces
+                    pieces = [data] if isinstance(data, bytes) else data
+                    zi.file_size = sum(map(len, pieces))
                     if zi.compress_type == zipfile.ZIP_DEFLATED:
                         zi._compresslevel = _REWRITE_LEVEL
                     with zout.open(zi, "w") as out:
-                        out.write(data)
+                        for piece in pieces:
+                            out.write(piece)
                 else:
                     with zin.open(info) as inp, zout.open(zi, "w") as out:
                         shutil.copyfileobj(inp, out, CHUNK)

@@ -40,6 +40,7 @@ import tempfile
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from itertools import repeat
 from pathlib import Path
 
 import numpy as np
@@ -596,16 +597,16 @@ def _topo(ids: set[int], edges: list[set[int]], group: dict[int, int]) -> list[l
 # --------------------------------------------------------------- results
 
 
-def _final(v: Vec) -> list:
-    """Python values of a block's result as CellResult holds them (engine.py_value)."""
+def _final(v: Vec) -> tuple[list, list[int]]:
+    """Python values of a block's result as CellResult holds them (engine.py_value), and
+    the rows that may hold an error value (those not a finite number)."""
     k = v.kind
     out = v.num.tolist()
     if (k == NUM).all():
-        bad = ~np.isfinite(v.num)
-        if bad.any():
-            for i in np.flatnonzero(bad).tolist():
-                out[i] = ExcelError("#NUM!", "the result is not a finite number")
-        return out
+        bad = np.flatnonzero(~np.isfinite(v.num)).tolist()
+        for i in bad:
+            out[i] = ExcelError("#NUM!", "the result is not a finite number")
+        return out, bad
     for i in np.flatnonzero(k != NUM).tolist():
         kk = k[i]
         if kk == BOOL:
@@ -619,7 +620,7 @@ def _final(v: Vec) -> list:
     bad = (k == NUM) & ~np.isfinite(v.num)
     for i in np.flatnonzero(bad).tolist():
         out[i] = ExcelError("#NUM!", "the result is not a finite number")
-    return out
+    return out, np.flatnonzero((k != NUM) | bad).tolist()
 
 
 def _formulas_value(x):
@@ -1166,16 +1167,17 @@ def _collect(run: _Run, units: list[Unit], book: Book, ctx: Context) -> Evaluati
         paths.block_cells += n
         letters = col_letters(u.col)
         sheet = u.sheet
-        addrs = [letters + str(r) for r in range(u.r0, u.r1 + 1)]
-        ukeys = [(sheet, a) for a in addrs]
-        vals = _final(run.values[u.id])
+        addrs = list(map(letters.__add__, map(str, range(u.r0, u.r1 + 1))))
+        ukeys = list(zip(repeat(sheet), addrs))
+        vals, maybe_errors = _final(run.values[u.id])
         texts = _cell_texts(u)
         if u.compiled.rewritten:
             new = render_rows(u.compiled.rw_template, u.r0, u.r1, u.col)
             rewrites.update(zip(ukeys, zip(texts, new, strict=True), strict=True))
-        res = [CellResult(sheet, a, t, v, "", u.array_ref)
-               for a, t, v in zip(addrs, texts, vals, strict=True)]
-        for i, v in enumerate(vals):
+        res = list(map(CellResult, repeat(sheet, n), addrs, texts, vals, repeat("", n),
+                       repeat(u.array_ref, n)))
+        for i in maybe_errors:
+            v = vals[i]
             if not isinstance(v, ExcelError):
                 continue
             forced = run.forced.get(ukeys[i])
@@ -1207,7 +1209,9 @@ def _collect(run: _Run, units: list[Unit], book: Book, ctx: Context) -> Evaluati
     if keys:
         order = np.lexsort((np.concatenate(sort_c), np.concatenate(sort_r),
                             np.concatenate(sort_si)))
-        ordered = {keys[i]: results[i] for i in order.tolist()}
+        order = order.tolist()
+        ordered = dict(zip(map(keys.__getitem__, order), map(results.__getitem__, order),
+                           strict=True))
     paths.fallbacks = sorted(((a, n, why) for why, (a, n) in fallback_why.items()),
                              key=lambda x: -x[1])
     unknown = set(run.per_cell_ev.unknown_functions) if run.per_cell_ev else set()
