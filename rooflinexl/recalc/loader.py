@@ -287,7 +287,8 @@ def _take(sheet: Sheet, matches: list, strings: list[str], arrays: list,
         return
     cols_s, rows_s, cas, fels, fas, fts, vs, iss = zip(*matches, strict=True)
     del matches
-    rows = list(map(int, rows_s))
+    rowmap = {r: int(r) for r in set(rows_s)}  # one int per row, not per cell
+    rows = list(map(rowmap.__getitem__, rows_s))
     colmap = state.col
     for c in set(cols_s).difference(colmap):
         colmap[c] = col_number(c)
