@@ -1145,13 +1145,139 @@ def _all_per_cell(path: Path, functions, why: str, t0: float, book: Book) -> Eva
 _DESCRIPTIONS = engine.DESCRIPTIONS
 
 
+@dataclass
+class _Column:
+    """One block's results: rows r0..r1 of one column."""
+
+    sheet: str
+    col: int
+    r0: int
+    r1: int
+    letters: str
+    texts: list  # formula text per row
+    values: list  # value per row, as CellResult holds it
+    array_ref: str | None
+
+
+class BlockCells(Mapping):
+    """``Evaluation.cells`` of the block evaluator: ``(sheet, "B7") -> CellResult``, in the
+    per-cell engine's order (sheet, row, column).
+
+    A block's results stay as columns (texts and values); a cell's CellResult is made when
+    it is first asked for and then kept, so that a change to it stays. Recalculating a
+    workbook asks only for the error cells (:meth:`errors`) and the values to cache
+    (:meth:`cached_values`), so a 100,000-row plan never makes its 400,000 CellResults.
+    """
+
+    def __init__(self, columns: list[_Column], singles: dict, sheets: list[str]):
+        self._columns = columns
+        self._made: dict[tuple[str, str], CellResult] = dict(singles)
+        self._singles = list(singles)
+        self._sheets = {name: i for i, name in enumerate(sheets)}
+        self._at: dict[tuple[str, int], list[tuple[int, int]]] = {}
+        for k, c in enumerate(columns):
+            self._at.setdefault((c.sheet, c.col), []).append((c.r0, k))
+        for lst in self._at.values():
+            lst.sort()
+        self._len = sum(c.r1 - c.r0 + 1 for c in columns) + len(singles)
+        self._keys: list | None = None
+
+    def _find(self, key) -> tuple[_Column, int] | None:
+        try:
+            sheet, addr = key
+            row, col = parse_cell(addr)
+        except (TypeError, ValueError):
+            return None
+        lst = self._at.get((sheet, col))
+        if not lst:
+            return None
+        k = bisect.bisect_right(lst, (row, 1 << 62)) - 1
+        if k < 0:
+            return None
+        c = self._columns[lst[k][1]]
+        if row > c.r1 or addr != c.letters + str(row):  # not canonical ('b7', '$B$7')
+            return None
+        return c, row - c.r0
+
+    def __getitem__(self, key) -> CellResult:
+        hit = self._made.get(key)
+        if hit is not None:
+            return hit
+        found = self._find(key)
+        if found is None:
+            raise KeyError(key)
+        c, i = found
+        v = c.values[i]
+        res = CellResult(c.sheet, key[1], c.texts[i], v,
+                         v.reason if isinstance(v, ExcelError) else "", c.array_ref)
+        self._made[key] = res
+        return res
+
+    def __contains__(self, key) -> bool:
+        return key in self._made or self._find(key) is not None
+
+    def __len__(self) -> int:
+        return self._len
+
+    def _sort_key(self, key) -> tuple[int, int, int]:
+        row, col = parse_cell(key[1])
+        return self._sheets.get(key[0], 1 << 30), row, col
+
+    def __iter__(self):
+        if self._keys is None:
+            keys: list = []
+            si, rs, cs = [], [], []
+            for c in self._columns:
+                n = c.r1 - c.r0 + 1
+                keys.extend(zip(repeat(c.sheet, n),
+                                map(c.letters.__add__, map(str, range(c.r0, c.r1 + 1))),
+                                strict=True))
+                si.append(np.full(n, self._sheets.get(c.sheet, 1 << 30)))
+                rs.append(np.arange(c.r0, c.r1 + 1))
+                cs.append(np.full(n, c.col))
+            for key in self._singles:
+                keys.append(key)
+                s, r, c = self._sort_key(key)
+                si.append(np.array([s]))
+                rs.append(np.array([r]))
+                cs.append(np.array([c]))
+            if keys:
+                order = np.lexsort((np.concatenate(cs), np.concatenate(rs),
+                                    np.concatenate(si))).tolist()
+                keys = list(map(keys.__getitem__, order))
+            self._keys = keys
+        return iter(self._keys)
+
+    def errors(self) -> list[CellResult]:
+        """The error cells, in order (:meth:`Evaluation.errors`)."""
+        keys = [key for key in self._singles if self._made[key].is_error]
+        for c in self._columns:
+            keys.extend((c.sheet, c.letters + str(c.r0 + i))
+                        for i, v in enumerate(c.values) if isinstance(v, ExcelError))
+        keys.sort(key=self._sort_key)
+        return [self[key] for key in keys]
+
+    def cached_values(self) -> dict[str, dict[str, object]]:
+        """``{sheet: {"B7": value}}`` of every cell, as ``recalc`` caches them
+        (:func:`rooflinexl.cellvalues.cached_value`)."""
+        from rooflinexl.cellvalues import cached_value
+
+        out: dict[str, dict[str, object]] = {}
+        for c in self._columns:
+            addrs = map(c.letters.__add__, map(str, range(c.r0, c.r1 + 1)))
+            vals = c.values
+            if not all(type(v) is float for v in vals):
+                vals = list(map(cached_value, vals))
+            out.setdefault(c.sheet, {}).update(zip(addrs, vals, strict=True))
+        for (sheet, addr), res in self._made.items():  # the per-cell ones, and changed ones
+            out.setdefault(sheet, {})[addr] = cached_value(res.value)
+        return out
+
+
 @paused_gc()
 def _collect(run: _Run, units: list[Unit], book: Book, ctx: Context) -> Evaluation:
     """CellResults of every formula cell, in the per-cell engine's order (sheet, row, col)."""
-    sheet_order = {s.name: i for i, s in enumerate(book.sheets)}
-    keys: list[tuple[str, str]] = []
-    results: list[CellResult] = []
-    sort_si, sort_r, sort_c = [], [], []
+    columns: list[_Column] = []
     rewrites: dict[tuple[str, str], tuple[str, str]] = {}
     paths = PathCounts()
     errors: list[tuple[Unit, int, str]] = []
@@ -1163,61 +1289,42 @@ def _collect(run: _Run, units: list[Unit], book: Book, ctx: Context) -> Evaluati
             ent[1] += u.cells
             continue
         paths.blocks += 1
-        n = u.r1 - u.r0 + 1
-        paths.block_cells += n
+        paths.block_cells += u.r1 - u.r0 + 1
         letters = col_letters(u.col)
         sheet = u.sheet
-        addrs = list(map(letters.__add__, map(str, range(u.r0, u.r1 + 1))))
-        ukeys = list(zip(repeat(sheet), addrs))
         vals, maybe_errors = _final(run.values[u.id])
         texts = _cell_texts(u)
         if u.compiled.rewritten:
+            n = u.r1 - u.r0 + 1
             new = render_rows(u.compiled.rw_template, u.r0, u.r1, u.col)
-            rewrites.update(zip(ukeys, zip(texts, new, strict=True), strict=True))
-        res = list(map(CellResult, repeat(sheet, n), addrs, texts, vals, repeat("", n),
-                       repeat(u.array_ref, n)))
+            addrs = map(letters.__add__, map(str, range(u.r0, u.r1 + 1)))
+            rewrites.update(zip(zip(repeat(sheet, n), addrs, strict=True),
+                                zip(texts, new, strict=True), strict=True))
         for i in maybe_errors:
             v = vals[i]
             if not isinstance(v, ExcelError):
                 continue
-            forced = run.forced.get(ukeys[i])
+            addr = letters + str(u.r0 + i)
+            forced = run.forced.get((sheet, addr))
             if forced is not None:
-                res[i].value = v = ExcelError("#VALUE!", forced)
-            if v.reason:
-                res[i].reason = v.reason
-            else:
-                errors.append((u, i, addrs[i]))
-        keys.extend(ukeys)
-        results.extend(res)
-        sort_si.append(np.full(n, sheet_order[sheet]))
-        sort_r.append(np.arange(u.r0, u.r1 + 1))
-        sort_c.append(np.full(n, u.col))
-    for key, res in run.per_cell.items():
-        keys.append(key)
-        results.append(res)
-        r, c = parse_cell(key[1])
-        sort_si.append(np.array([sheet_order.get(key[0], 1 << 30)]))
-        sort_r.append(np.array([r]))
-        sort_c.append(np.array([c]))
+                vals[i] = v = ExcelError("#VALUE!", forced)
+            if not v.reason:
+                errors.append((u, i, addr))
+        columns.append(_Column(sheet, u.col, u.r0, u.r1, letters, texts, vals, u.array_ref))
     if run.per_cell_ev is not None:
         for k, v in run.per_cell_ev.rewrites.items():
             if k in run.per_cell or not k[0]:
                 rewrites[k] = v
     else:
         rewrites.update(_name_rewrites(ctx))
-    ordered: dict[tuple[str, str], CellResult] = {}
-    if keys:
-        order = np.lexsort((np.concatenate(sort_c), np.concatenate(sort_r),
-                            np.concatenate(sort_si)))
-        order = order.tolist()
-        ordered = dict(zip(map(keys.__getitem__, order), map(results.__getitem__, order),
-                           strict=True))
+    sheets = [s.name for s in book.sheets]
+    cells = BlockCells(columns, run.per_cell, sheets)
     paths.fallbacks = sorted(((a, n, why) for why, (a, n) in fallback_why.items()),
                              key=lambda x: -x[1])
     unknown = set(run.per_cell_ev.unknown_functions) if run.per_cell_ev else set()
-    ev = Evaluation(ordered, unknown, rewrites, [s.name for s in book.sheets])
+    ev = Evaluation(cells, unknown, rewrites, sheets)
     ev.paths = paths
-    _Reasons(run, units, ordered, ctx).explain(errors)
+    _Reasons(run, units, cells, ctx).explain(errors)
     return ev
 
 
