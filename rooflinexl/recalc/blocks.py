@@ -149,11 +149,7 @@ def _units(book: Book, ctx: Context) -> list[Unit]:
     units: list[Unit] = []
     key_ids: dict[str, int] = {}
     for sheet in book.sheets:
-        by_col: dict[int, tuple[list[int], list[str]]] = {}
-        for r, c, t in zip(sheet.f_rows, sheet.f_cols, sheet.f_texts, strict=True):
-            rows, texts = by_col.setdefault(c, ([], []))
-            rows.append(r)
-            texts.append(t)
+        by_col = _by_column(sheet.f_rows, sheet.f_cols, sheet.f_texts)
         # per column: rows, key ids, texts (None for a shared formula's child), templates
         cols: dict[int, tuple[list, list, list, list]] = {}
         for c, (rows, texts) in by_col.items():
@@ -204,6 +200,26 @@ def _units(book: Book, ctx: Context) -> list[Unit]:
                 u.texts = texts[a:b]
                 units.append(u)
     return units
+
+
+def _by_column(rows: list[int], cols: list[int], texts: list[str]) -> dict:
+    """``{column: (rows, texts)}`` of formula cells, columns in order of first appearance and
+    each column's cells in the order given."""
+    if not cols:
+        return {}
+    c = np.asarray(cols)
+    order = np.argsort(c, kind="stable")
+    sorted_c = c[order]
+    starts = np.flatnonzero(np.diff(sorted_c)) + 1
+    bounds = zip([0, *starts.tolist()], [*starts.tolist(), len(c)], strict=True)
+    groups = {}
+    for a, b in bounds:
+        idx = order[a:b].tolist()
+        groups[idx[0]] = (int(sorted_c[a]), idx)  # keyed by the first cell's position
+    out = {}
+    for _first, (col, idx) in sorted(groups.items()):
+        out[col] = (list(map(rows.__getitem__, idx)), list(map(texts.__getitem__, idx)))
+    return out
 
 
 #: functions applied element by element to an array (an array formula's ranges)

@@ -193,10 +193,9 @@ def render_at(t: Template, rows, col: int) -> list[str] | None:
     fmt = "".join(parts)
     if not offsets:
         return [fmt.replace("%%", "%")] * len(rows)
-    if len(offsets) == 1:
-        o = offsets[0]
-        return [fmt % (r + o,) for r in rows]
-    return [fmt % tuple(r + o for o in offsets) for r in rows]
+    columns = [range(rows.start + o, rows.stop + o) if isinstance(rows, range)
+               else list(map(o.__add__, rows)) for o in offsets]  # each slot's row numbers
+    return list(map(fmt.__mod__, zip(*columns, strict=True)))
 
 
 def r1c1_key(text: str, row: int, col: int) -> str:
