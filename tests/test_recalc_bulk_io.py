@@ -128,3 +128,37 @@ def test_stamp_falls_back_when_a_target_is_no_everyday_cell(plan_book, monkeypat
     monkeypatch.setattr(stamp, "_SPLIT_BYTES", 300)
     with pytest.raises(ValueError, match="not a formula cell"):
         stamp_cached_values(plan_book, plan_book, {"Plan": {"D3": 6.0, "B3": 1.0}})
+
+
+def test_block_cells_behave_as_the_ordered_dict(plan_book):
+    """The block evaluator's cells: order (sheet, row, column), look-ups, errors and the
+    values to cache, each checked against the numbers written into the book above."""
+    from rooflinexl.recalc.blocks import evaluate_blocks
+
+    wb = openpyxl.load_workbook(plan_book)
+    ws = wb["Plan"]
+    ws["G2"] = "=1/0"  # #DIV/0!
+    ws["G3"] = "=G2+1"  # propagated
+    wb.save(plan_book)
+    ev = evaluate_blocks(plan_book)
+    cells = ev.cells
+    assert len(cells) == 3 * ROWS + 2
+    keys = list(cells)
+    assert keys[:5] == [("Plan", "D2"), ("Plan", "E2"), ("Plan", "F2"), ("Plan", "G2"),
+                        ("Plan", "D3")]
+    assert cells[("Plan", "D9")].value == 18.0  # =B9*2, B9 = 9
+    assert cells[("Plan", "E9")].value == sum(range(2, 10))  # =SUM($B$2:B9) = 44
+    assert cells[("Plan", "F9")].formula == '=A9&" <&> "'
+    assert cells[("Plan", "F9")].value == "chip 2 <&> "
+    assert ("Plan", "d9") not in cells and ("Plan", "$D$9") not in cells
+    assert ("Plan", "D99") not in cells and cells.get(("Other", "D9")) is None
+    with pytest.raises(KeyError):
+        cells[("Plan", "Z1")]
+    errors = ev.errors()
+    assert [(c.cell, str(c.value)) for c in errors] == [("G2", "#DIV/0!"), ("G3", "#DIV/0!")]
+    assert errors[1].reason.startswith("propagated from Plan!G2")
+    assert cells[("Plan", "G3")] is errors[1]  # made once, then kept
+    cached = cells.cached_values()["Plan"]
+    assert cached["D9"] == 18.0 and cached["F9"] == "chip 2 <&> "
+    assert str(cached["G3"]) == "#DIV/0!" and len(cached) == len(cells)
+    assert dict(cells) == {k: cells[k] for k in keys}
