@@ -1173,30 +1173,19 @@ class _Column:
     texts: list  # formula text per row
     values: list  # value per row, as CellResult holds it
     array_ref: str | None
+    template: object = None  # refs.Template of the rewritten formula, if rewritten
 
 
-class BlockCells(Mapping):
-    """``Evaluation.cells`` of the block evaluator: ``(sheet, "B7") -> CellResult``, in the
-    per-cell engine's order (sheet, row, column).
+class _ByCell(Mapping):
+    """A mapping ``(sheet, "B7") -> ...`` over block columns: finds a cell's column."""
 
-    A block's results stay as columns (texts and values); a cell's CellResult is made when
-    it is first asked for and then kept, so that a change to it stays. Recalculating a
-    workbook asks only for the error cells (:meth:`errors`) and the values to cache
-    (:meth:`cached_values`), so a 100,000-row plan never makes its 400,000 CellResults.
-    """
-
-    def __init__(self, columns: list[_Column], singles: dict, sheets: list[str]):
+    def __init__(self, columns: list[_Column]):
         self._columns = columns
-        self._made: dict[tuple[str, str], CellResult] = dict(singles)
-        self._singles = list(singles)
-        self._sheets = {name: i for i, name in enumerate(sheets)}
         self._at: dict[tuple[str, int], list[tuple[int, int]]] = {}
         for k, c in enumerate(columns):
             self._at.setdefault((c.sheet, c.col), []).append((c.r0, k))
         for lst in self._at.values():
             lst.sort()
-        self._len = sum(c.r1 - c.r0 + 1 for c in columns) + len(singles)
-        self._keys: list | None = None
 
     def _find(self, key) -> tuple[_Column, int] | None:
         try:
@@ -1214,6 +1203,64 @@ class BlockCells(Mapping):
         if row > c.r1 or addr != c.letters + str(row):  # not canonical ('b7', '$B$7')
             return None
         return c, row - c.r0
+
+    @staticmethod
+    def _keys_of(c: _Column):
+        n = c.r1 - c.r0 + 1
+        return zip(repeat(c.sheet, n), map(c.letters.__add__, map(str, range(c.r0, c.r1 + 1))),
+                   strict=True)
+
+
+class BlockRewrites(_ByCell):
+    """``Evaluation.rewrites`` of the block evaluator: ``(sheet, "B7") -> (before, after)``
+    of the cells whose formula the pre-pass rewrote (a table reference written out ...),
+    the rewritten text written for a cell when asked for (:func:`refs.render`), and the
+    per-cell ones and the names' (``extra``) after them, as a dict would hold them."""
+
+    def __init__(self, columns: list[_Column], extra: dict):
+        super().__init__(columns)
+        self._extra = extra
+        self._len = sum(c.r1 - c.r0 + 1 for c in columns) + len(extra)
+
+    def __getitem__(self, key) -> tuple[str, str]:
+        hit = self._extra.get(key)
+        if hit is not None:
+            return hit
+        found = self._find(key)
+        if found is None:
+            raise KeyError(key)
+        c, i = found
+        return c.texts[i], render_rows(c.template, c.r0 + i, c.r0 + i, c.col)[0]
+
+    def __contains__(self, key) -> bool:
+        return key in self._extra or self._find(key) is not None
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __iter__(self):
+        for c in self._columns:
+            yield from self._keys_of(c)
+        yield from self._extra
+
+
+class BlockCells(_ByCell):
+    """``Evaluation.cells`` of the block evaluator: ``(sheet, "B7") -> CellResult``, in the
+    per-cell engine's order (sheet, row, column).
+
+    A block's results stay as columns (texts and values); a cell's CellResult is made when
+    it is first asked for and then kept, so that a change to it stays. Recalculating a
+    workbook asks only for the error cells (:meth:`errors`) and the values to cache
+    (:meth:`cached_values`), so a 100,000-row plan never makes its 400,000 CellResults.
+    """
+
+    def __init__(self, columns: list[_Column], singles: dict, sheets: list[str]):
+        super().__init__(columns)
+        self._made: dict[tuple[str, str], CellResult] = dict(singles)
+        self._singles = list(singles)
+        self._sheets = {name: i for i, name in enumerate(sheets)}
+        self._len = sum(c.r1 - c.r0 + 1 for c in columns) + len(singles)
+        self._keys: list | None = None
 
     def __getitem__(self, key) -> CellResult:
         hit = self._made.get(key)
@@ -1245,9 +1292,7 @@ class BlockCells(Mapping):
             si, rs, cs = [], [], []
             for c in self._columns:
                 n = c.r1 - c.r0 + 1
-                keys.extend(zip(repeat(c.sheet, n),
-                                map(c.letters.__add__, map(str, range(c.r0, c.r1 + 1))),
-                                strict=True))
+                keys.extend(self._keys_of(c))
                 si.append(np.full(n, self._sheets.get(c.sheet, 1 << 30)))
                 rs.append(np.arange(c.r0, c.r1 + 1))
                 cs.append(np.full(n, c.col))
@@ -1294,7 +1339,8 @@ class BlockCells(Mapping):
 def _collect(run: _Run, units: list[Unit], book: Book, ctx: Context) -> Evaluation:
     """CellResults of every formula cell, in the per-cell engine's order (sheet, row, col)."""
     columns: list[_Column] = []
-    rewrites: dict[tuple[str, str], tuple[str, str]] = {}
+    rewritten: list[_Column] = []
+    rewrites: dict[tuple[str, str], tuple[str, str]] = {}  # per cell, and names
     paths = PathCounts()
     errors: list[tuple[Unit, int, str]] = []
     fallback_why: dict[str, list] = {}
@@ -1311,11 +1357,8 @@ def _collect(run: _Run, units: list[Unit], book: Book, ctx: Context) -> Evaluati
         vals, maybe_errors = _final(run.values[u.id])
         texts = _cell_texts(u)
         if u.compiled.rewritten:
-            n = u.r1 - u.r0 + 1
-            new = render_rows(u.compiled.rw_template, u.r0, u.r1, u.col)
-            addrs = map(letters.__add__, map(str, range(u.r0, u.r1 + 1)))
-            rewrites.update(zip(zip(repeat(sheet, n), addrs, strict=True),
-                                zip(texts, new, strict=True), strict=True))
+            rewritten.append(_Column(sheet, u.col, u.r0, u.r1, letters, texts, [], None,
+                                     u.compiled.rw_template))
         for i in maybe_errors:
             v = vals[i]
             if not isinstance(v, ExcelError):
@@ -1338,7 +1381,7 @@ def _collect(run: _Run, units: list[Unit], book: Book, ctx: Context) -> Evaluati
     paths.fallbacks = sorted(((a, n, why) for why, (a, n) in fallback_why.items()),
                              key=lambda x: -x[1])
     unknown = set(run.per_cell_ev.unknown_functions) if run.per_cell_ev else set()
-    ev = Evaluation(cells, unknown, rewrites, sheets)
+    ev = Evaluation(cells, unknown, BlockRewrites(rewritten, rewrites), sheets)
     ev.paths = paths
     _Reasons(run, units, cells, ctx).explain(errors)
     return ev
