@@ -240,11 +240,12 @@ def _stamp_split(data: bytes, lo: int, hi: int, p: bytes,
     if rx is None:
         q = re.escape(p)
         rx = _split_cache[p] = re.compile(
-            rb"(<" + q + rb'c r=")' + FILE_CELL_PATTERN.encode("ascii") + rb'("[^<>/]*>)'
+            rb"(<" + q + rb'c r=")([A-Z]{1,3}[1-9][0-9]{0,6})("[^<>/]*>)'
             rb"(<" + q + rb"f(?:\s[^<>]*)?(?:/>|>[^<]*</" + q + rb"f>))"
             rb"(<" + q + rb"v\s*/>|<" + q + rb"v>[^<]*</" + q + rb"v>)?(?=</" + q + rb"c>)")
     vopen, vclose = b"<" + p + b"v>", b"</" + p + b"v>"
     row_end = b"</" + p + b"row>"
+    typed = any(tv[0] is not None for tv in targets.values())  # a t attribute to write
     out = [data[:lo]]
     found = 0
     get = targets.get
@@ -253,17 +254,18 @@ def _stamp_split(data: bytes, lo: int, hi: int, p: bytes,
         end = data.find(row_end, min(pos + _SPLIT_BYTES, hi), hi)
         end = hi if end < 0 else end + len(row_end)
         parts = rx.split(data[pos:end])
-        pos = end
-        # parts: text, then per cell: '<c r="', column letters, row, the rest of the start
-        # tag, <f>, <v>, then text ...
-        hits = list(map(get, map(bytes.__add__, parts[2::7], parts[3::7])))
+        # parts: text, then per cell: '<c r="', its reference, the rest of the start tag,
+        # <f>, <v>, then text ...
+        hits = list(map(get, parts[2::6]))
         found += len(hits) - hits.count(None)
-        parts[4::7] = [rest if tv is None or (tv[0] is None and b"t" not in rest)
-                       else _retype(rest, tv[0]) for rest, tv in zip(parts[4::7], hits,
-                                                                     strict=True)]
-        parts[6::7] = [(old or b"") if tv is None else
+        if typed or data.find(b"t=", pos, end) >= 0:  # a t attribute to write or remove
+            parts[3::6] = [rest if tv is None or (tv[0] is None and b"t" not in rest)
+                           else _retype(rest, tv[0]) for rest, tv in zip(parts[3::6], hits,
+                                                                         strict=True)]
+        pos = end
+        parts[5::6] = [(old or b"") if tv is None else
                        b"" if tv[1] is None else vopen + tv[1] + vclose
-                       for old, tv in zip(parts[6::7], hits, strict=True)]
+                       for old, tv in zip(parts[5::6], hits, strict=True)]
         out.append(b"".join(parts))
     if found != len(targets):
         return None
