@@ -9,6 +9,8 @@ values (:func:`encode_value`, :func:`decode_value`). Cell addresses come from
 """
 from __future__ import annotations
 
+import contextlib
+import gc
 import heapq
 import math
 import re
@@ -25,6 +27,25 @@ from rooflinexl.ooxml.package import (
     relationships,
     workbook_part,
 )
+
+
+@contextlib.contextmanager
+def paused_gc():
+    """Python's cycle collector paused while a sheet's cells are read or written.
+
+    Reading a large sheet makes millions of small tuples, lists and strings and no
+    cycles; each collection the allocations trigger walks every live object, which took
+    a quarter of the time of reading or planning a 100,000-row sheet. The collector's
+    state is restored on exit (reference counting frees everything meanwhile).
+    """
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
 
 # --------------------------------------------------------------------------
 # sheet XML scanner (bytes, no re-serialisation)

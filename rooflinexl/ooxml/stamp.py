@@ -37,6 +37,7 @@ from rooflinexl.ooxml.sheetxml import (
     covered,
     encode_value,
     iter_cells,
+    paused_gc,
     sheet_data_span,
     split_ref,
     unescape_xml,
@@ -148,8 +149,9 @@ def _simple_cell_re(p: bytes) -> re.Pattern:
 
 
 def _stamp_fast(data: bytes, lo: int, hi: int, p: bytes,
-                targets: dict[bytes, tuple[bytes | None, bytes | None]]) -> bytes | None:
-    """The stamped sheet via direct look-ups, or None when the full scan is needed.
+                targets: dict[bytes, tuple[bytes | None, bytes | None]]) -> list[bytes] | None:
+    """The stamped sheet (in pieces) in bulk (:func:`_stamp_split`) or via direct look-ups,
+    or None when the full scan is needed.
 
     Finds each target as ``<c r="REF"`` (how Excel, openpyxl, xlsxwriter and
     LibreOffice all write cells) with ``bytes.find``, moving forward through the
@@ -160,6 +162,9 @@ def _stamp_fast(data: bytes, lo: int, hi: int, p: bytes,
     """
     if not targets or data.find(b"<!", lo, hi) >= 0 or data.find(b"<?", lo, hi) >= 0:
         return None
+    pieces = _stamp_split(data, lo, hi, p, targets)
+    if pieces is not None:
+        return pieces
     items = targets.items()
     for attempt in (0, 1):
         if attempt:
@@ -210,10 +215,74 @@ def _stamp_fast(data: bytes, lo: int, hi: int, p: bytes,
             pos = m.end()
         else:
             pieces.append(data[last:])
-            return b"".join(pieces)
+            return [b"".join(pieces)]
         if find(head + ref + b'"', lo, hi) < 0:  # absent, not just out of order
             return None
     return None
+
+
+_split_cache: dict[bytes, re.Pattern] = {}
+
+#: sheet XML stamped this many bytes at a time (cut after a row's end tag)
+_SPLIT_BYTES = 1 << 22
+
+
+def _stamp_split(data: bytes, lo: int, hi: int, p: bytes,
+                 targets: dict[bytes, tuple[bytes | None, bytes | None]]) -> list[bytes] | None:
+    """:func:`_stamp_fast` for a sheet whose targets are all everyday formula cells
+    (``<c r="REF" ...><f ...>...</f>[<v>...</v>]</c>``), in bulk: one ``re.split`` of each
+    stretch of rows lays out every such cell's reference, attributes and ``<v>`` as list
+    items, and the targets' items are replaced. The stamped sheet in pieces (joined, the
+    same bytes as the look-ups of :func:`_stamp_fast`); None when a target is not such a
+    cell (or is one twice).
+    """
+    rx = _split_cache.get(p)
+    if rx is None:
+        q = re.escape(p)
+        rx = _split_cache[p] = re.compile(
+            rb"(<" + q + rb'c r=")([A-Z]{1,3}[1-9][0-9]{0,6})("[^<>/]*>)'
+            rb"(<" + q + rb"f(?:\s[^<>]*)?(?:/>|>[^<]*</" + q + rb"f>))"
+            rb"(<" + q + rb"v\s*/>|<" + q + rb"v>[^<]*</" + q + rb"v>)?(?=</" + q + rb"c>)")
+    vopen, vclose = b"<" + p + b"v>", b"</" + p + b"v>"
+    row_end = b"</" + p + b"row>"
+    typed = any(tv[0] is not None for tv in targets.values())  # a t attribute to write
+    out = [data[:lo]]
+    found = 0
+    get = targets.get
+    pos = lo
+    while pos < hi:
+        end = data.find(row_end, min(pos + _SPLIT_BYTES, hi), hi)
+        end = hi if end < 0 else end + len(row_end)
+        parts = rx.split(data[pos:end])
+        # parts: text, then per cell: '<c r="', its reference, the rest of the start tag,
+        # <f>, <v>, then text ...
+        hits = list(map(get, parts[2::6]))
+        found += len(hits) - hits.count(None)
+        if typed or data.find(b"t=", pos, end) >= 0:  # a t attribute to write or remove
+            parts[3::6] = [rest if tv is None or (tv[0] is None and b"t" not in rest)
+                           else _retype(rest, tv[0]) for rest, tv in zip(parts[3::6], hits,
+                                                                         strict=True)]
+        pos = end
+        parts[5::6] = [(old or b"") if tv is None else
+                       b"" if tv[1] is None else vopen + tv[1] + vclose
+                       for old, tv in zip(parts[5::6], hits, strict=True)]
+        out.append(b"".join(parts))
+    if found != len(targets):
+        return None
+    out.append(data[hi:])
+    return out
+
+
+def _retype(rest: bytes, t: bytes | None) -> bytes:
+    """The end of a cell's start tag (``" s="1" t="str">``) with its ``t`` set to ``t``
+    (removed for None), as :func:`_stamp_fast` edits it."""
+    tm = T_ATTR.search(rest)
+    if tm is not None:
+        return rest[:tm.start()] + (tm.group(1) + b't="' + t + b'"' if t is not None
+                                    else b"") + rest[tm.end():]
+    if t is None:
+        return rest
+    return rest[:-1] + b' t="' + t + b'">'
 
 
 def _stamp_sheet(data: bytes, part: str, sheet: str,
@@ -222,6 +291,12 @@ def _stamp_sheet(data: bytes, part: str, sheet: str,
 
     ``targets`` maps an upper-case ref to (t, v) as made by :func:`encode_value`.
     """
+    return b"".join(_stamp_pieces(data, part, sheet, targets))
+
+
+def _stamp_pieces(data: bytes, part: str, sheet: str,
+                  targets: dict[bytes, tuple[bytes | None, bytes | None]]) -> list[bytes]:
+    """:func:`_stamp_sheet` in pieces (joined, the stamped sheet)."""
     lo, hi, sd_prefix = sheet_data_span(data, part)
     fast = _stamp_fast(data, lo, hi, sd_prefix, targets)
     if fast is not None:
@@ -266,7 +341,7 @@ def _stamp_sheet(data: bytes, part: str, sheet: str,
     out = data[:lo] + b"".join(pieces)
     if inserts:
         out = _insert_cells(out, part, sd_prefix, inserts)
-    return out
+    return [out]
 
 
 def _insert_cells(data: bytes, part: str, p: bytes,
@@ -449,8 +524,10 @@ def stamped_temp(src, dst, values: dict[str, dict[str, object]], *,
         return _write_package(zin, _stamped_parts(zin, values), dst, like=src)
 
 
-def _stamped_parts(zin: zipfile.ZipFile, values) -> dict[str, bytes]:
-    """The sheet parts of ``zin`` with ``values`` stamped in, by member name."""
+@paused_gc()
+def _stamped_parts(zin: zipfile.ZipFile, values) -> dict[str, list[bytes]]:
+    """The sheet parts of ``zin`` with ``values`` stamped in, by member name, each in
+    pieces (a large sheet is never joined into one bytes object)."""
     parts = sheet_members(zin)
     folded = {name.casefold(): member for name, member in parts.items()}
     new_parts: dict[str, bytes] = {}
@@ -462,12 +539,14 @@ def _stamped_parts(zin: zipfile.ZipFile, values) -> dict[str, bytes]:
         if not cells:
             continue
         targets = dict(zip(_normalise_refs(cells, sheet),
-                           [encode_value(value, (sheet, ref)) for ref, value in cells.items()],
-                           strict=True))
+                           [(None, repr(value).removesuffix(".0").encode("ascii"))
+                            if type(value) is float and value - value == 0.0  # finite
+                            else encode_value(value, (sheet, ref))
+                            for ref, value in cells.items()], strict=True))
         data = new_parts.get(member)
-        if data is None:
-            data = zin.read(member)
-        new_parts[member] = _stamp_sheet(data, member, sheet, targets)
+        data = zin.read(member) if data is None else b"".join(data)
+        new_parts[member] = _stamp_pieces(data, member, sheet, targets)
+        del data
     return new_parts
 
 
@@ -484,12 +563,14 @@ def _write_package(zin: zipfile.ZipFile, new_parts: dict[str, bytes], dst, like=
                 if info.is_dir():
                     zout.writestr(zi, b"")
                 elif info.filename in new_parts:
-                    data = new_parts[info.filename]
-                    zi.file_size = len(data)
+                    data = new_parts[info.filename]  # bytes, or a list of pieces
+                    pieces = [data] if isinstance(data, bytes) else data
+                    zi.file_size = sum(map(len, pieces))
                     if zi.compress_type == zipfile.ZIP_DEFLATED:
                         zi._compresslevel = _REWRITE_LEVEL
                     with zout.open(zi, "w") as out:
-                        out.write(data)
+                        for piece in pieces:
+                            out.write(piece)
                 else:
                     with zin.open(info) as inp, zout.open(zi, "w") as out:
                         shutil.copyfileobj(inp, out, CHUNK)

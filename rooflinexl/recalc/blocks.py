@@ -40,6 +40,7 @@ import tempfile
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from itertools import repeat
 from pathlib import Path
 
 import numpy as np
@@ -48,6 +49,7 @@ from rooflinexl.addresses import column_letters as col_letters
 from rooflinexl.addresses import parse_cell
 from rooflinexl.errors import ExcelError
 from rooflinexl.ooxml import Limits
+from rooflinexl.ooxml.sheetxml import paused_gc
 from rooflinexl.recalc import engine
 from rooflinexl.recalc.compile import (
     OPERATORS,
@@ -142,15 +144,12 @@ class Unit:
         return f"{self.sheet}!{col_letters(self.col)}{self.r0}:{col_letters(self.col)}{self.r1}"
 
 
+@paused_gc()
 def _units(book: Book, ctx: Context) -> list[Unit]:
     units: list[Unit] = []
     key_ids: dict[str, int] = {}
     for sheet in book.sheets:
-        by_col: dict[int, tuple[list[int], list[str]]] = {}
-        for r, c, t in zip(sheet.f_rows, sheet.f_cols, sheet.f_texts, strict=True):
-            rows, texts = by_col.setdefault(c, ([], []))
-            rows.append(r)
-            texts.append(t)
+        by_col = _by_column(sheet.f_rows, sheet.f_cols, sheet.f_texts)
         # per column: rows, key ids, texts (None for a shared formula's child), templates
         cols: dict[int, tuple[list, list, list, list]] = {}
         for c, (rows, texts) in by_col.items():
@@ -201,6 +200,26 @@ def _units(book: Book, ctx: Context) -> list[Unit]:
                 u.texts = texts[a:b]
                 units.append(u)
     return units
+
+
+def _by_column(rows: list[int], cols: list[int], texts: list[str]) -> dict:
+    """``{column: (rows, texts)}`` of formula cells, columns in order of first appearance and
+    each column's cells in the order given."""
+    if not cols:
+        return {}
+    c = np.asarray(cols)
+    order = np.argsort(c, kind="stable")
+    sorted_c = c[order]
+    starts = np.flatnonzero(np.diff(sorted_c)) + 1
+    bounds = zip([0, *starts.tolist()], [*starts.tolist(), len(c)], strict=True)
+    groups = {}
+    for a, b in bounds:
+        idx = order[a:b].tolist()
+        groups[idx[0]] = (int(sorted_c[a]), idx)  # keyed by the first cell's position
+    out = {}
+    for _first, (col, idx) in sorted(groups.items()):
+        out[col] = (list(map(rows.__getitem__, idx)), list(map(texts.__getitem__, idx)))
+    return out
 
 
 #: functions applied element by element to an array (an array formula's ranges)
@@ -649,16 +668,16 @@ def _topo(ids: set[int], edges: list[set[int]], group: dict[int, int]) -> list[l
 # --------------------------------------------------------------- results
 
 
-def _final(v: Vec) -> list:
-    """Python values of a block's result as CellResult holds them (engine.py_value)."""
+def _final(v: Vec) -> tuple[list, list[int]]:
+    """Python values of a block's result as CellResult holds them (engine.py_value), and
+    the rows that may hold an error value (those not a finite number)."""
     k = v.kind
     out = v.num.tolist()
     if (k == NUM).all():
-        bad = ~np.isfinite(v.num)
-        if bad.any():
-            for i in np.flatnonzero(bad).tolist():
-                out[i] = ExcelError("#NUM!", "the result is not a finite number")
-        return out
+        bad = np.flatnonzero(~np.isfinite(v.num)).tolist()
+        for i in bad:
+            out[i] = ExcelError("#NUM!", "the result is not a finite number")
+        return out, bad
     for i in np.flatnonzero(k != NUM).tolist():
         kk = k[i]
         if kk == BOOL:
@@ -672,7 +691,7 @@ def _final(v: Vec) -> list:
     bad = (k == NUM) & ~np.isfinite(v.num)
     for i in np.flatnonzero(bad).tolist():
         out[i] = ExcelError("#NUM!", "the result is not a finite number")
-    return out
+    return out, np.flatnonzero((k != NUM) | bad).tolist()
 
 
 def _formulas_value(x):
@@ -1289,13 +1308,186 @@ def _all_per_cell(path: Path, functions, why: str, t0: float, book: Book) -> Eva
 _DESCRIPTIONS = engine.DESCRIPTIONS
 
 
+@dataclass
+class _Column:
+    """One block's results: rows r0..r1 of one column."""
+
+    sheet: str
+    col: int
+    r0: int
+    r1: int
+    letters: str
+    texts: list  # formula text per row
+    values: list  # value per row, as CellResult holds it
+    array_ref: str | None
+    template: object = None  # refs.Template of the rewritten formula, if rewritten
+
+
+class _ByCell(Mapping):
+    """A mapping ``(sheet, "B7") -> ...`` over block columns: finds a cell's column."""
+
+    def __init__(self, columns: list[_Column]):
+        self._columns = columns
+        self._at: dict[tuple[str, int], list[tuple[int, int]]] = {}
+        for k, c in enumerate(columns):
+            self._at.setdefault((c.sheet, c.col), []).append((c.r0, k))
+        for lst in self._at.values():
+            lst.sort()
+
+    def _find(self, key) -> tuple[_Column, int] | None:
+        try:
+            sheet, addr = key
+            row, col = parse_cell(addr)
+        except (TypeError, ValueError):
+            return None
+        lst = self._at.get((sheet, col))
+        if not lst:
+            return None
+        k = bisect.bisect_right(lst, (row, 1 << 62)) - 1
+        if k < 0:
+            return None
+        c = self._columns[lst[k][1]]
+        if row > c.r1 or addr != c.letters + str(row):  # not canonical ('b7', '$B$7')
+            return None
+        return c, row - c.r0
+
+    @staticmethod
+    def _keys_of(c: _Column):
+        n = c.r1 - c.r0 + 1
+        return zip(repeat(c.sheet, n), map(c.letters.__add__, map(str, range(c.r0, c.r1 + 1))),
+                   strict=True)
+
+
+class BlockRewrites(_ByCell):
+    """``Evaluation.rewrites`` of the block evaluator: ``(sheet, "B7") -> (before, after)``
+    of the cells whose formula the pre-pass rewrote (a table reference written out ...),
+    the rewritten text written for a cell when asked for (:func:`refs.render`), and the
+    per-cell ones and the names' (``extra``) after them, as a dict would hold them."""
+
+    def __init__(self, columns: list[_Column], extra: dict):
+        super().__init__(columns)
+        self._extra = extra
+        self._len = sum(c.r1 - c.r0 + 1 for c in columns) + len(extra)
+
+    def __getitem__(self, key) -> tuple[str, str]:
+        hit = self._extra.get(key)
+        if hit is not None:
+            return hit
+        found = self._find(key)
+        if found is None:
+            raise KeyError(key)
+        c, i = found
+        return c.texts[i], render_rows(c.template, c.r0 + i, c.r0 + i, c.col)[0]
+
+    def __contains__(self, key) -> bool:
+        return key in self._extra or self._find(key) is not None
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __iter__(self):
+        for c in self._columns:
+            yield from self._keys_of(c)
+        yield from self._extra
+
+
+class BlockCells(_ByCell):
+    """``Evaluation.cells`` of the block evaluator: ``(sheet, "B7") -> CellResult``, in the
+    per-cell engine's order (sheet, row, column).
+
+    A block's results stay as columns (texts and values); a cell's CellResult is made when
+    it is first asked for and then kept, so that a change to it stays. Recalculating a
+    workbook asks only for the error cells (:meth:`errors`) and the values to cache
+    (:meth:`cached_values`), so a 100,000-row plan never makes its 400,000 CellResults.
+    """
+
+    def __init__(self, columns: list[_Column], singles: dict, sheets: list[str]):
+        super().__init__(columns)
+        self._made: dict[tuple[str, str], CellResult] = dict(singles)
+        self._singles = list(singles)
+        self._sheets = {name: i for i, name in enumerate(sheets)}
+        self._len = sum(c.r1 - c.r0 + 1 for c in columns) + len(singles)
+        self._keys: list | None = None
+
+    def __getitem__(self, key) -> CellResult:
+        hit = self._made.get(key)
+        if hit is not None:
+            return hit
+        found = self._find(key)
+        if found is None:
+            raise KeyError(key)
+        c, i = found
+        v = c.values[i]
+        res = CellResult(c.sheet, key[1], c.texts[i], v,
+                         v.reason if isinstance(v, ExcelError) else "", c.array_ref)
+        self._made[key] = res
+        return res
+
+    def __contains__(self, key) -> bool:
+        return key in self._made or self._find(key) is not None
+
+    def __len__(self) -> int:
+        return self._len
+
+    def _sort_key(self, key) -> tuple[int, int, int]:
+        row, col = parse_cell(key[1])
+        return self._sheets.get(key[0], 1 << 30), row, col
+
+    def __iter__(self):
+        if self._keys is None:
+            keys: list = []
+            si, rs, cs = [], [], []
+            for c in self._columns:
+                n = c.r1 - c.r0 + 1
+                keys.extend(self._keys_of(c))
+                si.append(np.full(n, self._sheets.get(c.sheet, 1 << 30)))
+                rs.append(np.arange(c.r0, c.r1 + 1))
+                cs.append(np.full(n, c.col))
+            for key in self._singles:
+                keys.append(key)
+                s, r, c = self._sort_key(key)
+                si.append(np.array([s]))
+                rs.append(np.array([r]))
+                cs.append(np.array([c]))
+            if keys:
+                order = np.lexsort((np.concatenate(cs), np.concatenate(rs),
+                                    np.concatenate(si))).tolist()
+                keys = list(map(keys.__getitem__, order))
+            self._keys = keys
+        return iter(self._keys)
+
+    def errors(self) -> list[CellResult]:
+        """The error cells, in order (:meth:`Evaluation.errors`)."""
+        keys = [key for key in self._singles if self._made[key].is_error]
+        for c in self._columns:
+            keys.extend((c.sheet, c.letters + str(c.r0 + i))
+                        for i, v in enumerate(c.values) if isinstance(v, ExcelError))
+        keys.sort(key=self._sort_key)
+        return [self[key] for key in keys]
+
+    def cached_values(self) -> dict[str, dict[str, object]]:
+        """``{sheet: {"B7": value}}`` of every cell, as ``recalc`` caches them
+        (:func:`rooflinexl.cellvalues.cached_value`)."""
+        from rooflinexl.cellvalues import cached_value
+
+        out: dict[str, dict[str, object]] = {}
+        for c in self._columns:
+            addrs = map(c.letters.__add__, map(str, range(c.r0, c.r1 + 1)))
+            vals = c.values
+            if not all(type(v) is float for v in vals):
+                vals = list(map(cached_value, vals))
+            out.setdefault(c.sheet, {}).update(zip(addrs, vals, strict=True))
+        for (sheet, addr), res in self._made.items():  # the per-cell ones, and changed ones
+            out.setdefault(sheet, {})[addr] = cached_value(res.value)
+        return out
+
+
+@paused_gc()
 def _collect(run: _Run, units: list[Unit], book: Book, ctx: Context) -> Evaluation:
     """CellResults of every formula cell, in the per-cell engine's order (sheet, row, col)."""
-    sheet_order = {s.name: i for i, s in enumerate(book.sheets)}
-    keys: list[tuple[str, str]] = []
-    results: list[CellResult] = []
-    sort_si, sort_r, sort_c = [], [], []
-    rewrites: dict[tuple[str, str], tuple[str, str]] = {}
+    columns: list[_Column] = []
+    rewritten: list[_Column] = []
+    rewrites: dict[tuple[str, str], tuple[str, str]] = {}  # per cell, and names
     paths = PathCounts()
     errors: list[tuple[Unit, int, str]] = []
     fallback_why: dict[str, list] = {}
@@ -1306,59 +1498,40 @@ def _collect(run: _Run, units: list[Unit], book: Book, ctx: Context) -> Evaluati
             ent[1] += u.cells
             continue
         paths.blocks += 1
-        n = u.r1 - u.r0 + 1
-        paths.block_cells += n
+        paths.block_cells += u.r1 - u.r0 + 1
         letters = col_letters(u.col)
         sheet = u.sheet
-        addrs = [letters + str(r) for r in range(u.r0, u.r1 + 1)]
-        ukeys = [(sheet, a) for a in addrs]
-        vals = _final(run.values[u.id])
+        vals, maybe_errors = _final(run.values[u.id])
         texts = _cell_texts(u)
         if u.compiled.rewritten:
-            new = render_rows(u.compiled.rw_template, u.r0, u.r1, u.col)
-            rewrites.update(zip(ukeys, zip(texts, new, strict=True), strict=True))
-        res = [CellResult(sheet, a, t, v, "", u.array_ref)
-               for a, t, v in zip(addrs, texts, vals, strict=True)]
-        for i, v in enumerate(vals):
+            rewritten.append(_Column(sheet, u.col, u.r0, u.r1, letters, texts, [], None,
+                                     u.compiled.rw_template))
+        for i in maybe_errors:
+            v = vals[i]
             if not isinstance(v, ExcelError):
                 continue
-            forced = run.forced.get(ukeys[i])
+            addr = letters + str(u.r0 + i)
+            forced = run.forced.get((sheet, addr))
             if forced is not None:
-                res[i].value = v = ExcelError("#VALUE!", forced)
-            if v.reason:
-                res[i].reason = v.reason
-            else:
-                errors.append((u, i, addrs[i]))
-        keys.extend(ukeys)
-        results.extend(res)
-        sort_si.append(np.full(n, sheet_order[sheet]))
-        sort_r.append(np.arange(u.r0, u.r1 + 1))
-        sort_c.append(np.full(n, u.col))
-    for key, res in run.per_cell.items():
-        keys.append(key)
-        results.append(res)
-        r, c = parse_cell(key[1])
-        sort_si.append(np.array([sheet_order.get(key[0], 1 << 30)]))
-        sort_r.append(np.array([r]))
-        sort_c.append(np.array([c]))
+                vals[i] = v = ExcelError("#VALUE!", forced)
+            if not v.reason:
+                errors.append((u, i, addr))
+        columns.append(_Column(sheet, u.col, u.r0, u.r1, letters, texts, vals, u.array_ref))
     if run.per_cell_ev is not None:
         for k, v in run.per_cell_ev.rewrites.items():
             if k in run.per_cell or not k[0]:
                 rewrites[k] = v
     else:
         rewrites.update(_name_rewrites(ctx))
-    ordered: dict[tuple[str, str], CellResult] = {}
-    if keys:
-        order = np.lexsort((np.concatenate(sort_c), np.concatenate(sort_r),
-                            np.concatenate(sort_si)))
-        ordered = {keys[i]: results[i] for i in order.tolist()}
+    sheets = [s.name for s in book.sheets]
+    cells = BlockCells(columns, run.per_cell, sheets)
     paths.fallbacks = sorted(((a, n, why) for why, (a, n) in fallback_why.items()),
                              key=lambda x: -x[1])
     unknown = set(run.per_cell_ev.unknown_functions) if run.per_cell_ev else set()
     unknown.update(name for u in units if u.why is None for name in u.compiled.unknown)
-    ev = Evaluation(ordered, unknown, rewrites, [s.name for s in book.sheets])
+    ev = Evaluation(cells, unknown, BlockRewrites(rewritten, rewrites), sheets)
     ev.paths = paths
-    _Reasons(run, units, ordered, ctx).explain(errors)
+    _Reasons(run, units, cells, ctx).explain(errors)
     return ev
 
 

@@ -178,9 +178,11 @@ def recalc_book(src, dst=None, *, limits: Limits = Limits(), write: bool = True,
         t1 = time.perf_counter()
         if write and dst is not None:
             phase("writing")
-            values: dict[str, dict[str, object]] = {}
-            for (sheet, cell), res in ev.cells.items():
-                values.setdefault(sheet, {})[cell] = cached_value(res.value)
+            values = getattr(ev.cells, "cached_values", None)
+            values = values() if values is not None else {}  # the block evaluator's, or:
+            if not values:
+                for (sheet, cell), res in ev.cells.items():
+                    values.setdefault(sheet, {})[cell] = cached_value(res.value)
             tmp = stamped_temp(src, dst, values, limits=limits)
     out = None
     if tmp is not None:  # moved onto dst after closing src, so that in-place works on Windows

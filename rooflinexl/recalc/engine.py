@@ -61,7 +61,7 @@ class EngineError(RooflineError, RuntimeError):
 # --------------------------------------------------------------------------- results
 
 
-@dataclass
+@dataclass(slots=True)
 class CellResult:
     """The computed value of one formula cell."""
 
@@ -96,6 +96,9 @@ class Evaluation:
 
     def errors(self) -> list[CellResult]:
         """The error cells, in workbook order."""
+        own = getattr(self.cells, "errors", None)  # the block evaluator's cells find them
+        if own is not None:
+            return own()
         return [c for c in self.cells.values() if c.is_error]
 
     def by_sheet(self) -> dict[str, list[CellResult]]:

@@ -22,6 +22,7 @@ need their own text (:func:`rooflinexl.recalc.refs.render` writes it on demand).
 from __future__ import annotations
 
 import contextlib
+import operator
 import re
 import threading
 import zipfile
@@ -52,6 +53,7 @@ from rooflinexl.ooxml.sheetxml import (
     inline_text,
     iso_date_serial,
     iter_cells,
+    paused_gc,
     plain_cells_re,
     shared_strings,
     sheet_data_span,
@@ -245,85 +247,166 @@ def _formula(sheet: Sheet, row: int, col: int, fa: str, ft: str, arrays: list,
         sheet.f_texts.append(text)
 
 
+#: sheet XML scanned this many bytes at a time (cut after a row's end tag), so that the
+#: scan's per-cell tuples never exist for a whole large sheet at once
+_SCAN_BYTES = 1 << 22
+
+
+@paused_gc()
 def _read_sheet(sheet: Sheet, data: bytes, member: str, strings: list[str]) -> None:
     arrays: list[tuple[int, int, int, int]] = []
     lo, hi, pb = sheet_data_span(data, member)
     if lo == hi:
         return
     p = pb.decode("ascii")
-    text = data[lo:hi].decode("utf-8")
-    matches = plain_cells_re(p).findall(text)
-    starts = text.count("<" + p + "c ") + text.count("<" + p + "c>")
-    if len(matches) != starts or "<!" in text:
-        matches = list(_general(data, lo, hi, pb))
+    rx = plain_cells_re(p)
+    row_end = b"</" + pb + b"row>"
+    state = _ScanState()
+    chunks = []
+    if data.find(b"<!", lo, hi) < 0:
+        pos = lo
+        while pos < hi:
+            end = data.find(row_end, min(pos + _SCAN_BYTES, hi), hi)
+            end = hi if end < 0 else end + len(row_end)
+            chunks.append((pos, end))
+            pos = end
+    for pos, end in chunks:
+        text = data[pos:end].decode("utf-8")
+        matches = rx.findall(text)
+        if len(matches) != text.count("<" + p + "c ") + text.count("<" + p + "c>"):
+            break  # an unusual form somewhere: the general scan of the whole sheet
+        del text
+        _take(sheet, matches, strings, arrays, state)
+    else:
+        if chunks:
+            _bounds(sheet, arrays)
+            return
+    # the general scan, from a clean sheet
+    sheet.const_rows, sheet.const_cols, sheet.const_vals = [], [], []
+    sheet.f_rows, sheet.f_cols, sheet.f_texts = [], [], []
+    sheet.special, sheet.shared, sheet.max_row, sheet.max_col = [], {}, 0, 0
+    arrays.clear()
+    _take(sheet, list(_general(data, lo, hi, pb)), strings, arrays, _ScanState())
+    _bounds(sheet, arrays)
+
+
+class _ScanState:
+    """What a sheet's scan learns once and reuses in every chunk."""
+
+    def __init__(self):
+        self.col: dict[str, int] = {}  # column letters -> number
+        self.type: dict[str, str] = {}  # the attributes of a cell -> its t
+        self.inline: dict[str, str | None] = {}  # <is> content -> its text
+
+
+def _take(sheet: Sheet, matches: list, strings: list[str], arrays: list,
+          state: _ScanState) -> None:
+    """Add the cells the scan found (tuples of :func:`plain_cells_re`'s groups) to ``sheet``."""
     if not matches:
         return
     cols_s, rows_s, cas, fels, fas, fts, vs, iss = zip(*matches, strict=True)
-    rows = list(map(int, rows_s))
-    colmap = {c: col_number(c) for c in set(cols_s)}
-    cols = [colmap[c] for c in cols_s]
-    sheet.max_row, sheet.max_col = max(rows), max(colmap.values())
+    del matches
+    rowmap = {r: int(r) for r in set(rows_s)}  # one int per row, not per cell
+    rows = list(map(rowmap.__getitem__, rows_s))
+    colmap = state.col
+    for c in set(cols_s).difference(colmap):
+        colmap[c] = col_number(c)
+    cols = list(map(colmap.__getitem__, cols_s))
+    sheet.max_row = max(sheet.max_row, max(rows))
+    sheet.max_col = max(sheet.max_col, max(map(colmap.__getitem__, set(cols_s))))
+    tmap = state.type
+    for ca in set(cas).difference(tmap):
+        m = _T_IN.search(" " + ca) if "t=" in ca else None
+        tmap[ca] = (m.group(1) or m.group(2) or "") if m else ""
+    types = list(map(tmap.__getitem__, cas))
     f_rows, f_cols, f_texts = sheet.f_rows, sheet.f_cols, sheet.f_texts
     c_rows, c_cols, c_vals = sheet.const_rows, sheet.const_cols, sheet.const_vals
-    number = _number
-    # the bulk of a sheet: plain numbers (no formula, no type attribute), parsed at once
-    is_plain = [not fel and bool(v) and "t=" not in ca
-                for fel, v, ca in zip(fels, vs, cas, strict=True)]
-    others = range(len(fels))
-    if any(is_plain):
-        plain = [i for i, k in enumerate(is_plain) if k]
-        texts = [vs[i] for i in plain]
-        try:
-            values = np.array(texts, dtype=float).tolist()
-        except ValueError:  # not all numbers: cell by cell below
-            pass
-        else:
-            for k, v in enumerate(texts):
-                if len(v) > 16:  # more than 15 significant digits can be written
-                    values[k] = excel_double(v)
-            c_rows.extend([rows[i] for i in plain])
-            c_cols.extend([cols[i] for i in plain])
-            c_vals.extend(values)
-            others = [i for i, k in enumerate(is_plain) if not k]
-    for i in others:
-        fel = fels[i]
-        if fel:
+    # formula cells, in document order: in bulk where all are the everyday <f>text</f>
+    if any(fas):  # shared, array ... formulas among them: one by one
+        for i in [i for i, fel in enumerate(fels) if fel]:
             if fas[i]:
                 _formula(sheet, rows[i], cols[i], fas[i], fts[i], arrays, "cm=" in cas[i])
             elif fts[i]:
-                ft = fts[i]
-                if "&" in ft:
-                    ft = unescape(ft)
+                ft = unescape(fts[i]) if "&" in fts[i] else fts[i]
                 f_rows.append(rows[i])
                 f_cols.append(cols[i])
                 f_texts.append(ft if ft.startswith("=") else "=" + ft)
-            continue
-        v = vs[i]
-        if not v and not iss[i]:
-            continue
-        ca = cas[i]
-        if "t=" in ca:
-            m = _T_IN.search(" " + ca)
-            t = (m.group(1) or m.group(2) or "") if m else ""
+    elif any(fels):
+        plain = [i for i, (fel, ft) in enumerate(zip(fels, fts, strict=True)) if fel and ft]
+        texts = _pick(fts, plain)
+        if "&" in "".join(texts):
+            texts = [unescape(t) if "&" in t else t for t in texts]
+        f_rows.extend(_pick(rows, plain))
+        f_cols.extend(_pick(cols, plain))
+        f_texts.extend([t if t.startswith("=") else "=" + t for t in texts])
+    # the bulk of a sheet: numbers (no type or t="n"), parsed at once
+    numeric = [i for i, (fel, v, t) in enumerate(zip(fels, vs, types, strict=True))
+               if not fel and v and (t == "" or t == "n")]
+    if numeric:
+        texts = _pick(vs, numeric)
+        try:
+            arr = np.array(texts, dtype=float)
+        except ValueError:  # not all numbers: one by one
+            values = [_constant(t) for t in texts]
         else:
-            t = ""
-        if t == "" or t == "n":
+            values = arr.tolist()
+            if max(map(len, texts)) > 16:  # more than 15 significant digits can be written
+                values = [excel_double(v) if len(v) > 16 else x
+                          for x, v in zip(values, texts, strict=True)]
+            if not np.isfinite(arr).all():  # 'inf', 'nan': as the cell-by-cell reading
+                for k in np.flatnonzero(~np.isfinite(arr)).tolist():
+                    values[k] = _constant(texts[k])
+        c_rows.extend(_pick(rows, numeric))
+        c_cols.extend(_pick(cols, numeric))
+        c_vals.extend(values)
+    memo = state.inline
+    others = [i for i, (fel, v, t, is_) in enumerate(zip(fels, vs, types, iss, strict=True))
+              if not fel and (v or is_) and not (v and (t == "" or t == "n"))]
+    for i in others:
+        v, t, is_ = vs[i], types[i], iss[i]
+        if t == "" or t == "n":  # an <is> without a number: as _number("") reads it
+            value = _constant(v)
+        elif is_ or t == "inlineStr":
+            value = memo.get(is_, memo)
+            if value is memo:
+                value = memo[is_] = decode(t, v or None, is_, strings)
+        elif t == "s":
             try:
-                value = number(v)
-            except ValueError:
-                value = unescape(v)
-        else:
-            value = decode(t, v or None, iss[i] if iss[i] or t == "inlineStr" else None, strings)
-            if value is None:
+                value = strings[int(v)]
+            except (ValueError, IndexError):
                 continue
-            if t == "d" and isinstance(value, float):
-                sheet.iso_dates.append(len(c_vals))
+        else:
+            value = decode(t, v or None, None, strings)
+        if value is None:
+            continue
+        if t == "d" and isinstance(value, float):
+            sheet.iso_dates.append(len(c_vals))
         c_rows.append(rows[i])
         c_cols.append(cols[i])
         c_vals.append(value)
-    for _r0, _c0, r1, c1 in arrays:  # an array formula's range is used, cached or not
+
+
+def _pick(seq, idx: list[int]) -> list:
+    """``[seq[i] for i in idx]``, gathered in C."""
+    if len(idx) <= 1:
+        return [seq[i] for i in idx]
+    return list(operator.itemgetter(*idx)(seq))
+
+
+def _constant(v: str):
+    """A number cell's value read one by one (text that is no number stays text)."""
+    try:
+        return _number(v)
+    except ValueError:
+        return unescape(v)
+
+
+def _bounds(sheet: Sheet, arrays: list) -> None:
+    """Array formulas' ranges: used, cached or not; cached results inside are no inputs."""
+    for _r0, _c0, r1, c1 in arrays:
         sheet.max_row, sheet.max_col = max(sheet.max_row, r1), max(sheet.max_col, c1)
-    if arrays:  # cached results inside an array formula's range are not inputs
+    if arrays:
+        c_rows, c_cols, c_vals = sheet.const_rows, sheet.const_cols, sheet.const_vals
         keep = [not any(r0 <= r <= r1 and c0 <= c <= c1 for r0, c0, r1, c1 in arrays)
                 for r, c in zip(c_rows, c_cols, strict=True)]
         if not all(keep):
@@ -617,6 +700,7 @@ def read_book(path, limits: Limits = Limits()) -> Book:
             data = zf.read(member)
             with malformed_xml(path, member):
                 _read_sheet(sheet, data, member, strings)
+            del data
             sheets.append(sheet)
             for tname, dname, info in _tables(zf, names_map, sheet, member):
                 for key in {tname, dname}:

@@ -15,6 +15,7 @@ specifiers are never touched.
 """
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import dataclass
 from itertools import chain
@@ -153,6 +154,16 @@ def render(t: Template, row: int, col: int) -> str:
 
 def render_rows(t: Template, r0: int, r1: int, col: int) -> list[str]:
     """The template's formula as written in rows r0..r1 of column ``col`` (fast)."""
+    out = render_at(t, range(r0, r1 + 1), col)
+    return out if out is not None else [render(t, r, col) for r in range(r0, r1 + 1)]
+
+
+def render_at(t: Template, rows, col: int) -> list[str] | None:
+    """The template's formula as written in each of ``rows`` of column ``col``; None when
+    one of them would refer outside the grid (:func:`render` writes ``#REF!`` there)."""
+    if not rows:
+        return []
+    r0, r1 = (rows[0], rows[-1]) if isinstance(rows, range) else (min(rows), max(rows))
     dc = col - t.col
     parts: list[str] = []
     offsets: list[int] = []
@@ -166,7 +177,7 @@ def render_rows(t: Template, r0: int, r1: int, col: int) -> list[str]:
             if s.col is not None:
                 c = s.col if s.col_abs else s.col + dc
                 if not 1 <= c <= MAX_COL:
-                    return [render(t, r, col) for r in range(r0, r1 + 1)]
+                    return None
                 out += ("$" if s.col_abs else "") + col_letters(c)
             if s.row is not None:
                 if s.row_abs and not s.sticky:
@@ -174,18 +185,17 @@ def render_rows(t: Template, r0: int, r1: int, col: int) -> list[str]:
                 else:
                     off = s.row - t.row
                     if r0 + off < 1 or r1 + off > MAX_ROW:
-                        return [render(t, r, col) for r in range(r0, r1 + 1)]
+                        return None
                     out += ("$" if s.row_abs else "") + "%d"
                     offsets.append(off)
             texts.append(out)
         parts.append(":".join(texts))
     fmt = "".join(parts)
     if not offsets:
-        return [fmt.replace("%%", "%")] * (r1 - r0 + 1)
-    if len(offsets) == 1:
-        o = offsets[0]
-        return [fmt % (r,) for r in range(r0 + o, r1 + o + 1)]
-    return [fmt % a for a in zip(*[range(r0 + o, r1 + o + 1) for o in offsets], strict=True)]
+        return [fmt.replace("%%", "%")] * len(rows)
+    columns = [range(rows.start + o, rows.stop + o) if isinstance(rows, range)
+               else list(map(o.__add__, rows)) for o in offsets]  # each slot's row numbers
+    return list(map(fmt.__mod__, zip(*columns, strict=True)))
 
 
 def r1c1_key(text: str, row: int, col: int) -> str:
@@ -197,8 +207,41 @@ def group_keys(rows: list[int], col: int, texts: list[str],
                key_ids: dict[str, int]) -> list[int]:
     """Key id (into ``key_ids``, extended as needed) of each formula of one column.
 
-    ``rows`` ascending is the usual case but not required.
+    ``rows`` ascending is the usual case but not required. A formula filled down is found
+    by writing the first remaining formula for every remaining row (:func:`render_at`) and
+    comparing texts: a cell whose text is that copy has the first one's relative form. What
+    is left (at most a few anchors are tried) is grouped by :func:`_keys_by_digits`.
     """
+    out = [-1] * len(texts)
+    todo = list(range(len(texts)))
+    for _ in range(8):
+        if len(todo) < 2:
+            break
+        a = todo[0]
+        t = template(texts[a], rows[a], col)
+        copies = render_at(t, [rows[i] for i in todo], col)
+        if copies is None:
+            break
+        same = list(map(operator.eq, [texts[i] for i in todo], copies))
+        kid = key_ids.setdefault(t.key(), len(key_ids))
+        for i, hit in zip(todo, same, strict=True):
+            if hit:
+                out[i] = kid
+        left = [i for i, hit in zip(todo, same, strict=True) if not hit]
+        if len(todo) - len(left) < 16:  # no fill-down here: the digit comparison below
+            todo = left
+            break
+        todo = left
+    if todo:
+        rest = _keys_by_digits([rows[i] for i in todo], col, [texts[i] for i in todo], key_ids)
+        for i, k in zip(todo, rest, strict=True):
+            out[i] = k
+    return out
+
+
+def _keys_by_digits(rows: list[int], col: int, texts: list[str],
+                    key_ids: dict[str, int]) -> list[int]:
+    """:func:`group_keys` by the formulas' skeletons and digit runs (see the module)."""
     n = len(texts)
     out = [-1] * n
     groups: dict[str, list[int]] = {}
