@@ -39,7 +39,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -49,14 +49,11 @@ from rooflinexl.addresses import parse_cell
 from rooflinexl.errors import ExcelError
 from rooflinexl.ooxml import Limits
 from rooflinexl.recalc import engine
+from rooflinexl.recalc.arrays import ArrayEval, first_value, lay_out
 from rooflinexl.recalc.compile import (
-    OPERATORS,
-    SPILL,
-    Arr,
     Call,
     Compiled,
     Context,
-    Lit,
     Rng,
     Unsupported,
     compile_block,
@@ -75,8 +72,6 @@ from rooflinexl.recalc.loader import (
 )
 from rooflinexl.recalc.prepass import held_rows, resolve_formulatext, set_text
 from rooflinexl.recalc.refs import (
-    MAX_COL,
-    MAX_ROW,
     group_keys,
     r1c1_key,
     render,
@@ -128,6 +123,9 @@ class Unit:
     cycle: int | None = None  # id of the cycle it is on, when the workbook iterates
     reads: list | None = None  # [(sheet, r1, c1, r2, c2)]; None = could read anything
     texts: list | None = None  # original text per row (None: a shared formula's child)
+    #: evaluated by arrays.ArrayEval: an array formula over ``region`` at once, or a
+    #: block row by row (its cells hold arrays the block kernels cannot)
+    array_mode: bool = False
 
     @property
     def cells(self) -> int:
@@ -172,14 +170,20 @@ def _units(book: Book, ctx: Context) -> list[Unit]:
                 tpls.append(tpl)
             else:
                 r0, c0, r1, c1 = fc.array_ref or (fc.row, fc.col, fc.row, fc.col)
-                if fc.kind == "array" and fc.array_ref:
-                    cols_of = _array_units(ctx, sheet.name, fc.text, fc.array_ref, len(units))
-                    if cols_of is not None:
-                        units.extend(cols_of)
-                        continue
                 why = ("array formula" if fc.kind == "array" else "what-if data table")
-                units.append(Unit(len(units), sheet.name, fc.col, fc.row, fc.row, -1, fc.text,
-                                  why=why, region=(r0, c0, r1, c1) if fc.array_ref else None))
+                u = Unit(len(units), sheet.name, fc.col, fc.row, fc.row, -1, fc.text,
+                         why=why, region=(r0, c0, r1, c1) if fc.array_ref else None)
+                if fc.kind == "array" and fc.array_ref:
+                    # evaluated once in array mode (arrays.ArrayEval), laid over its range
+                    u.array_ref = (f"{col_letters(c0)}{r0}:{col_letters(c1)}{r1}")
+                    u.texts = [fc.text]
+                    try:
+                        u.compiled = compile_block(ctx, sheet.name, r0, c0, fc.text,
+                                                   array=True)
+                        u.why, u.array_mode = None, True
+                    except Unsupported as ex:
+                        u.why = f"array formula: {ex}"
+                units.append(u)
         for c, (rows, ids, texts, tpls) in cols.items():
             r = np.asarray(rows, dtype=np.int64)
             k = np.asarray(ids, dtype=np.int64)
@@ -201,124 +205,6 @@ def _units(book: Book, ctx: Context) -> list[Unit]:
                 u.texts = texts[a:b]
                 units.append(u)
     return units
-
-
-#: functions applied element by element to an array (an array formula's ranges)
-_ELEMENTWISE = frozenset({"IF", "IFERROR", "IFNA", "NOT", "ROUND", "ROUNDUP", "ROUNDDOWN",
-                          "ABS", "SQRT", "LN", "LOG10", "EXP", "INT", "MOD", "TRUNC", "SIGN",
-                          "LEN", "LOWER", "UPPER", "POWER"}) | OPERATORS
-
-
-def _array_units(ctx: Context, sheet: str, text: str, region, first_id: int) -> list | None:
-    """An array formula computed element by element (``{=First!A1:C7+Second!A1:C7}``,
-    ``{=First!1:1}``) as one block per column of its range; None when it is not one.
-
-    Each range in an element-wise position must be at least the region's height (or
-    one row) and width (or one column); cell (r, c) of the region then reads the
-    range's cell at the same offset, as Excel does. Anything else (a range inside
-    SUM, a range smaller than the region) stays on the per-cell path.
-    """
-    r0, c0, r1, c1 = region
-    try:
-        comp = compile_block(ctx, sheet, r0, c0, text, array=True)
-    except Unsupported:
-        return None
-    if r1 - r0 + 1 > MAX_ROW or c1 - c0 + 1 > MAX_COL:
-        return None
-
-    def absolute(ref: Rng) -> tuple[int, int]:
-        return (ref.r1 + r0 if ref.r1_rel else ref.r1), (ref.r2 + r0 if ref.r2_rel else ref.r2)
-
-    top = comp.tree
-    if isinstance(top, Call) and top.per_row and all(
-            isinstance(a, (Lit, Rng, Arr)) or not _array_arg(a) for a in top.args):
-        # formulas' function called once over the arguments as arrays (the others
-        # single values), as the per-cell engine does; its result spreads over the
-        # range (kernels.BlockEval.f_spill)
-        def fixed(node):
-            if isinstance(node, Rng):
-                ra, rb = absolute(node)
-                return Rng(node.sheet, ra, node.c1, rb, node.c2, False, False, node.name)
-            if isinstance(node, Call):
-                return replace(node, args=[fixed(a) for a in node.args])
-            return node
-
-        whole = fixed(top)
-        width = Lit(c1 - c0 + 1)
-        trees = [Call(SPILL, [whole, width], SPILL, spread=k) for k in range(c1 - c0 + 1)]
-        return _column_units(sheet, text, comp.text, region, first_id, trees)
-
-    def check(node, inside_reduction: bool) -> bool:
-        if isinstance(node, Rng):
-            if node.is_cell or inside_reduction:
-                return True
-            a, b = absolute(node)
-            h, w = b - a + 1, node.c2 - node.c1 + 1  # larger than the region: its top left
-            return (h == 1 or h >= r1 - r0 + 1) and (w == 1 or w >= c1 - c0 + 1)
-        if isinstance(node, Call):
-            if node.per_row and any(_array_arg(a) for a in node.args):
-                return False  # formulas' function over an array: its result is an array
-            red = inside_reduction or node.name not in _ELEMENTWISE
-            return all(check(a, red) for a in node.args)
-        return True
-
-    if not check(comp.tree, False):
-        return None
-
-    def at(node, c: int, inside_reduction: bool):
-        if isinstance(node, Rng):
-            if inside_reduction or node.is_cell:  # the same cells for every cell of the array
-                if node.fixed:
-                    return node
-                a, b = absolute(node)
-                return Rng(node.sheet, a, node.c1, b, node.c2, False, False, node.name)
-            a, b = absolute(node)
-            cc = node.c1 if node.c1 == node.c2 else node.c1 + (c - c0)
-            if a == b:
-                return Rng(node.sheet, a, cc, a, cc, False, False)
-            return Rng(node.sheet, a - r0, cc, a - r0, cc, True, True)
-        if isinstance(node, Call):
-            red = inside_reduction or node.name not in _ELEMENTWISE
-            spread = c - c0 if node.name == "INDEX" and not inside_reduction else None
-            return replace(node, args=[at(x, c, red) for x in node.args], spread=spread)
-        return node
-
-    return _column_units(sheet, text, comp.text, region, first_id,
-                         [at(comp.tree, c, False) for c in range(c0, c1 + 1)])
-
-
-def _column_units(sheet: str, text: str, rewritten: str, region, first_id: int,
-                  trees: list) -> list[Unit]:
-    """One block per column of an array formula's range, computing ``trees[k]`` in its
-    k-th column."""
-    r0, c0, r1, c1 = region
-    units = []
-    ref = f"{col_letters(c0)}{r0}:{col_letters(c1)}{r1}"
-    for k, c in enumerate(range(c0, c1 + 1)):
-        refs: list[Rng] = []
-        tree = trees[k]
-        stack = [tree]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, Rng):
-                refs.append(node)
-            elif isinstance(node, Call):
-                stack.extend(node.args)
-        u = Unit(first_id + k, sheet, c, r0, r1, -1, text)
-        u.compiled = Compiled(tree, rewritten, False, refs)
-        u.texts = [text] * (r1 - r0 + 1)
-        u.array_ref = ref
-        units.append(u)
-    return units
-
-
-def _array_arg(node) -> bool:
-    """Whether ``node`` holds a range of several cells or an array constant."""
-    if isinstance(node, Rng):
-        return not node.is_cell
-    if isinstance(node, Call):
-        return any(_array_arg(a) for a in node.args)
-    return isinstance(node, Arr)
 
 
 def _cell_texts(u: Unit) -> list[str]:
@@ -653,6 +539,7 @@ class _Run:
             for c, (rows, vals) in per_col.items():
                 self.store.column(sheet.name, c).set_constants(rows, vals)
         self.values: dict[int, Vec] = {}  # unit id -> raw result (blanks as 0)
+        self.grids: dict[int, list[Vec]] = {}  # array formula unit id -> its columns' values
         self.records: dict[int, tuple[dict, list]] = {}
         self.state = engine.State()
         self.per_cell: dict[tuple[str, str], CellResult] = {}
@@ -664,6 +551,9 @@ class _Run:
         self.cycle_of: dict[int, int] = {u.id: u.cycle for u in units if u.cycle is not None}
 
     def block(self, u: Unit) -> None:
+        if u.array_mode:
+            self.array_unit(u)
+            return
         if u.lag:
             self._sequential(u)
             return
@@ -677,6 +567,49 @@ class _Run:
         self.values[u.id] = v
         self.records[u.id] = (ev.records, ev.records_all)
         self.store.column(u.sheet, u.col).add_segment(u.r0, u.r1, v)
+
+    def array_unit(self, u: Unit) -> None:
+        """An array formula (``u.region``) evaluated once and laid over its range, or a
+        block evaluated row by row, in array mode (:class:`~rooflinexl.recalc.arrays.
+        ArrayEval`); a plain cell shows the top-left value of an array result."""
+        tokens = (engine.CURRENT, engine.STATE)
+        tree = u.compiled.tree
+        if u.region is not None:
+            r0, c0, r1, c1 = u.region
+            ev = ArrayEval(self.store, u.sheet, u.r0, u.col, self.functions, self.state,
+                           tokens)
+            grid = lay_out(ev.evaluate(tree), r1 - r0 + 1, c1 - c0 + 1)
+            cols = [Vec.from_objects(grid[:, j]).blank_as_zero()
+                    for j in range(c1 - c0 + 1)]
+            for j, v in enumerate(cols):
+                self.store.column(u.sheet, c0 + j).add_segment(r0, r1, v)
+            self.grids[u.id] = cols
+            self.values[u.id] = cols[0]
+            self.records[u.id] = ({}, [(c, k, code, why) for c, k, code, why in ev.records])
+            return
+        n = u.r1 - u.r0 + 1
+        acc = Vec(np.zeros(n, np.uint8), np.zeros(n), np.empty(n, dtype=object))
+        self.store.column(u.sheet, u.col).add_segment(u.r0, u.r1, acc)  # rows above: read
+        records: dict[int, list] = {}
+        for i in range(n):
+            ev = ArrayEval(self.store, u.sheet, u.r0 + i, u.col, self.functions, self.state,
+                           tokens, plain=True)
+            x = first_value(ev.evaluate(tree))
+            v = Vec.from_objects([x]).blank_as_zero()
+            acc.kind[i], acc.num[i] = v.kind[0], v.num[0]
+            acc.obj[i] = None if v.obj is None else v.obj[0]
+            if v.npy is not None and v.npy[0]:
+                if acc.npy is None:
+                    acc.npy = np.zeros(n, bool)
+                acc.npy[i] = True
+            if ev.records:
+                records[i] = list(ev.records)
+        if self.poison:
+            acc = self._poisoned(u, acc)
+            col = self.store.column(u.sheet, u.col)
+            col.segments[-1] = (u.r0, u.r1, acc)
+        self.values[u.id] = acc
+        self.records[u.id] = (records, [])
 
     def iterate(self, members: list[Unit]) -> None:
         """The blocks of one cycle, recomputed in turn until no value moves by
@@ -862,6 +795,7 @@ def _evaluate_blocks(path, functions, limits: Limits, engine_mode: str) -> Evalu
             u.why = str(hit)
         else:
             u.compiled = hit
+            u.array_mode = hit.arrays_inside is not None
     for u in units:
         u.reads = _reads_of_compiled(u) if u.compiled is not None else _reads_per_cell(u, ctx)
     index = _Index(units)
@@ -955,15 +889,18 @@ def _evaluate(run: _Run, units: list[Unit], edges, path: Path, functions) -> Non
                 if grp[0] in run.cycle_of:
                     run.iterate([units[uid] for uid in grp])
                 else:
-                    run.block(units[grp[0]])
+                    try:
+                        run.block(units[grp[0]])
+                    except Unsupported:
+                        u = units[grp[0]]
+                        if u.array_mode:
+                            raise
+                        u.array_mode = True  # values the block kernels cannot hold
+                        run.block(u)
             except Unsupported as ex:
                 failed.update(grp)
                 for uid in grp:
                     units[uid].why = str(ex)
-                    if units[uid].array_ref:  # an array formula goes per cell as a whole
-                        for w in units:
-                            if w.array_ref == units[uid].array_ref and w.sheet == units[uid].sheet:
-                                w.why = w.why or str(ex)
         if failed:
             raise _Retry
 
@@ -997,8 +934,14 @@ def _per_cell(run: _Run, units: list[Unit], ids: set[int], anc: set[int], path: 
         v = run.values.get(uid)
         if v is None:
             continue
-        objs = v.objects().tolist()
         d = values.setdefault(u.sheet, {})
+        if uid in run.grids:  # an array formula's range
+            r0, c0, _, _ = u.region
+            for j, col_v in enumerate(run.grids[uid]):
+                for i, x in enumerate(col_v.objects().tolist()):
+                    d[f"{col_letters(c0 + j)}{r0 + i}"] = x
+            continue
+        objs = v.objects().tolist()
         for i, r in enumerate(range(u.r0, u.r1 + 1)):
             d[f"{col_letters(u.col)}{r}"] = objs[i]
     tmp = Path(tempfile.mkdtemp(prefix="rooflinexl-cells-"))
@@ -1159,17 +1102,32 @@ def _collect(run: _Run, units: list[Unit], book: Book, ctx: Context) -> Evaluati
             ent[1] += u.cells
             continue
         paths.blocks += 1
-        n = u.r1 - u.r0 + 1
-        paths.block_cells += n
-        letters = col_letters(u.col)
         sheet = u.sheet
-        addrs = [letters + str(r) for r in range(u.r0, u.r1 + 1)]
-        ukeys = [(sheet, a) for a in addrs]
-        vals = _final(run.values[u.id])
         texts = _cell_texts(u)
-        if u.compiled.rewritten:
-            new = render_rows(u.compiled.rw_template, u.r0, u.r1, u.col)
-            rewrites.update(zip(ukeys, zip(texts, new, strict=True), strict=True))
+        if u.region is not None:  # an array formula: every cell of its range
+            r0, c0, r1, c1 = u.region
+            n = u.cells
+            cells = [(r, c) for r in range(r0, r1 + 1) for c in range(c0, c1 + 1)]
+            addrs = [f"{col_letters(c)}{r}" for r, c in cells]
+            cols = [_final(v) for v in run.grids[u.id]]
+            vals = [cols[c - c0][r - r0] for r, c in cells]
+            texts = texts * n
+            rows_of = np.array([r for r, _ in cells])
+            cols_of = np.array([c for _, c in cells])
+            if u.compiled.rewritten:
+                rewrites[(sheet, addrs[0])] = (texts[0], u.compiled.text)
+        else:
+            n = u.r1 - u.r0 + 1
+            letters = col_letters(u.col)
+            addrs = [letters + str(r) for r in range(u.r0, u.r1 + 1)]
+            vals = _final(run.values[u.id])
+            rows_of, cols_of = np.arange(u.r0, u.r1 + 1), np.full(n, u.col)
+            if u.compiled.rewritten:
+                new = render_rows(u.compiled.rw_template, u.r0, u.r1, u.col)
+                rewrites.update(zip([(sheet, a) for a in addrs], zip(texts, new, strict=True),
+                                    strict=True))
+        paths.block_cells += n
+        ukeys = [(sheet, a) for a in addrs]
         res = [CellResult(sheet, a, t, v, "", u.array_ref)
                for a, t, v in zip(addrs, texts, vals, strict=True)]
         for i, v in enumerate(vals):
@@ -1185,8 +1143,8 @@ def _collect(run: _Run, units: list[Unit], book: Book, ctx: Context) -> Evaluati
         keys.extend(ukeys)
         results.extend(res)
         sort_si.append(np.full(n, sheet_order[sheet]))
-        sort_r.append(np.arange(u.r0, u.r1 + 1))
-        sort_c.append(np.full(n, u.col))
+        sort_r.append(rows_of)
+        sort_c.append(cols_of)
     for key, res in run.per_cell.items():
         keys.append(key)
         results.append(res)
@@ -1236,12 +1194,14 @@ class _Reasons:
         self.unit_at: dict[tuple[str, int], list[Unit]] = {}
         for u in units:
             if u.why is None:
-                self.unit_at.setdefault((u.sheet, u.col), []).append(u)
+                cols = range(u.region[1], u.region[3] + 1) if u.region else (u.col,)
+                for c in cols:
+                    self.unit_at.setdefault((u.sheet, c), []).append(u)
         self.memo: dict[tuple[str, str], tuple[str, str]] = {}
 
     def _unit(self, sheet: str, row: int, col: int) -> Unit | None:
         for u in self.unit_at.get((sheet, col), ()):
-            if u.r0 <= row <= u.r1:
+            if (u.region[0] <= row <= u.region[2]) if u.region else u.r0 <= row <= u.r1:
                 return u
         return None
 
@@ -1325,9 +1285,10 @@ class _Reasons:
     def _source(self, u: Unit, row: int, code: str):
         """(sheet, row, col) of the first input holding the same error, in formulas' order."""
         inputs = {}
+        base = u.r0 if u.region else row  # an array formula's references: from its anchor
         for ref in u.compiled.refs:
-            ra = ref.r1 + row if ref.r1_rel else ref.r1
-            rb = ref.r2 + row if ref.r2_rel else ref.r2
+            ra = ref.r1 + base if ref.r1_rel else ref.r1
+            rb = ref.r2 + base if ref.r2_rel else ref.r2
             name = self._node_id(ref, ra, rb)
             inputs.setdefault(name, (ref.sheet, ra, ref.c1, rb, ref.c2))
         for name in sorted(inputs):

@@ -183,6 +183,9 @@ class Compiled:
     rewritten: bool  # the pre-pass changed the text
     refs: list[Rng]  # every reference (for dependencies and error reasons)
     rw_template: object = None  # refs.Template of the rewritten text (rendering)
+    #: why the block kernels cannot evaluate it (a function returning an array where one
+    #: value belongs): evaluated in array mode (:mod:`rooflinexl.recalc.arrays`)
+    arrays_inside: str | None = None
 
 
 # ------------------------------------------------------------------- parsing
@@ -279,7 +282,8 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
 
     ``row1`` (default row0) is the block's last row: a table's ``[@col]``
     reference is checked to resolve for every row in between. ``array``: an array
-    formula's, whose top function may return an array (:data:`_ARRAY_RESULT`).
+    formula's (evaluated in array mode), whose functions may return arrays
+    (:data:`_ARRAY_RESULT`); elsewhere such a function sets ``arrays_inside``.
     """
     row1 = row0 if row1 is None else row1
     tables = ctx.book.tables
@@ -343,12 +347,14 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
         node = _build(tree, ctx, sheet, row0, col, tpl, sticky, refs)
     except RecursionError:  # ~1,000 chained operators (Excel allows 8,192 characters)
         raise Unsupported("formula too deeply nested for the block evaluator") from None
-    stack = list(node.args) if array and isinstance(node, Call) else [node]
-    while stack:  # an array result where one value belongs
+    stack = [] if array else [node]
+    arrays_inside = None
+    while stack:  # an array result where one value belongs: the array evaluator's
         x = stack.pop()
         if isinstance(x, Call):
             if x.per_row and x.name in _ARRAY_RESULT:
-                raise Unsupported(f"function {x.written} returns an array")
+                arrays_inside = f"function {x.written} returns an array"
+                break
             stack.extend(x.args)
     if sticky:
         from dataclasses import replace
@@ -363,7 +369,7 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
                                     for j, s in enumerate(p)))
                 k += 1
         tpl = replace(tpl, pieces=tuple(pieces))
-    return Compiled(node, body, rw.changed, refs, tpl)
+    return Compiled(node, body, rw.changed, refs, tpl, arrays_inside)
 
 
 def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, refs):

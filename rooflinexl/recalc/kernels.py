@@ -24,7 +24,7 @@ from rooflinexl.recalc.compile import SPILL, Arr, Call, Lit, Rng, Unsupported, a
 from rooflinexl.recalc.functions import EXCEL_NUMBERS, excel_numbers
 from rooflinexl.recalc.values import BOOL, EMPTY, ERR, NUM, OTHER, STR, Vec
 
-__all__ = ["BlockEval", "RangeArg"]
+__all__ = ["BlockEval", "RangeArg", "function_of"]
 
 
 def _formulas():
@@ -61,6 +61,10 @@ def _function(written: str):
         _TABLE.update({k: v for k, v in stat.items() if k not in _TABLE})
         f = _TABLE.get(written) or get_functions()[written]
     return f
+
+
+#: the per-cell engine's implementation of a function (public for the array evaluator)
+function_of = _function
 _NUMERIC = (NUM, BOOL, EMPTY)
 #: ranges (times the block's rows, for a relative one) larger than this go per cell
 _MAX_RANGE_CELLS = 20_000_000
