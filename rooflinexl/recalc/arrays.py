@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rooflinexl.addresses import column_letters
 from rooflinexl.recalc.compile import OPERATORS, Arr, Call, Lit, Rng, Unsupported
 from rooflinexl.recalc.functions import EXCEL_NUMBERS, excel_numbers
 from rooflinexl.recalc.kernels import BlockEval, function_of
@@ -244,6 +245,18 @@ class ArrayEval:
             raise Unsupported("a range too large to hold as an array")
         return self.store.objects(node.sheet, a, node.c1, b, node.c2).copy().view(_Array)
 
+    def reference(self, node: Rng, values):
+        """A reference as formulas' ``Ranges`` holding ``values`` (INDEX answers a
+        reference by Excel's rules for references: one position in a 2-D range is
+        #REF!, where an array gives the whole row)."""
+        from formulas.ranges import Ranges
+
+        if values is _ERRORS["#VALUE!"] or _grid(values) is None:
+            return values
+        a, b = self._rows(node)
+        ref = f"{column_letters(node.c1)}{a}:{column_letters(node.c2)}{b}"
+        return Ranges().push(ref, np.asarray(values, dtype=object))
+
     # -------------------------------------------------------------- calls
     def call(self, node: Call):
         name = node.name
@@ -258,12 +271,16 @@ class ArrayEval:
         if name in EXCEL_NUMBERS:
             return self.numbers(node)
         args = [self.value(a) for a in node.args]
+        if name == "INDEX" and node.args and isinstance(node.args[0], Rng):
+            args[0] = self.reference(node.args[0], args[0])
         if name in _ELEMENTWISE or node.written in _OPERATORS:
             args = excel_broadcast(args)
         fn = _OPERATORS[node.written] if node.written in _OPERATORS else function_of(
             node.written)
         if isinstance(fn, dict):
             fn = fn["function"]
+        if name == "INDEX":  # formulas' impure wrapper: its first argument is "compiling"
+            args = [False, *args]
         try:
             res = fn(*args)
         except Exception as ex:  # noqa: BLE001 - formulas' own failure: per cell, as there
