@@ -85,6 +85,17 @@ def _scalar(x):
     return x
 
 
+def _like(res, new_x):
+    """TREND's (GROWTH's) values in the shape of ``new_x`` (Microsoft, "TREND function":
+    one y-value per new x), where formulas returns a row of new x-values as a column."""
+    g, x = _grid(res), _grid(new_x)
+    if g is None or x is None or g.size != x.size or g.shape == x.shape or 1 not in x.shape:
+        return res
+    if 1 not in g.shape:
+        return res
+    return g.reshape(x.shape)
+
+
 def excel_broadcast(values: list) -> list:
     """Arguments of an element-wise operation brought to one shape as Excel does.
 
@@ -131,7 +142,9 @@ def lay_out(result, height: int, width: int) -> np.ndarray:
     """An array formula's ``result`` over its range of ``height`` x ``width`` cells.
 
     A single value fills the range; a result of one row repeats down, one column
-    repeats across; cells past the result's end are ``#N/A`` -- or the filler the
+    repeats across; a list (a 1-D result: formulas' MODE.MULT, TREND) lies along the
+    range (down a one-column range, else across), as the per-cell engine lays it;
+    cells past the result's end are ``#N/A`` -- or the filler the
     function's result carries (formulas' ``_default``: TRUE for ``ISNA``, FALSE for
     ``ISNUMBER``), which is what Excel computes there: it evaluates those cells with
     ``#N/A`` for the missing elements.
@@ -140,6 +153,8 @@ def lay_out(result, height: int, width: int) -> np.ndarray:
     >>> [[str(x) for x in row] for row in r]
     [['1.0', '2.0', '#N/A'], ['1.0', '2.0', '#N/A']]
     """
+    if isinstance(result, np.ndarray) and result.ndim == 1 and width == 1:
+        result = result.reshape(-1, 1)  # a list (1-D) lies along a one-column range
     g = _grid(result)
     out = np.empty((height, width), dtype=object)
     if g is None:
@@ -245,13 +260,19 @@ class ArrayEval:
             raise Unsupported("a range too large to hold as an array")
         return self.store.objects(node.sheet, a, node.c1, b, node.c2).copy().view(_Array)
 
-    def reference(self, node: Rng, values):
-        """A reference as formulas' ``Ranges`` holding ``values`` (INDEX answers a
-        reference by Excel's rules for references: one position in a 2-D range is
-        #REF!, where an array gives the whole row)."""
+    def index_source(self, node: Rng, values, pos: list):
+        """INDEX's first argument, a reference: its values (Excel's rules for one row and
+        column position each, :func:`rooflinexl.recalc.functions.index_array`: 0 the
+        whole column or row), or formulas' ``Ranges`` holding them where a reference
+        answers otherwise -- one position in a 2-D range is #REF!, an area number, an
+        array of positions -- as the per-cell engine answers."""
         from formulas.ranges import Ranges
 
-        if values is _ERRORS["#VALUE!"] or _grid(values) is None:
+        g = _grid(values)
+        if g is None:
+            return values
+        if not (len(pos) == 1 and g.shape[0] > 1 and g.shape[1] > 1 or len(pos) > 2 or any(
+                _grid(p) is not None and _grid(p).size != 1 for p in pos)):
             return values
         a, b = self._rows(node)
         ref = f"{column_letters(node.c1)}{a}:{column_letters(node.c2)}{b}"
@@ -271,8 +292,11 @@ class ArrayEval:
         if name in EXCEL_NUMBERS:
             return self.numbers(node)
         args = [self.value(a) for a in node.args]
-        if name == "INDEX" and node.args and isinstance(node.args[0], Rng):
-            args[0] = self.reference(node.args[0], args[0])
+        if name == "INDEX":  # a one-cell position is one value (the engine's Ranges is)
+            args[1:] = [_scalar(g[0, 0]) if (g := _grid(p)) is not None and g.size == 1
+                        else p for p in args[1:]]
+            if node.args and isinstance(node.args[0], Rng):
+                args[0] = self.index_source(node.args[0], args[0], args[1:])
         if name in _ELEMENTWISE or node.written in _OPERATORS:
             args = excel_broadcast(args)
         fn = _OPERATORS[node.written] if node.written in _OPERATORS else function_of(
@@ -285,19 +309,24 @@ class ArrayEval:
             res = fn(*args)
         except Exception as ex:  # noqa: BLE001 - formulas' own failure: per cell, as there
             raise Unsupported(f"{node.written} failed ({type(ex).__name__})") from None
-        return self._result(res)
+        res = self._result(res)
+        if name in ("TREND", "GROWTH") and len(args) >= 3:
+            res = _like(res, args[2])
+        return res
 
     @staticmethod
     def _result(res):
         if hasattr(res, "ranges") and hasattr(res, "value"):
             res = res.value
-        if isinstance(res, (list, tuple)):  # formulas' MODE.MULT: Excel's is vertical
-            res = np.array([[x] for x in res] or [[_ERRORS["#N/A"]]], dtype=object)
+        if isinstance(res, (list, tuple)):  # formulas' MODE.MULT, TREND: a list
+            res = np.array(list(res) or [_ERRORS["#N/A"]], dtype=object)
+            if res.ndim != 1:
+                raise Unsupported("an array inside an array")
         if isinstance(res, np.ndarray):
             if res.ndim == 0:
                 return res.item()
-            if res.ndim == 1:
-                res = res.reshape(1, -1)
+            if res.ndim == 1:  # kept 1-D: lay_out lays it along its range
+                return res.astype(object)
             if res.dtype != object:
                 res = res.astype(object)
             for x in res.reshape(-1).tolist():
