@@ -42,6 +42,9 @@ ARRAY_CASES = [
     # STATISTICAL!T69:T70: MODE.MULT's array is vertical
     ("E1", [[0.1, 0.3, -0.1]], "T1:T2", '=_xlfn.MODE.MULT(E1:F1,F1:G1,G1:H1,"29/02/1900")',
      [[0.3], [-0.1]]),
+    # LOGICAL!AH11:AI11: IFS element by element
+    ("C1", [[0, 1, 2.3, 0, -1, None, "0", True]], "AH1:AI1",
+     "=_xlfn.IFS(C1:D1,J1,E1:F1,G1)", [[-1, True]]),
     # CORE!M14:N16: IFERROR element by element
     ("I1", [[9, "#N/A"], [9, "#N/A"], ["#N/A", "#N/A"]], "M1:N3", "=IFERROR(I1:J3,1)",
      [[9, 1], [9, 1], [1, 1]]),
@@ -54,6 +57,11 @@ PLAIN_CASES = [
     ("C1", [[-1.1, 2.1, 3, 4], [-2, 1.1, 2, 3]], "R2", "=INDEX(C1:E2,2)", "#REF!"),
     ("C1", [[-1.1, 2.1, 3, 4], [-2, 1.1, 2, 3]], "R3", "=INDEX(C1:E2,-1)", "#VALUE!"),
     ("C1", [[-1.1, 2.1, 3, 4], [-2, 1.1, 2, 3]], "S1", "=INDEX(D1:F1,1,2)", 3),
+    # LOOKUP!R5:U5: CHOOSE (in array mode: the block kernels have none)
+    ("C1", [[-2, 1.1, 3, 4]], "R1", "=CHOOSE(C1,1,2,3)", "#VALUE!"),
+    ("C1", [[-2, 1.1, 3, 4]], "S1", "=CHOOSE(D1,1,2,3)", 1),
+    ("C1", [[-2, 1.1, 3, 4]], "T1", "=CHOOSE(E1,1,2,3)", 3),
+    ("C1", [[-2, 1.1, 3, 4]], "U1", "=CHOOSE(F1,1,2,3)", "#VALUE!"),
     # CORE!M30: a function returning an array inside SUM
     ("A1", [[0]], "M1", "=SUM(MINVERSE({1,2,-1;3,4,-1;0,2,0}))",
      pytest.approx(-0.5, rel=1e-12)),

@@ -13,7 +13,7 @@ one dependency graph instead of going to the per-cell engine.
 Rules (Microsoft, "Guidelines and examples of array formulas" and "Dynamic array
 formulas in non-dynamic aware Excel", read 2026-12-01):
 
-* operators and IF, IFERROR, IFNA and CHOOSE work element by element; an array of
+* operators and IF, IFERROR, IFNA, CHOOSE, IFS and SWITCH work element by element; an array of
   one row (column) stretches down (across); otherwise the result is as large as the
   largest argument and its cells outside a smaller argument are ``#N/A``
   (:func:`excel_broadcast`);
@@ -54,7 +54,7 @@ _Array, _OPERATORS, _ERRORS = _formulas()
 #: ranges larger than this are not held as one array
 _MAX_CELLS = 20_000_000
 #: functions applied element by element with Excel's broadcasting of their arguments
-_ELEMENTWISE = frozenset({"IF", "IFERROR", "IFNA", "CHOOSE"})
+_ELEMENTWISE = frozenset({"IF", "IFERROR", "IFNA", "CHOOSE", "IFS", "SWITCH"})
 #: functions that read their argument as a reference, or depend on where or when they
 #: run: not evaluated here
 _REFUSED = frozenset({"OFFSET", "INDIRECT", "ISREF", "AREAS", "CELL", "ISFORMULA",

@@ -28,7 +28,7 @@ from rooflinexl.recalc.parser import ParseError, parse
 from rooflinexl.recalc.prepass import date_1904_problem, rewrite_formula, used_area
 from rooflinexl.recalc.refs import MAX_COL, MAX_ROW, template
 
-__all__ = ["SPILL", "Arr", "Call", "Lit", "Node", "Rng", "Unsupported", "array_constant",
+__all__ = ["ARRAY_MODE", "Arr", "Call", "Lit", "Node", "Rng", "Unsupported", "array_constant",
            "compile_block", "Compiled", "per_row_function"]
 
 
@@ -85,9 +85,6 @@ class Call:
     name: str  # canonical: '+', 'u-', 'IF', 'XLOOKUP', 'MATMUL_TIME' ...
     args: list = field(default_factory=list)
     written: str = ""  # the name as written (for formulas' function table)
-    #: INDEX at the top of an array formula split into columns: this column's offset in
-    #: the array's range (row or column 0 then spreads the whole row/column over it)
-    spread: int | None = None
     #: a function without a block kernel, called row by row as the per-cell engine does
     per_row: bool = False
 
@@ -126,9 +123,11 @@ FUNCTIONS = frozenset({
     "INDEX", "MATCH", "VLOOKUP", "HLOOKUP", "XLOOKUP", "ROW", "COLUMN",
 })
 
+#: functions evaluated only in array mode (:mod:`rooflinexl.recalc.arrays`): element-wise
+#: choices that formulas computes over arrays, evaluated there with all their arguments
+ARRAY_MODE = frozenset({"CHOOSE", "IFS", "SWITCH"})
 
-#: the node that spreads an array formula's result over its range (a column of it per block)
-SPILL = "{spill}"
+
 
 #: functions formulas also knows with the _xlfn. prefix Excel writes
 _PREFIXED = frozenset({"IFNA", "XLOOKUP"})
@@ -387,6 +386,8 @@ def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, refs):
         if up in ctx.registered:
             return Call(up, kids, up)
         canon = _canonical(written)
+        if canon in ARRAY_MODE:  # no block kernel: the block finds so, and goes to arrays
+            return Call(canon, kids, up)
         if canon not in FUNCTIONS:
             if per_row_function(written) and all(
                     k >= len(kids) or isinstance(kids[k], Lit)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rooflinexl.recalc.compile import SPILL, Arr, Call, Lit, Rng, Unsupported, array_constant
+from rooflinexl.recalc.compile import Arr, Call, Lit, Rng, Unsupported, array_constant
 from rooflinexl.recalc.functions import EXCEL_NUMBERS, excel_numbers
 from rooflinexl.recalc.values import BOOL, EMPTY, ERR, NUM, OTHER, STR, Vec
 
@@ -860,37 +860,6 @@ class BlockEval:
             return self._numbers_rows(node, parts, np.arange(n), n)
         return self._reduce_rows(node.written, parts, np.arange(n))
 
-    def f_spill(self, node: Call) -> Vec:
-        """Column ``node.spread`` of an array formula's range (``node.args[1]`` columns
-        wide): formulas' function called once over its arguments as arrays, its result
-        laid over the range as the per-cell engine lays it (formulas' reshape: one row or
-        column repeated, the function's own filler where the result is smaller, e.g.
-        TRUE for ISNA, as Excel pads the arguments with #N/A)."""
-        from formulas.ranges import _reshape_array_as_excel
-
-        call, width = node.args[0], node.args[1].value
-        fn = self._fn(call.written)
-        args = []
-        for kind, p in self._parts(call):  # fixed arguments: one value each
-            if kind in ("vec", "bare") and len(p) != 1 or kind == "range" and p.per_row:
-                raise Unsupported("an array formula over a relative range")
-            if kind == "vec":  # one cell, as formulas passes it
-                args.append(np.array([[p.objects()[0]]], dtype=object).view(_Array))
-            elif kind == "bare":
-                args.append(p.objects()[0])
-            else:
-                args.append(p.objects if kind == "range" else p)
-        try:
-            res = fn(*args)
-        except Exception as ex:  # noqa: BLE001 - formulas' own failure: per cell, as there
-            raise Unsupported(f"{call.written} failed ({type(ex).__name__})") from None
-        res = res.value if hasattr(res, "ranges") else res
-        if not isinstance(res, _Array):
-            res = np.asarray([[res]] if not np.ndim(res) else res, dtype=object)
-        laid = _reshape_array_as_excel(res, (self.n, width))
-        return self._classify([x.reshape(-1)[0] if isinstance(x, np.ndarray) else x
-                               for x in laid[:, node.spread].tolist()])
-
     def _delegated(self, node: Call) -> Vec:
         args = [self.value(a) for a in node.args]
         return self.delegate(node.written, args, [isinstance(a, Lit) for a in node.args])
@@ -943,25 +912,6 @@ class BlockEval:
         else:
             c, bad_c = _int_positions(col, n)
         r, c = r - 1, c - 1
-        whole = ((r == -1) | (c == -1)) & np.array([x is None for x in code.tolist()])
-        if whole.any() and node.spread is not None:
-            # row or column 0: the whole column or row (Microsoft: "If you set row_num or
-            # column_num to 0, INDEX returns the array of values for the entire column or
-            # row"); in an array formula cell (i, j) of its range gets that array's (i, j),
-            # a one-row/one-column result repeated, #N/A past its end, as Excel fills arrays.
-            # Elsewhere (a plain cell) it stays the first element, as the per-cell path does.
-            m = self.n
-            r, c = np.broadcast_to(r, m).copy(), np.broadcast_to(c, m).copy()
-            bad_r, bad_c = np.broadcast_to(bad_r, m), np.broadcast_to(bad_c, m)
-            code = np.array(np.broadcast_to(code, m), dtype=object)
-            n = m
-            i = np.arange(m)
-            for pos, size, off in ((r, h, i), (c, w, np.full(m, node.spread))):
-                sel = pos == -1
-                past = sel & (size > 1) & (off >= size)
-                pos[sel] = np.where(size > 1, off, 0)[sel]
-                code[past & np.array([x is None for x in code.tolist()])] = _ERRORS["#N/A"]
-                pos[past] = 0
         free = np.array([x is None for x in code.tolist()])
         code[((r < -1) | (c < -1) | bad_r | bad_c) & free] = _ERRORS["#VALUE!"]
         r, c = np.maximum(r, 0), np.maximum(c, 0)
@@ -1248,8 +1198,7 @@ def _literal(node) -> bool:
 _BARE = frozenset({"AND", "OR", "SUM", "PRODUCT", "MIN", "MAX", "AVERAGE", "TRUE", "FALSE",
                    "NA"})
 
-_METHOD = {SPILL: "spill",
-           "+": "add", "-": "sub", "*": "mul", "/": "div", "^": "pow", "&": "concat",
+_METHOD = {"+": "add", "-": "sub", "*": "mul", "/": "div", "^": "pow", "&": "concat",
            "=": "eq", "<>": "ne", "<": "lt", ">": "gt", "<=": "le", ">=": "ge",
            "u-": "neg", "u+": "pos", "%": "percent"}
 
