@@ -87,7 +87,8 @@ def _scalar(x):
 
 def _like(res, new_x):
     """TREND's (GROWTH's) values in the shape of ``new_x`` (Microsoft, "TREND function":
-    one y-value per new x), where formulas returns a row of new x-values as a column."""
+    one y-value per new x; new_x omitted is known_x, known_x omitted {1,2,3,...} as large
+    as known_y), where formulas returns a row of new x-values as a column."""
     g, x = _grid(res), _grid(new_x)
     if g is None or x is None or g.size != x.size or g.shape == x.shape or 1 not in x.shape:
         return res
@@ -310,8 +311,8 @@ class ArrayEval:
         except Exception as ex:  # noqa: BLE001 - formulas' own failure: per cell, as there
             raise Unsupported(f"{node.written} failed ({type(ex).__name__})") from None
         res = self._result(res)
-        if name in ("TREND", "GROWTH") and len(args) >= 3:
-            res = _like(res, args[2])
+        if name in ("TREND", "GROWTH") and args:  # new_x, by default known_x, known_y
+            res = _like(res, args[min(len(args), 3) - 1])
         return res
 
     @staticmethod
