@@ -293,9 +293,11 @@ class ArrayEval:
         if name in EXCEL_NUMBERS:
             return self.numbers(node)
         args = [self.value(a) for a in node.args]
-        if name == "INDEX":  # a one-cell position is one value (the engine's Ranges is)
-            args[1:] = [_scalar(g[0, 0]) if (g := _grid(p)) is not None and g.size == 1
-                        else p for p in args[1:]]
+        if name == "INDEX":  # a one-cell reference as a position is one value (the
+            # per-cell engine's Ranges of one cell is; an array constant or a computed
+            # 1x1 array is an array to it)
+            args[1:] = [_scalar(p[0, 0]) if isinstance(a, Rng) and a.is_cell else p
+                        for a, p in zip(node.args[1:], args[1:], strict=True)]
             if node.args and isinstance(node.args[0], Rng):
                 args[0] = self.index_source(node.args[0], args[0], args[1:])
         if name in _ELEMENTWISE or node.written in _OPERATORS:

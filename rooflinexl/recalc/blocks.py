@@ -35,6 +35,7 @@ compare both paths on generated workbooks.
 from __future__ import annotations
 
 import bisect
+import re
 import shutil
 import tempfile
 import time
@@ -232,7 +233,6 @@ def _reads_of_compiled(u: Unit) -> list:
 
 def _reads_per_cell(u: Unit, ctx: Context) -> list | None:
     """What a per-cell unit reads, from its text; None when it cannot be told."""
-    from rooflinexl.recalc.compile import parse_a1
     from rooflinexl.recalc.parser import references
     from rooflinexl.recalc.prepass import rewrite_formula
 
@@ -250,32 +250,24 @@ def _reads_per_cell(u: Unit, ctx: Context) -> list | None:
             if "static intersection" in rw.kinds:
                 return None  # the overlap of the rows between need not lie between
             body = rw.text.replace("\n", "")
-            spans, calls = references(body[1:] if body.startswith("=") else body)
+            body = body[1:] if body.startswith("=") else body
         except Exception:  # noqa: BLE001 - cannot tell: assume it reads anything
             return None
-        if any(c.upper().replace("_XLFN.", "") in ("INDIRECT", "OFFSET") for c in calls):
-            return None
-        for span in spans:
-            ref = parse_a1(span, u.sheet)
-            if ref is None:
-                if ":" in span or "!" in span:
-                    return None  # a whole row or column, a sheet-scoped name
-                try:
-                    rng = ctx.name(span)
-                except Unsupported:
-                    if span.upper() in ctx.names:
-                        inner = _name_reads(ctx, span)
-                        if inner is None:
-                            return None  # a name we cannot place
-                        out.extend(inner)
-                    continue
-                out.append((rng.sheet, rng.r1, rng.c1, rng.r2, rng.c2))
-                continue
-            try:
-                sheet = ctx.sheet(ref[0])
-            except Unsupported:
+        try:
+            spans, calls = references(body)
+        except Exception:  # noqa: BLE001 - a construct the parser refuses: its tokens
+            reads = _reads_of_tokens(body, u.sheet, ctx)
+            if reads is None:
                 return None
-            out.append((sheet, *ref[1:]))
+            out.extend(reads)
+            continue
+        literal = _indirect_literals(body, calls)
+        if literal is None:
+            return None
+        reads = _span_reads(spans + literal, u.sheet, ctx)
+        if reads is None:
+            return None
+        out.extend(reads)
     if u.r0 != u.r1:  # a per-cell run: the rows in between read the rows in between
         spans: dict = {}
         for s, r1, c1, r2, c2 in out:
@@ -285,29 +277,122 @@ def _reads_per_cell(u: Unit, ctx: Context) -> list | None:
     return out
 
 
-def _name_reads(ctx: Context, name: str) -> list | None:
+_INDIRECT_LITERAL = re.compile(r'(?i)\bINDIRECT\(\s*"([^"]*)"\s*\)')
+
+
+def _indirect_literals(body: str, calls: list[str]) -> list[str] | None:
+    """The reference texts of ``INDIRECT("...")`` calls with one text literal (what they
+    read); None when a call is OFFSET or an INDIRECT of anything else."""
+    dynamic = [c.upper().replace("_XLFN.", "") for c in calls]
+    if "OFFSET" in dynamic:
+        return None
+    found = _INDIRECT_LITERAL.findall(body)
+    if len(found) != dynamic.count("INDIRECT"):
+        return None
+    return found
+
+
+def _span_reads(spans: list[str], sheet: str, ctx: Context, depth: int = 0) -> list | None:
+    """The cells reference spans read (``S!A1:B2``, a defined name, a name whose text is a
+    formula, followed); None when one cannot be placed. A reference to a sheet the
+    workbook does not have (another workbook's) reads none of its cells."""
+    from rooflinexl.recalc.compile import parse_a1
+
+    out = []
+    for span in spans:
+        if span.startswith(("[", "'[")):
+            continue  # another workbook's reference: its cached value
+        ref = parse_a1(span, sheet)
+        if ref is not None:
+            if "[" in ref[0] or ref[0].casefold() not in ctx.sheet_names:
+                continue  # another workbook's cell (its cached value), or #REF!
+            out.append((ctx.sheet(ref[0]), *ref[1:]))
+            continue
+        if ":" in span or "!" in span:
+            return None  # a whole row or column, a sheet-scoped name
+        try:
+            rng = ctx.name(span)
+        except Unsupported:
+            if span.upper() in ctx.names:
+                if depth > 16:
+                    return None
+                inner = _name_reads(ctx, span, depth + 1)
+                if inner is None:
+                    return None  # a name we cannot place
+                out.extend(inner)
+            continue
+        out.append((rng.sheet, rng.r1, rng.c1, rng.r2, rng.c2))
+    return out
+
+
+def _name_reads(ctx: Context, name: str, depth: int = 0) -> list | None:
     """What a defined name that is a formula (``=FALSE``, ``=Sheet1!$A$1*2``) reads: its
-    sheet-qualified cell references; None when it cannot be told."""
+    sheet-qualified cell references and the names it uses; None when it cannot be told."""
     from rooflinexl.recalc.compile import parse_a1
     from rooflinexl.recalc.parser import references
 
     text = ctx.names[name.upper()]
+    body = text[1:] if text.startswith("=") else text
     try:
-        spans, calls = references(text[1:] if text.startswith("=") else text)
-    except Exception:  # noqa: BLE001 - cannot tell
-        return None
+        spans, calls = references(body)
+    except Exception:  # noqa: BLE001 - a construct the parser refuses: its tokens
+        return _reads_of_tokens(body, "", ctx, depth)
     if any(c.upper().replace("_XLFN.", "") in ("INDIRECT", "OFFSET") for c in calls):
         return None
-    out = []
     for span in spans:
         ref = parse_a1(span, "")
-        if ref is None or not ref[0]:
-            return None  # another name, a whole column, a reference without its sheet
-        try:
-            out.append((ctx.sheet(ref[0]), *ref[1:]))
-        except Unsupported:
+        if ref is not None and not ref[0]:
+            return None  # a cell without its sheet: relative to where the name is used
+    return _span_reads(spans, "", ctx, depth)
+
+
+_STRING = re.compile(r'"(?:[^"]|"")*"')
+_CELL_TOKEN = re.compile(
+    r"(?:(?P<sheet>'(?:[^']|'')+'|[^\s'!:(),;{}+\-*/&=<>^%\[\]]+)!)?"
+    r"(?<![\w.$])(?P<cell>\$?[A-Za-z]{1,3}\$?[0-9]+)(?![\w.(!])")
+_WORD = re.compile(r"(?<![\w.$!'\]])([A-Za-z_\\][\w.]*)(?![\w.(!\[])")
+_WHOLE = re.compile(r"(?<![\w.])\$?(?:[A-Za-z]{1,3}:\$?[A-Za-z]{1,3}|[0-9]+:\$?[0-9]+)(?![\w.])")
+
+
+def _reads_of_tokens(body: str, sheet: str, ctx: Context, depth: int = 0) -> list | None:
+    """What a formula the parser refuses (a chain of range operators ``A1:B2:C3``, another
+    workbook's reference ...) reads, from its reference tokens: on each sheet the
+    rectangle around every cell and defined name it names there (a range operator's
+    result lies within it); None when that cannot be told (a whole row or column,
+    INDIRECT, OFFSET, a name we cannot place)."""
+    from rooflinexl.addresses import unquote_sheet
+    from rooflinexl.recalc.compile import parse_a1
+
+    text = _STRING.sub('""', body)
+    if _WHOLE.search(text) or re.search(r"(?i)\b(?:_xlfn\.)?(?:INDIRECT|OFFSET)\s*\(", text):
+        return None
+    boxes: dict[str, list[int]] = {}
+
+    def add(s: str, r1: int, c1: int, r2: int, c2: int) -> None:
+        b = boxes.get(s)
+        if b is None:
+            boxes[s] = [r1, c1, r2, c2]
+        else:
+            b[:] = [min(b[0], r1), min(b[1], c1), max(b[2], r2), max(b[3], c2)]
+
+    for m in _CELL_TOKEN.finditer(text):
+        if not m.group("sheet") and not sheet:
+            return None  # a defined name's cell without its sheet: relative to its user
+        s = unquote_sheet(m.group("sheet")) if m.group("sheet") else sheet
+        if "[" in s or s.casefold() not in ctx.sheet_names:
+            continue  # another workbook's cell, or #REF!
+        ref = parse_a1(m.group("cell"), s)
+        add(ctx.sheet(s), ref[1], ref[2], ref[3], ref[4])
+    for m in _WORD.finditer(_CELL_TOKEN.sub(" ", text)):
+        word = m.group(1)
+        if word.upper() not in ctx.names:
+            continue
+        reads = _span_reads([word], sheet, ctx, depth + 1)
+        if reads is None:
             return None
-    return out
+        for s, r1, c1, r2, c2 in reads:
+            add(s, r1, c1, r2, c2)
+    return [(s, *b) for s, b in boxes.items()]
 
 
 def _lag(u: Unit) -> int:
