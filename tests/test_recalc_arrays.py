@@ -148,3 +148,35 @@ def test_excel_broadcast_pads_with_na():
     assert x is a and [str(v) for v in y[0]] == ["10.0", "20.0", NA]
     c = np.array([[10.0], [20.0]], dtype=object)
     assert excel_broadcast([a, c]) == [a, c]  # numpy's broadcasting is Excel's here
+
+
+def test_cells_left_per_cell_read_what_their_text_names(tmp_path):
+    """The per-cell engine gets a copy holding only what its cells read; what they read is
+    told from their text (INDIRECT of a text, names that are formulas, ``[0]!`` -- this
+    workbook) and must be all of it. Values by hand: A1:A4 = 1, 2, 3, 4; B1:B4 = 10, 20,
+    30, 40; E1:E2 = 5, 7."""
+    from openpyxl.workbook.defined_name import DefinedName
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    for r in range(1, 5):
+        ws[f"A{r}"] = r
+        ws[f"B{r}"] = 10 * r
+    wb.defined_names["inner"] = DefinedName("inner", attr_text="S!$B$4")
+    wb.defined_names["tot"] = DefinedName("tot", attr_text="SUM(S!$B$1:$B$3)+inner")
+    ws["E1"], ws["E2"] = 5, 7
+    wb.defined_names["col"] = DefinedName("col", attr_text="S!$E$1:$E$2")
+    cases = {"C1": ('=SUM(INDIRECT("A1"):INDIRECT("A3"))', 6),  # the range between: A2 too
+             "C2": ('=INDIRECT("A4")*2', 8),
+             "C3": ("=tot", 100),
+             "C4": ("=SUM([0]!col)", 12)}
+    for cell, (formula, _) in cases.items():
+        ws[cell] = formula
+    ws["D1"] = "=A1+1"  # a block: the per-cell engine then gets a pruned copy
+    path = tmp_path / "reads.xlsx"
+    wb.save(path)
+    for engine in ENGINES:
+        ev = recalc_book(path, write=False, engine=engine).evaluation
+        got = {c: ev.cells[("S", c)].value for c in cases}
+        assert all(matches_excel(got[c], w) for c, (_, w) in cases.items()), (engine, got)

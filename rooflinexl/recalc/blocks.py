@@ -278,6 +278,8 @@ def _reads_per_cell(u: Unit, ctx: Context) -> list | None:
 
 
 _INDIRECT_LITERAL = re.compile(r'(?i)\bINDIRECT\(\s*"([^"]*)"\s*\)')
+#: INDIRECT next to a range operator: the range between reads more than either end
+_INDIRECT_RANGE = re.compile(r'(?i)\bINDIRECT\(\s*"[^"]*"\s*\)\s*:|:\s*(?:_xlfn\.)?INDIRECT\b')
 
 
 def _indirect_literals(body: str, calls: list[str]) -> list[str] | None:
@@ -287,7 +289,7 @@ def _indirect_literals(body: str, calls: list[str]) -> list[str] | None:
     if "OFFSET" in dynamic:
         return None
     found = _INDIRECT_LITERAL.findall(body)
-    if len(found) != dynamic.count("INDIRECT"):
+    if len(found) != dynamic.count("INDIRECT") or found and _INDIRECT_RANGE.search(body):
         return None
     return found
 
@@ -300,7 +302,10 @@ def _span_reads(spans: list[str], sheet: str, ctx: Context, depth: int = 0) -> l
 
     out = []
     for span in spans:
-        if span.startswith(("[", "'[")):
+        if span.startswith(("[0]", "'[0]")):  # this workbook, written as external link 0
+            span = span.replace("[0]", "", 1)
+            span = span[1:] if span.startswith("!") else span
+        elif span.startswith(("[", "'[")):
             continue  # another workbook's reference: its cached value
         ref = parse_a1(span, sheet)
         if ref is not None:
@@ -363,7 +368,7 @@ def _reads_of_tokens(body: str, sheet: str, ctx: Context, depth: int = 0) -> lis
     from rooflinexl.addresses import unquote_sheet
     from rooflinexl.recalc.compile import parse_a1
 
-    text = _STRING.sub('""', body)
+    text = re.sub(r"\[0\]!?", "", _STRING.sub('""', body))  # [0]: this workbook
     if _WHOLE.search(text) or re.search(r"(?i)\b(?:_xlfn\.)?(?:INDIRECT|OFFSET)\s*\(", text):
         return None
     boxes: dict[str, list[int]] = {}
