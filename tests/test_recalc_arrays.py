@@ -170,7 +170,8 @@ def test_cells_left_per_cell_read_what_their_text_names(tmp_path):
     cases = {"C1": ('=SUM(INDIRECT("A1"):INDIRECT("A3"))', 6),  # the range between: A2 too
              "C2": ('=INDIRECT("A4")*2', 8),
              "C3": ("=tot", 100),
-             "C4": ("=SUM([0]!col)", 12)}
+             "C4": ("=SUM([0]!col)", 12),
+             "C5": ('=IFERROR(INDIRECT("ab")+1,33)', 33)}  # no reference: #REF!
     for cell, (formula, _) in cases.items():
         ws[cell] = formula
     ws["D1"] = "=A1+1"  # a block: the per-cell engine then gets a pruned copy

@@ -261,7 +261,8 @@ def _reads_per_cell(u: Unit, ctx: Context) -> list | None:
                 return None
             out.extend(reads)
             continue
-        literal = _indirect_literals(body, calls)
+        literal = _indirect_literals(body, calls, ctx.names,
+                                     {t.casefold() for t in ctx.book.tables})
         if literal is None:
             return None
         reads = _span_reads(spans + literal, u.sheet, ctx)
@@ -282,16 +283,28 @@ _INDIRECT_LITERAL = re.compile(r'(?i)\bINDIRECT\(\s*"([^"]*)"\s*\)')
 _INDIRECT_RANGE = re.compile(r'(?i)\bINDIRECT\(\s*"[^"]*"\s*\)\s*:|:\s*(?:_xlfn\.)?INDIRECT\b')
 
 
-def _indirect_literals(body: str, calls: list[str]) -> list[str] | None:
-    """The reference texts of ``INDIRECT("...")`` calls with one text literal (what they
-    read); None when a call is OFFSET or an INDIRECT of anything else."""
+def _indirect_literals(body: str, calls: list[str], names, tables) -> list[str] | None:
+    """The reference texts of ``INDIRECT("...")`` calls with one text literal, an A1
+    reference or one of the defined ``names`` (what they read; a text that is no
+    reference at all, #REF!, reads nothing); None when a call is OFFSET or an INDIRECT of
+    anything else, or of a text naming a table, a whole column ..."""
+    from rooflinexl.recalc.compile import parse_a1
+
     dynamic = [c.upper().replace("_XLFN.", "") for c in calls]
     if "OFFSET" in dynamic:
         return None
     found = _INDIRECT_LITERAL.findall(body)
     if len(found) != dynamic.count("INDIRECT") or found and _INDIRECT_RANGE.search(body):
         return None
-    return found
+    out = []
+    for text in found:
+        text = text.strip()
+        if parse_a1(text, "") is not None or text.upper() in names:
+            out.append(text)
+        elif any(ch in text for ch in "[!:") or text.casefold() in tables:
+            return None  # a table's column, a sheet-scoped name, whole columns ...
+        # else no reference (#REF!): reads nothing
+    return out
 
 
 def _span_reads(spans: list[str], sheet: str, ctx: Context, depth: int = 0) -> list | None:
