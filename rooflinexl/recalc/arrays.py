@@ -183,7 +183,7 @@ class ArrayEval:
     """
 
     def __init__(self, store, sheet: str, row: int, col: int, functions: dict, state,
-                 tokens, *, plain: bool = False, key=None):
+                 tokens, *, plain: bool = False):
         self.store = store
         #: a plain cell (not an array formula): a range outside every function call is
         #: the one cell in the formula's row or column (implicit intersection)
@@ -193,7 +193,7 @@ class ArrayEval:
         self.functions = functions
         self.state = state
         self.tokens = tokens
-        self.key = ("rooflinexl-array", sheet, row, col) if key is None else key
+        self.key = ("rooflinexl-array", sheet, row, col)  # our functions' error records
         self.records: list[tuple] = []
         self._calls = 0
 
@@ -262,18 +262,21 @@ class ArrayEval:
         return self.store.objects(node.sheet, a, node.c1, b, node.c2).copy().view(_Array)
 
     def index_source(self, node: Rng, values, pos: list):
-        """INDEX's first argument, a reference: its values (Excel's rules for one row and
-        column position each, :func:`rooflinexl.recalc.functions.index_array`: 0 the
-        whole column or row), or formulas' ``Ranges`` holding them where a reference
-        answers otherwise -- one position in a 2-D range is #REF!, an area number, an
-        array of positions -- as the per-cell engine answers."""
+        """INDEX's first argument, a reference: formulas' ``Ranges`` holding its values,
+        answered as the per-cell engine answers (an empty or text position #VALUE!, one
+        position in a 2-D range #REF! ...) -- except a row or column position 0 (numbers
+        only, one or two of them), whose whole column or row Excel returns (Microsoft,
+        "INDEX function"; :func:`rooflinexl.recalc.functions.index_array`), where formulas
+        takes its first cell: then its values."""
         from formulas.ranges import Ranges
 
         g = _grid(values)
         if g is None:
             return values
-        if not (len(pos) == 1 and g.shape[0] > 1 and g.shape[1] > 1 or len(pos) > 2 or any(
-                _grid(p) is not None and _grid(p).size != 1 for p in pos)):
+        numbers = [_scalar(p) for p in pos]
+        if (len(pos) == 2 or len(pos) == 1 and 1 in g.shape) and all(
+                isinstance(x, (int, float)) and not isinstance(x, bool) for x in numbers) and (
+                0 in [int(x) for x in numbers]):
             return values
         a, b = self._rows(node)
         ref = f"{column_letters(node.c1)}{a}:{column_letters(node.c2)}{b}"
