@@ -35,11 +35,12 @@ compare both paths on generated workbooks.
 from __future__ import annotations
 
 import bisect
+import re
 import shutil
 import tempfile
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from itertools import repeat
 from pathlib import Path
 
@@ -51,14 +52,11 @@ from rooflinexl.errors import ExcelError
 from rooflinexl.ooxml import Limits
 from rooflinexl.ooxml.sheetxml import paused_gc
 from rooflinexl.recalc import engine
+from rooflinexl.recalc.arrays import ArrayEval, first_value, lay_out
 from rooflinexl.recalc.compile import (
-    OPERATORS,
-    SPILL,
-    Arr,
     Call,
     Compiled,
     Context,
-    Lit,
     Rng,
     Unsupported,
     compile_block,
@@ -77,8 +75,6 @@ from rooflinexl.recalc.loader import (
 )
 from rooflinexl.recalc.prepass import held_rows, resolve_formulatext, set_text
 from rooflinexl.recalc.refs import (
-    MAX_COL,
-    MAX_ROW,
     group_keys,
     r1c1_key,
     render,
@@ -130,6 +126,9 @@ class Unit:
     cycle: int | None = None  # id of the cycle it is on, when the workbook iterates
     reads: list | None = None  # [(sheet, r1, c1, r2, c2)]; None = could read anything
     texts: list | None = None  # original text per row (None: a shared formula's child)
+    #: evaluated by arrays.ArrayEval: an array formula over ``region`` at once, or a
+    #: block row by row (its cells hold arrays the block kernels cannot)
+    array_mode: bool = False
 
     @property
     def cells(self) -> int:
@@ -171,14 +170,20 @@ def _units(book: Book, ctx: Context) -> list[Unit]:
                 tpls.append(tpl)
             else:
                 r0, c0, r1, c1 = fc.array_ref or (fc.row, fc.col, fc.row, fc.col)
-                if fc.kind == "array" and fc.array_ref:
-                    cols_of = _array_units(ctx, sheet.name, fc.text, fc.array_ref, len(units))
-                    if cols_of is not None:
-                        units.extend(cols_of)
-                        continue
                 why = ("array formula" if fc.kind == "array" else "what-if data table")
-                units.append(Unit(len(units), sheet.name, fc.col, fc.row, fc.row, -1, fc.text,
-                                  why=why, region=(r0, c0, r1, c1) if fc.array_ref else None))
+                u = Unit(len(units), sheet.name, fc.col, fc.row, fc.row, -1, fc.text,
+                         why=why, region=(r0, c0, r1, c1) if fc.array_ref else None)
+                if fc.kind == "array" and fc.array_ref:
+                    # evaluated once in array mode (arrays.ArrayEval), laid over its range
+                    u.array_ref = (f"{col_letters(c0)}{r0}:{col_letters(c1)}{r1}")
+                    u.texts = [fc.text]
+                    try:
+                        u.compiled = compile_block(ctx, sheet.name, r0, c0, fc.text,
+                                                   array=True)
+                        u.why, u.array_mode = None, True
+                    except Unsupported as ex:
+                        u.why = f"array formula: {ex}"
+                units.append(u)
         for c, (rows, ids, texts, tpls) in cols.items():
             r = np.asarray(rows, dtype=np.int64)
             k = np.asarray(ids, dtype=np.int64)
@@ -220,124 +225,6 @@ def _by_column(rows: list[int], cols: list[int], texts: list[str]) -> dict:
     for _first, (col, idx) in sorted(groups.items()):
         out[col] = (list(map(rows.__getitem__, idx)), list(map(texts.__getitem__, idx)))
     return out
-
-
-#: functions applied element by element to an array (an array formula's ranges)
-_ELEMENTWISE = frozenset({"IF", "IFERROR", "IFNA", "NOT", "ROUND", "ROUNDUP", "ROUNDDOWN",
-                          "ABS", "SQRT", "LN", "LOG10", "EXP", "INT", "MOD", "TRUNC", "SIGN",
-                          "LEN", "LOWER", "UPPER", "POWER"}) | OPERATORS
-
-
-def _array_units(ctx: Context, sheet: str, text: str, region, first_id: int) -> list | None:
-    """An array formula computed element by element (``{=First!A1:C7+Second!A1:C7}``,
-    ``{=First!1:1}``) as one block per column of its range; None when it is not one.
-
-    Each range in an element-wise position must be at least the region's height (or
-    one row) and width (or one column); cell (r, c) of the region then reads the
-    range's cell at the same offset, as Excel does. Anything else (a range inside
-    SUM, a range smaller than the region) stays on the per-cell path.
-    """
-    r0, c0, r1, c1 = region
-    try:
-        comp = compile_block(ctx, sheet, r0, c0, text, array=True)
-    except Unsupported:
-        return None
-    if r1 - r0 + 1 > MAX_ROW or c1 - c0 + 1 > MAX_COL:
-        return None
-
-    def absolute(ref: Rng) -> tuple[int, int]:
-        return (ref.r1 + r0 if ref.r1_rel else ref.r1), (ref.r2 + r0 if ref.r2_rel else ref.r2)
-
-    top = comp.tree
-    if isinstance(top, Call) and (top.per_row or top.name in ctx.registered) and all(
-            isinstance(a, (Lit, Rng, Arr)) or not _array_arg(a) for a in top.args):
-        # the function (formulas' or the engine's own) called once over the arguments as
-        # arrays (the others single values), as the per-cell engine does; its result
-        # spreads over the range (kernels.BlockEval.f_spill)
-        def fixed(node):
-            if isinstance(node, Rng):
-                ra, rb = absolute(node)
-                return Rng(node.sheet, ra, node.c1, rb, node.c2, False, False, node.name)
-            if isinstance(node, Call):
-                return replace(node, args=[fixed(a) for a in node.args])
-            return node
-
-        whole = fixed(top)
-        width = Lit(c1 - c0 + 1)
-        trees = [Call(SPILL, [whole, width], SPILL, spread=k) for k in range(c1 - c0 + 1)]
-        return _column_units(sheet, text, comp.text, region, first_id, trees)
-
-    def check(node, inside_reduction: bool) -> bool:
-        if isinstance(node, Rng):
-            if node.is_cell or inside_reduction:
-                return True
-            a, b = absolute(node)
-            h, w = b - a + 1, node.c2 - node.c1 + 1  # larger than the region: its top left
-            return (h == 1 or h >= r1 - r0 + 1) and (w == 1 or w >= c1 - c0 + 1)
-        if isinstance(node, Call):
-            if node.per_row and any(_array_arg(a) for a in node.args):
-                return False  # formulas' function over an array: its result is an array
-            red = inside_reduction or node.name not in _ELEMENTWISE
-            return all(check(a, red) for a in node.args)
-        return True
-
-    if not check(comp.tree, False):
-        return None
-
-    def at(node, c: int, inside_reduction: bool):
-        if isinstance(node, Rng):
-            if inside_reduction or node.is_cell:  # the same cells for every cell of the array
-                if node.fixed:
-                    return node
-                a, b = absolute(node)
-                return Rng(node.sheet, a, node.c1, b, node.c2, False, False, node.name)
-            a, b = absolute(node)
-            cc = node.c1 if node.c1 == node.c2 else node.c1 + (c - c0)
-            if a == b:
-                return Rng(node.sheet, a, cc, a, cc, False, False)
-            return Rng(node.sheet, a - r0, cc, a - r0, cc, True, True)
-        if isinstance(node, Call):
-            red = inside_reduction or node.name not in _ELEMENTWISE
-            spread = c - c0 if node.name == "INDEX" and not inside_reduction else None
-            return replace(node, args=[at(x, c, red) for x in node.args], spread=spread)
-        return node
-
-    return _column_units(sheet, text, comp.text, region, first_id,
-                         [at(comp.tree, c, False) for c in range(c0, c1 + 1)])
-
-
-def _column_units(sheet: str, text: str, rewritten: str, region, first_id: int,
-                  trees: list) -> list[Unit]:
-    """One block per column of an array formula's range, computing ``trees[k]`` in its
-    k-th column."""
-    r0, c0, r1, c1 = region
-    units = []
-    ref = f"{col_letters(c0)}{r0}:{col_letters(c1)}{r1}"
-    for k, c in enumerate(range(c0, c1 + 1)):
-        refs: list[Rng] = []
-        tree = trees[k]
-        stack = [tree]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, Rng):
-                refs.append(node)
-            elif isinstance(node, Call):
-                stack.extend(node.args)
-        u = Unit(first_id + k, sheet, c, r0, r1, -1, text)
-        u.compiled = Compiled(tree, rewritten, False, refs)
-        u.texts = [text] * (r1 - r0 + 1)
-        u.array_ref = ref
-        units.append(u)
-    return units
-
-
-def _array_arg(node) -> bool:
-    """Whether ``node`` holds a range of several cells or an array constant."""
-    if isinstance(node, Rng):
-        return not node.is_cell
-    if isinstance(node, Call):
-        return any(_array_arg(a) for a in node.args)
-    return isinstance(node, Arr)
 
 
 def _cell_texts(u: Unit) -> list[str]:
@@ -417,7 +304,6 @@ def _reads_of_compiled(u: Unit) -> list:
 
 def _reads_per_cell(u: Unit, ctx: Context) -> list | None:
     """What a per-cell unit reads, from its text; None when it cannot be told."""
-    from rooflinexl.recalc.compile import parse_a1
     from rooflinexl.recalc.parser import references
     from rooflinexl.recalc.prepass import rewrite_formula
 
@@ -435,34 +321,25 @@ def _reads_per_cell(u: Unit, ctx: Context) -> list | None:
             if "static intersection" in rw.kinds:
                 return None  # the overlap of the rows between need not lie between
             body = rw.text.replace("\n", "")
-            spans, calls = references(body[1:] if body.startswith("=") else body)
+            body = body[1:] if body.startswith("=") else body
         except Exception:  # noqa: BLE001 - cannot tell: assume it reads anything
             return None
-        if any(c.upper().replace("_XLFN.", "") in ("INDIRECT", "OFFSET") for c in calls):
-            return None
-        for span in spans:
-            ref = parse_a1(span, u.sheet)
-            if ref is None:
-                if ":" in span or "!" in span:
-                    return None  # a whole row or column, a sheet-scoped name
-                try:
-                    rng = ctx.name(span)
-                    if not isinstance(rng, Rng):  # a name standing for a formula
-                        raise Unsupported(span)
-                except Unsupported:
-                    if span.upper() in ctx.names:
-                        inner = _name_reads(ctx, span)
-                        if inner is None:
-                            return None  # a name we cannot place
-                        out.extend(inner)
-                    continue
-                out.append((rng.sheet, rng.r1, rng.c1, rng.r2, rng.c2))
-                continue
-            try:
-                sheet = ctx.sheet(ref[0])
-            except Unsupported:
+        try:
+            spans, calls = references(body)
+        except Exception:  # noqa: BLE001 - a construct the parser refuses: its tokens
+            reads = _reads_of_tokens(body, u.sheet, ctx)
+            if reads is None:
                 return None
-            out.append((sheet, *ref[1:]))
+            out.extend(reads)
+            continue
+        literal = _indirect_literals(body, calls, ctx.names,
+                                     {t.casefold() for t in ctx.book.tables})
+        if literal is None:
+            return None
+        reads = _span_reads(spans + literal, u.sheet, ctx)
+        if reads is None:
+            return None
+        out.extend(reads)
     if u.r0 != u.r1:  # a per-cell run: the rows in between read the rows in between
         spans: dict = {}
         for s, r1, c1, r2, c2 in out:
@@ -472,29 +349,139 @@ def _reads_per_cell(u: Unit, ctx: Context) -> list | None:
     return out
 
 
-def _name_reads(ctx: Context, name: str) -> list | None:
+_INDIRECT_LITERAL = re.compile(r'(?i)\bINDIRECT\(\s*"([^"]*)"\s*\)')
+#: INDIRECT next to a range operator: the range between reads more than either end
+_INDIRECT_RANGE = re.compile(r'(?i)\bINDIRECT\(\s*"[^"]*"\s*\)\s*:|:\s*(?:_xlfn\.)?INDIRECT\b')
+
+
+def _indirect_literals(body: str, calls: list[str], names, tables) -> list[str] | None:
+    """The reference texts of ``INDIRECT("...")`` calls with one text literal, an A1
+    reference or one of the defined ``names`` (what they read; a text that is no
+    reference at all, #REF!, reads nothing); None when a call is OFFSET or an INDIRECT of
+    anything else, or of a text naming a table, a whole column ..."""
+    from rooflinexl.recalc.compile import parse_a1
+
+    dynamic = [c.upper().replace("_XLFN.", "") for c in calls]
+    if "OFFSET" in dynamic:
+        return None
+    found = _INDIRECT_LITERAL.findall(body)
+    if len(found) != dynamic.count("INDIRECT") or found and _INDIRECT_RANGE.search(body):
+        return None
+    out = []
+    for text in found:
+        text = text.strip()
+        if parse_a1(text, "") is not None or text.upper() in names:
+            out.append(text)
+        elif any(ch in text for ch in "[!:") or text.casefold() in tables:
+            return None  # a table's column, a sheet-scoped name, whole columns ...
+        # else no reference (#REF!): reads nothing
+    return out
+
+
+def _span_reads(spans: list[str], sheet: str, ctx: Context, depth: int = 0) -> list | None:
+    """The cells reference spans read (``S!A1:B2``, a defined name, a name whose text is a
+    formula, followed); None when one cannot be placed. A reference to a sheet the
+    workbook does not have (another workbook's) reads none of its cells."""
+    from rooflinexl.recalc.compile import parse_a1
+
+    out = []
+    for span in spans:
+        if span.startswith(("[0]", "'[0]")):  # this workbook, written as external link 0
+            span = span.replace("[0]", "", 1)
+            span = span[1:] if span.startswith("!") else span
+        elif span.startswith(("[", "'[")):
+            continue  # another workbook's reference: its cached value
+        ref = parse_a1(span, sheet)
+        if ref is not None:
+            if "[" in ref[0] or ref[0].casefold() not in ctx.sheet_names:
+                continue  # another workbook's cell (its cached value), or #REF!
+            out.append((ctx.sheet(ref[0]), *ref[1:]))
+            continue
+        if ":" in span or "!" in span:
+            return None  # a whole row or column, a sheet-scoped name
+        try:
+            rng = ctx.name(span)
+        except Unsupported:
+            if span.upper() in ctx.names:
+                if depth > 16:
+                    return None
+                inner = _name_reads(ctx, span, depth + 1)
+                if inner is None:
+                    return None  # a name we cannot place
+                out.extend(inner)
+            continue
+        out.append((rng.sheet, rng.r1, rng.c1, rng.r2, rng.c2))
+    return out
+
+
+def _name_reads(ctx: Context, name: str, depth: int = 0) -> list | None:
     """What a defined name that is a formula (``=FALSE``, ``=Sheet1!$A$1*2``) reads: its
-    sheet-qualified cell references; None when it cannot be told."""
+    sheet-qualified cell references and the names it uses; None when it cannot be told."""
     from rooflinexl.recalc.compile import parse_a1
     from rooflinexl.recalc.parser import references
 
     text = ctx.names[name.upper()]
+    body = text[1:] if text.startswith("=") else text
     try:
-        spans, calls = references(text[1:] if text.startswith("=") else text)
-    except Exception:  # noqa: BLE001 - cannot tell
-        return None
+        spans, calls = references(body)
+    except Exception:  # noqa: BLE001 - a construct the parser refuses: its tokens
+        return _reads_of_tokens(body, "", ctx, depth)
     if any(c.upper().replace("_XLFN.", "") in ("INDIRECT", "OFFSET") for c in calls):
         return None
-    out = []
     for span in spans:
         ref = parse_a1(span, "")
-        if ref is None or not ref[0]:
-            return None  # another name, a whole column, a reference without its sheet
-        try:
-            out.append((ctx.sheet(ref[0]), *ref[1:]))
-        except Unsupported:
+        if ref is not None and not ref[0]:
+            return None  # a cell without its sheet: relative to where the name is used
+    return _span_reads(spans, "", ctx, depth)
+
+
+_STRING = re.compile(r'"(?:[^"]|"")*"')
+_CELL_TOKEN = re.compile(
+    r"(?:(?P<sheet>'(?:[^']|'')+'|[^\s'!:(),;{}+\-*/&=<>^%\[\]]+)!)?"
+    r"(?<![\w.$])(?P<cell>\$?[A-Za-z]{1,3}\$?[0-9]+)(?![\w.(!])")
+_WORD = re.compile(r"(?<![\w.$!'\]])([A-Za-z_\\][\w.]*)(?![\w.(!\[])")
+_WHOLE = re.compile(r"(?<![\w.])\$?(?:[A-Za-z]{1,3}:\$?[A-Za-z]{1,3}|[0-9]+:\$?[0-9]+)(?![\w.])")
+
+
+def _reads_of_tokens(body: str, sheet: str, ctx: Context, depth: int = 0) -> list | None:
+    """What a formula the parser refuses (a chain of range operators ``A1:B2:C3``, another
+    workbook's reference ...) reads, from its reference tokens: on each sheet the
+    rectangle around every cell and defined name it names there (a range operator's
+    result lies within it); None when that cannot be told (a whole row or column,
+    INDIRECT, OFFSET, a name we cannot place)."""
+    from rooflinexl.addresses import unquote_sheet
+    from rooflinexl.recalc.compile import parse_a1
+
+    text = re.sub(r"\[0\]!?", "", _STRING.sub('""', body))  # [0]: this workbook
+    if _WHOLE.search(text) or re.search(r"(?i)\b(?:_xlfn\.)?(?:INDIRECT|OFFSET)\s*\(", text):
+        return None
+    boxes: dict[str, list[int]] = {}
+
+    def add(s: str, r1: int, c1: int, r2: int, c2: int) -> None:
+        b = boxes.get(s)
+        if b is None:
+            boxes[s] = [r1, c1, r2, c2]
+        else:
+            b[:] = [min(b[0], r1), min(b[1], c1), max(b[2], r2), max(b[3], c2)]
+
+    for m in _CELL_TOKEN.finditer(text):
+        if not m.group("sheet") and not sheet:
+            return None  # a defined name's cell without its sheet: relative to its user
+        s = unquote_sheet(m.group("sheet")) if m.group("sheet") else sheet
+        if "[" in s or s.casefold() not in ctx.sheet_names:
+            continue  # another workbook's cell, or #REF!
+        ref = parse_a1(m.group("cell"), s)
+        add(ctx.sheet(s), ref[1], ref[2], ref[3], ref[4])
+    for m in _WORD.finditer(_CELL_TOKEN.sub(" ", text)):
+        word = m.group(1)
+        if word.upper() not in ctx.names:
+            continue
+        reads = _span_reads([word], sheet, ctx, depth + 1)
+        if reads is None:
             return None
-    return out
+        for s, r1, c1, r2, c2 in reads:
+            add(s, r1, c1, r2, c2)
+    return [(s, *b) for s, b in boxes.items()]
 
 
 def _lag(u: Unit) -> int:
@@ -727,6 +714,7 @@ class _Run:
             for c, (rows, vals) in per_col.items():
                 self.store.column(sheet.name, c).set_constants(rows, vals)
         self.values: dict[int, Vec] = {}  # unit id -> raw result (blanks as 0)
+        self.grids: dict[int, list[Vec]] = {}  # array formula unit id -> its columns' values
         self.records: dict[int, tuple[dict, list]] = {}
         self.state = engine.State()
         self.per_cell: dict[tuple[str, str], CellResult] = {}
@@ -738,6 +726,9 @@ class _Run:
         self.cycle_of: dict[int, int] = {u.id: u.cycle for u in units if u.cycle is not None}
 
     def block(self, u: Unit) -> None:
+        if u.array_mode:
+            self.array_unit(u)
+            return
         if u.lag:
             self._sequential(u)
             return
@@ -751,6 +742,49 @@ class _Run:
         self.values[u.id] = v
         self.records[u.id] = (ev.records, ev.records_all)
         self.store.column(u.sheet, u.col).add_segment(u.r0, u.r1, v)
+
+    def array_unit(self, u: Unit) -> None:
+        """An array formula (``u.region``) evaluated once and laid over its range, or a
+        block evaluated row by row, in array mode (:class:`~rooflinexl.recalc.arrays.
+        ArrayEval`); a plain cell shows the top-left value of an array result."""
+        tokens = (engine.CURRENT, engine.STATE)
+        tree = u.compiled.tree
+        if u.region is not None:
+            r0, c0, r1, c1 = u.region
+            ev = ArrayEval(self.store, u.sheet, u.r0, u.col, self.functions, self.state,
+                           tokens)
+            grid = lay_out(ev.evaluate(tree), r1 - r0 + 1, c1 - c0 + 1)
+            cols = [Vec.from_objects(grid[:, j]).blank_as_zero()
+                    for j in range(c1 - c0 + 1)]
+            for j, v in enumerate(cols):
+                self.store.column(u.sheet, c0 + j).add_segment(r0, r1, v)
+            self.grids[u.id] = cols
+            self.values[u.id] = cols[0]
+            self.records[u.id] = ({}, [(c, k, code, why) for c, k, code, why in ev.records])
+            return
+        n = u.r1 - u.r0 + 1
+        acc = Vec(np.zeros(n, np.uint8), np.zeros(n), np.empty(n, dtype=object))
+        self.store.column(u.sheet, u.col).add_segment(u.r0, u.r1, acc)  # rows above: read
+        records: dict[int, list] = {}
+        for i in range(n):
+            ev = ArrayEval(self.store, u.sheet, u.r0 + i, u.col, self.functions, self.state,
+                           tokens, plain=True)
+            x = first_value(ev.evaluate(tree))
+            v = Vec.from_objects([x]).blank_as_zero()
+            acc.kind[i], acc.num[i] = v.kind[0], v.num[0]
+            acc.obj[i] = None if v.obj is None else v.obj[0]
+            if v.npy is not None and v.npy[0]:
+                if acc.npy is None:
+                    acc.npy = np.zeros(n, bool)
+                acc.npy[i] = True
+            if ev.records:
+                records[i] = list(ev.records)
+        if self.poison:
+            acc = self._poisoned(u, acc)
+            col = self.store.column(u.sheet, u.col)
+            col.segments[-1] = (u.r0, u.r1, acc)
+        self.values[u.id] = acc
+        self.records[u.id] = (records, [])
 
     def iterate(self, members: list[Unit]) -> None:
         """The blocks of one cycle, recomputed in turn until no value moves by
@@ -780,6 +814,8 @@ class _Run:
         ISERROR, COUNT ... would not): otherwise, or when a row cannot be finished, a cell
         does read itself, and the blocks go per cell, where the circular reference is
         reported (Unsupported)."""
+        if any(u.array_mode or u.region is not None for u in members):
+            self._not_by_rows(members, {})  # arrays: per cell, where the cycle is told
         marker = _marker()
         segs: dict[int, Vec] = {}
         for u in members:
@@ -827,8 +863,9 @@ class _Run:
 
     def _not_by_rows(self, members: list[Unit], segs: dict[int, Vec]) -> None:
         for u in members:
-            col = self.store.column(u.sheet, u.col)
-            col.segments = [sg for sg in col.segments if sg[2] is not segs[u.id]]
+            if u.id in segs:
+                col = self.store.column(u.sheet, u.col)
+                col.segments = [sg for sg in col.segments if sg[2] is not segs[u.id]]
             u.cycle = None
         self.store.forget_ranges()
         raise Unsupported("on a cycle: a cell reads itself, directly or through others")
@@ -1022,6 +1059,7 @@ def _evaluate_blocks(path, functions, limits: Limits, engine_mode: str) -> Evalu
             u.why = str(hit)
         else:
             u.compiled = hit
+            u.array_mode = hit.arrays_inside is not None
     for u in units:
         u.reads = _reads_of_compiled(u) if u.compiled is not None else _reads_per_cell(u, ctx)
     index = _Index(units)
@@ -1121,15 +1159,18 @@ def _evaluate(run: _Run, units: list[Unit], edges, path: Path, functions) -> Non
                 elif grp[0] in run.cycle_of:
                     run.by_rows([units[uid] for uid in grp])
                 else:
-                    run.block(units[grp[0]])
+                    try:
+                        run.block(units[grp[0]])
+                    except Unsupported:
+                        u = units[grp[0]]
+                        if u.array_mode:
+                            raise
+                        u.array_mode = True  # values the block kernels cannot hold
+                        run.block(u)
             except Unsupported as ex:
                 failed.update(grp)
                 for uid in grp:
                     units[uid].why = str(ex)
-                    if units[uid].array_ref:  # an array formula goes per cell as a whole
-                        for w in units:
-                            if w.array_ref == units[uid].array_ref and w.sheet == units[uid].sheet:
-                                w.why = w.why or str(ex)
         if failed:
             raise _Retry
 
@@ -1163,8 +1204,14 @@ def _per_cell(run: _Run, units: list[Unit], ids: set[int], anc: set[int], path: 
         v = run.values.get(uid)
         if v is None:
             continue
-        objs = v.objects().tolist()
         d = values.setdefault(u.sheet, {})
+        if uid in run.grids:  # an array formula's range
+            r0, c0, _, _ = u.region
+            for j, col_v in enumerate(run.grids[uid]):
+                for i, x in enumerate(col_v.objects().tolist()):
+                    d[f"{col_letters(c0 + j)}{r0 + i}"] = x
+            continue
+        objs = v.objects().tolist()
         for i, r in enumerate(range(u.r0, u.r1 + 1)):
             d[f"{col_letters(u.col)}{r}"] = objs[i]
     tmp = Path(tempfile.mkdtemp(prefix="rooflinexl-cells-"))
@@ -1498,25 +1545,38 @@ def _collect(run: _Run, units: list[Unit], book: Book, ctx: Context) -> Evaluati
             ent[1] += u.cells
             continue
         paths.blocks += 1
-        paths.block_cells += u.r1 - u.r0 + 1
-        letters = col_letters(u.col)
         sheet = u.sheet
-        vals, maybe_errors = _final(run.values[u.id])
+
+        def column(u, col, r0, r1, texts, v, sheet=sheet):
+            letters = col_letters(col)
+            vals, maybe_errors = _final(v)
+            for i in maybe_errors:
+                v = vals[i]
+                if not isinstance(v, ExcelError):
+                    continue
+                addr = letters + str(r0 + i)
+                forced = run.forced.get((sheet, addr))
+                if forced is not None:
+                    vals[i] = v = ExcelError("#VALUE!", forced)
+                if not v.reason:
+                    errors.append((u, i, addr))
+            columns.append(_Column(sheet, col, r0, r1, letters, texts, vals, u.array_ref))
+
+        if u.region is not None:  # an array formula: every cell of its range, by column
+            r0, c0, r1, c1 = u.region
+            paths.block_cells += u.cells
+            texts = _cell_texts(u)[:1] * (r1 - r0 + 1)
+            for c, v in zip(range(c0, c1 + 1), run.grids[u.id], strict=True):
+                column(u, c, r0, r1, texts, v)
+            if u.compiled.rewritten:
+                rewrites[(sheet, f"{col_letters(c0)}{r0}")] = (texts[0], u.compiled.text)
+            continue
+        paths.block_cells += u.r1 - u.r0 + 1
         texts = _cell_texts(u)
         if u.compiled.rewritten:
-            rewritten.append(_Column(sheet, u.col, u.r0, u.r1, letters, texts, [], None,
-                                     u.compiled.rw_template))
-        for i in maybe_errors:
-            v = vals[i]
-            if not isinstance(v, ExcelError):
-                continue
-            addr = letters + str(u.r0 + i)
-            forced = run.forced.get((sheet, addr))
-            if forced is not None:
-                vals[i] = v = ExcelError("#VALUE!", forced)
-            if not v.reason:
-                errors.append((u, i, addr))
-        columns.append(_Column(sheet, u.col, u.r0, u.r1, letters, texts, vals, u.array_ref))
+            rewritten.append(_Column(sheet, u.col, u.r0, u.r1, col_letters(u.col), texts, [],
+                                     None, u.compiled.rw_template))
+        column(u, u.col, u.r0, u.r1, texts, run.values[u.id])
     if run.per_cell_ev is not None:
         for k, v in run.per_cell_ev.rewrites.items():
             if k in run.per_cell or not k[0]:
@@ -1557,12 +1617,14 @@ class _Reasons:
         self.unit_at: dict[tuple[str, int], list[Unit]] = {}
         for u in units:
             if u.why is None:
-                self.unit_at.setdefault((u.sheet, u.col), []).append(u)
+                cols = range(u.region[1], u.region[3] + 1) if u.region else (u.col,)
+                for c in cols:
+                    self.unit_at.setdefault((u.sheet, c), []).append(u)
         self.memo: dict[tuple[str, str], tuple[str, str]] = {}
 
     def _unit(self, sheet: str, row: int, col: int) -> Unit | None:
         for u in self.unit_at.get((sheet, col), ()):
-            if u.r0 <= row <= u.r1:
+            if (u.region[0] <= row <= u.region[2]) if u.region else u.r0 <= row <= u.r1:
                 return u
         return None
 
@@ -1646,9 +1708,10 @@ class _Reasons:
     def _source(self, u: Unit, row: int, code: str):
         """(sheet, row, col) of the first input holding the same error, in formulas' order."""
         inputs = {}
+        base = u.r0 if u.region else row  # an array formula's references: from its anchor
         for ref in u.compiled.refs:
-            ra = ref.r1 + row if ref.r1_rel else ref.r1
-            rb = ref.r2 + row if ref.r2_rel else ref.r2
+            ra = ref.r1 + base if ref.r1_rel else ref.r1
+            rb = ref.r2 + base if ref.r2_rel else ref.r2
             name = self._node_id(ref, ra, rb)
             inputs.setdefault(name, (ref.sheet, ra, ref.c1, rb, ref.c2))
         for name in sorted(inputs):

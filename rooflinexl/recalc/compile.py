@@ -35,7 +35,7 @@ from rooflinexl.recalc.prepass import (
 )
 from rooflinexl.recalc.refs import MAX_COL, MAX_ROW, template
 
-__all__ = ["SPILL", "Arr", "Call", "Lit", "Node", "Rng", "Unsupported", "array_constant",
+__all__ = ["ARRAY_MODE", "Arr", "Call", "Lit", "Node", "Rng", "Unsupported", "array_constant",
            "compile_block", "Compiled", "per_row_function"]
 
 
@@ -92,9 +92,6 @@ class Call:
     name: str  # canonical: '+', 'u-', 'IF', 'XLOOKUP', 'MATMUL_TIME' ...
     args: list = field(default_factory=list)
     written: str = ""  # the name as written (for formulas' function table)
-    #: INDEX at the top of an array formula split into columns: this column's offset in
-    #: the array's range (row or column 0 then spreads the whole row/column over it)
-    spread: int | None = None
     #: a function without a block kernel, called row by row as the per-cell engine does
     per_row: bool = False
 
@@ -134,9 +131,11 @@ FUNCTIONS = frozenset({
     "RAND", "RANDBETWEEN", "NOW", "TODAY",
 })
 
+#: functions evaluated only in array mode (:mod:`rooflinexl.recalc.arrays`): element-wise
+#: choices that formulas computes over arrays, evaluated there with all their arguments
+ARRAY_MODE = frozenset({"CHOOSE", "IFS", "SWITCH"})
 
-#: the node that spreads an array formula's result over its range (a column of it per block)
-SPILL = "{spill}"
+
 
 #: functions formulas also knows with the _xlfn. prefix Excel writes
 _PREFIXED = frozenset({"IFNA", "XLOOKUP"})
@@ -231,6 +230,9 @@ class Compiled:
     refs: list[Rng]  # every reference (for dependencies and error reasons)
     rw_template: object = None  # refs.Template of the rewritten text (rendering)
     unknown: tuple[str, ...] = ()  # functions no table knows (#NAME?), as written
+    #: why the block kernels cannot evaluate it (a function returning an array where one
+    #: value belongs): evaluated in array mode (:mod:`rooflinexl.recalc.arrays`)
+    arrays_inside: str | None = None
 
 
 # ------------------------------------------------------------------- parsing
@@ -380,7 +382,8 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
 
     ``row1`` (default row0) is the block's last row: a table's ``[@col]``
     reference is checked to resolve for every row in between. ``array``: an array
-    formula's, whose top function may return an array (:data:`_ARRAY_RESULT`).
+    formula's (evaluated in array mode), whose functions may return arrays
+    (:data:`_ARRAY_RESULT`); elsewhere such a function sets ``arrays_inside``.
     """
     row1 = row0 if row1 is None else row1
     tables = ctx.book.tables
@@ -444,18 +447,17 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
         node = _build(tree, ctx, sheet, row0, col, tpl, sticky, refs)
     except RecursionError:  # ~1,000 chained operators (Excel allows 8,192 characters)
         raise Unsupported("formula too deeply nested for the block evaluator") from None
-    stack = list(node.args) if array and isinstance(node, Call) else [node]
+    stack = [node]
+    arrays_inside = None
     unknown: list[str] = []
-    while stack:  # an array result where one value belongs
+    while stack:  # an array result where one value belongs: the array evaluator's
         x = stack.pop()
         if isinstance(x, Call):
-            if x.per_row and x.name in _ARRAY_RESULT:
-                raise Unsupported(f"function {x.written} returns an array")
+            if not array and x.per_row and x.name in _ARRAY_RESULT:
+                arrays_inside = arrays_inside or f"function {x.written} returns an array"
             if x.name == UNKNOWN and display_function_name(x.written) not in unknown:
                 unknown.append(display_function_name(x.written))
             stack.extend(x.args)
-    if array and isinstance(node, Call) and node.name == UNKNOWN:
-        unknown.append(display_function_name(node.written))
     if sticky:
         from dataclasses import replace
 
@@ -469,7 +471,8 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
                                     for j, s in enumerate(p)))
                 k += 1
         tpl = replace(tpl, pieces=tuple(pieces))
-    return Compiled(node, body, rw.changed, refs, tpl, tuple(unknown))
+    return Compiled(node, body, rw.changed, refs, tpl, unknown=tuple(unknown),
+                    arrays_inside=arrays_inside)
 
 
 def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, refs):
@@ -487,6 +490,8 @@ def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, refs):
         if up in ctx.registered:
             return Call(up, kids, up)
         canon = _canonical(written)
+        if canon in ARRAY_MODE:  # no block kernel: the block finds so, and goes to arrays
+            return Call(canon, kids, up)
         if canon not in FUNCTIONS:
             if per_row_function(written) and all(
                     k >= len(kids) or isinstance(kids[k], Lit)

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from rooflinexl.recalc.compile import (
-    SPILL,
     UNKNOWN,
     Arr,
     Call,
@@ -34,7 +33,7 @@ from rooflinexl.recalc.functions import EXCEL_NUMBERS, excel_numbers
 from rooflinexl.recalc.prepass import display_function_name
 from rooflinexl.recalc.values import BOOL, EMPTY, ERR, NUM, OTHER, STR, Vec
 
-__all__ = ["BlockEval", "RangeArg", "now_serial", "reset_clock"]
+__all__ = ["BlockEval", "RangeArg", "function_of", "now_serial", "reset_clock"]
 
 
 def _formulas():
@@ -69,6 +68,10 @@ def _function(written: str):
         _TABLE.update({k: v for k, v in table.items() if k not in _TABLE})
         f = _TABLE.get(written) or table[written]
     return f
+
+
+#: the per-cell engine's implementation of a function (public for the array evaluator)
+function_of = _function
 _NUMERIC = (NUM, BOOL, EMPTY)
 #: ranges (times the block's rows, for a relative one) larger than this go per cell
 _MAX_RANGE_CELLS = 20_000_000
@@ -887,51 +890,6 @@ class BlockEval:
                 total += hit.sum() if kind == "range" or len(p) == 1 else hit
         return Vec.numbers(total)
 
-    def f_spill(self, node: Call) -> Vec:
-        """Column ``node.spread`` of an array formula's range (``node.args[1]`` columns
-        wide): formulas' function called once over its arguments as arrays, its result
-        laid over the range as the per-cell engine lays it (formulas' reshape: one row or
-        column repeated, the function's own filler where the result is smaller, e.g.
-        TRUE for ISNA, as Excel pads the arguments with #N/A)."""
-        from formulas.ranges import _reshape_array_as_excel
-
-        call, width = node.args[0], node.args[1].value
-        own = call.name in self.functions and not call.per_row
-        if own:  # the engine's own function, through the per-cell engine's adapter
-            from rooflinexl.recalc import engine
-
-            fn = engine.adapter(call.name, self.functions[call.name])
-        else:
-            fn = self._fn(call.written)
-        args = []
-        for kind, p in self._parts(call):  # fixed arguments: one value each
-            if kind in ("vec", "bare") and len(p) != 1 or kind == "range" and p.per_row:
-                raise Unsupported("an array formula over a relative range")
-            if kind == "vec":  # one cell, as formulas passes it
-                args.append(np.array([[p.objects()[0]]], dtype=object).view(_Array))
-            elif kind == "bare":
-                args.append(p.objects()[0])
-            else:
-                args.append(p.objects if kind == "range" else p)
-        current, state_var = self.tokens
-        tokens = (current.set(("rooflinexl-block", call.name)), state_var.set(self.state))
-        try:
-            res = fn(*args)
-        except Exception as ex:  # noqa: BLE001 - formulas' own failure: per cell, as there
-            raise Unsupported(f"{call.written} failed ({type(ex).__name__})") from None
-        finally:
-            state_var.reset(tokens[1])
-            current.reset(tokens[0])
-        if own:
-            recs = self.state.udf_errors.pop(("rooflinexl-block", call.name), [])
-            self._record(0, 1, [(code, why) for code, why, _ in recs])
-        res = res.value if hasattr(res, "ranges") else res
-        if not isinstance(res, _Array):
-            res = np.asarray([[res]] if not np.ndim(res) else res, dtype=object)
-        laid = _reshape_array_as_excel(res, (self.n, width))
-        return self._classify([x.reshape(-1)[0] if isinstance(x, np.ndarray) else x
-                               for x in laid[:, node.spread].tolist()])
-
     # ------------------------------------------------------- volatile functions
     def f_RAND(self, node):
         """A fresh number in [0, 1) for every row (as formulas' RAND, a numpy float)."""
@@ -1019,25 +977,6 @@ class BlockEval:
         else:
             c, bad_c = _int_positions(col, n)
         r, c = r - 1, c - 1
-        whole = ((r == -1) | (c == -1)) & np.array([x is None for x in code.tolist()])
-        if whole.any() and node.spread is not None:
-            # row or column 0: the whole column or row (Microsoft: "If you set row_num or
-            # column_num to 0, INDEX returns the array of values for the entire column or
-            # row"); in an array formula cell (i, j) of its range gets that array's (i, j),
-            # a one-row/one-column result repeated, #N/A past its end, as Excel fills arrays.
-            # Elsewhere (a plain cell) it stays the first element, as the per-cell path does.
-            m = self.n
-            r, c = np.broadcast_to(r, m).copy(), np.broadcast_to(c, m).copy()
-            bad_r, bad_c = np.broadcast_to(bad_r, m), np.broadcast_to(bad_c, m)
-            code = np.array(np.broadcast_to(code, m), dtype=object)
-            n = m
-            i = np.arange(m)
-            for pos, size, off in ((r, h, i), (c, w, np.full(m, node.spread))):
-                sel = pos == -1
-                past = sel & (size > 1) & (off >= size)
-                pos[sel] = np.where(size > 1, off, 0)[sel]
-                code[past & np.array([x is None for x in code.tolist()])] = _ERRORS["#N/A"]
-                pos[past] = 0
         free = np.array([x is None for x in code.tolist()])
         code[((r < -1) | (c < -1) | bad_r | bad_c) & free] = _ERRORS["#VALUE!"]
         r, c = np.maximum(r, 0), np.maximum(c, 0)
@@ -1351,7 +1290,7 @@ def _literal(node) -> bool:
 _BARE = frozenset({"AND", "OR", "SUM", "PRODUCT", "MIN", "MAX", "AVERAGE", "TRUE", "FALSE",
                    "NA"})
 
-_METHOD = {SPILL: "spill", UNKNOWN: "unknown",
+_METHOD = {UNKNOWN: "unknown",
            "+": "add", "-": "sub", "*": "mul", "/": "div", "^": "pow", "&": "concat",
            "=": "eq", "<>": "ne", "<": "lt", ">": "gt", "<=": "le", ">=": "ge",
            "u-": "neg", "u+": "pos", "%": "percent"}

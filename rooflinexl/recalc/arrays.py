@@ -1,0 +1,433 @@
+"""One cell's formula evaluated in array mode: values are scalars or 2-D arrays.
+
+The block evaluator (:mod:`rooflinexl.recalc.kernels`) computes a formula for
+every row of a block at once, one value per row. Formulas whose values are
+arrays -- an array formula over a range (``{=TRANSPOSE(A1:C2)}``), a dynamic
+array Excel saved with its spill range (``cm=`` cells), a function returning an
+array inside a plain cell, ``ROW(A1:A3)`` -- do not fit that; :class:`ArrayEval`
+computes them one cell (one array formula) at a time over the same parse tree
+(:mod:`rooflinexl.recalc.compile`), reading ranges from the same
+:class:`~rooflinexl.recalc.values.SheetStore`, so these cells stay nodes of the
+one dependency graph instead of going to the per-cell engine.
+
+Rules (Microsoft, "Guidelines and examples of array formulas" and "Dynamic array
+formulas in non-dynamic aware Excel", read 2026-12-01):
+
+* operators and IF, IFERROR, IFNA, CHOOSE, IFS and SWITCH work element by element; an array of
+  one row (column) stretches down (across); otherwise the result is as large as the
+  largest argument and its cells outside a smaller argument are ``#N/A``
+  (:func:`excel_broadcast`);
+* every other function gets its arguments as the per-cell engine passes them (a
+  range as its 2-D values) and is the same implementation both other paths call:
+  ``formulas``' with the engine's replacements (:func:`rooflinexl.recalc.kernels.
+  function_of`), rooflinexl's own through :func:`rooflinexl.recalc.engine.adapter`,
+  SUM & co. by :func:`rooflinexl.recalc.functions.excel_numbers`;
+* an array formula's result is laid over its range once (:func:`lay_out`): a single
+  row or column repeats, cells outside the result are ``#N/A`` (or the function's
+  own filler: ``ISNA`` of the missing cells is TRUE, as Excel evaluates them);
+* a plain cell (no array formula) shows the top-left value of an array result.
+
+What it cannot do raises :class:`~rooflinexl.recalc.compile.Unsupported` with the
+reason; the caller sends those cells per cell.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from rooflinexl.addresses import column_letters
+from rooflinexl.recalc.compile import OPERATORS, Arr, Call, Lit, Rng, Unsupported
+from rooflinexl.recalc.functions import EXCEL_NUMBERS, excel_numbers
+from rooflinexl.recalc.kernels import BlockEval, function_of
+
+__all__ = ["ArrayEval", "excel_broadcast", "first_value", "lay_out"]
+
+
+def _formulas():
+    from formulas.functions import Array
+    from formulas.functions.operators import OPERATORS
+    from formulas.tokens.operand import Error
+
+    return Array, OPERATORS, Error.errors
+
+
+_Array, _OPERATORS, _ERRORS = _formulas()
+#: ranges larger than this are not held as one array
+_MAX_CELLS = 20_000_000
+#: functions applied element by element with Excel's broadcasting of their arguments
+_ELEMENTWISE = frozenset({"IF", "IFERROR", "IFNA", "CHOOSE", "IFS", "SWITCH"})
+#: functions that read their argument as a reference, or depend on where or when they
+#: run: not evaluated here
+_REFUSED = frozenset({"OFFSET", "INDIRECT", "ISREF", "AREAS", "CELL", "ISFORMULA",
+                      "FORMULATEXT", "INFO", "SHEET", "SHEETS", "NOW", "TODAY", "RAND",
+                      "RANDBETWEEN", "RANDARRAY", "LAMBDA", "LET", "MAP", "REDUCE", "SCAN",
+                      "BYROW", "BYCOL", "MAKEARRAY", "ISOMITTED", "SUBTOTAL", "AGGREGATE",
+                      "SEARCH", "SEARCHB", "ANCHORARRAY", "SINGLE"})
+
+
+def _grid(x) -> np.ndarray | None:
+    """``x`` as a 2-D object array when it is an array, else None (a scalar)."""
+    if hasattr(x, "ranges") and hasattr(x, "value"):  # formulas' Ranges
+        x = x.value
+    if isinstance(x, np.ndarray):
+        if x.ndim == 0:
+            return None
+        if x.ndim == 1:
+            x = x.reshape(1, -1)
+        return x
+    return None
+
+
+def _scalar(x):
+    """A value that is a formulas scalar (0-d arrays and numpy scalars unwrapped as the
+    per-cell engine leaves them)."""
+    if isinstance(x, np.ndarray) and x.ndim == 0:
+        return x.item()
+    return x
+
+
+def _like(res, new_x):
+    """TREND's (GROWTH's) values in the shape of ``new_x`` (Microsoft, "TREND function":
+    one y-value per new x; new_x omitted is known_x, known_x omitted {1,2,3,...} as large
+    as known_y), where formulas returns a row of new x-values as a column."""
+    g, x = _grid(res), _grid(new_x)
+    if g is None or x is None or g.size != x.size or g.shape == x.shape or 1 not in x.shape:
+        return res
+    if 1 not in g.shape:
+        return res
+    return g.reshape(x.shape)
+
+
+def excel_broadcast(values: list) -> list:
+    """Arguments of an element-wise operation brought to one shape as Excel does.
+
+    ``values``: scalars or 2-D arrays. An array of one row (one column) repeats down
+    (across); a larger shape is the largest height by the largest width, and an
+    argument's cells outside its own size are ``#N/A``. Scalars stay scalars;
+    arguments that numpy broadcasts alike are returned unchanged.
+
+    >>> a = np.array([[1.0, 2.0]], dtype=object); b = np.array([[1.0], [2.0], [3.0]], dtype=object)
+    >>> [x.shape for x in excel_broadcast([a, b])]
+    [(1, 2), (3, 1)]
+    >>> c = np.array([[1.0, 2.0, 3.0]], dtype=object); d = np.array([[5.0, 6.0]], dtype=object)
+    >>> [str(x) for x in excel_broadcast([c, d])[1][0]]
+    ['5.0', '6.0', '#N/A']
+    """
+    grids = [_grid(v) for v in values]
+    shapes = [g.shape for g in grids if g is not None]
+    if not shapes:
+        return values
+    h = max(s[0] for s in shapes)
+    w = max(s[1] for s in shapes)
+    if all(s[0] in (1, h) and s[1] in (1, w) for s in shapes):
+        return values
+    out = []
+    for v, g in zip(values, grids, strict=True):
+        if g is None or g.shape in ((1, 1), (h, w)):
+            out.append(v)
+            continue
+        a, b = g.shape
+        if a == 1:
+            g = np.repeat(g, h, axis=0)
+            a = h
+        if b == 1:
+            g = np.repeat(g, w, axis=1)
+            b = w
+        full = np.empty((h, w), dtype=object)
+        full[:, :] = _ERRORS["#N/A"]
+        full[:a, :b] = g
+        out.append(full.view(_Array))
+    return out
+
+
+def lay_out(result, height: int, width: int) -> np.ndarray:
+    """An array formula's ``result`` over its range of ``height`` x ``width`` cells.
+
+    A single value fills the range; a result of one row repeats down, one column
+    repeats across; a list (a 1-D result: formulas' MODE.MULT, TREND) lies along the
+    range (down a one-column range, else across), as the per-cell engine lays it;
+    cells past the result's end are ``#N/A`` -- or the filler the
+    function's result carries (formulas' ``_default``: TRUE for ``ISNA``, FALSE for
+    ``ISNUMBER``), which is what Excel computes there: it evaluates those cells with
+    ``#N/A`` for the missing elements.
+
+    >>> r = lay_out(np.array([[1.0, 2.0]], dtype=object), 2, 3)
+    >>> [[str(x) for x in row] for row in r]
+    [['1.0', '2.0', '#N/A'], ['1.0', '2.0', '#N/A']]
+    """
+    if isinstance(result, np.ndarray) and result.ndim == 1 and width == 1:
+        result = result.reshape(-1, 1)  # a list (1-D) lies along a one-column range
+    g = _grid(result)
+    out = np.empty((height, width), dtype=object)
+    if g is None:
+        out.fill(_scalar(result))
+        return out
+    out.fill(getattr(g, "_default", _ERRORS["#N/A"]))
+    a, b = g.shape
+    if a == 1:
+        g = np.repeat(g, height, axis=0)
+        a = height
+    if b == 1:
+        g = np.repeat(g, width, axis=1)
+        b = width
+    a, b = min(a, height), min(b, width)
+    out[:a, :b] = g[:a, :b]
+    return out
+
+
+class ArrayEval:
+    """Evaluation of one formula at (``row``, ``col``) of ``sheet`` in array mode.
+
+    ``functions``, ``state`` and ``tokens`` as for
+    :class:`~rooflinexl.recalc.kernels.BlockEval`. Error reasons our functions give
+    are kept in :attr:`records` as ``(call, seq, code, reason)``.
+    """
+
+    def __init__(self, store, sheet: str, row: int, col: int, functions: dict, state,
+                 tokens, *, plain: bool = False):
+        self.store = store
+        #: a plain cell (not an array formula): a range outside every function call is
+        #: the one cell in the formula's row or column (implicit intersection)
+        self.plain = plain
+        self._depth = 0  # function calls around the node being evaluated
+        self.sheet, self.row, self.col = sheet, row, col
+        self.functions = functions
+        self.state = state
+        self.tokens = tokens
+        self.key = ("rooflinexl-array", sheet, row, col)  # our functions' error records
+        self.records: list[tuple] = []
+        self._calls = 0
+
+    # ------------------------------------------------------------- entry
+    def evaluate(self, tree):
+        """The formula's value: a scalar or a 2-D array of formulas values."""
+        current, state_var = self.tokens
+        tok_s = state_var.set(self.state)
+        tok_c = current.set(self.key)
+        try:
+            with np.errstate(all="ignore"):
+                return self.value(tree)
+        finally:
+            current.reset(tok_c)
+            state_var.reset(tok_s)
+            recs = self.state.udf_errors.pop(self.key, [])
+            for code, why, _pos in recs:
+                self.records.append((tree, 0, code, why))
+
+    # ------------------------------------------------------------ operands
+    def value(self, node):
+        if isinstance(node, Lit):
+            return node.value
+        if isinstance(node, Arr):
+            return BlockEval.array(node)
+        if isinstance(node, Rng):
+            if self.plain and not self._depth and not node.is_cell:
+                return self.intersect(node)
+            return self.range(node)
+        if isinstance(node, Call):
+            if node.name in OPERATORS:
+                return self.call(node)
+            self._depth += 1
+            try:
+                return self.call(node)
+            finally:
+                self._depth -= 1
+        raise Unsupported(f"node {node!r}")
+
+    def intersect(self, node: Rng):
+        """Microsoft, "Implicit intersection operator: @": a range where one value belongs
+        is the cell in the formula's row (a column range) or column (a row range);
+        #VALUE! where there is none. The per-cell engine's rule too
+        (:func:`rooflinexl.recalc.prepass.implicit_intersection`)."""
+        a, b = self._rows(node)
+        r = a if a == b else (self.row if a <= self.row <= b else None)
+        c = node.c1 if node.c1 == node.c2 else (
+            self.col if node.c1 <= self.col <= node.c2 else None)
+        if r is None or c is None:
+            return _ERRORS["#VALUE!"]
+        return self.store.objects(node.sheet, r, c, r, c).copy().view(_Array)
+
+    def _rows(self, node: Rng) -> tuple[int, int]:
+        a = node.r1 + self.row if node.r1_rel else node.r1
+        b = node.r2 + self.row if node.r2_rel else node.r2
+        a, b = min(a, b), max(a, b)
+        if a < 1:
+            raise Unsupported("reference above row 1")
+        return a, b
+
+    def range(self, node: Rng) -> np.ndarray:
+        """A reference's values as the per-cell engine passes them: a 2-D array."""
+        a, b = self._rows(node)
+        if (b - a + 1) * (node.c2 - node.c1 + 1) > _MAX_CELLS:
+            raise Unsupported("a range too large to hold as an array")
+        return self.store.objects(node.sheet, a, node.c1, b, node.c2).copy().view(_Array)
+
+    def index_source(self, node: Rng, values, pos: list):
+        """INDEX's first argument, a reference: formulas' ``Ranges`` holding its values,
+        answered as the per-cell engine answers (an empty or text position #VALUE!, one
+        position in a 2-D range #REF! ...) -- except a row or column position 0 (numbers
+        only, one or two of them), whose whole column or row Excel returns (Microsoft,
+        "INDEX function"; :func:`rooflinexl.recalc.functions.index_array`), where formulas
+        takes its first cell: then its values."""
+        from formulas.ranges import Ranges
+
+        g = _grid(values)
+        if g is None:
+            return values
+        numbers = [_scalar(p) for p in pos]
+        if (len(pos) == 2 or len(pos) == 1 and 1 in g.shape) and all(
+                isinstance(x, (int, float)) and not isinstance(x, bool) for x in numbers) and (
+                0 in [int(x) for x in numbers]):
+            return values
+        a, b = self._rows(node)
+        ref = f"{column_letters(node.c1)}{a}:{column_letters(node.c2)}{b}"
+        return Ranges().push(ref, np.asarray(values, dtype=object))
+
+    # -------------------------------------------------------------- calls
+    def call(self, node: Call):
+        name = node.name
+        if name in _REFUSED:
+            raise Unsupported(f"function {node.written}")
+        if name in ("ROW", "COLUMN"):
+            return self.row_col(node)
+        if name in ("ROWS", "COLUMNS"):
+            return self.rows_cols(node)
+        if name in self.functions:
+            return self.udf(node)
+        if name in EXCEL_NUMBERS:
+            return self.numbers(node)
+        args = [self.value(a) for a in node.args]
+        if name == "INDEX":  # a one-cell reference as a position is one value (the
+            # per-cell engine's Ranges of one cell is; an array constant or a computed
+            # 1x1 array is an array to it)
+            args[1:] = [_scalar(p[0, 0]) if isinstance(a, Rng) and a.is_cell else p
+                        for a, p in zip(node.args[1:], args[1:], strict=True)]
+            if node.args and isinstance(node.args[0], Rng):
+                args[0] = self.index_source(node.args[0], args[0], args[1:])
+        if name in _ELEMENTWISE or node.written in _OPERATORS:
+            args = excel_broadcast(args)
+        fn = _OPERATORS[node.written] if node.written in _OPERATORS else function_of(
+            node.written)
+        if isinstance(fn, dict):
+            fn = fn["function"]
+        if name == "INDEX":  # formulas' impure wrapper: its first argument is "compiling"
+            args = [False, *args]
+        try:
+            res = fn(*args)
+        except Exception as ex:  # noqa: BLE001 - formulas' own failure: per cell, as there
+            raise Unsupported(f"{node.written} failed ({type(ex).__name__})") from None
+        res = self._result(res)
+        if name in ("TREND", "GROWTH") and args:  # new_x, by default known_x, known_y
+            res = _like(res, args[min(len(args), 3) - 1])
+        return res
+
+    @staticmethod
+    def _result(res):
+        if hasattr(res, "ranges") and hasattr(res, "value"):
+            res = res.value
+        if isinstance(res, (list, tuple)):  # formulas' MODE.MULT, TREND: a list
+            res = np.array(list(res) or [_ERRORS["#N/A"]], dtype=object)
+            if res.ndim != 1:
+                raise Unsupported("an array inside an array")
+        if isinstance(res, np.ndarray):
+            if res.ndim == 0:
+                return res.item()
+            if res.ndim == 1:  # kept 1-D: lay_out lays it along its range
+                return res.astype(object)
+            if res.dtype != object:
+                res = res.astype(object)
+            for x in res.reshape(-1).tolist():
+                if isinstance(x, np.ndarray) and x.size != 1 or hasattr(x, "ranges"):
+                    raise Unsupported("an array inside an array")
+            return res if isinstance(res, _Array) else res.view(_Array)
+        return res
+
+    def row_col(self, node: Call):
+        """ROW/COLUMN: of the cell, or of every row (column) of a reference."""
+        row = node.name == "ROW"
+        if not node.args:
+            return float(self.row if row else self.col)
+        ref = node.args[0]
+        if len(node.args) != 1 or not isinstance(ref, Rng):
+            raise Unsupported(f"{node.name} of something other than a reference")
+        if row:
+            a, b = self._rows(ref)
+            return np.arange(a, b + 1, dtype=float).astype(object).reshape(-1, 1).view(_Array)
+        return np.arange(ref.c1, ref.c2 + 1, dtype=float).astype(object).reshape(
+            1, -1).view(_Array)
+
+    def rows_cols(self, node: Call):
+        if len(node.args) != 1:
+            raise Unsupported(f"{node.name} with {len(node.args)} arguments")
+        arg = node.args[0]
+        if isinstance(arg, Rng):
+            a, b = self._rows(arg)
+            return float(b - a + 1 if node.name == "ROWS" else arg.c2 - arg.c1 + 1)
+        g = _grid(self.value(arg))
+        if g is None:
+            return 1.0
+        return float(g.shape[0] if node.name == "ROWS" else g.shape[1])
+
+    def udf(self, node: Call):
+        """One of our functions, through the adapter the per-cell engine uses."""
+        from rooflinexl.recalc import engine
+
+        fn = _ADAPTERS.get(node.name)
+        if fn is None:
+            fn = _ADAPTERS[node.name] = engine.adapter(node.name, self.functions[node.name])
+        args = [self.value(a) for a in node.args]
+        self._calls += 1
+        current = self.tokens[0]
+        key = (*self.key, "udf", self._calls)
+        tok = current.set(key)
+        try:
+            res = fn(*args)
+        finally:
+            current.reset(tok)
+            for code, why, _pos in self.state.udf_errors.pop(key, []):
+                self.records.append((node, self._calls, code, why))
+        return self._result(res)
+
+    def numbers(self, node: Call):
+        """SUM, PRODUCT, AVERAGE, MAX, MIN, COUNT with Excel's argument rules: a reference
+        (or INDEX's result) skips text and booleans, a typed or computed value counts."""
+        from rooflinexl.recalc import engine
+
+        in_errors: list = []
+        args = []
+        for a in node.args:
+            x = self.value(a)
+            ref = isinstance(a, Rng) or isinstance(a, Call) and a.name == "INDEX"
+            if ref:
+                args.append((False, engine.to_host(x, in_errors)))
+            else:
+                args.append(engine.host_numbers_arg(x, in_errors))
+        self._calls += 1
+        current = self.tokens[0]
+        key = (*self.key, "numbers", self._calls)
+        tok = current.set(key)
+        try:
+            res = engine.from_host(excel_numbers(node.name, args), node.name, self.state,
+                                   in_errors)
+        finally:
+            current.reset(tok)
+            for code, why, _pos in self.state.udf_errors.pop(key, []):
+                self.records.append((node, self._calls, code, why))
+        return self._result(res)
+
+
+_ADAPTERS: dict = {}
+
+
+def first_value(x):
+    """The value a plain cell shows for a result ``x``: its top-left element when it is
+    an array (the per-cell engine's rule too), else ``x``.
+
+    >>> first_value(np.array([[3.0, 4.0]], dtype=object))
+    3.0
+    """
+    g = _grid(x)
+    if g is None:
+        return _scalar(x)
+    if g.size == 0:
+        raise Unsupported("an empty array")
+    return _scalar(g[0, 0])
