@@ -35,6 +35,7 @@ compare both paths on generated workbooks.
 from __future__ import annotations
 
 import bisect
+import re
 import shutil
 import tempfile
 import time
@@ -706,13 +707,11 @@ class _Run:
             return None
 
         def is_prev(node) -> bool:
-            return (isinstance(node, Rng) and node.is_cell and node.r1_rel and node.r1 == -1
-                    and node.sheet == u.sheet and node.c1 == u.col)
+            return _is_row_above(node, u)
 
         a, b = tree.args
         other = b if is_prev(a) else a if is_prev(b) else None
-        if other is None or any(r.sheet == u.sheet and r.c1 <= u.col <= r.c2
-                                for r in u.compiled.refs if not is_prev(r)):
+        if other is None or _reads_own_column_else(u):
             return None
         if self.poison:
             return None
@@ -730,12 +729,48 @@ class _Run:
             return None
         return Vec(np.full(n, NUM, np.uint8), out)
 
+    def _running_text(self, u: Unit) -> Vec | None:
+        """``=CONCATENATE(A1,"a")`` or ``=A1&B2&"x"`` filled down (the row above, then
+        text that does not read this column): each row is the row above with its own
+        text appended, all rows at once. Only text and blank cells (blank is ""); None
+        when the block is not that, or a result would pass Excel's 32,767 characters."""
+        tree = u.compiled.tree
+        if (not isinstance(tree, Call) or tree.name not in ("&", "CONCATENATE")
+                or len(tree.args) < 2 or not _is_row_above(tree.args[0], u)
+                or _reads_own_column_else(u) or self.poison):
+            return None
+        ev = BlockEval(self.store, u.sheet, u.r0, u.r1, self.functions, self.state,
+                       (engine.CURRENT, engine.STATE), u.col)
+        n = u.r1 - u.r0 + 1
+        parts = [self.store.get(u.sheet, u.col, u.r0 - 1, u.r0 - 1)]
+        parts += [ev.value(a).broadcast(n) for a in tree.args[1:]]
+        if ev.records or ev.records_all or any(not np.isin(p.kind, (STR, EMPTY)).all()
+                                               for p in parts):
+            return None
+        texts = []
+        for p in parts:
+            t = np.full(len(p), "", dtype=object)
+            if p.obj is not None:
+                t[p.kind == STR] = p.obj[p.kind == STR]
+            texts.append(t)
+        step = texts[1]
+        for t in texts[2:]:
+            step = step + t
+        lengths = np.fromiter((len(x) for x in step), np.int64, n)
+        if len(texts[0][0]) + int(lengths.sum()) > _MAX_TEXT:
+            return None
+        step[0] = texts[0][0] + step[0]
+        out = np.add.accumulate(step)
+        return Vec(np.full(n, STR, np.uint8), np.zeros(n), out)
+
     def _sequential(self, u: Unit) -> None:
         """A block reading its own column ``u.lag`` or more rows up (``=A1+1`` filled
         down): evaluated ``u.lag`` rows at a time, top down, each chunk reading the
         ones before it from the store."""
         n = u.r1 - u.r0 + 1
         fast = self._running_sum(u) if u.lag == 1 else None
+        if fast is None and u.lag == 1:
+            fast = self._running_text(u)
         if fast is not None:
             self.values[u.id] = fast
             self.records[u.id] = ({}, [])
@@ -805,6 +840,19 @@ class _Run:
 
 
 _NOT_COMPUTED = "not computed: a circular reference, or depends on one"
+_MAX_TEXT = 32767  # characters a cell holds (Excel's specifications and limits)
+
+
+def _is_row_above(node, u: Unit) -> bool:
+    """Whether ``node`` is the cell right above each row of ``u`` (``A1`` in ``A2``)."""
+    return (isinstance(node, Rng) and node.is_cell and node.r1_rel and node.r1 == -1
+            and node.sheet == u.sheet and node.c1 == u.col)
+
+
+def _reads_own_column_else(u: Unit) -> bool:
+    """Whether ``u`` reads its own column other than through the cell right above."""
+    return any(r.sheet == u.sheet and r.c1 <= u.col <= r.c2
+               for r in u.compiled.refs if not _is_row_above(r, u))
 
 
 def _change(old: Vec | None, new: Vec) -> float:
@@ -965,7 +1013,27 @@ def _evaluate(run: _Run, units: list[Unit], edges, path: Path, functions) -> Non
                             if w.array_ref == units[uid].array_ref and w.sheet == units[uid].sheet:
                                 w.why = w.why or str(ex)
         if failed:
+            _fail_alike(units, failed)
             raise _Retry
+
+
+_CELL_REF = re.compile(r"\$?[A-Z]{1,3}\$?[0-9]+")
+
+
+def _fail_alike(units: list[Unit], failed: set[int]) -> None:
+    """Units of ``failed`` skipped because they read a unit that failed (``why`` not
+    set) and written like one that failed (the same formula but for its cell references,
+    ``=IF(MAX(CA8:CA39)>=0,...)`` and ``=IF(MAX(CA43:CA83)>=0,...)``) go per cell with
+    it now, not one more round of evaluation later each (POI's 57181.xlsm: a chain of
+    three such rounds)."""
+    shapes = {_CELL_REF.sub("R", units[uid].compiled.text): units[uid].why
+              for uid in failed if units[uid].why is not None and units[uid].compiled}
+    for uid in failed:
+        u = units[uid]
+        if u.why is None and u.compiled is not None:
+            why = shapes.get(_CELL_REF.sub("R", u.compiled.text))
+            if why is not None:
+                u.why = why
 
 
 # ------------------------------------------------------------- per-cell path
