@@ -43,3 +43,57 @@ def test_concatenate_chain_down_a_column(tmp_path, engine):
     assert ev.cells[(ws.title, "C300")].value == want
     if engine == "auto":
         assert ev.paths.cell_cells == 0
+
+
+def _indirect_book():
+    # Microsoft's "INDIRECT function" example: data in A2:B5, the name George = B4
+    from openpyxl.workbook.defined_name import DefinedName
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Sheet1"
+    for r, (a, b) in enumerate([("B2", 1.333), ("B3", 45), ("George", 10), (5, 62)], start=2):
+        ws[f"A{r}"] = a
+        ws[f"B{r}"] = b
+    wb.defined_names["George"] = DefinedName("George", attr_text="Sheet1!$B$4")
+    return wb, ws
+
+
+#: the per-cell engine (formulas) has no INDIRECT of a computed text nor OFFSET with computed
+#: offsets (#NAME?, "unknown function"): the block path only
+BLOCKS = ("auto",)
+
+
+@pytest.mark.parametrize("engine", BLOCKS)
+def test_indirect_microsoft_example(tmp_path, engine):
+    wb, ws = _indirect_book()
+    cases = {  # formula: Excel's result as Microsoft documents it
+        "=INDIRECT(A2)": 1.333, "=INDIRECT(A3)": 45, "=INDIRECT(A4)": 10,
+        '=INDIRECT("B"&A5)': 62,
+    }
+    for i, f in enumerate(cases, start=1):
+        ws[f"D{i}"] = f
+    ev = _recalc(wb, tmp_path, engine)
+    for i, want in enumerate(cases.values(), start=1):
+        assert ev.cells[("Sheet1", f"D{i}")].value == want
+
+
+@pytest.mark.parametrize("engine", BLOCKS)
+def test_offset_microsoft_example(tmp_path, engine):
+    # Microsoft's "OFFSET function" example: data in B6:C8; OFFSET(D3,3,-2,1,1) is B6 (4),
+    # SUM(OFFSET(D3:F5,3,-2,3,3)) sums B6:D8 (34), OFFSET(D3,-3,-3) is off the sheet (#REF!).
+    # The offsets come from cells (E1:E3), so they are computed, not written in
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    for r, (b, c) in enumerate([(4, 10), (8, 3), (3, 6)], start=6):
+        ws[f"B{r}"], ws[f"C{r}"] = b, c
+    ws["E1"], ws["E2"], ws["E3"] = 3, -2, -3
+    ws["G1"] = "=OFFSET(D3,E1,E2,1,1)"
+    ws["G2"] = "=SUM(OFFSET(D3:F5,E1,E2,3,3))"
+    ws["G3"] = "=OFFSET(D3,E3,E3)"
+    ev = _recalc(wb, tmp_path, engine)
+    assert ev.cells[(ws.title, "G1")].value == 4
+    assert ev.cells[(ws.title, "G2")].value == 34
+    assert str(ev.cells[(ws.title, "G3")].value) == "#REF!"
+    if engine == "auto":
+        assert ev.paths.cell_cells == 0

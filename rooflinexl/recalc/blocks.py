@@ -49,7 +49,7 @@ from rooflinexl.addresses import column_letters as col_letters
 from rooflinexl.addresses import parse_cell
 from rooflinexl.errors import ExcelError
 from rooflinexl.ooxml import Limits
-from rooflinexl.recalc import engine
+from rooflinexl.recalc import dynamic, engine
 from rooflinexl.recalc.compile import (
     OPERATORS,
     SPILL,
@@ -129,6 +129,7 @@ class Unit:
     cycle: int | None = None  # id of the cycle it is on, when the workbook iterates
     reads: list | None = None  # [(sheet, r1, c1, r2, c2)]; None = could read anything
     texts: list | None = None  # original text per row (None: a shared formula's child)
+    dynamic: bool = False  # calls INDIRECT/OFFSET: references resolved per row (dynamic.py)
 
     @property
     def cells(self) -> int:
@@ -497,6 +498,42 @@ def _graph(units: list[Unit], index: _Index) -> list[set[int]]:
     return edges
 
 
+#: most edges the dynamic units may add (each reads anything it does not feed)
+_MAX_DYNAMIC_EDGES = 5_000_000
+
+
+def _order_dynamic(units: list[Unit], edges: list[set[int]]) -> None:
+    """A unit that calls INDIRECT or OFFSET may read any cell: it reads, besides what its
+    formula names, every unit that does not read it (directly or through others), so it
+    comes after all of them; the others come after it. Dynamic units are placed one after
+    the other, each after those placed before unless it feeds them, so no cycle is made.
+    Past :data:`_MAX_DYNAMIC_EDGES` they read everything (and go per cell)."""
+    dyn = [u for u in units if u.dynamic]
+    if not dyn:
+        return
+    if len(dyn) * len(units) > _MAX_DYNAMIC_EDGES:
+        for u in dyn:
+            u.dynamic = False
+            u.why = "too many INDIRECT/OFFSET formulas to order in blocks"
+        return
+    index = _Index(units)
+    for u in dyn:
+        edges[u.id] = set()
+        for s, r1, c1, r2, c2 in _reads_of_compiled(u):
+            edges[u.id] |= index.writers(s, r1, c1, r2, c2)
+    reverse: list[set[int]] = [set() for _ in units]
+    for v, deps in enumerate(edges):
+        for w in deps:
+            reverse[w].add(v)
+    everything = set(range(len(units)))
+    for u in dyn:
+        desc = _closure({u.id}, reverse)
+        new = everything - desc
+        edges[u.id] |= new
+        for w in new:
+            reverse[w].add(u.id)
+
+
 def _cyclic(edges: list[set[int]]) -> set[int]:
     """Units on a cycle (a self-loop, or a strongly connected component of two or more)."""
     return set().union(*_components(edges))
@@ -663,8 +700,12 @@ class _Run:
         self.forced: dict[tuple[str, str], str] = {}  # (sheet, cell) -> own reason
         #: unit -> id of its cycle, for cycles evaluated by iteration (calcPr iterate)
         self.cycle_of: dict[int, int] = {u.id: u.cycle for u in units if u.cycle is not None}
+        self._index: _Index | None = None  # which unit writes which cells (dynamic refs)
 
     def block(self, u: Unit) -> None:
+        if u.dynamic:
+            self._dynamic(u)
+            return
         if u.lag:
             self._sequential(u)
             return
@@ -780,28 +821,7 @@ class _Run:
         self.store.column(u.sheet, u.col).add_segment(u.r0, u.r1, acc)
         records: dict[int, list] = {}
         for s0 in range(u.r0, u.r1 + 1, u.lag):
-            s1 = min(s0 + u.lag - 1, u.r1)
-            ev = BlockEval(self.store, u.sheet, s0, s1, self.functions, self.state,
-                           (engine.CURRENT, engine.STATE), u.col)
-            with np.errstate(all="ignore"):
-                v = ev.value(u.compiled.tree)
-            v = v.blank_as_zero().broadcast(s1 - s0 + 1)
-            a, b = s0 - u.r0, s1 - u.r0 + 1
-            acc.kind[a:b] = v.kind
-            acc.num[a:b] = v.num
-            if v.obj is not None:
-                if acc.obj is None:
-                    acc.obj = np.empty(n, dtype=object)
-                acc.obj[a:b] = v.obj
-            if v.npy is not None:
-                if acc.npy is None:
-                    acc.npy = np.zeros(n, bool)
-                acc.npy[a:b] = v.npy
-            for i, recs in ev.records.items():
-                records.setdefault(a + i, []).extend(recs)
-            if ev.records_all:
-                for i in range(a, b):
-                    records.setdefault(i, []).extend(ev.records_all)
+            self._chunk(u, u.compiled.tree, s0, min(s0 + u.lag - 1, u.r1), acc, records)
         if self.poison:
             acc = self._poisoned(u, acc)
             col = self.store.column(u.sheet, u.col)
@@ -809,6 +829,96 @@ class _Run:
         self.values[u.id] = acc
         self.records[u.id] = (records, [])
 
+
+    def _chunk(self, u: Unit, tree, s0: int, s1: int, acc: Vec, records: dict) -> None:
+        """``tree`` over rows s0..s1 of ``u``, written into ``acc`` (rows u.r0..u.r1)."""
+        n = u.r1 - u.r0 + 1
+        ev = BlockEval(self.store, u.sheet, s0, s1, self.functions, self.state,
+                       (engine.CURRENT, engine.STATE), u.col)
+        with np.errstate(all="ignore"):
+            v = ev.value(tree)
+        v = v.blank_as_zero().broadcast(s1 - s0 + 1)
+        a, b = s0 - u.r0, s1 - u.r0 + 1
+        acc.kind[a:b] = v.kind
+        acc.num[a:b] = v.num
+        if v.obj is not None:
+            if acc.obj is None:
+                acc.obj = np.empty(n, dtype=object)
+            acc.obj[a:b] = v.obj
+        if v.npy is not None:
+            if acc.npy is None:
+                acc.npy = np.zeros(n, bool)
+            acc.npy[a:b] = v.npy
+        for i, recs in ev.records.items():
+            records.setdefault(a + i, []).extend(recs)
+        if ev.records_all:
+            for i in range(a, b):
+                records.setdefault(i, []).extend(ev.records_all)
+
+    def _dynamic(self, u: Unit) -> None:
+        """A block calling INDIRECT or OFFSET: the references resolved per row, the rest
+        evaluated over each run of rows they leave alike (:func:`dynamic.evaluate`), top
+        down; a run reading this block's own rows above it goes as many rows at a time
+        as it reads up, one reading its own row or below, or a formula cell not
+        computed yet, is not covered (per cell)."""
+        n = u.r1 - u.r0 + 1
+        acc = Vec.empty(n)
+        col = self.store.column(u.sheet, u.col)
+        col.add_segment(u.r0, u.r1, acc)
+        records: dict[int, list] = {}
+
+        def make_eval(a: int, b: int) -> BlockEval:
+            return BlockEval(self.store, u.sheet, a, b, self.functions, self.state,
+                             (engine.CURRENT, engine.STATE), u.col)
+
+        def leaf(tree, a: int, b: int) -> None:
+            lag = self._dynamic_lag(u, tree, a, b)
+            for s0 in range(a, b + 1, lag):
+                if lag < b - a + 1:
+                    self.store.forget_ranges()
+                self._chunk(u, tree, s0, min(s0 + lag - 1, b), acc, records)
+
+        try:
+            dynamic.evaluate(u.compiled.tree, u.r0, u.r1, self.ctx, make_eval, leaf)
+        finally:
+            self.store.forget_ranges()
+        if self.poison:
+            acc = self._poisoned(u, acc)
+            col.segments[-1] = (u.r0, u.r1, acc)
+        self.values[u.id] = acc
+        self.records[u.id] = (records, [])
+
+    def _dynamic_lag(self, u: Unit, tree, a: int, b: int) -> int:
+        """How many rows of ``u`` from row ``a`` on can be computed at once with
+        ``tree`` (its references resolved): all of a..b unless it reads its own rows
+        above; :class:`Unsupported` when it reads its own row or below, or a formula
+        cell not computed yet."""
+        if self._index is None:
+            self._index = _Index(self.units)
+        lag = b - a + 1
+        stack = [tree]
+        while stack:
+            x = stack.pop()
+            if isinstance(x, Call):
+                stack.extend(x.args)
+                continue
+            if not isinstance(x, Rng):
+                continue
+            ra, rb = (a + x.r1, b + x.r2) if x.r1_rel else (x.r1, x.r2)
+            if ra < 1:
+                raise Unsupported("reference above row 1")
+            if x.sheet == u.sheet and x.c1 <= u.col <= x.c2 and ra <= u.r1 and rb >= u.r0:
+                if x.r2_rel and x.r2 < 0:
+                    lag = min(lag, -x.r2)
+                elif x.r2_rel or min(rb, u.r1) >= a:
+                    raise Unsupported(f"{u.address()} reads its own cells through INDIRECT "
+                                      "or OFFSET")
+            for w in self._index.writers(x.sheet, ra, x.c1, rb, x.c2):
+                if w != u.id and w not in self.values and not (
+                        self.units[w].why is not None and self.per_cell_ev is not None):
+                    raise Unsupported("INDIRECT or OFFSET reaches a formula cell not "
+                                      f"computed yet ({self.units[w].address()})")
+        return lag
 
     def _poisoned(self, u: Unit, v: Vec) -> Vec:
         """Rows reading a cell the per-cell engine could not compute: not computed either
@@ -912,8 +1022,11 @@ def _evaluate_blocks(path, functions, limits: Limits, engine_mode: str) -> Evalu
             u.compiled = hit
     for u in units:
         u.reads = _reads_of_compiled(u) if u.compiled is not None else _reads_per_cell(u, ctx)
+        if u.compiled is not None and dynamic.dynamic_calls(u.compiled.tree):
+            u.reads, u.dynamic = None, u.array_ref is None and u.region is None
     index = _Index(units)
     edges = _graph(units, index)
+    _order_dynamic(units, edges)
     cyclic = _cyclic(edges)
     if cyclic:
         own = {uid for uid in cyclic if uid in edges[uid]}

@@ -124,6 +124,7 @@ FUNCTIONS = frozenset({
     "ABS", "SQRT", "LN", "LOG", "EXP", "POWER",
     "INT", "MOD", "TRUNC", "SIGN", "LOG10", "LEN", "LOWER", "UPPER",
     "INDEX", "MATCH", "VLOOKUP", "HLOOKUP", "XLOOKUP", "ROW", "COLUMN",
+    "INDIRECT", "OFFSET",  # resolved per row before evaluating (recalc.dynamic)
 })
 
 
