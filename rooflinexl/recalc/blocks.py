@@ -506,7 +506,8 @@ def _order_dynamic(units: list[Unit], edges: list[set[int]]) -> None:
     """A unit that calls INDIRECT or OFFSET may read any cell: it reads, besides what its
     formula names, every unit that does not read it (directly or through others), so it
     comes after all of them; the others come after it. Dynamic units are placed one after
-    the other, each after those placed before unless it feeds them, so no cycle is made.
+    the other, bottom up, each after those placed before unless it feeds them, so no
+    cycle is made and one that reads another above it finds it computed.
     Past :data:`_MAX_DYNAMIC_EDGES` they read everything (and go per cell)."""
     dyn = [u for u in units if u.dynamic]
     if not dyn:
@@ -526,7 +527,10 @@ def _order_dynamic(units: list[Unit], edges: list[set[int]]) -> None:
         for w in deps:
             reverse[w].add(v)
     everything = set(range(len(units)))
-    for u in dyn:
+    sheets = {u.sheet: None for u in units}
+    order = {s: i for i, s in enumerate(sheets)}
+    # the first placed is computed last: the lowest rows first, as they mostly read upwards
+    for u in sorted(dyn, key=lambda u: (order[u.sheet], u.r0, u.col), reverse=True):
         desc = _closure({u.id}, reverse)
         new = everything - desc
         edges[u.id] |= new
@@ -878,8 +882,11 @@ class _Run:
                     self.store.forget_ranges()
                 self._chunk(u, tree, s0, min(s0 + lag - 1, b), acc, records)
 
+        spread = None
+        if u.array_ref:  # a column of an array formula's range
+            spread = (u.r0, u.col - parse_cell(u.array_ref.split(":")[0])[1])
         try:
-            dynamic.evaluate(u.compiled.tree, u.r0, u.r1, self.ctx, make_eval, leaf)
+            dynamic.evaluate(u.compiled.tree, u.r0, u.r1, self.ctx, make_eval, leaf, spread)
         finally:
             self.store.forget_ranges()
         if self.poison:
@@ -1023,7 +1030,7 @@ def _evaluate_blocks(path, functions, limits: Limits, engine_mode: str) -> Evalu
     for u in units:
         u.reads = _reads_of_compiled(u) if u.compiled is not None else _reads_per_cell(u, ctx)
         if u.compiled is not None and dynamic.dynamic_calls(u.compiled.tree):
-            u.reads, u.dynamic = None, u.array_ref is None and u.region is None
+            u.reads, u.dynamic = None, u.region is None
     index = _Index(units)
     edges = _graph(units, index)
     _order_dynamic(units, edges)

@@ -304,10 +304,15 @@ def _parent(node, child):
 
 
 def evaluate(tree, r0: int, r1: int, ctx: Context, make_eval: Callable,
-             leaf: Callable) -> None:
+             leaf: Callable, spread: tuple[int, int] | None = None) -> None:
     """Evaluate ``tree`` over rows r0..r1, its dynamic calls replaced by what they refer
     to: ``make_eval(a, b)`` gives a BlockEval of rows a..b; ``leaf(tree, a, b)``
-    evaluates a tree without dynamic calls over rows a..b (in ascending row order)."""
+    evaluates a tree without dynamic calls over rows a..b (in ascending row order).
+
+    ``spread``: (first row, column offset k) when the rows are column k of an array
+    formula's range: a call at the top of ``tree`` then gives each cell the cell of its
+    reference at the same offset, as Excel lays a reference over an array formula's
+    range (one row or column repeated; ``#N/A`` past its end)."""
     calls = dynamic_calls(tree)
     if not calls:
         leaf(tree, r0, r1)
@@ -323,4 +328,32 @@ def evaluate(tree, r0: int, r1: int, ctx: Context, make_eval: Callable,
                 raise Unsupported("INDIRECT of a whole column or row outside SUM, lookups ...")
         if isinstance(new, Rng):
             new = replace(new, name=None)
-        evaluate(_substitute(tree, node, new), r0 + a, r0 + b, ctx, make_eval, leaf)
+        pieces = [(r0 + a, r0 + b, new)]
+        if spread is not None and node is tree and isinstance(new, Rng):
+            pieces = _cells_of(new, r0 + a, r0 + b, spread)
+        for pa, pb, x in pieces:
+            evaluate(_substitute(tree, node, x), pa, pb, ctx, make_eval, leaf)
+
+
+def _cells_of(rng: Rng, a: int, b: int, spread: tuple[int, int]) -> list:
+    """Rows a..b of column ``k`` of an array formula's range starting at row ``top``
+    (``spread``), showing the fixed reference ``rng``: [(first, last, cell reference
+    relative to the row, or #N/A past its end)]."""
+    from formulas.tokens.operand import Error
+
+    if rng.r1_rel:
+        raise Unsupported("a relative dynamic reference over an array formula's range")
+    top, k = spread
+    na = Lit(Error.errors["#N/A"])
+    c = rng.c1 if rng.c1 == rng.c2 else rng.c1 + k
+    if c > rng.c2:
+        return [(a, b, na)]
+    if rng.r1 == rng.r2:
+        return [(a, b, Rng(rng.sheet, rng.r1, c, rng.r1, c, False, False))]
+    last = min(b, top + rng.r2 - rng.r1)  # the reference's last row shows here
+    out = []
+    if a <= last:
+        out.append((a, last, Rng(rng.sheet, rng.r1 - top, c, rng.r1 - top, c, True, True)))
+    if last < b:
+        out.append((max(a, last + 1), b, na))
+    return out
