@@ -97,3 +97,24 @@ def test_offset_microsoft_example(tmp_path, engine):
     assert str(ev.cells[(ws.title, "G3")].value) == "#REF!"
     if engine == "auto":
         assert ev.paths.cell_cells == 0
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_names_that_are_constants(tmp_path, engine):
+    # ClosedXML's DrawingSizeInPx.xlsx defines Is_Beta as FALSE and reads it in
+    # IF(ISERROR(IF(Is_Beta,TRUE)),...); by hand: a constant name is its value
+    from openpyxl.workbook.defined_name import DefinedName
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    for name, text in (("Is_Beta", "FALSE"), ("Rate", "0.05"), ("Who", '"Ann"')):
+        wb.defined_names[name] = DefinedName(name, attr_text=text)
+    ws["A1"] = '=IF(ISERROR(IF(Is_Beta,TRUE)),"error",IF(Is_Beta,"beta","production"))'
+    ws["A2"] = "=Rate*100"
+    ws["A3"] = '=Who&"!"'
+    ev = _recalc(wb, tmp_path, engine)
+    assert ev.cells[(ws.title, "A1")].value == "production"
+    assert ev.cells[(ws.title, "A2")].value == 5
+    assert ev.cells[(ws.title, "A3")].value == "Ann!"
+    if engine == "auto":
+        assert ev.paths.cell_cells == 0

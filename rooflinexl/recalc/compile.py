@@ -405,16 +405,43 @@ def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, refs):
         return Lit(Error.errors[item[1]])
     if kind == "ref":
         rng = _range(item[1], item[2], item[3], ctx, sheet, row0, tpl, sticky)
+        if isinstance(rng, Lit):  # a name that is a constant
+            return rng
         refs.append(rng)
         return rng
     raise Unsupported(f"operand {item!r}")
+
+
+_NUMBER = re.compile(r"^-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?$")
+
+
+def _name_constant(text: str | None) -> Lit | None:
+    """The value of a defined name that is a constant (``Is_Beta`` = ``FALSE``, ``Rate`` =
+    ``0.05``, ``Who`` = ``"Ann"``), else None.
+
+    >>> _name_constant("FALSE"), _name_constant("=0.05"), _name_constant('"a""b"')
+    (Lit(value=False), Lit(value=0.05), Lit(value='a"b'))
+    >>> _name_constant("Sheet1!$A$1") is None
+    True
+    """
+    if text is None:
+        return None
+    t = text[1:] if text.startswith("=") else text
+    if t.upper() in ("TRUE", "FALSE"):
+        return Lit(t.upper() == "TRUE")
+    if _NUMBER.match(t):
+        return Lit(float(t))
+    if len(t) >= 2 and t[0] == t[-1] == '"' and '"' not in t[1:-1].replace('""', ""):
+        return Lit(t[1:-1].replace('""', '"'))
+    return None
 
 
 def _range(span: str, start: int, end: int, ctx: Context, sheet, row0, tpl, sticky) -> Rng:
     if parse_a1(span, sheet) is None and ":" not in span:
         if "!" in span:
             raise Unsupported(f"sheet-scoped name {span}")
-        return ctx.name(span)
+        const = _name_constant(ctx.names.get(span.upper()))
+        return ctx.name(span) if const is None else const
     ref = parse_a1(span, sheet)
     if ref is None:
         raise Unsupported(f"reference {span}")
