@@ -118,3 +118,77 @@ def test_names_that_are_constants(tmp_path, engine):
     assert ev.cells[(ws.title, "A3")].value == "Ann!"
     if engine == "auto":
         assert ev.paths.cell_cells == 0
+
+
+@pytest.mark.parametrize("engine", BLOCKS)
+def test_indirect_running_counter(tmp_path, engine):
+    # POI's StructuredRefs-lots-with-lookups.xlsx, Query!A:
+    # =IF(<this row matches>,INDIRECT("A"&ROW(<this row>)-1)+1,0) filled down 3,798 rows, the
+    # row above read through INDIRECT (Excel cached 1, 2, 3 ... per run of matches there).
+    # By hand: the count of consecutive "x" in B up to each row
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws["A1"] = 0
+    marks = ["x" if (r % 7) else "" for r in range(2, 402)]
+    for r, m in enumerate(marks, start=2):
+        ws[f"B{r}"] = m or None
+        ws[f"A{r}"] = f'=IF(B{r}="x",INDIRECT("A"&ROW(B{r})-1)+1,0)'
+    ev = _recalc(wb, tmp_path, engine)
+    run = 0
+    for r, m in enumerate(marks, start=2):
+        run = run + 1 if m else 0
+        assert ev.cells[(ws.title, f"A{r}")].value == run, r
+    assert ev.paths.cell_cells == 0
+
+
+@pytest.mark.parametrize("engine", BLOCKS)
+def test_indirect_text_forms(tmp_path, engine):
+    # Microsoft's "INDIRECT function": ref_text an A1 or R1C1 reference (a1 FALSE), a
+    # reference to another sheet, or a name; "If ref_text is not a valid cell reference,
+    # INDIRECT returns the #REF! error value". By hand over the data written here
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Main"
+    data = wb.create_sheet("My Data")
+    for r, v in enumerate([10, 20, 30], start=1):
+        data[f"B{r}"] = v
+    ws["C2"] = 7
+    ws["D7"] = 4.5
+    cases = {
+        "=INDIRECT(\"'My Data'!B2\")": 20,
+        "=SUM(INDIRECT(\"'my data'!B1:B3\"))": 60,
+        '=INDIRECT("R2C3",FALSE)': 7,
+        '=INDIRECT("R[-1]C[1]",FALSE)': 4.5,  # in C8: one row up, one column right (D7)
+        '=INDIRECT("$C$2")*2': 14,
+        '=COUNT(INDIRECT("\'My Data\'!B1:B3"))': 3,
+        '=MAX(INDIRECT("\'My Data\'!B:B"))': 30,
+        '=INDIRECT("Nope!A1")': "#REF!",
+        '=INDIRECT("not a reference")': "#REF!",
+        '=INDIRECT("")': "#REF!",
+        '=IFERROR(INDIRECT("A0"),-1)': -1,
+    }
+    for i, f in enumerate(cases, start=5):
+        ws[f"C{i}"] = f
+    ev = _recalc(wb, tmp_path, engine)
+    for i, want in enumerate(cases.values(), start=5):
+        got = ev.cells[("Main", f"C{i}")].value
+        if isinstance(want, str):
+            assert str(got) == want, (i, got)
+        else:
+            assert got == want, (i, got)
+    assert ev.paths.cell_cells == 0
+
+
+@pytest.mark.parametrize("engine", BLOCKS)
+def test_offset_running_sum_filled_down(tmp_path, engine):
+    # =SUM(OFFSET($B$1,0,0,ROW(),1)) filled down: the sum of B1 down to this row (Microsoft's
+    # "OFFSET function": height rows from the reference); by hand 1+2+...+r
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    for r in range(1, 101):
+        ws[f"B{r}"] = r
+        ws[f"A{r}"] = f"=SUM(OFFSET($B$1,0,0,ROW(B{r}),1))"
+    ev = _recalc(wb, tmp_path, engine)
+    for r in (1, 2, 50, 100):
+        assert ev.cells[(ws.title, f"A{r}")].value == r * (r + 1) / 2
+    assert ev.paths.cell_cells == 0
