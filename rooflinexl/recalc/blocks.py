@@ -512,7 +512,10 @@ def _order_dynamic(units: list[Unit], edges: list[set[int]]) -> None:
     dyn = [u for u in units if u.dynamic]
     if not dyn:
         return
-    if len(dyn) * len(units) > _MAX_DYNAMIC_EDGES:
+    # the others that may read anything (per cell) are placed likewise, last: computed
+    # first, so a dynamic unit reading them comes after them rather than between them
+    anything = [u for u in units if u.reads is None and not u.dynamic]
+    if (len(dyn) + len(anything)) * len(units) > _MAX_DYNAMIC_EDGES:
         for u in dyn:
             u.dynamic = False
             u.why = "too many INDIRECT/OFFSET formulas to order in blocks"
@@ -522,6 +525,8 @@ def _order_dynamic(units: list[Unit], edges: list[set[int]]) -> None:
         edges[u.id] = set()
         for s, r1, c1, r2, c2 in _reads_of_compiled(u):
             edges[u.id] |= index.writers(s, r1, c1, r2, c2)
+    for u in anything:
+        edges[u.id] = set()
     reverse: list[set[int]] = [set() for _ in units]
     for v, deps in enumerate(edges):
         for w in deps:
@@ -530,7 +535,8 @@ def _order_dynamic(units: list[Unit], edges: list[set[int]]) -> None:
     sheets = {u.sheet: None for u in units}
     order = {s: i for i, s in enumerate(sheets)}
     # the first placed is computed last: the lowest rows first, as they mostly read upwards
-    for u in sorted(dyn, key=lambda u: (order[u.sheet], u.r0, u.col), reverse=True):
+    placed = sorted(dyn, key=lambda u: (order[u.sheet], u.r0, u.col), reverse=True) + anything
+    for u in placed:
         desc = _closure({u.id}, reverse)
         new = everything - desc
         edges[u.id] |= new
@@ -1031,6 +1037,8 @@ def _evaluate_blocks(path, functions, limits: Limits, engine_mode: str) -> Evalu
         u.reads = _reads_of_compiled(u) if u.compiled is not None else _reads_per_cell(u, ctx)
         if u.compiled is not None and dynamic.dynamic_calls(u.compiled.tree):
             u.reads, u.dynamic = None, u.region is None
+            if (why := dynamic.static_problem(u.compiled.tree)) is not None:
+                u.why, u.dynamic = why, False
     index = _Index(units)
     edges = _graph(units, index)
     _order_dynamic(units, edges)

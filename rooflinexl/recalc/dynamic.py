@@ -32,7 +32,7 @@ from rooflinexl.recalc.compile import Call, Context, Lit, Rng, Unsupported
 from rooflinexl.recalc.refs import MAX_COL, MAX_ROW
 from rooflinexl.recalc.values import BOOL, EMPTY, ERR, NUM, STR, kind_of
 
-__all__ = ["DYNAMIC", "dynamic_calls", "evaluate", "resolve_text"]
+__all__ = ["DYNAMIC", "dynamic_calls", "evaluate", "resolve_text", "static_problem"]
 
 #: the functions whose result is a reference computed from values
 DYNAMIC = frozenset({"INDIRECT", "OFFSET"})
@@ -72,6 +72,19 @@ def dynamic_calls(node) -> list[Call]:
 
     walk(node)
     return out
+
+
+def static_problem(node) -> str | None:
+    """Why the dynamic calls in ``node`` cannot be resolved per row, seen before
+    evaluating (the cells then go per cell from the start), else None: a range where
+    INDIRECT or OFFSET takes a value (Excel intersects it with the formula's row or
+    column)."""
+    for call in dynamic_calls(node):
+        values = call.args if call.name == "INDIRECT" else call.args[1:]
+        for a in values:
+            if isinstance(a, Rng) and not a.is_cell:
+                return f"a range where {call.name} takes a value"
+    return None
 
 
 def resolve_text(text: str, a1: bool, ctx: Context, sheet: str, row: int, col: int):
@@ -228,8 +241,10 @@ def _offset_targets(ev, node: Call) -> list:
         if err is not None:
             out.append(err)
             continue
-        if any(not math.isfinite(x) or x != int(x) for x in nums):
-            raise Unsupported("OFFSET with a fractional argument")
+        if any(not math.isfinite(x) or x < 0 and x != int(x) for x in nums):
+            raise Unsupported("OFFSET with a negative fractional argument")
+        # a fraction is cut off: POI's FormulaEvalTestData.xlsx, OFFSET(G7, "2.1", "1.9")
+        # is H9 in Excel's cached value
         dr, dc = int(nums[0]), int(nums[1])
         h = int(nums[2]) if len(nums) > 2 else rb - ra + 1
         w = int(nums[3]) if len(nums) > 3 else base.c2 - base.c1 + 1
