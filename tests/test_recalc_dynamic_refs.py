@@ -192,3 +192,20 @@ def test_offset_running_sum_filled_down(tmp_path, engine):
     for r in (1, 2, 50, 100):
         assert ev.cells[(ws.title, f"A{r}")].value == r * (r + 1) / 2
     assert ev.paths.cell_cells == 0
+
+
+@pytest.mark.parametrize("engine", BLOCKS)
+def test_indirect_of_text_the_block_itself_computes(tmp_path, engine):
+    # A2 =INDIRECT(A1) filled down, A1 holding "B1": each row names the cell its row
+    # above computed ("B1", then B1's own text ...). By hand: B1 is "C1", C1 is 5, so A2
+    # is "C1" and A3 is 5
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws["A1"] = "B1"
+    ws["B1"] = "C1"
+    ws["C1"] = 5
+    ws["A2"] = "=INDIRECT(A1)"
+    ws["A3"] = "=INDIRECT(A2)"
+    ev = _recalc(wb, tmp_path, engine)
+    assert ev.cells[(ws.title, "A2")].value == "C1"
+    assert ev.cells[(ws.title, "A3")].value == 5

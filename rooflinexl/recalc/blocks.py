@@ -871,6 +871,21 @@ class _Run:
         down; a run reading this block's own rows above it goes as many rows at a time
         as it reads up, one reading its own row or below, or a formula cell not
         computed yet, is not covered (per cell)."""
+        step = u.r1 - u.r0 + 1  # rows whose references are resolved at once
+        for call in dynamic.dynamic_calls(u.compiled.tree):
+            args = call.args[1:] if call.name == "OFFSET" else call.args  # a base: not read
+            stack = list(args)
+            while stack:
+                x = stack.pop()
+                if isinstance(x, Call):
+                    stack.extend(x.args)
+                elif isinstance(x, Rng) and x.sheet == u.sheet and x.c1 <= u.col <= x.c2:
+                    ra, rb = (u.r0 + x.r1, u.r1 + x.r2) if x.r1_rel else (x.r1, x.r2)
+                    if ra > u.r1 or rb < u.r0:
+                        continue
+                    if not (x.r2_rel and x.r2 < 0):
+                        raise Unsupported(f"{call.name}'s arguments read its own cells")
+                    step = min(step, -x.r2)  # its own rows above: that many at a time
         n = u.r1 - u.r0 + 1
         acc = Vec.empty(n)
         col = self.store.column(u.sheet, u.col)
@@ -892,7 +907,11 @@ class _Run:
         if u.array_ref:  # a column of an array formula's range
             spread = (u.r0, u.col - parse_cell(u.array_ref.split(":")[0])[1])
         try:
-            dynamic.evaluate(u.compiled.tree, u.r0, u.r1, self.ctx, make_eval, leaf, spread)
+            for s0 in range(u.r0, u.r1 + 1, step):
+                if step < n:
+                    self.store.forget_ranges()
+                dynamic.evaluate(u.compiled.tree, s0, min(s0 + step - 1, u.r1), self.ctx,
+                                 make_eval, leaf, spread)
         finally:
             self.store.forget_ranges()
         if self.poison:
