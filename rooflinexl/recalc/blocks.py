@@ -757,11 +757,8 @@ class _Run:
         if not isinstance(tree, Call) or tree.name != "+" or len(tree.args) != 2:
             return None
 
-        def is_prev(node) -> bool:
-            return _is_row_above(node, u)
-
         a, b = tree.args
-        other = b if is_prev(a) else a if is_prev(b) else None
+        other = b if _is_row_above(a, u) else a if _is_row_above(b, u) else None
         if other is None or _reads_own_column_else(u):
             return None
         if self.poison:
