@@ -130,6 +130,7 @@ class Unit:
     reads: list | None = None  # [(sheet, r1, c1, r2, c2)]; None = could read anything
     texts: list | None = None  # original text per row (None: a shared formula's child)
     dynamic: bool = False  # calls INDIRECT/OFFSET: references resolved per row (dynamic.py)
+    named: set | None = None  # dynamic: the units its formula names (the rest is speculative)
 
     @property
     def cells(self) -> int:
@@ -525,6 +526,7 @@ def _order_dynamic(units: list[Unit], edges: list[set[int]]) -> None:
         edges[u.id] = set()
         for s, r1, c1, r2, c2 in _reads_of_compiled(u):
             edges[u.id] |= index.writers(s, r1, c1, r2, c2)
+        u.named = set(edges[u.id])
     for u in anything:
         edges[u.id] = set()
     reverse: list[set[int]] = [set() for _ in units]
@@ -1140,7 +1142,11 @@ def _evaluate(run: _Run, units: list[Unit], edges, path: Path, functions) -> Non
         # stage goes on without what reads it, so one round finds every such block
         failed: set[int] = set()
         for grp in _topo(ids, edges, run.cycle_of):
-            if failed and any(w in failed for uid in grp for w in edges[uid]):
+            # a dynamic unit is tried whatever it may read: what it does read is checked
+            # when it is resolved (so one round finds the dynamic units that fail)
+            if failed and any(w in failed for uid in grp
+                              for w in (units[uid].named if units[uid].dynamic
+                                        else edges[uid])):
                 failed.update(grp)
                 continue
             try:

@@ -44,6 +44,9 @@ _CLIP_SAFE = frozenset({"SUM", "COUNT", "COUNTA", "AVERAGE", "MIN", "MAX", "VLOO
                         "HLOOKUP", "MATCH", "XLOOKUP", "SUMIF", "SUMIFS", "AVERAGEIF",
                         "AVERAGEIFS", "MAXIFS", "MINIFS"})
 
+#: functions of a reference's position: of an error value, that error
+_POSITION = frozenset({"ROW", "COLUMN", "ROWS", "COLUMNS"})
+
 _SHEET = r"(?:'(?:[^']|'')+'|[^'!\[\]]+)"
 _A1_RECT = re.compile(r"^\$?([A-Z]{1,3})\$?([0-9]{1,7})(?::\$?([A-Z]{1,3})\$?([0-9]{1,7}))?$",
                       re.IGNORECASE)
@@ -241,8 +244,9 @@ def _offset_targets(ev, node: Call) -> list:
         if err is not None:
             out.append(err)
             continue
-        if any(not math.isfinite(x) or x < 0 and x != int(x) for x in nums):
-            raise Unsupported("OFFSET with a negative fractional argument")
+        if any(not math.isfinite(x) or x < 0 and x != int(x) for x in nums) or any(
+                x != int(x) for x in nums[2:]):
+            raise Unsupported("OFFSET with a negative fractional offset, or a fractional size")
         # a fraction is cut off: POI's FormulaEvalTestData.xlsx, OFFSET(G7, "2.1", "1.9")
         # is H9 in Excel's cached value
         dr, dc = int(nums[0]), int(nums[1])
@@ -343,11 +347,14 @@ def evaluate(tree, r0: int, r1: int, ctx: Context, make_eval: Callable,
                 raise Unsupported("INDIRECT of a whole column or row outside SUM, lookups ...")
         if isinstance(new, Rng):
             new = replace(new, name=None)
+        old = node
+        if isinstance(new, Lit) and parent is not None and parent.name in _POSITION:
+            old = parent  # ROW(#REF!) is #REF!
         pieces = [(r0 + a, r0 + b, new)]
         if spread is not None and node is tree and isinstance(new, Rng):
             pieces = _cells_of(new, r0 + a, r0 + b, spread)
         for pa, pb, x in pieces:
-            evaluate(_substitute(tree, node, x), pa, pb, ctx, make_eval, leaf)
+            evaluate(_substitute(tree, old, x), pa, pb, ctx, make_eval, leaf)
 
 
 def _cells_of(rng: Rng, a: int, b: int, spread: tuple[int, int]) -> list:
