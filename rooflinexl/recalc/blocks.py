@@ -51,7 +51,7 @@ from rooflinexl.addresses import parse_cell
 from rooflinexl.errors import ExcelError
 from rooflinexl.ooxml import Limits
 from rooflinexl.ooxml.sheetxml import paused_gc
-from rooflinexl.recalc import engine
+from rooflinexl.recalc import dynamic, engine
 from rooflinexl.recalc.arrays import ArrayEval, first_value, lay_out
 from rooflinexl.recalc.compile import (
     Call,
@@ -129,6 +129,8 @@ class Unit:
     #: evaluated by arrays.ArrayEval: an array formula over ``region`` at once, or a
     #: block row by row (its cells hold arrays the block kernels cannot)
     array_mode: bool = False
+    dynamic: bool = False  # calls INDIRECT/OFFSET: references resolved per row (dynamic.py)
+    named: set | None = None  # dynamic: the units its formula names (the rest is speculative)
 
     @property
     def cells(self) -> int:
@@ -557,6 +559,53 @@ def _graph(units: list[Unit], index: _Index) -> list[set[int]]:
     return edges
 
 
+#: most edges the dynamic units may add (each reads anything it does not feed)
+_MAX_DYNAMIC_EDGES = 5_000_000
+
+
+def _order_dynamic(units: list[Unit], edges: list[set[int]]) -> None:
+    """A unit that calls INDIRECT or OFFSET may read any cell: it reads, besides what its
+    formula names, every unit that does not read it (directly or through others), so it
+    comes after all of them; the others come after it. Dynamic units are placed one after
+    the other, bottom up, each after those placed before unless it feeds them, so no
+    cycle is made and one that reads another above it finds it computed.
+    Past :data:`_MAX_DYNAMIC_EDGES` they read everything (and go per cell)."""
+    dyn = [u for u in units if u.dynamic]
+    if not dyn:
+        return
+    # the others that may read anything (per cell) are placed likewise, last: computed
+    # first, so a dynamic unit reading them comes after them rather than between them
+    anything = [u for u in units if u.reads is None and not u.dynamic]
+    if (len(dyn) + len(anything)) * len(units) > _MAX_DYNAMIC_EDGES:
+        for u in dyn:
+            u.dynamic = False
+            u.why = "too many INDIRECT/OFFSET formulas to order in blocks"
+        return
+    index = _Index(units)
+    for u in dyn:
+        edges[u.id] = set()
+        for s, r1, c1, r2, c2 in _reads_of_compiled(u):
+            edges[u.id] |= index.writers(s, r1, c1, r2, c2)
+        u.named = set(edges[u.id])
+    for u in anything:
+        edges[u.id] = set()
+    reverse: list[set[int]] = [set() for _ in units]
+    for v, deps in enumerate(edges):
+        for w in deps:
+            reverse[w].add(v)
+    everything = set(range(len(units)))
+    sheets = {u.sheet: None for u in units}
+    order = {s: i for i, s in enumerate(sheets)}
+    # the first placed is computed last: the lowest rows first, as they mostly read upwards
+    placed = sorted(dyn, key=lambda u: (order[u.sheet], u.r0, u.col), reverse=True) + anything
+    for u in placed:
+        desc = _closure({u.id}, reverse)
+        new = everything - desc
+        edges[u.id] |= new
+        for w in new:
+            reverse[w].add(u.id)
+
+
 def _cyclic(edges: list[set[int]]) -> set[int]:
     """Units on a cycle (a self-loop, or a strongly connected component of two or more)."""
     return set().union(*_components(edges))
@@ -724,10 +773,14 @@ class _Run:
         self.forced: dict[tuple[str, str], str] = {}  # (sheet, cell) -> own reason
         #: unit -> id of its cycle, for cycles evaluated by iteration (calcPr iterate)
         self.cycle_of: dict[int, int] = {u.id: u.cycle for u in units if u.cycle is not None}
+        self._index: _Index | None = None  # which unit writes which cells (dynamic refs)
 
     def block(self, u: Unit) -> None:
         if u.array_mode:
             self.array_unit(u)
+            return
+        if u.dynamic:
+            self._dynamic(u)
             return
         if u.lag:
             self._sequential(u)
@@ -814,7 +867,7 @@ class _Run:
         ISERROR, COUNT ... would not): otherwise, or when a row cannot be finished, a cell
         does read itself, and the blocks go per cell, where the circular reference is
         reported (Unsupported)."""
-        if any(u.array_mode or u.region is not None for u in members):
+        if any(u.array_mode or u.dynamic or u.region is not None for u in members):
             self._not_by_rows(members, {})  # arrays: per cell, where the cycle is told
         marker = _marker()
         segs: dict[int, Vec] = {}
@@ -878,14 +931,9 @@ class _Run:
         if not isinstance(tree, Call) or tree.name != "+" or len(tree.args) != 2:
             return None
 
-        def is_prev(node) -> bool:
-            return (isinstance(node, Rng) and node.is_cell and node.r1_rel and node.r1 == -1
-                    and node.sheet == u.sheet and node.c1 == u.col)
-
         a, b = tree.args
-        other = b if is_prev(a) else a if is_prev(b) else None
-        if other is None or any(r.sheet == u.sheet and r.c1 <= u.col <= r.c2
-                                for r in u.compiled.refs if not is_prev(r)):
+        other = b if _is_row_above(a, u) else a if _is_row_above(b, u) else None
+        if other is None or _reads_own_column_else(u):
             return None
         if self.poison:
             return None
@@ -903,12 +951,48 @@ class _Run:
             return None
         return Vec(np.full(n, NUM, np.uint8), out)
 
+    def _running_text(self, u: Unit) -> Vec | None:
+        """``=CONCATENATE(A1,"a")`` or ``=A1&B2&"x"`` filled down (the row above, then
+        text that does not read this column): each row is the row above with its own
+        text appended, all rows at once. Only text and blank cells (blank is ""); None
+        when the block is not that, or a result would pass Excel's 32,767 characters."""
+        tree = u.compiled.tree
+        if (not isinstance(tree, Call) or tree.name not in ("&", "CONCATENATE")
+                or len(tree.args) < 2 or not _is_row_above(tree.args[0], u)
+                or _reads_own_column_else(u) or self.poison):
+            return None
+        ev = BlockEval(self.store, u.sheet, u.r0, u.r1, self.functions, self.state,
+                       (engine.CURRENT, engine.STATE), u.col)
+        n = u.r1 - u.r0 + 1
+        parts = [self.store.get(u.sheet, u.col, u.r0 - 1, u.r0 - 1)]
+        parts += [ev.value(a).broadcast(n) for a in tree.args[1:]]
+        if ev.records or ev.records_all or any(not np.isin(p.kind, (STR, EMPTY)).all()
+                                               for p in parts):
+            return None
+        texts = []
+        for p in parts:
+            t = np.full(len(p), "", dtype=object)
+            if p.obj is not None:
+                t[p.kind == STR] = p.obj[p.kind == STR]
+            texts.append(t)
+        step = texts[1]
+        for t in texts[2:]:
+            step = step + t
+        lengths = np.fromiter((len(x) for x in step), np.int64, n)
+        if len(texts[0][0]) + int(lengths.sum()) > _MAX_TEXT:
+            return None
+        step[0] = texts[0][0] + step[0]
+        out = np.add.accumulate(step)
+        return Vec(np.full(n, STR, np.uint8), np.zeros(n), out)
+
     def _sequential(self, u: Unit) -> None:
         """A block reading its own column ``u.lag`` or more rows up (``=A1+1`` filled
         down): evaluated ``u.lag`` rows at a time, top down, each chunk reading the
         ones before it from the store."""
         n = u.r1 - u.r0 + 1
         fast = self._running_sum(u) if u.lag == 1 else None
+        if fast is None and u.lag == 1:
+            fast = self._running_text(u)
         if fast is not None:
             self.values[u.id] = fast
             self.records[u.id] = ({}, [])
@@ -918,28 +1002,7 @@ class _Run:
         self.store.column(u.sheet, u.col).add_segment(u.r0, u.r1, acc)
         records: dict[int, list] = {}
         for s0 in range(u.r0, u.r1 + 1, u.lag):
-            s1 = min(s0 + u.lag - 1, u.r1)
-            ev = BlockEval(self.store, u.sheet, s0, s1, self.functions, self.state,
-                           (engine.CURRENT, engine.STATE), u.col)
-            with np.errstate(all="ignore"):
-                v = ev.value(u.compiled.tree)
-            v = v.blank_as_zero().broadcast(s1 - s0 + 1)
-            a, b = s0 - u.r0, s1 - u.r0 + 1
-            acc.kind[a:b] = v.kind
-            acc.num[a:b] = v.num
-            if v.obj is not None:
-                if acc.obj is None:
-                    acc.obj = np.empty(n, dtype=object)
-                acc.obj[a:b] = v.obj
-            if v.npy is not None:
-                if acc.npy is None:
-                    acc.npy = np.zeros(n, bool)
-                acc.npy[a:b] = v.npy
-            for i, recs in ev.records.items():
-                records.setdefault(a + i, []).extend(recs)
-            if ev.records_all:
-                for i in range(a, b):
-                    records.setdefault(i, []).extend(ev.records_all)
+            self._chunk(u, u.compiled.tree, s0, min(s0 + u.lag - 1, u.r1), acc, records)
         if self.poison:
             acc = self._poisoned(u, acc)
             col = self.store.column(u.sheet, u.col)
@@ -947,6 +1010,118 @@ class _Run:
         self.values[u.id] = acc
         self.records[u.id] = (records, [])
 
+
+    def _chunk(self, u: Unit, tree, s0: int, s1: int, acc: Vec, records: dict) -> None:
+        """``tree`` over rows s0..s1 of ``u``, written into ``acc`` (rows u.r0..u.r1)."""
+        n = u.r1 - u.r0 + 1
+        ev = BlockEval(self.store, u.sheet, s0, s1, self.functions, self.state,
+                       (engine.CURRENT, engine.STATE), u.col)
+        with np.errstate(all="ignore"):
+            v = ev.value(tree)
+        v = v.blank_as_zero().broadcast(s1 - s0 + 1)
+        a, b = s0 - u.r0, s1 - u.r0 + 1
+        acc.kind[a:b] = v.kind
+        acc.num[a:b] = v.num
+        if v.obj is not None:
+            if acc.obj is None:
+                acc.obj = np.empty(n, dtype=object)
+            acc.obj[a:b] = v.obj
+        if v.npy is not None:
+            if acc.npy is None:
+                acc.npy = np.zeros(n, bool)
+            acc.npy[a:b] = v.npy
+        for i, recs in ev.records.items():
+            records.setdefault(a + i, []).extend(recs)
+        if ev.records_all:
+            for i in range(a, b):
+                records.setdefault(i, []).extend(ev.records_all)
+
+    def _dynamic(self, u: Unit) -> None:
+        """A block calling INDIRECT or OFFSET: the references resolved per row, the rest
+        evaluated over each run of rows they leave alike (:func:`dynamic.evaluate`), top
+        down; a run reading this block's own rows above it goes as many rows at a time
+        as it reads up, one reading its own row or below, or a formula cell not
+        computed yet, is not covered (per cell)."""
+        step = u.r1 - u.r0 + 1  # rows whose references are resolved at once
+        for call in dynamic.dynamic_calls(u.compiled.tree):
+            args = call.args[1:] if call.name == "OFFSET" else call.args  # a base: not read
+            stack = list(args)
+            while stack:
+                x = stack.pop()
+                if isinstance(x, Call):
+                    stack.extend(x.args)
+                elif isinstance(x, Rng) and x.sheet == u.sheet and x.c1 <= u.col <= x.c2:
+                    ra, rb = (u.r0 + x.r1, u.r1 + x.r2) if x.r1_rel else (x.r1, x.r2)
+                    if ra > u.r1 or rb < u.r0:
+                        continue
+                    if not (x.r2_rel and x.r2 < 0):
+                        raise Unsupported(f"{call.name}'s arguments read its own cells")
+                    step = min(step, -x.r2)  # its own rows above: that many at a time
+        n = u.r1 - u.r0 + 1
+        acc = Vec.empty(n)
+        col = self.store.column(u.sheet, u.col)
+        col.add_segment(u.r0, u.r1, acc)
+        records: dict[int, list] = {}
+
+        def make_eval(a: int, b: int) -> BlockEval:
+            return BlockEval(self.store, u.sheet, a, b, self.functions, self.state,
+                             (engine.CURRENT, engine.STATE), u.col)
+
+        def leaf(tree, a: int, b: int) -> None:
+            lag = self._dynamic_lag(u, tree, a, b)
+            for s0 in range(a, b + 1, lag):
+                if lag < b - a + 1:
+                    self.store.forget_ranges()
+                self._chunk(u, tree, s0, min(s0 + lag - 1, b), acc, records)
+
+        spread = None
+        if u.array_ref:  # a column of an array formula's range
+            spread = (u.r0, u.col - parse_cell(u.array_ref.split(":")[0])[1])
+        try:
+            for s0 in range(u.r0, u.r1 + 1, step):
+                if step < n:
+                    self.store.forget_ranges()
+                dynamic.evaluate(u.compiled.tree, s0, min(s0 + step - 1, u.r1), self.ctx,
+                                 make_eval, leaf, spread)
+        finally:
+            self.store.forget_ranges()
+        if self.poison:
+            acc = self._poisoned(u, acc)
+            col.segments[-1] = (u.r0, u.r1, acc)
+        self.values[u.id] = acc
+        self.records[u.id] = (records, [])
+
+    def _dynamic_lag(self, u: Unit, tree, a: int, b: int) -> int:
+        """How many rows of ``u`` from row ``a`` on can be computed at once with
+        ``tree`` (its references resolved): all of a..b unless it reads its own rows
+        above; :class:`Unsupported` when it reads its own row or below, or a formula
+        cell not computed yet."""
+        if self._index is None:
+            self._index = _Index(self.units)
+        lag = b - a + 1
+        stack = [tree]
+        while stack:
+            x = stack.pop()
+            if isinstance(x, Call):
+                stack.extend(x.args)
+                continue
+            if not isinstance(x, Rng):
+                continue
+            ra, rb = (a + x.r1, b + x.r2) if x.r1_rel else (x.r1, x.r2)
+            if ra < 1:
+                raise Unsupported("reference above row 1")
+            if x.sheet == u.sheet and x.c1 <= u.col <= x.c2 and ra <= u.r1 and rb >= u.r0:
+                if x.r2_rel and x.r2 < 0:
+                    lag = min(lag, -x.r2)
+                elif x.r2_rel or min(rb, u.r1) >= a:
+                    raise Unsupported(f"{u.address()} reads its own cells through INDIRECT "
+                                      "or OFFSET")
+            for w in self._index.writers(x.sheet, ra, x.c1, rb, x.c2):
+                if w != u.id and w not in self.values and not (
+                        self.units[w].why is not None and self.per_cell_ev is not None):
+                    raise Unsupported("INDIRECT or OFFSET reaches a formula cell not "
+                                      f"computed yet ({self.units[w].address()})")
+        return lag
 
     def _poisoned(self, u: Unit, v: Vec) -> Vec:
         """Rows reading a cell the per-cell engine could not compute: not computed either
@@ -978,6 +1153,19 @@ class _Run:
 
 
 _NOT_COMPUTED = "not computed: a circular reference, or depends on one"
+_MAX_TEXT = 32767  # characters a cell holds (Excel's specifications and limits)
+
+
+def _is_row_above(node, u: Unit) -> bool:
+    """Whether ``node`` is the cell right above each row of ``u`` (``A1`` in ``A2``)."""
+    return (isinstance(node, Rng) and node.is_cell and node.r1_rel and node.r1 == -1
+            and node.sheet == u.sheet and node.c1 == u.col)
+
+
+def _reads_own_column_else(u: Unit) -> bool:
+    """Whether ``u`` reads its own column other than through the cell right above."""
+    return any(r.sheet == u.sheet and r.c1 <= u.col <= r.c2
+               for r in u.compiled.refs if not _is_row_above(r, u))
 
 
 def _marker():
@@ -1062,8 +1250,13 @@ def _evaluate_blocks(path, functions, limits: Limits, engine_mode: str) -> Evalu
             u.array_mode = hit.arrays_inside is not None
     for u in units:
         u.reads = _reads_of_compiled(u) if u.compiled is not None else _reads_per_cell(u, ctx)
+        if u.compiled is not None and dynamic.dynamic_calls(u.compiled.tree):
+            u.reads, u.dynamic = None, u.region is None
+            if (why := dynamic.static_problem(u.compiled.tree)) is not None:
+                u.why, u.dynamic = why, False
     index = _Index(units)
     edges = _graph(units, index)
+    _order_dynamic(units, edges)
     cyclic = _cyclic(edges)
     if cyclic:
         own = {uid for uid in cyclic if uid in edges[uid]}
@@ -1150,7 +1343,11 @@ def _evaluate(run: _Run, units: list[Unit], edges, path: Path, functions) -> Non
         # stage goes on without what reads it, so one round finds every such block
         failed: set[int] = set()
         for grp in _topo(ids, edges, run.cycle_of):
-            if failed and any(w in failed for uid in grp for w in edges[uid]):
+            # a dynamic unit is tried whatever it may read: what it does read is checked
+            # when it is resolved (so one round finds the dynamic units that fail)
+            if failed and any(w in failed for uid in grp
+                              for w in (units[uid].named if units[uid].dynamic
+                                        else edges[uid])):
                 failed.update(grp)
                 continue
             try:
@@ -1172,7 +1369,27 @@ def _evaluate(run: _Run, units: list[Unit], edges, path: Path, functions) -> Non
                 for uid in grp:
                     units[uid].why = str(ex)
         if failed:
+            _fail_alike(units, failed)
             raise _Retry
+
+
+_CELL_REF = re.compile(r"\$?[A-Z]{1,3}\$?[0-9]+")
+
+
+def _fail_alike(units: list[Unit], failed: set[int]) -> None:
+    """Units of ``failed`` skipped because they read a unit that failed (``why`` not
+    set) and written like one that failed (the same formula but for its cell references,
+    ``=IF(MAX(CA8:CA39)>=0,...)`` and ``=IF(MAX(CA43:CA83)>=0,...)``) go per cell with
+    it now, not one more round of evaluation later each (POI's 57181.xlsm: a chain of
+    three such rounds)."""
+    shapes = {_CELL_REF.sub("R", units[uid].compiled.text): units[uid].why
+              for uid in failed if units[uid].why is not None and units[uid].compiled}
+    for uid in failed:
+        u = units[uid]
+        if u.why is None and u.compiled is not None:
+            why = shapes.get(_CELL_REF.sub("R", u.compiled.text))
+            if why is not None:
+                u.why = why
 
 
 # ------------------------------------------------------------- per-cell path

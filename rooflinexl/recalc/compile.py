@@ -129,6 +129,7 @@ FUNCTIONS = frozenset({
     "INT", "MOD", "TRUNC", "SIGN", "LOG10", "LEN", "LOWER", "UPPER",
     "INDEX", "MATCH", "VLOOKUP", "HLOOKUP", "XLOOKUP", "ROW", "COLUMN",
     "RAND", "RANDBETWEEN", "NOW", "TODAY",
+    "INDIRECT", "OFFSET",  # resolved per row before evaluating (recalc.dynamic)
 })
 
 #: functions evaluated only in array mode (:mod:`rooflinexl.recalc.arrays`): element-wise
