@@ -38,6 +38,7 @@ from rooflinexl.addresses import column_letters
 from rooflinexl.recalc.compile import OPERATORS, Arr, Call, Lit, Rng, Unsupported
 from rooflinexl.recalc.functions import EXCEL_NUMBERS, excel_numbers
 from rooflinexl.recalc.kernels import BlockEval, function_of
+from rooflinexl.recalc.prepass import SCALAR_ARGUMENT_FUNCTIONS
 
 __all__ = ["ArrayEval", "excel_broadcast", "first_value", "lay_out"]
 
@@ -185,10 +186,13 @@ class ArrayEval:
     def __init__(self, store, sheet: str, row: int, col: int, functions: dict, state,
                  tokens, *, plain: bool = False):
         self.store = store
-        #: a plain cell (not an array formula): a range outside every function call is
-        #: the one cell in the formula's row or column (implicit intersection)
+        #: a plain cell (not an array formula): a range outside every function call, or in
+        #: the arguments of functions taking one value each, is the one cell in the
+        #: formula's row or column (implicit intersection, as the per-cell engine's pre-pass)
         self.plain = plain
-        self._depth = 0  # function calls around the node being evaluated
+        #: per function call around the node being evaluated: whether it takes one value
+        #: per argument (:data:`~rooflinexl.recalc.prepass.SCALAR_ARGUMENT_FUNCTIONS`)
+        self._frames: list[bool] = []
         self.sheet, self.row, self.col = sheet, row, col
         self.functions = functions
         self.state = state
@@ -220,17 +224,17 @@ class ArrayEval:
         if isinstance(node, Arr):
             return BlockEval.array(node)
         if isinstance(node, Rng):
-            if self.plain and not self._depth and not node.is_cell:
-                return self.intersect(node)
+            if self.plain and not node.is_cell and all(self._frames):
+                return self.intersect(node)  # outside every call, or in one-value arguments
             return self.range(node)
         if isinstance(node, Call):
             if node.name in OPERATORS:
                 return self.call(node)
-            self._depth += 1
+            self._frames.append(node.name in SCALAR_ARGUMENT_FUNCTIONS)
             try:
                 return self.call(node)
             finally:
-                self._depth -= 1
+                self._frames.pop()
         raise Unsupported(f"node {node!r}")
 
     def intersect(self, node: Rng):

@@ -403,6 +403,8 @@ def _span_reads(spans: list[str], sheet: str, ctx: Context, depth: int = 0) -> l
             return None  # a whole row or column, a sheet-scoped name
         try:
             rng = ctx.name(span)
+            if not isinstance(rng, Rng):  # a name standing for a formula: what it reads
+                raise Unsupported(span)
         except Unsupported:
             if span.upper() in ctx.names:
                 if depth > 16:
