@@ -83,7 +83,7 @@ from rooflinexl.recalc.refs import (
 )
 from rooflinexl.recalc.values import BOOL, EMPTY, ERR, NUM, STR, SheetStore, Vec
 
-__all__ = ["PathCounts", "evaluate_blocks"]
+__all__ = ["BlockCells", "BlockRewrites", "PathCounts", "evaluate_blocks"]
 
 
 @dataclass

@@ -2,10 +2,12 @@
 
 The block evaluator (:mod:`rooflinexl.recalc.blocks`) needs every cell's value
 and formula, fast: openpyxl builds an object per cell (seconds for a
-10,000-row plan), this module scans the sheet XML with one regular expression
-per sheet (the same byte-level approach as :mod:`rooflinexl.ooxml`, whose
-package checks, parts and shared strings it reuses) and falls back to
-:func:`rooflinexl.ooxml.sheetxml.iter_cells` for sheets written in an unusual form.
+10,000-row plan), this module scans the sheet XML with one regular expression,
+4 MB of rows at a time (the same byte-level approach as :mod:`rooflinexl.ooxml`,
+whose package checks, parts and shared strings it reuses), classifies the cells
+found in bulk (numbers parsed by numpy, each distinct inline string decoded once),
+and falls back to :func:`rooflinexl.ooxml.sheetxml.iter_cells` for sheets written
+in an unusual form.
 
 Values are decoded the way the per-cell engine sees them (openpyxl as
 ``formulas`` configures it): shared strings with ``_xHHHH_`` escapes resolved,
@@ -305,7 +307,6 @@ def _take(sheet: Sheet, matches: list, strings: list[str], arrays: list,
     if not matches:
         return
     cols_s, rows_s, cas, fels, fas, fts, vs, iss = zip(*matches, strict=True)
-    del matches
     rowmap = {r: int(r) for r in set(rows_s)}  # one int per row, not per cell
     rows = list(map(rowmap.__getitem__, rows_s))
     colmap = state.col
