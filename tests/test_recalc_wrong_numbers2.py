@@ -436,8 +436,9 @@ def text_fractions(tmp_path_factory):
         ws[f"B{r}"], ws[f"C{r}"] = fmt, value
         ws[f"A{r}"] = f"=TEXT(C{r}, B{r})"
     ws["D1"], ws["E1"] = 1e-20, "=D1*1E+20"  # the double as written: 1, never 0
-    # 15 significant digits, as Excel reads a cell: the formulas project's test.xlsx
-    # (saved by Excel), EXTRA!C24, caches TRUNC(-0.79999999999999993, 1) as -0.8
+    # TRUNC cuts the number's 15 significant digits: the formulas project's test.xlsx
+    # (saved by Excel), EXTRA!C24, caches TRUNC(-0.79999999999999993, 1) as -0.8, while
+    # POI's FormulaEvalTestData_Copy.xlsx needs every digit of -17406.785214815641 (FV)
     ws["D2"], ws["E2"] = -0.79999999999999993, "=TRUNC(D2,1)"
     p = tmp_path_factory.mktemp("tfrac") / "t.xlsx"
     wb.save(p)

@@ -902,18 +902,16 @@ def _model_class():
             return self
 
         def compile_cell(self, cell, context, references, formula_references):
-            """formulas' ``compile_cell``, a number cell read to 15 significant digits
-            as the block path's loader reads it (:func:`rooflinexl.recalc.loader.
-            excel_double`): formulas rounded to 15 decimals (1E-20 became 0, 1.234567E-9
-            1.235E-9; POI's NumberFormatApproxTests.xlsx, saved by Excel, shows
-            1.2345678E-142 as '#.#e+0' as 1.2e-142)."""
+            """formulas' ``compile_cell``, a number cell's double kept as written, as the
+            block path's loader reads it (:func:`rooflinexl.recalc.loader.excel_double`):
+            formulas rounded it to 15 decimals (1E-20 became 0, 1.234567E-9 1.235E-9;
+            POI's NumberFormatApproxTests.xlsx, saved by Excel, shows 1.2345678E-142
+            as '#.#e+0' as 1.2e-142)."""
             crd = formula_references.get(cell.coordinate, cell.coordinate)
             val = cell.value
             if cell.data_type == "f":
                 val = val if isinstance(val, str) else val.text
                 val = val[1:] if val[:2] == "==" else val
-            elif cell.data_type == "n" and isinstance(val, float):
-                val = float(f"{val:.15g}")
             return self._compile_cell(crd, val, context, cell.data_type != "s", references)
 
         @staticmethod

@@ -2477,8 +2477,22 @@ def _mround(number, multiple):
     return _elementwise("MROUND", _mround_values, *args)
 
 
+_rounddown = _round_function("ROUNDDOWN", "down")
+
+
+def _trunc(number, num_digits=0):
+    """TRUNC(number, [num_digits]): ``number`` cut toward zero, as ROUNDDOWN (of the number's
+    15 significant digits: the formulas project's test.xlsx, saved by Excel, caches
+    TRUNC(-0.79999999999999993, 1) as -0.8).
+
+    >>> _trunc(8.9), _trunc(-8.9), _trunc(0.45, 1), _trunc(-0.79999999999999993, 1)
+    (8.0, -8.0, 0.4, -0.8)
+    """
+    return _rounddown(number, 0 if num_digits is None else num_digits)
+
+
 BUILTINS.update(ROUND=_round_function("ROUND", "half"), ROUNDUP=_round_function("ROUNDUP", "up"),
-                ROUNDDOWN=_round_function("ROUNDDOWN", "down"), MROUND=_mround)
+                ROUNDDOWN=_rounddown, MROUND=_mround, TRUNC=_trunc)
 
 
 # ------------------------------------------------------------------ GCD, LCM

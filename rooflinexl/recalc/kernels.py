@@ -930,7 +930,7 @@ class BlockEval:
         return self.delegate(node.written, args, [isinstance(a, Lit) for a in node.args])
 
     f_CEILING = f_FLOOR = _delegated  # ROUND & co.: the engine's own (functions.py)
-    f_INT = f_MOD = f_TRUNC = f_SIGN = f_LOG10 = f_LEN = f_LOWER = f_UPPER = _delegated
+    f_INT = f_MOD = f_SIGN = f_LOG10 = f_LEN = f_LOWER = f_UPPER = _delegated  # TRUNC: ours
 
     # -------------------------------------------------------- lookups
     def f_INDEX(self, node):

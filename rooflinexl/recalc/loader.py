@@ -11,10 +11,10 @@ in an unusual form.
 
 Values are decoded the way the per-cell engine sees them (openpyxl as
 ``formulas`` configures it): shared strings with ``_xHHHH_`` escapes resolved,
-numbers to the 15 significant digits Excel keeps (:func:`excel_double`; ``formulas``
-rounded to 15 decimals, which made 1E-20 zero and 1.234567E-9 1.235E-9; the per-cell
-engine's model reads them the same way), error constants as ``formulas``' ``XlError``;
-dates stay serial numbers.
+numbers as the doubles written (:func:`excel_double`; ``formulas`` rounded to 15
+decimals, which made 1E-20 zero and 1.234567E-9 1.235E-9; the per-cell engine's model
+reads them the same way), error constants as ``formulas``' ``XlError``; dates stay
+serial numbers.
 
 Shared formulas (``<f t="shared" si=".." ref="..">``) are kept as a reference
 to their master cell: the block evaluator groups cells by their relative form,
@@ -156,16 +156,15 @@ def _errors():
 
 
 def excel_double(text: str) -> float:
-    """A number written in a cell as Excel reads it: to 15 significant digits, so that
-    -0.79999999999999993 is -0.8 (TRUNC(-0.79999999999999993, 1) is -0.8 in the formulas
-    project's test.xlsx, saved by Excel) while 1E-20 and 1.2345678E-142 stay themselves.
+    """A number written in a cell as Excel reads it: the double written, all of it
+    (``formulas`` rounded to 15 decimals, so 1E-20 was 0 and 1.234567E-9 1.235E-9; POI's
+    FormulaEvalTestData_Copy.xlsx, saved by Excel, caches FV(2.95,13,13000,
+    -17406.785214815641,1) as 333891.23010253906, which needs every digit).
 
-    >>> excel_double("-0.79999999999999993"), excel_double("1E-20"), excel_double("0.1")
-    (-0.8, 1e-20, 0.1)
+    >>> excel_double("-17406.785214815641"), excel_double("1E-20"), excel_double("0.1")
+    (-17406.78521481564, 1e-20, 0.1)
     """
-    v = float(text)
-    mantissa = text.lower().split("e")[0].lstrip("+-").replace(".", "").lstrip("0")
-    return float(f"{v:.15g}") if len(mantissa) > 15 else v
+    return float(text)
 
 
 def _number(text: str):
@@ -351,9 +350,6 @@ def _take(sheet: Sheet, matches: list, strings: list[str], arrays: list,
             values = [_constant(t) for t in texts]
         else:
             values = arr.tolist()
-            if max(map(len, texts)) > 16:  # more than 15 significant digits can be written
-                values = [excel_double(v) if len(v) > 16 else x
-                          for x, v in zip(values, texts, strict=True)]
             if not np.isfinite(arr).all():  # 'inf', 'nan': as the cell-by-cell reading
                 for k in np.flatnonzero(~np.isfinite(arr)).tolist():
                     values[k] = _constant(texts[k])
