@@ -1232,7 +1232,7 @@ SCALARS["MULTINOMIAL"] = _multinomial
 # and pv + pmt nper + fv = 0 for a rate of 0.
 
 
-def _type(x) -> int:
+def _payment_type(x) -> int:
     return 0 if excel_number(x, "type") == 0 else 1
 
 
@@ -1244,7 +1244,7 @@ def _fv(rate, nper, pmt, pv=None, type=None):  # noqa: A002 - Excel's argument n
     """
     r, n = excel_number(rate, "FV: rate"), excel_number(nper, "FV: nper")
     p, v = excel_number(pmt, "FV: pmt"), excel_number(pv, "FV: pv")
-    t = _type(type)
+    t = _payment_type(type)
     if r == 0:
         return -(v + p * n)
     g = (1 + r) ** n
@@ -1259,7 +1259,7 @@ def _pv(rate, nper, pmt, fv=None, type=None):  # noqa: A002
     """
     r, n = excel_number(rate, "PV: rate"), excel_number(nper, "PV: nper")
     p, f = excel_number(pmt, "PV: pmt"), excel_number(fv, "PV: fv")
-    t = _type(type)
+    t = _payment_type(type)
     if r == 0:
         return -(f + p * n)
     g = (1 + r) ** n
@@ -1274,7 +1274,7 @@ def _pmt(rate, nper, pv, fv=None, type=None):  # noqa: A002
     """
     r, n = excel_number(rate, "PMT: rate"), excel_number(nper, "PMT: nper")
     v, f = excel_number(pv, "PMT: pv"), excel_number(fv, "PMT: fv")
-    t = _type(type)
+    t = _payment_type(type)
     if n == 0:
         raise Fail("#NUM!", "PMT: nper is 0")
     if r == 0:
@@ -1291,7 +1291,7 @@ def _nper(rate, pmt, pv, fv=None, type=None):  # noqa: A002
     """
     r, p = excel_number(rate, "NPER: rate"), excel_number(pmt, "NPER: pmt")
     v, f = excel_number(pv, "NPER: pv"), excel_number(fv, "NPER: fv")
-    t = _type(type)
+    t = _payment_type(type)
     if r == 0:
         if p == 0:
             raise Fail("#NUM!", "NPER: rate and pmt are 0")
@@ -1478,7 +1478,7 @@ def _rate(nper, pmt, pv, fv=None, type=None, guess=_OMITTED):  # noqa: A002
     """
     n, p = excel_number(nper, "RATE: nper"), excel_number(pmt, "RATE: pmt")
     v, f = excel_number(pv, "RATE: pv"), excel_number(fv, "RATE: fv")
-    t = _type(type)
+    t = _payment_type(type)
     g = 0.1 if guess is _OMITTED else excel_number(guess, "RATE: guess")
     _domain(n > 0, "RATE", "nper is not positive")
 
