@@ -73,7 +73,13 @@ from rooflinexl.recalc.loader import (
     read_book,
     saved_character_set,
 )
-from rooflinexl.recalc.prepass import held_rows, resolve_formulatext, set_text
+from rooflinexl.recalc.prepass import (
+    held_rows,
+    resolve_formulatext,
+    set_sheet_order,
+    set_text,
+    use_sheet_order,
+)
 from rooflinexl.recalc.refs import (
     group_keys,
     r1c1_key,
@@ -1215,7 +1221,8 @@ def evaluate_blocks(path, functions: Mapping[str, Callable] | None = None, *,
     the Excel that saved the workbook (:func:`~rooflinexl.recalc.loader.saved_character_set`).
     """
     reset_clock()  # NOW and TODAY: one moment per recalculation, on both paths
-    with use_character_set(saved_character_set(path, limits)), use_date_system(False):
+    with use_character_set(saved_character_set(path, limits)), use_date_system(False), \
+            use_sheet_order(()):
         return _evaluate_blocks(path, functions, limits, engine_mode)
 
 
@@ -1225,6 +1232,7 @@ def _evaluate_blocks(path, functions, limits: Limits, engine_mode: str) -> Evalu
     path = Path(path)
     book = read_book(path, limits)
     set_date_system(book.date1904)  # TEXT's serial numbers (evaluate_blocks restores it)
+    set_sheet_order(s.name for s in book.sheets)  # 3-D references (restored likewise)
     if engine_mode == "cells":
         return _all_per_cell(path, functions, "--engine cells", t0, book)
     t_load = time.perf_counter()

@@ -28,6 +28,8 @@ literal is ever touched. The user's file is only read.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
 import re
 import shutil
@@ -569,6 +571,9 @@ def rewrite_formula(
     toks = _tokenize(body)
     if external and external_values(toks, external):
         res.kinds.add("external")
+    sheets = _SHEET_ORDER.get()
+    if sheets and "!" in body and expand_3d_references(toks, sheets):
+        res.kinds.add("3-D reference")
     lambdas = ({k.upper(): v for k, v in defined.items()
                 if isinstance(v, str) and _LAMBDA_TEXT.match(v)}
                if isinstance(defined, Mapping) else {})
@@ -2497,6 +2502,101 @@ def implicit_intersection(toks: list, row: int, col: int) -> bool:
         toks[first:i + 2] = new
         changed = True
         i = first + len(new)
+    return changed
+
+
+# ------------------------------------------------------------------ 3-D references
+
+#: the functions a 3-D reference (``Sheet1:Sheet3!A1``) may be given to (Microsoft, "Create
+#: a 3-D reference to the same cell range on multiple worksheets")
+THREE_D_FUNCTIONS = frozenset({
+    "SUM", "AVERAGE", "AVERAGEA", "COUNT", "COUNTA", "MAX", "MAXA", "MIN", "MINA", "PRODUCT",
+    "STDEV", "STDEV.P", "STDEV.S", "STDEVA", "STDEVP", "STDEVPA", "VAR", "VAR.P", "VAR.S",
+    "VARA", "VARP", "VARPA",
+})
+_SHEET_ORDER: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar(
+    "rooflinexl_sheet_order", default=())
+_CELL_PART = re.compile(r"\$?" + COLUMN_PATTERN + r"\$?" + ROW_PATTERN + "$", re.I)
+
+
+@contextlib.contextmanager
+def use_sheet_order(sheets: Iterable[str]):
+    """The workbook's sheet titles in order while the block is active: 3-D references
+    (:func:`expand_3d_references`) span the sheets between their two ends."""
+    token = _SHEET_ORDER.set(tuple(sheets))
+    try:
+        yield
+    finally:
+        _SHEET_ORDER.reset(token)
+
+
+def set_sheet_order(sheets: Iterable[str]) -> None:
+    """Within a :func:`use_sheet_order` block (which restores it on leaving): the
+    workbook's sheet titles, known once it is read."""
+    _SHEET_ORDER.set(tuple(sheets))
+
+
+def expand_3d_references(toks: list, sheets: tuple[str, ...]) -> bool:
+    """Each 3-D reference (``Sheet1:Sheet3!A1``, ``'Jan:Mar'!B2:C9``: the same cells on
+    every sheet from the first to the last in the workbook's order) written out, in place,
+    as one argument per sheet where it is a whole argument of a function that takes them
+    (:data:`THREE_D_FUNCTIONS`): ``SUM(S1:S3!A1)`` is ``SUM(S1!A1,S2!A1,S3!A1)``. Anywhere
+    else, or naming a sheet the workbook lacks, it is #VALUE! and #REF! as in Excel.
+    Returns whether anything changed.
+
+    >>> toks = _tokenize("=SUM(Jan:Mar!A1,1)+COUNTA('Feb:Jan'!B1:B2)+Jan:Feb!A1")
+    >>> expand_3d_references(toks, ("Jan", "Feb", "Mar")), "".join(t.text for t in toks)
+    (True, '=SUM(Jan!A1,Feb!A1,Mar!A1,1)+COUNTA(Jan!B1:B2,Feb!B1:B2)+#VALUE!')
+    """
+    order = {name.casefold(): k for k, name in enumerate(sheets)}
+    changed = False
+    frames: list[str | None] = []
+    i = 0
+    while i < len(toks):
+        t = toks[i]
+        if t.kind == "op" and t.text in "({":
+            prev = toks[i - 1] if i else None
+            frames.append(_excel_base_name(prev.text) if t.text == "(" and prev is not None
+                          and prev.kind == "word" else None)
+            i += 1
+            continue
+        if t.kind == "op" and t.text in ")}":
+            if frames:
+                frames.pop()
+            i += 1
+            continue
+        ends = end = None
+        if (t.kind == "word" and i + 4 < len(toks) and toks[i + 1].text == ":"
+                and toks[i + 2].kind == "word" and toks[i + 3].text == "!"):
+            ends, end = (t.text, toks[i + 2].text), i + 4
+        elif (t.kind == "quoted" and ":" in t.text and i + 2 < len(toks)
+              and toks[i + 1].text == "!"):
+            first, _, last = unquote_sheet(t.text).partition(":")
+            ends, end = (first, last), i + 2
+        if ends is None or ends[0].casefold() not in order and ends[1].casefold() not in order \
+                or not _CELL_PART.match(toks[end].text):
+            i += 1
+            continue
+        j = end + 1  # the cells: A1 or A1:B2
+        if j + 1 < len(toks) and toks[j].text == ":" and _CELL_PART.match(toks[j + 1].text):
+            j += 2
+        cells = "".join(x.text for x in toks[end:j])
+        prev = toks[i - 1] if i else None
+        nxt = toks[j] if j < len(toks) else None
+        whole = (frames and frames[-1] in THREE_D_FUNCTIONS and prev is not None
+                 and prev.text in ("(", ",") and nxt is not None and nxt.text in (",", ")"))
+        a, b = (order.get(e.casefold()) for e in ends)
+        if a is None or b is None:
+            text = "#REF!"
+        elif not whole:
+            text = "#VALUE!"
+        else:
+            text = ",".join(f"{quote_sheet(sheets[k])}!{cells}"
+                            for k in range(min(a, b), max(a, b) + 1))
+        new = _tokenize(text)
+        toks[i:j] = new
+        changed = True
+        i += len(new)
     return changed
 
 
