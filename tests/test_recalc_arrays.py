@@ -154,8 +154,9 @@ def test_cells_left_per_cell_read_what_their_text_names(tmp_path):
     """The per-cell engine gets a copy holding only what its cells read; what they read is
     told from their text (INDIRECT of a text, names that are formulas, ``[0]!`` -- this
     workbook) and must be all of it. Values by hand: A1:A4 = 1, 2, 3, 4; B1:B4 = 10, 20,
-    30, 40; E1:E2 = 5, 7."""
+    30, 40; E1:E2 = 5, 7; G2:G3 = 2, 3."""
     from openpyxl.workbook.defined_name import DefinedName
+    from openpyxl.worksheet.table import Table
 
     wb = openpyxl.Workbook()
     ws = wb.active
@@ -167,11 +168,15 @@ def test_cells_left_per_cell_read_what_their_text_names(tmp_path):
     wb.defined_names["tot"] = DefinedName("tot", attr_text="SUM(S!$B$1:$B$3)+inner")
     ws["E1"], ws["E2"] = 5, 7
     wb.defined_names["col"] = DefinedName("col", attr_text="S!$E$1:$E$2")
+    ws["G1"], ws["G2"], ws["G3"] = "Amount", 2, 3  # a table: a name over its column
+    ws.add_table(Table(displayName="tbl", ref="G1:G3"))
+    wb.defined_names["amount"] = DefinedName("amount", attr_text="SUM(tbl[Amount])")
     cases = {"C1": ('=SUM(INDIRECT("A1"):INDIRECT("A3"))', 6),  # the range between: A2 too
              "C2": ('=INDIRECT("A4")*2', 8),
              "C3": ("=tot", 100),
              "C4": ("=SUM([0]!col)", 12),
-             "C5": ('=IFERROR(INDIRECT("ab")+1,33)', 33)}  # no reference: #REF!
+             "C5": ('=IFERROR(INDIRECT("ab")+1,33)', 33),  # no reference: #REF!
+             "C6": ("=amount*2", 10)}
     for cell, (formula, _) in cases.items():
         ws[cell] = formula
     ws["D1"] = "=A1+1"  # a block: the per-cell engine then gets a pruned copy

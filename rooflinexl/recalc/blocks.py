@@ -465,6 +465,8 @@ def _reads_of_tokens(body: str, sheet: str, ctx: Context, depth: int = 0) -> lis
     text = re.sub(r"\[0\]!?", "", _STRING.sub('""', body))  # [0]: this workbook
     if _WHOLE.search(text) or re.search(r"(?i)\b(?:_xlfn\.)?(?:INDIRECT|OFFSET)\s*\(", text):
         return None
+    if re.search(r"\[(?!\d+\])", text):
+        return None  # a structured reference (a table's column): not told here
     boxes: dict[str, list[int]] = {}
 
     def add(s: str, r1: int, c1: int, r2: int, c2: int) -> None:
