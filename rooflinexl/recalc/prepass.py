@@ -2439,6 +2439,24 @@ SCALAR_ARGUMENT_FUNCTIONS = frozenset({
 })
 
 
+def _track_frames(frames: list[str | None], toks: list, i: int) -> bool:
+    """Whether ``toks[i]`` opens or closes a bracket, keeping ``frames`` (one per open
+    bracket: the function called, ``"{"`` for an array constant, None for a group)."""
+    t = toks[i]
+    if t.kind != "op":
+        return False
+    if t.text in "({":
+        prev = toks[i - 1] if i else None
+        frames.append("{" if t.text == "{" else _excel_base_name(prev.text) if (
+            prev is not None and prev.kind == "word") else None)
+        return True
+    if t.text in ")}":
+        if frames:
+            frames.pop()
+        return True
+    return False
+
+
 def implicit_intersection(toks: list, row: int, col: int) -> bool:
     """Ranges where one value belongs in an ordinary (not array) formula as the one cell
     Excel reads there, in place (Microsoft, "Implicit intersection operator: @": a range
@@ -2457,15 +2475,7 @@ def implicit_intersection(toks: list, row: int, col: int) -> bool:
     i = 0
     while i < len(toks):
         t = toks[i]
-        if t.kind == "op" and t.text in "({":
-            prev = toks[i - 1] if i else None
-            frames.append("{" if t.text == "{" else _excel_base_name(prev.text) if (
-                prev is not None and prev.kind == "word") else None)
-            i += 1
-            continue
-        if t.kind == "op" and t.text in ")}":
-            if frames:
-                frames.pop()
+        if _track_frames(frames, toks, i):
             i += 1
             continue
         if any(f is not None and f not in SCALAR_ARGUMENT_FUNCTIONS for f in frames) or not (
@@ -2554,15 +2564,7 @@ def expand_3d_references(toks: list, sheets: tuple[str, ...]) -> bool:
     i = 0
     while i < len(toks):
         t = toks[i]
-        if t.kind == "op" and t.text in "({":
-            prev = toks[i - 1] if i else None
-            frames.append(_excel_base_name(prev.text) if t.text == "(" and prev is not None
-                          and prev.kind == "word" else None)
-            i += 1
-            continue
-        if t.kind == "op" and t.text in ")}":
-            if frames:
-                frames.pop()
+        if _track_frames(frames, toks, i):
             i += 1
             continue
         ends = end = None
