@@ -347,17 +347,20 @@ def encode_value(value, where: tuple[str, str]) -> tuple[bytes | None, bytes | N
 _ISO_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?)?Z?")
 
 
-def iso_date_serial(text: str) -> float | str:
+def iso_date_serial(text: str, date1904: bool = False) -> float | str:
     """The serial number of a ``t="d"`` cell's ISO 8601 date (ECMA-376 18.18.11; Strict
     Open XML workbooks store dates so), in the 1900 date system: days since 1899-12-30
     (Excel's day 1 is 1900-01-01 and it counts a 29 February 1900, so a date before
-    1 March 1900 is one day less), the time of day as the fraction. Text that is not
-    such a date is returned as it is.
+    1 March 1900 is one day less), the time of day as the fraction; in a workbook counting
+    from 1904 (``date1904``) 1462 days fewer. Text that is not such a date is returned as
+    it is.
 
     >>> iso_date_serial("2009-07-06"), iso_date_serial("1899-12-30T12:00:00")
     (40000.0, 0.5)
     >>> iso_date_serial("1900-01-01"), iso_date_serial("1900-03-01")
     (1.0, 61.0)
+    >>> iso_date_serial("2009-07-06", date1904=True)
+    38538.0
     """
     import datetime as dt
 
@@ -373,7 +376,7 @@ def iso_date_serial(text: str) -> float | str:
         days -= 1
     h, mi, sec = (int(m.group(k) or 0) for k in (4, 5, 6))
     frac = float(m.group(7) or 0.0)
-    return days + (h * 3600 + mi * 60 + sec + frac) / 86400
+    return days - (1462 if date1904 else 0) + (h * 3600 + mi * 60 + sec + frac) / 86400
 
 
 def decode_value(t: bytes | None, text: str | None, shared: list[str] | None):

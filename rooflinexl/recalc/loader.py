@@ -105,8 +105,6 @@ class Sheet:
     shared: dict[int, tuple[int, int, str]] = field(default_factory=dict)
     max_row: int = 0
     max_col: int = 0
-    #: positions in const_vals of ``t="d"`` dates read as 1900-system serial numbers
-    iso_dates: list[int] = field(default_factory=list)
 
     @property
     def n_formulas(self) -> int:
@@ -174,8 +172,10 @@ def _number(text: str):
     return float(int(text))
 
 
-def decode(t: str, v: str | None, inline: str | None, strings: list[str]):
-    """Python value of a constant cell (None for an empty one)."""
+def decode(t: str, v: str | None, inline: str | None, strings: list[str],
+           date1904: bool = False):
+    """Python value of a constant cell (None for an empty one); ``date1904``: the workbook
+    counts dates from 1904 (a ``t="d"`` date's serial number)."""
     if t == "inlineStr" or inline is not None:
         if inline is None:
             return None
@@ -200,7 +200,7 @@ def decode(t: str, v: str | None, inline: str | None, strings: list[str]):
     if t == "str":  # a formula's text (the cached value of another writer's constant)
         return unescape_xstring(unescape(v))
     if t == "d":  # an ISO 8601 date (Strict Open XML): its serial number, 1900 system
-        return iso_date_serial(unescape(v))
+        return iso_date_serial(unescape(v), date1904)
     return unescape(v)
 
 
@@ -254,7 +254,8 @@ _SCAN_BYTES = 1 << 22
 
 
 @paused_gc()
-def _read_sheet(sheet: Sheet, data: bytes, member: str, strings: list[str]) -> None:
+def _read_sheet(sheet: Sheet, data: bytes, member: str, strings: list[str],
+                date1904: bool = False) -> None:
     arrays: list[tuple[int, int, int, int]] = []
     lo, hi, pb = sheet_data_span(data, member)
     if lo == hi:
@@ -262,7 +263,7 @@ def _read_sheet(sheet: Sheet, data: bytes, member: str, strings: list[str]) -> N
     p = pb.decode("ascii")
     rx = plain_cells_re(p)
     row_end = b"</" + pb + b"row>"
-    state = _ScanState()
+    state = _ScanState(date1904)
     chunks = []
     if data.find(b"<!", lo, hi) < 0:
         pos = lo
@@ -287,14 +288,15 @@ def _read_sheet(sheet: Sheet, data: bytes, member: str, strings: list[str]) -> N
     sheet.f_rows, sheet.f_cols, sheet.f_texts = [], [], []
     sheet.special, sheet.shared, sheet.max_row, sheet.max_col = [], {}, 0, 0
     arrays.clear()
-    _take(sheet, list(_general(data, lo, hi, pb)), strings, arrays, _ScanState())
+    _take(sheet, list(_general(data, lo, hi, pb)), strings, arrays, _ScanState(date1904))
     _bounds(sheet, arrays)
 
 
 class _ScanState:
     """What a sheet's scan learns once and reuses in every chunk."""
 
-    def __init__(self):
+    def __init__(self, date1904: bool = False):
+        self.date1904 = date1904  # the workbook counts dates from 1904 (t="d" cells)
         self.col: dict[str, int] = {}  # column letters -> number
         self.type: dict[str, str] = {}  # the attributes of a cell -> its t
         self.inline: dict[str, str | None] = {}  # <is> content -> its text
@@ -373,11 +375,9 @@ def _take(sheet: Sheet, matches: list, strings: list[str], arrays: list,
             except (ValueError, IndexError):
                 continue
         else:
-            value = decode(t, v or None, None, strings)
+            value = decode(t, v or None, None, strings, state.date1904)
         if value is None:
             continue
-        if t == "d" and isinstance(value, float):
-            sheet.iso_dates.append(len(c_vals))
         c_rows.append(rows[i])
         c_cols.append(cols[i])
         c_vals.append(value)
@@ -690,13 +690,14 @@ def read_book(path, limits: Limits = Limits()) -> Book:
         names_map = names_map_of(zf)
         parts = sheet_members(zf, names_map)
         strings = shared_strings(zf, names_map)
+        date1904 = uses_1904_dates(zf, names_map)
         sheets = []
         tables: dict[str, TableInfo] = {}
         for i, (name, member) in enumerate(parts.items()):
             sheet = Sheet(name, i)
             data = zf.read(member)
             with malformed_xml(path, member):
-                _read_sheet(sheet, data, member, strings)
+                _read_sheet(sheet, data, member, strings, date1904)
             del data
             sheets.append(sheet)
             for tname, dname, info in _tables(zf, names_map, sheet, member):
@@ -704,12 +705,7 @@ def read_book(path, limits: Limits = Limits()) -> Book:
                     if key:
                         tables[key.upper()] = info
         names, local, case, iterate = defined_names(zf, names_map)
-        date1904 = uses_1904_dates(zf, names_map)
         external = external_cells(zf, names_map)
-    if date1904:  # a t="d" date counts from 1904-01-01 there: 1462 days fewer
-        for sheet in sheets:
-            for k in sheet.iso_dates:
-                sheet.const_vals[k] -= 1462.0
     return Book(path, sheets, names, local, tables, case, iterate, date1904, external)
 
 
