@@ -322,23 +322,15 @@ class Context:
     def _name_formula(self, name: str, key: str, text: str, body: str):
         """A name that stands for a formula, not a range (``=FALSE``, ``=0.5*Rate``,
         ``=SUM(Sheet1!$A$1:$A$9)``): its tree, as Excel evaluates the name where it is
-        used. Its references must be absolute (``$A$1``): a relative one would move with
-        the cell using the name, which the per-cell path handles."""
+        used. A name with a relative reference never comes here (:meth:`name` leaves it
+        to the pre-pass, which writes it out where it is used: ``prepass.relative_names``),
+        so every reference of the formula is fixed."""
         if key in self._resolving:
             raise Unsupported(f"name {name} refers to itself")
         try:
             tree = parse(body, base=1)
         except (ParseError, RecursionError):
             raise Unsupported(f"name {name} is not a plain range ({text})") from None
-        stack = [tree]
-        while stack:
-            item = stack.pop()
-            if item[0] == "ref" and (parse_a1(item[1], "") is not None or ":" in item[1]):
-                if any(not part.startswith("$") for cell in _cells_of(item[1])
-                       for part in cell):
-                    raise Unsupported(f"name {name} holds a relative reference ({text})")
-            elif item[0] in ("op", "call"):
-                stack.extend(item[2])
         self._resolving.add(key)
         try:
             refs: list[Rng] = []
@@ -353,20 +345,6 @@ class _NoTemplate:
 
 
 _NO_TEMPLATE = _NoTemplate()  # a name's formula: no reference of it moves with the cell
-_CELL_PART = re.compile(r"(\$?[A-Za-z]*)(\$?[0-9]*)")
-
-
-def _cells_of(span: str) -> list[tuple[str, ...]]:
-    """The column and row parts of each corner of a reference text, as written
-    (``'S'!$A$1:B2`` -> [('$A', '$1'), ('B', '2')]); empty parts left out."""
-    out = []
-    for corner in span.rsplit("!", 1)[-1].split(":"):
-        m = _CELL_PART.fullmatch(corner.strip())
-        if m is None:
-            out.append((corner,))
-            continue
-        out.append(tuple(p for p in m.groups() if p))
-    return out
 
 
 def _canonical(name: str) -> str:
