@@ -62,3 +62,37 @@ def evaluations(tmp_path_factory):
 def test_excel_answer(evaluations, engine, cell):
     got, want = evaluations[engine].value("S", cell), CASES[cell][1]
     assert matches_excel(got, want, rel=1e-12), got
+
+
+def test_block_path_when_nothing_is_left_out(tmp_path):
+    """A filled-down SUBTOTAL over rows with no hidden row and no nested subtotal is the
+    plain function of its range, computed as a block; a block whose rows reach a hidden
+    row, or a reference holding a SUBTOTAL the block path computed, still leaves them out
+    (values by hand: A1:A10 = 1..10, row 7 hidden; E1 = SUBTOTAL(9,A1:A2) computed as
+    a block, 3)."""
+    from rooflinexl.recalc.blocks import evaluate_blocks
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    for r in range(1, 11):
+        ws[f"A{r}"] = r
+        if r <= 4:  # rows 1-4: a three-row window that never reaches row 7
+            ws[f"B{r}"] = f"=SUBTOTAL(109,A{r}:A{r + 2})"
+        ws[f"C{r}"] = f"=SUBTOTAL(109,A1:A{r})"  # reaches row 7 from row 7 on
+    ws.row_dimensions[7].hidden = True
+    ws["E1"] = "=SUBTOTAL(9,A1:A2)"
+    ws["E2"] = 100
+    ws["F1"] = "=SUBTOTAL(9,E1:E2)"  # E1 left out: 100
+    ws["G1"] = "=AGGREGATE(9,4,E1:E2)"  # option 4 keeps nested subtotals: 103
+    p = tmp_path / "s.xlsx"
+    wb.save(p)
+    ev = evaluate_blocks(p)
+    assert [ev.value("S", f"B{r}") for r in range(1, 5)] == [6, 9, 12, 15]
+    # 1+..+r, leaving out 7 from row 7 on
+    assert [ev.value("S", f"C{r}") for r in range(1, 11)] == [
+        1, 3, 6, 10, 15, 21, 21, 29, 38, 48]
+    assert (ev.value("S", "F1"), ev.value("S", "G1")) == (100, 103)
+    per_cell = {a for a, _n, _why in ev.paths.fallbacks}
+    assert not any(a.startswith("S!B") for a in per_cell)  # the window block: no fallback
+    assert any(a.startswith("S!C") for a in per_cell)  # the growing one reaches row 7

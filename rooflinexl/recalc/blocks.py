@@ -78,6 +78,7 @@ from rooflinexl.recalc.prepass import (
     resolve_formulatext,
     set_sheet_order,
     set_text,
+    sheet_skips,
     use_sheet_order,
 )
 from rooflinexl.recalc.refs import (
@@ -1246,7 +1247,9 @@ def _evaluate_blocks(path, functions, limits: Limits, engine_mode: str) -> Evalu
     for u in units:
         if u.why is not None or u.compiled is not None:
             continue
-        cache_key = (u.sheet, u.col, u.key) if "[" not in u.text else None
+        # a table-row reference, or what SUBTOTAL leaves out, depends on the block's rows
+        cache_key = (u.sheet, u.col, u.key) if "[" not in u.text and not (
+            "SUBTOTAL(" in u.text.upper() or "AGGREGATE(" in u.text.upper()) else None
         hit = compiled.get(cache_key) if cache_key else None
         if hit is None:
             try:
@@ -1446,6 +1449,8 @@ def _per_cell(run: _Run, units: list[Unit], ids: set[int], anc: set[int], path: 
     tmp = Path(tempfile.mkdtemp(prefix="rooflinexl-cells-"))
     try:
         wb = openpyxl_copy(path)
+        # what SUBTOTAL leaves out, before the formulas computed here become constants
+        skips = {ws.title: sheet_skips(ws) for ws in wb.worksheets}
         overrides: dict[tuple[str, str], object] = {}
         # FORMULATEXT, ISFORMULA read formulas the copy turns into constants: resolve first
         texts = {}
@@ -1488,7 +1493,7 @@ def _per_cell(run: _Run, units: list[Unit], ids: set[int], anc: set[int], path: 
         copy = tmp / path.name
         with malformed_xml(path):  # openpyxl's writer trips over some data its reader took
             wb.save(copy)
-        ev = engine.evaluate(copy, functions, overrides=overrides)
+        ev = engine.evaluate(copy, functions, overrides=overrides, skips=skips)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     _take_per_cell(run, ev, keep)

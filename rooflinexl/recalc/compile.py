@@ -165,9 +165,6 @@ _ARRAY_RESULT = frozenset({
 })
 #: arguments (by position) that must be written as literals for the row-by-row call,
 #: for the same reason (TEXT's format code through str())
-_LITERAL_ARGS = {"TEXT": (1,)}
-
-
 def per_row_function(written: str) -> bool:
     """Whether the block path calls the per-cell engine's implementation of the function
     ``written`` (as written, ``_xlfn.`` prefix and all) row by row, with the arguments the
@@ -258,6 +255,11 @@ def parse_a1(text: str, own_sheet: str):
     return sheet, min(r1, r2), min(c1, c2), max(r1, r2), max(c1, c2)
 
 
+def _calls_subtotal(text: str | None) -> bool:
+    up = (text or "").upper()
+    return "SUBTOTAL(" in up or "AGGREGATE(" in up
+
+
 class Context:
     """What compiling needs to know about the workbook."""
 
@@ -278,6 +280,7 @@ class Context:
         self.names = names
         self._name_cache: dict[str, Node] = {}
         self._resolving: set[str] = set()  # names being resolved (a name using itself)
+        self._skips: dict | None = None  # sheet -> (hidden rows, SUBTOTAL/AGGREGATE cells)
         #: the used area ranges reaching the sheet's edge are clipped to
         self.clip = used_area((s.max_row, s.max_col) for s in book.sheets)
         #: every defined name (any scope): other names are #NAME?
@@ -288,6 +291,19 @@ class Context:
                 f"{column_letters(fc.array_ref[1])}{fc.array_ref[0]}:"
                 f"{column_letters(fc.array_ref[3])}{fc.array_ref[2]}"
             for s in book.sheets for fc in s.special if fc.array_ref is not None}
+
+    def skips(self, sheet: str) -> tuple[frozenset | None, list]:
+        """(hidden rows, cells calling SUBTOTAL or AGGREGATE) of ``sheet``: what those
+        functions may leave out of a reference to it."""
+        if self._skips is None:
+            self._skips = {}
+            for s in self.book.sheets:
+                cells = [(r, c) for r, c, t in zip(s.f_rows, s.f_cols, s.f_texts, strict=True)
+                         if _calls_subtotal(t)]
+                cells += [(fc.row, fc.col) for fc in s.special if _calls_subtotal(
+                    fc.text if fc.text is not None else s.shared.get(fc.shared, ("", "", ""))[2])]
+                self._skips[s.name] = (s.hidden_rows, cells)
+        return self._skips.get(sheet, (None, []))
 
     def sheet(self, name: str) -> str:
         hit = self.sheet_names.get(name.casefold())
@@ -381,9 +397,6 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
         raise Unsupported("an intersection of references in a filled-down block")
     if ctx.book.date1904 and (why := date_1904_problem(rw.functions)):
         raise Unsupported(why)
-    for f in rw.functions:
-        if _canonical(f) in ("SUBTOTAL", "AGGREGATE"):  # hidden rows, nested subtotals
-            raise Unsupported(f"function {f}")
     if rw.notes:
         raise Unsupported("; ".join(rw.notes))
     body = rw.text.replace("\n", "")
@@ -432,6 +445,8 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
     while stack:  # an array result where one value belongs: the array evaluator's
         x = stack.pop()
         if isinstance(x, Call):
+            if _canonical(x.written or x.name) in _SUBTOTAL_CALLS:
+                _nothing_left_out(ctx, x, row0, row1)
             if not array and x.per_row and x.name in _ARRAY_RESULT:
                 arrays_inside = arrays_inside or f"function {x.written} returns an array"
             if x.name == UNKNOWN and display_function_name(x.written) not in unknown:
@@ -454,6 +469,34 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
                     arrays_inside=arrays_inside)
 
 
+_SUBTOTAL_CALLS = ("SUBTOTAL", "AGGREGATE")
+
+
+def _nothing_left_out(ctx: Context, call: Call, row0: int, row1: int) -> None:
+    """Check that the SUBTOTAL or AGGREGATE ``call``, in every row of the block
+    row0..row1, has nothing to leave out of its references: no hidden row and no cell
+    that itself calls SUBTOTAL or AGGREGATE (Microsoft, "SUBTOTAL function", "AGGREGATE
+    function"); it is then the plain function of its references. Raises
+    :class:`Unsupported` otherwise (the pre-pass of the per-cell path splits the
+    references, :func:`rooflinexl.recalc.prepass.split_subtotal_refs`), and for a
+    reference argument that is not a plain reference (a function's result)."""
+    first = 1 if _canonical(call.written or call.name) == "SUBTOTAL" else 2
+    for arg in call.args[first:]:
+        if isinstance(arg, Lit):  # AGGREGATE's k, or an omitted argument
+            continue
+        if not isinstance(arg, Rng):
+            raise Unsupported(f"{call.written or call.name} of something other than a "
+                              "reference")
+        a0, b0 = arg.rows_at(row0)
+        a1, b1 = arg.rows_at(row1)
+        lo, hi = min(a0, a1), max(b0, b1)
+        hidden, cells = ctx.skips(arg.sheet)
+        if hidden is None or any(lo <= r <= hi for r in hidden) or any(
+                lo <= r <= hi and arg.c1 <= c <= arg.c2 for r, c in cells):
+            raise Unsupported(f"{call.written or call.name} over hidden rows or nested "
+                              "subtotals")
+
+
 def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, refs):
     kind = item[0]
     if kind == "op":
@@ -472,9 +515,7 @@ def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, refs):
         if canon in ARRAY_MODE:  # no block kernel: the block finds so, and goes to arrays
             return Call(canon, kids, up)
         if canon not in FUNCTIONS:
-            if per_row_function(written) and all(
-                    k >= len(kids) or isinstance(kids[k], Lit)
-                    for k in _LITERAL_ARGS.get(canon, ())):
+            if per_row_function(written):
                 return Call(canon, kids, up, per_row=True)
             if not known_function(written, ctx.registered):  # #NAME?, as Excel (exit 1)
                 return Call(UNKNOWN, [], up)

@@ -494,7 +494,7 @@ def _text_function():
     import numpy as np
     from formulas.functions import text as ft
 
-    from rooflinexl.recalc.functions import dates_from_1904, excel_numbers, text_format
+    from rooflinexl.recalc.functions import dates_from_1904, excel_numbers, text_format, value_text
 
     F = _formulas()
 
@@ -511,6 +511,8 @@ def _text_function():
         fmt = format_code.item() if isinstance(format_code, np.generic) else format_code
         if fmt is _empty() or fmt is None:  # an empty cell as the format: no format at all
             fmt = format_code = ""
+        elif isinstance(fmt, (bool, int, float)):  # a number as the format: its text
+            fmt = format_code = value_text(fmt)  # (15 digits; 0 and 0.0 alike "0")
         if x is _empty() or x is None:
             x = value = 0
         out = text_format(x, fmt) if isinstance(fmt, str) else None
@@ -1085,11 +1087,13 @@ def evaluate(
     functions: Mapping[str, Callable] | None = None,
     overrides: Mapping[tuple[str, str], Any] | None = None,
     book=None,
+    skips=None,
 ) -> Evaluation:
     """:func:`evaluate_workbook`, with ``overrides``: (sheet, 'B7') -> a value
     (as ``formulas`` holds it) that replaces the cell's value before
     calculating, so that a number keeps every bit (a number read from the
-    file is rounded to 15 decimals), and ``book``: the workbook as our loader reads it
+    file is rounded to 15 decimals), ``book``: the workbook as our loader reads it, and
+    ``skips``: what SUBTOTAL leaves out of each sheet
     (:func:`rooflinexl.recalc.prepass.prepare_workbook`)."""
     functions = all_functions(functions)
     registered = set(functions)
@@ -1098,11 +1102,12 @@ def evaluate(
         raise EngineError(f"no such workbook: {path}")
     with _LOCK, _registered(functions) as table, excel_semantics():
         F = _formulas()
-        work = prepare_workbook(path, function_names=registered, book=book)
+        work = prepare_workbook(path, function_names=registered, book=book, skips=skips)
         state = State()
         token = STATE.set(state)
         try:
-            model, work = _load_with_fallback(path, work, registered, table, F, state, book)
+            model, work = _load_with_fallback(path, work, registered, table, F, state, book,
+                                              skips)
             for node, cell in model.cells.items():
                 if getattr(cell, "func", None) is not None:
                     cell.func.func = _Tracked(cell.func.func, node)
@@ -1131,7 +1136,7 @@ def _override_inputs(model, work: PrepassResult, overrides) -> dict:
 
 
 def _load_with_fallback(path, work: PrepassResult, registered, table, F, state: State,
-                        book=None):
+                        book=None, skips=None):
     to_work = {orig: w for w, orig in work.sheet_names.items()}
     state.formula_at = {(to_work.get(fc.sheet, fc.sheet).upper(), fc.cell): fc
                         for fc in work.formulas}
@@ -1161,7 +1166,8 @@ def _load_with_fallback(path, work: PrepassResult, registered, table, F, state: 
             raise EngineError(f"the headless engine cannot load {path}: {first}") from first
         work.cleanup()
         state.udf_errors.clear()
-        work = prepare_workbook(path, function_names=registered, replace=bad, book=book)
+        work = prepare_workbook(path, function_names=registered, replace=bad, book=book,
+                                skips=skips)
         try:
             return _load_model(str(work.path)), work
         except Exception as ex:

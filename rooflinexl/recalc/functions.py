@@ -5274,6 +5274,15 @@ def _date_tokens(section: str):
         elif ch in "0#?":
             toks.append(("digit", ch))
             i += 1
+        elif low == "e" and section[i + 1:i + 2] not in ("+", "-"):
+            # the year of the era, the Gregorian year where Excel is not set to an East
+            # Asian calendar (SheetJS's formula_stress_test.xlsx, saved by Excel: TEXT of
+            # 1977-07-07 as "ee-mm-dd" is "1977-07-07")
+            j = i
+            while j < len(section) and section[j].lower() == "e":
+                j += 1
+            toks.append(("code", "y", 4))
+            i = j
         elif low in "begn" or ch == "@":
             return None
         else:

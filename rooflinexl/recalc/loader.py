@@ -105,6 +105,10 @@ class Sheet:
     shared: dict[int, tuple[int, int, str]] = field(default_factory=dict)
     max_row: int = 0
     max_col: int = 0
+    #: rows hidden (``<row hidden="1">``: by hand, by a filter or a collapsed outline),
+    #: what SUBTOTAL and AGGREGATE may leave out; None where a hidden row's number is
+    #: not written (every reference to the sheet then goes per cell)
+    hidden_rows: frozenset[int] | None = frozenset()
 
     @property
     def n_formulas(self) -> int:
@@ -260,6 +264,7 @@ def _read_sheet(sheet: Sheet, data: bytes, member: str, strings: list[str],
     lo, hi, pb = sheet_data_span(data, member)
     if lo == hi:
         return
+    sheet.hidden_rows = _hidden_rows(data, lo, hi)
     p = pb.decode("ascii")
     rx = plain_cells_re(p)
     row_end = b"</" + pb + b"row>"
@@ -290,6 +295,32 @@ def _read_sheet(sheet: Sheet, data: bytes, member: str, strings: list[str],
     arrays.clear()
     _take(sheet, list(_general(data, lo, hi, pb)), strings, arrays, _ScanState(date1904))
     _bounds(sheet, arrays)
+
+
+_ROW_ATTRS = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?row(\s[^>]*)?/?>")
+_HIDDEN = re.compile(rb'\shidden\s*=\s*["\'](1|true)["\']')
+_ROW_NUMBER = re.compile(rb'\sr\s*=\s*["\'](\d+)["\']')
+
+
+def _hidden_rows(data: bytes, lo: int, hi: int) -> frozenset[int] | None:
+    """The numbers of the rows ``<row ... hidden="1">`` between ``lo`` and ``hi`` (None when
+    a hidden row does not say its number).
+
+    >>> d = b'<row r="2" hidden="1"><c r="A2"/></row><row r="3"/><row hidden="true" r="9"/>'
+    >>> sorted(_hidden_rows(d, 0, len(d)))
+    [2, 9]
+    """
+    if data.find(b"hidden", lo, hi) < 0:
+        return frozenset()
+    out = set()
+    for m in _ROW_ATTRS.finditer(data, lo, hi):
+        attrs = m.group(1) or b""
+        if b"hidden" in attrs and _HIDDEN.search(attrs):
+            r = _ROW_NUMBER.search(attrs)
+            if r is None:
+                return None
+            out.add(int(r.group(1)))
+    return frozenset(out)
 
 
 class _ScanState:

@@ -67,6 +67,7 @@ __all__ = [
     "Token",
     "clip_ranges",
     "rewrite_formula",
+    "sheet_skips",
     "tokenize",
     "used_area",
 ]
@@ -1244,6 +1245,7 @@ def prepare_workbook(
     replace: Mapping[tuple[str, str], tuple[str, str]] | None = None,
     workdir: str | os.PathLike | None = None,
     book=None,
+    skips: Mapping[str, SheetSkips] | None = None,
 ) -> PrepassResult:
     """Write a rewritten working copy of ``src`` and describe it.
 
@@ -1254,7 +1256,10 @@ def prepare_workbook(
 
     ``replace`` maps ``(sheet, cell)`` (original names) to ``(error_code, reason)``:
     those formulas become the constant error (used for formulas the engine
-    cannot parse at all). The copy lives in a new temporary directory (or in
+    cannot parse at all). ``skips`` (sheet, by its original name -> :class:`SheetSkips`)
+    replaces what SUBTOTAL and AGGREGATE leave out of the sheets ``src`` holds: a copy
+    holding the block evaluator's values where the workbook has formulas no longer shows
+    which cells call SUBTOTAL. The copy lives in a new temporary directory (or in
     ``workdir``); call :meth:`PrepassResult.cleanup` when done.
     """
     from openpyxl.utils.datetime import CALENDAR_MAC_1904
@@ -1316,7 +1321,9 @@ def prepare_workbook(
             dn.attr_text = rw.text[1:]
             rewrites[("", f"name:{name}")] = (value, rw.text[1:])
 
-    skips = {ws.title: _sheet_skips(ws) for ws in wb.worksheets}
+    given = skips or {}
+    skips = {ws.title: given[back[ws.title]] if back[ws.title] in given else sheet_skips(ws)
+             for ws in wb.worksheets}
     arrays = {(ws.title, anchor.replace("$", "")): ref.replace("$", "")
               for ws in wb.worksheets for anchor, ref in ws.array_formulae.items()}
     to_title = {orig: title for title, orig in back.items()}
@@ -1769,7 +1776,7 @@ def held_rows(ws) -> list[list]:
     return list(rows.values())
 
 
-def _sheet_skips(ws) -> SheetSkips:
+def sheet_skips(ws) -> SheetSkips:
     """Hidden rows, rows a filter hides and SUBTOTAL/AGGREGATE cells of an openpyxl sheet."""
     hidden = frozenset(r for r, d in ws.row_dimensions.items() if d.hidden)
     filters = []
