@@ -34,6 +34,7 @@ from rooflinexl.recalc.prepass import (
     used_area,
 )
 from rooflinexl.recalc.refs import MAX_COL, MAX_ROW, template
+from rooflinexl.recalc.values import ERR, kind_of
 
 __all__ = ["ARRAY_MODE", "Arr", "Call", "Lit", "Node", "Rng", "Unsupported", "array_constant",
            "compile_block", "Compiled", "per_row_function"]
@@ -497,13 +498,26 @@ def _nothing_left_out(ctx: Context, call: Call, row0: int, row1: int) -> None:
                               "subtotals")
 
 
+def _reference_end(node) -> bool:
+    """Whether ``node`` can be one end of the range operator in a block: a reference,
+    INDEX, OFFSET or INDIRECT of one, or an error value (``#REF!:B4``)."""
+    if isinstance(node, Lit):
+        return kind_of(node.value) == ERR
+    if isinstance(node, Call):
+        return node.name in ("INDEX", "OFFSET", "INDIRECT") and bool(node.args) and (
+            node.name == "INDIRECT" or isinstance(node.args[0], Rng))
+    return isinstance(node, Rng)
+
+
 def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, refs):
     kind = item[0]
     if kind == "op":
         name = item[1]
-        if name not in OPERATORS:
+        if name not in OPERATORS and name != ":":
             raise Unsupported(f"operator {name!r}")
         kids = [_build(a, ctx, sheet, row0, col, tpl, sticky, refs) for a in item[2]]
+        if name == ":" and not all(_reference_end(k) for k in kids):
+            raise Unsupported(f"operator {name!r}")
         return Call(name, kids, name.upper())
     if kind == "call":
         written = item[1]

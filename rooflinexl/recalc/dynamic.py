@@ -7,7 +7,9 @@ arguments), and the call is replaced by that reference -- the same reference for
 a run of rows (``INDIRECT("Data!B2")``), or the same offset from each row
 (``INDIRECT("A"&ROW()-1)`` is the cell above, a running total) -- before the rest
 of the formula is evaluated over that run of rows as any other block. A text
-that names no reference is ``#REF!``, as in Excel.
+that names no reference is ``#REF!``, as in Excel. The range operator between
+references that INDEX, OFFSET or INDIRECT give (``SUM($A$3:INDEX(A:A,ROW()-1))``) is
+resolved the same way, per row, to the rectangle holding both ends.
 
 Excel's documentation is the contract: "INDIRECT function" (``ref_text`` an A1
 or R1C1 reference, a defined name, or a reference to another sheet; ``#REF!``
@@ -34,8 +36,11 @@ from rooflinexl.recalc.values import BOOL, EMPTY, ERR, NUM, STR, kind_of
 
 __all__ = ["DYNAMIC", "dynamic_calls", "evaluate", "resolve_text", "static_problem"]
 
-#: the functions whose result is a reference computed from values
-DYNAMIC = frozenset({"INDIRECT", "OFFSET"})
+#: the functions whose result is a reference computed from values, and the range
+#: operator between such references (``INDEX(A:A,2):INDEX(A:A,n)``)
+DYNAMIC = frozenset({"INDIRECT", "OFFSET", ":"})
+#: the functions whose result may be the reference one end of a range operator names
+_REFERENCE_ENDS = frozenset({"INDEX"})
 
 #: functions a whole column or row named by INDIRECT may be clipped to the used area in:
 #: their value does not depend on the blank cells past it (ROWS, COUNTBLANK, COUNTIF ...
@@ -83,7 +88,10 @@ def static_problem(node) -> str | None:
     INDIRECT or OFFSET takes a value (Excel intersects it with the formula's row or
     column)."""
     for call in dynamic_calls(node):
-        values = call.args if call.name == "INDIRECT" else call.args[1:]
+        if call.name == ":":
+            values = [v for end in call.args if isinstance(end, Call) for v in end.args[1:]]
+        else:
+            values = call.args if call.name == "INDIRECT" else call.args[1:]
         for a in values:
             if isinstance(a, Rng) and not a.is_cell:
                 return f"a range where {call.name} takes a value"
@@ -219,7 +227,79 @@ def targets(ev, node: Call, ctx: Context) -> list:
                 hit = memo[key] = resolve_text(t, style, ctx, ev.sheet, r, ev.col)
             out.append(hit)
         return out
+    if node.name == ":":
+        return _range_targets(ev, node)
     return _offset_targets(ev, node)
+
+
+def _range_targets(ev, node: Call) -> list:
+    """Per row: the reference ``left:right`` names, the smallest rectangle holding
+    both ends (Microsoft, "Calculation operators and precedence": ``:`` "produces one
+    reference to all the cells between two references, including the two
+    references"); an end that is an error value is that error."""
+    ends = [_end_targets(ev, end) for end in node.args]
+    out = []
+    for a, b in zip(*ends, strict=True):
+        if isinstance(a, str) or isinstance(b, str):
+            out.append(a if isinstance(a, str) else b)
+        elif a[0] != b[0]:
+            raise Unsupported("a range operator between references on two sheets")
+        else:
+            out.append((a[0], min(a[1], b[1]), min(a[2], b[2]), max(a[3], b[3]),
+                        max(a[4], b[4]), False))
+    return out
+
+
+def _end_targets(ev, end) -> list:
+    """Per row: the :data:`Target` one end of a range operator refers to."""
+    rows = range(ev.r0, ev.r1 + 1)
+    if isinstance(end, Lit) and kind_of(end.value) == ERR:
+        return [str(end.value)] * ev.n
+    if isinstance(end, Rng):
+        if end.name == "whole":
+            raise Unsupported("a range operator with a whole column or row")
+        return [(end.sheet, *_rows_cols(end, r)) for r in rows]
+    if not (isinstance(end, Call) and end.name in _REFERENCE_ENDS and end.args
+            and isinstance(end.args[0], Rng) and 2 <= len(end.args) <= 3):
+        raise Unsupported("operator ':' between other than references")
+    base = end.args[0]
+    if base.name == "whole":
+        raise Unsupported("INDEX of a whole column or row at the end of a range")
+    vals = [ev.value(a).broadcast(ev.n) for a in end.args[1:]]
+    out = []
+    for i, r in enumerate(rows):
+        ra, c1, rb, c2 = _rows_cols(base, r)
+        nums = [_number(int(v.kind[i]), float(v.num[i]), None if v.obj is None else v.obj[i])
+                for v in vals]
+        err = next((x for x in nums if isinstance(x, str)), None)
+        if err is not None:
+            out.append(err)
+            continue
+        if any(not math.isfinite(x) or x < 0 for x in nums):
+            out.append("#VALUE!")
+            continue
+        h, w = rb - ra + 1, c2 - c1 + 1
+        row, col = (int(x) for x in (nums + [None])[:2]) if len(nums) == 2 else (
+            int(nums[0]), None)
+        if col is None:  # INDEX(reference, n): along a row or column of one
+            if h == 1 and w > 1:
+                row, col = 1, row
+            elif w == 1:
+                col = 1
+            else:
+                raise Unsupported("INDEX of a rectangle without a column, in a range")
+        if row > h or col > w:
+            out.append("#REF!")
+            continue
+        out.append((base.sheet, ra + row - 1 if row else ra, c1 + col - 1 if col else c1,
+                    ra + row - 1 if row else rb, c1 + col - 1 if col else c2, False))
+    return out
+
+
+def _rows_cols(rng: Rng, row: int) -> tuple[int, int, int, int]:
+    """(r1, c1, r2, c2) of ``rng`` in the block's row ``row``."""
+    a, b = rng.rows_at(row)
+    return a, rng.c1, b, rng.c2
 
 
 def _offset_targets(ev, node: Call) -> list:

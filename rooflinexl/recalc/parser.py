@@ -55,6 +55,7 @@ _BINARY = {
     "+": 3, "-": 3,
     "*": 4, "/": 4,
     "^": 5,
+    ":": 6,  # the range operator between references a function gives (INDEX(...):A9)
 }
 _ERRORS = ("#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A",
            "#GETTING_DATA", "#SPILL!", "#CALC!")
@@ -261,7 +262,9 @@ def _reference(s: _Stream, kind: str, text: str, pos: int):
         s.i += 1
     elif kind == "quoted":
         raise ParseError("a quoted name without a reference")
-    if _adjacent(s, ":"):
+    if _adjacent(s, ":") and not (  # A1:INDEX(...): the operator, in _expr
+            s.i + 2 < len(s.toks) and s.toks[s.i + 1][0] == "word"
+            and s.toks[s.i + 2][1] == "("):
         s.i += 1
         if s.i >= len(s.toks) or s.toks[s.i][0] not in ("word", "number") or (
                 s.i + 1 < len(s.toks) and s.toks[s.i + 1][1] in ("(", "!")):
@@ -272,7 +275,9 @@ def _reference(s: _Stream, kind: str, text: str, pos: int):
         raise ParseError("structured reference")
     if _adjacent(s, "#"):
         raise ParseError("spill reference")
-    if _adjacent(s, ":"):
+    if _adjacent(s, ":") and not (
+            s.i + 2 < len(s.toks) and s.toks[s.i + 1][0] == "word"
+            and s.toks[s.i + 2][1] == "("):
         raise ParseError("a chain of range operators")
     up = span.upper()
     if up in ("TRUE", "FALSE"):
