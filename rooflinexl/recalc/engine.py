@@ -718,9 +718,7 @@ def table_fixes_of_formulas() -> dict[str, Callable]:
     error (``SCAN("a", {1;3}, LAMBDA(a, b, a+b^2))`` is two ``#VALUE!`` in Excel).
     SKEW and SKEW.P computed in Excel's order of operations
     (:func:`rooflinexl.recalc.functions.skew`); ``formulas`` still collects the numbers
-    (which arguments count, errors). PPMT of an end-of-period annuity without
-    cancellation (:func:`rooflinexl.recalc.functions.ppmt`); IPMT refuses a period
-    before the first or after the last (#NUM!, as PPMT). MINVERSE by Excel's LU
+    (which arguments count, errors). MINVERSE by Excel's LU
     decomposition (:func:`rooflinexl.recalc.functions.minverse`), not rounded to 15
     decimals as ``formulas`` does. IMCSC and IMLOG2 in the order of operations whose
     rounding is Excel's (:func:`rooflinexl.recalc.functions.imcsc`, ``imlog2``).
@@ -729,11 +727,10 @@ def table_fixes_of_formulas() -> dict[str, Callable]:
     the block path."""
     import formulas.functions as fu
     import formulas.functions.eng as fe
-    import formulas.functions.financial as ff
     import numpy as np
     from formulas.functions import flatten, replace_empty
 
-    from rooflinexl.recalc.functions import imcsc, imlog2, minverse, ppmt, skew
+    from rooflinexl.recalc.functions import imcsc, imlog2, minverse, skew
     from rooflinexl.recalc.kernels import now_serial
 
     F = _formulas()
@@ -774,7 +771,6 @@ def table_fixes_of_formulas() -> dict[str, Callable]:
 
     scan_f, map_f = F.wrap_func(scan), F.wrap_func(map_)
     skew_s, skew_p = skew_of(False), skew_of(True)
-    plain_ppmt = ff.xppmt
 
     def minverse_(x):
         fu.raise_errors(x)
@@ -798,17 +794,6 @@ def table_fixes_of_formulas() -> dict[str, Callable]:
             return F.Error.errors["#NUM!"]
         return float(np.random.randint(low, high + 1))
 
-    def ipmt_(rate, per, nper, pv, fv=0, type=0):
-        if per < 1 or per >= nper + 1:  # as PPMT (IronCalc's IPMT test book, by Excel)
-            return F.Error.errors["#NUM!"]
-        return ff._npf("ipmt", rate, per, nper, pv, fv, type,
-                       freturn=lambda x: F.Error.errors["#NUM!"] if x > 0 else x)
-
-    def ppmt_(rate, per, nper, pv, fv=0, type=0):
-        if type != 0 or rate == 0 or per < 1 or per >= nper + 1:
-            return plain_ppmt(rate, per, nper, pv, fv, type)
-        return ppmt(rate, per, nper, pv, fv)
-
     def poisson(x, mean, cumulative):  # formulas' statistics module only when called
         import formulas.functions.stat as fs
 
@@ -826,8 +811,6 @@ def table_fixes_of_formulas() -> dict[str, Callable]:
     return {"_XLFN.SCAN": scan_f, "SCAN": scan_f, "_XLFN.MAP": map_f, "MAP": map_f,
             "POISSON.DIST": poisson_f, "_XLFN.POISSON.DIST": poisson_f, "POISSON": poisson_f,
             "SKEW": skew_s, "_XLFN.SKEW": skew_s, "SKEW.P": skew_p, "_XLFN.SKEW.P": skew_p,
-            "PPMT": fu.wrap_ufunc(ppmt_, input_parser=ff.convert2float),
-            "IPMT": fu.wrap_ufunc(ipmt_, input_parser=ff.convert2float),
             "MINVERSE": F.wrap_func(minverse_),
             "RANDBETWEEN": fu.wrap_ufunc(randbetween_, input_parser=lambda *a: a),
             "NOW": {"extra_inputs": {fu.COMPILING: False},
