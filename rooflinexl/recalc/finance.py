@@ -591,6 +591,198 @@ def _accrintm(issue, settlement, rate, par=1000.0, basis=None):
     return p * r * _fraction(iss, settle, b)
 
 
+# ------------------------------------------------------ odd first and last periods
+# Microsoft, "ODDFPRICE function", "ODDFYIELD function", "ODDLPRICE function", "ODDLYIELD
+# function" (read 2026-12-01): the odd period is cut into quasi-coupon periods of the
+# regular schedule; DC_i is the days of the i-th one the odd period covers, NL_i its normal
+# length, A_i its days accrued before settlement, DSC_i its days after settlement. The
+# quasi-coupon periods of an odd last period step forward from the last interest date; those
+# of an odd first period back from the first coupon. How each basis counts them is Excel's as
+# the ExcelFinancialFunctions project documents it (checked on IronCalc's PRICE_YIELD book).
+
+
+def _nonneg_days(a: _Day, b: _Day, basis: int) -> float:
+    return float(max(_days(a, b, basis), 0))
+
+
+def _odd_args(name: str, dates: tuple, rate, value, redemption, frequency, basis,
+              value_name: str):
+    serials = [_serial_of(x, f"{name}: {what}") for x, what in dates]
+    r = _number(rate, f"{name}: rate")
+    v = _number(value, f"{name}: {value_name}")
+    red = _number(redemption, f"{name}: redemption")
+    f = _frequency(frequency, name)
+    b = _basis(basis, name)
+    days = _dates(name, *serials)
+    _check_frequency_basis(name, f, b)
+    return days, r, v, red, f, b
+
+
+def _oddl_sums(settle: _Day, mat: _Day, last: _Day, f: int, b: int):
+    """(sum DC_i/NL_i, sum A_i/NL_i, sum DSC_i/NL_i) of an odd last period."""
+    step = 12 // f
+    nc = _coupon_of(last, mat, f, b).n
+    dc_nl = a_nl = dsc_nl = 0.0
+    early = last
+    for i in range(1, nc + 1):
+        late = _shift(early, step, False)
+        if b == 0:
+            nl = float(max(_days360_us(early, late, both=True), 0))
+            dc = nl if i < nc else float(max(_days360_us(early, mat, both=True), 0))
+        else:
+            nl = _nonneg_days(early, late, b)
+            dc = nl if i < nc else _nonneg_days(early, mat, b)
+        if late.serial < settle.serial:
+            a = dc
+        elif early.serial < settle.serial:
+            a = _nonneg_days(early, settle, b)
+        else:
+            a = 0.0
+        start = settle if settle.serial > early.serial else early
+        end = mat if mat.serial < late.serial else late
+        dsc = _nonneg_days(start, end, b)
+        dc_nl += dc / nl
+        a_nl += a / nl
+        dsc_nl += dsc / nl
+        early = late
+    return dc_nl, a_nl, dsc_nl
+
+
+def _oddl(name: str, settlement, maturity, last_interest, rate, value, redemption, frequency,
+          basis, value_name: str):
+    (settle, mat, last), r, v, red, f, b = _odd_args(
+        name, ((settlement, "settlement"), (maturity, "maturity"),
+               (last_interest, "last_interest")), rate, value, redemption, frequency, basis,
+        value_name)
+    _check(mat.serial > settle.serial > last.serial, name,
+           "maturity, settlement and last_interest are not in that order")
+    _check(r >= 0 and v >= 0, name, f"rate or {value_name} is negative")
+    _check(red > 0, name, "redemption is not positive")
+    return r, v, red, f, _oddl_sums(settle, mat, last, f, b)
+
+
+def _oddlprice(settlement, maturity, last_interest, rate, yld, redemption, frequency,
+               basis=None):
+    """ODDLPRICE(settlement, maturity, last_interest, rate, yld, redemption, frequency,
+    [basis]): the price per 100 face value of a bond with an odd last period (Microsoft's
+    example: 7 Feb 2008, 15 Jun 2008, 15 Oct 2007, 3.75 %, 4.05 %, 100, 2, 0: 99.87829).
+
+    >>> round(_oddlprice(39485, 39614, 39370, 0.0375, 0.0405, 100, 2, 0), 5)
+    99.87829
+    """
+    r, y, red, f, (dc_nl, a_nl, dsc_nl) = _oddl(
+        "ODDLPRICE", settlement, maturity, last_interest, rate, yld, redemption, frequency,
+        basis, "yld")
+    coupon = 100.0 * r / f
+    return (dc_nl * coupon + red) / (dsc_nl * y / f + 1.0) - a_nl * coupon
+
+
+def _oddlyield(settlement, maturity, last_interest, rate, pr, redemption, frequency,
+               basis=None):
+    """ODDLYIELD(settlement, maturity, last_interest, rate, pr, redemption, frequency,
+    [basis]): the yield of a bond with an odd last period (Microsoft's example: 20 Apr
+    2008, 15 Jun 2008, 24 Dec 2007, 3.75 %, 99.875, 100, 2, 0: 0.045192).
+
+    >>> round(_oddlyield(39558, 39614, 39440, 0.0375, 99.875, 100, 2, 0), 6)
+    0.045192
+    """
+    r, p, red, f, (dc_nl, a_nl, dsc_nl) = _oddl(
+        "ODDLYIELD", settlement, maturity, last_interest, rate, pr, redemption, frequency,
+        basis, "pr")
+    _check(p > 0, "ODDLYIELD", "pr is not positive")
+    coupon = 100.0 * r / f
+    held = a_nl * coupon + p
+    return (dc_nl * coupon + red - held) / held * f / dsc_nl
+
+
+def _oddf_price(settle: _Day, mat: _Day, issue: _Day, first: _Day, r: float, y: float,
+                red: float, f: int, b: int) -> float:
+    """Microsoft's ODDFPRICE equations, short or long first period."""
+    step = 12 // f
+    c = _coupon_of(settle, first, f, b)
+    e = c.e
+    coupon = 100.0 * r / f
+    base = 1.0 + y / f
+    dfc = _nonneg_days(issue, first, b)
+    if dfc < e:  # a short first period
+        n = _coupon_of(settle, mat, f, b).n
+        dsc = _nonneg_days(settle, first, b)
+        a = _nonneg_days(issue, settle, b)
+        x = dsc / e
+        total = red / base ** (n - 1 + x) + coupon * dfc / e / base ** x
+        for k in range(2, n + 1):
+            total += coupon / base ** (k - 1 + x)
+        return total - coupon * a / e
+    nc = _coupon_of(issue, first, f, b).n
+    dc_nl = a_nl = 0.0
+    late = first
+    for index in range(nc, 0, -1):
+        early = _shift(late, -step, False)
+        nl = _nonneg_days(early, late, b) if b == 1 else e
+        dc = nl if index > 1 else _nonneg_days(issue, late, b)
+        start = issue if issue.serial > early.serial else early
+        end = settle if settle.serial < late.serial else late
+        a = _nonneg_days(start, end, b)
+        dc_nl += dc / nl
+        a_nl += a / nl
+        late = early
+    if b in (2, 3):
+        dsc = _nonneg_days(settle, c.ncd, b)
+    else:
+        dsc = e - _days(c.pcd, settle, b)
+    nq = c.n - 1  # whole quasi-coupon periods from settlement to the first coupon
+    n = _coupon_of(first, mat, f, b).n
+    x = dsc / e
+    total = red / base ** (x + nq + n) + coupon * dc_nl / base ** (nq + x)
+    for k in range(1, n + 1):
+        total += coupon / base ** (k + nq + x)
+    return total - coupon * a_nl
+
+
+def _oddf(name: str, settlement, maturity, issue, first_coupon, rate, value, redemption,
+          frequency, basis, value_name: str):
+    (settle, mat, iss, first), r, v, red, f, b = _odd_args(
+        name, ((settlement, "settlement"), (maturity, "maturity"), (issue, "issue"),
+               (first_coupon, "first_coupon")), rate, value, redemption, frequency, basis,
+        value_name)
+    _check(mat.serial > first.serial > settle.serial > iss.serial, name,
+           "maturity, first_coupon, settlement and issue are not in that order")
+    _check(r >= 0 and v >= 0, name, f"rate or {value_name} is negative")
+    _check(red > 0, name, "redemption is not positive")
+    return settle, mat, iss, first, r, v, red, f, b
+
+
+def _oddfprice(settlement, maturity, issue, first_coupon, rate, yld, redemption, frequency,
+               basis=None):
+    """ODDFPRICE(settlement, maturity, issue, first_coupon, rate, yld, redemption,
+    frequency, [basis]): the price per 100 face value of a bond with an odd first period
+    (Microsoft's example: 11 Nov 2008, 1 Mar 2021, 15 Oct 2008, 1 Mar 2009, 7.85 %,
+    6.25 %, 100, 2, 1: 113.597717).
+
+    >>> round(_oddfprice(39763, 44256, 39736, 39873, 0.0785, 0.0625, 100, 2, 1), 6)
+    113.597717
+    """
+    return _oddf_price(*_oddf("ODDFPRICE", settlement, maturity, issue, first_coupon, rate,
+                              yld, redemption, frequency, basis, "yld"))
+
+
+def _oddfyield(settlement, maturity, issue, first_coupon, rate, pr, redemption, frequency,
+               basis=None):
+    """ODDFYIELD(settlement, maturity, issue, first_coupon, rate, pr, redemption, frequency,
+    [basis]): the yield at which ODDFPRICE is ``pr`` (Microsoft's example: 11 Nov 2008,
+    1 Mar 2021, 15 Oct 2008, 1 Mar 2009, 5.75 %, 84.50, 100, 2, 0: 0.077246).
+
+    >>> round(_oddfyield(39763, 44256, 39736, 39873, 0.0575, 84.5, 100, 2, 0), 6)
+    0.077246
+    """
+    settle, mat, iss, first, r, p, red, f, b = _oddf(
+        "ODDFYIELD", settlement, maturity, issue, first_coupon, rate, pr, redemption,
+        frequency, basis, "pr")
+    _check(p > 0, "ODDFYIELD", "pr is not positive")
+    return _solve(lambda y: _oddf_price(settle, mat, iss, first, r, y, red, f, b) - p, 0.05,
+                  "ODDFYIELD")
+
+
 # ---------------------------------------------------------------- loans: IPMT, PPMT
 
 
@@ -658,7 +850,9 @@ for _name, _fn, _lo, _hi in (
         ("DISC", _disc, 4, 5), ("INTRATE", _intrate, 4, 5), ("RECEIVED", _received, 4, 5),
         ("PRICEDISC", _pricedisc, 4, 5), ("YIELDDISC", _yielddisc, 4, 5),
         ("PRICEMAT", _pricemat, 5, 6), ("YIELDMAT", _yieldmat, 5, 6),
-        ("ACCRINTM", _accrintm, 3, 5)):
+        ("ACCRINTM", _accrintm, 3, 5), ("ODDLPRICE", _oddlprice, 7, 8),
+        ("ODDLYIELD", _oddlyield, 7, 8), ("ODDFPRICE", _oddfprice, 8, 9),
+        ("ODDFYIELD", _oddfyield, 8, 9)):
     FINANCE[_name] = lift(_name, _fn, _lo, _hi, atp=True)
 for _name, _fn, _lo, _hi in (("IPMT", _ipmt, 4, 6), ("PPMT", _ppmt, 4, 6)):
     FINANCE[_name] = lift(_name, _fn, _lo, _hi)
