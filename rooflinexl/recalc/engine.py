@@ -591,7 +591,6 @@ def excel_semantics(formulas_table: bool = True):
     with the same fixes); the per-cell engine enters again with it."""
     import formulas.functions.date as fd
     import formulas.functions.eng as fe
-    import formulas.functions.financial as ff
     import formulas.functions.operators as fo
     import formulas.functions.text as ft
     import numpy as np
@@ -630,83 +629,24 @@ def excel_semantics(formulas_table: bool = True):
 
     table = _formulas().get_functions() if formulas_table else {}
     table_fixes = table_fixes_of_formulas()
-    xnpv, newton = _xirr_fixes()
     with _LOCK:
         saved = (ft._str, fo._str, fo.OPERATORS["^"], Operator.compile, fe._fmt_complex,
-                 fd._text2datetime, ff._xnpv, ff._newton)
+                 fd._text2datetime)
         saved_table = {k: table[k] for k in table_fixes if k in table}
         ft._str = fo._str = value_text
         fo.OPERATORS["^"] = fo.numeric_wrap(excel_power)
         Operator.compile = compile_operator
         fe._fmt_complex = fmt_complex
         fd._text2datetime = text2date
-        ff._xnpv, ff._newton = xnpv, newton
         table.update(table_fixes)
         try:
             yield
         finally:
             (ft._str, fo._str, fo.OPERATORS["^"], Operator.compile, fe._fmt_complex,
-             fd._text2datetime, ff._xnpv, ff._newton) = saved
+             fd._text2datetime) = saved
             for k in table_fixes:
                 table.pop(k, None)
             table.update(saved_table)
-
-
-@functools.cache
-def _xirr_fixes() -> tuple[Callable, Callable]:
-    """XNPV and XIRR as Excel computes them, in place of ``formulas``' helpers: XNPV adds
-    its terms in the order the payments are given (:func:`rooflinexl.recalc.functions.
-    xnpv_sum`; ``formulas`` sorts them by date first), XIRR bisects as Excel does
-    (:func:`rooflinexl.recalc.functions.xirr_rate`; ``formulas``' Newton search where
-    that does not apply). ``formulas`` still checks the arguments (errors, dates)."""
-    import formulas.functions.financial as ff
-    import numpy as np
-
-    from rooflinexl.recalc.functions import xirr_rate, xnpv_sum
-
-    plain_xnpv, plain_newton = ff._xnpv, ff._newton
-    F = _formulas()
-
-    def plain_number(x) -> bool:
-        return isinstance(x, (int, float, np.number)) and not isinstance(x, (bool, np.bool_))
-
-    def xnpv(values, dates=None, min_date=0):
-        if dates is not None and min_date == 0:  # XNPV's own rules (XIRR passes -1)
-            v_all, d_all = (np.asarray(x, object).ravel() for x in (values, dates))
-            cells = [*v_all.tolist(), *d_all.tolist()]
-            if not any(isinstance(x, F.XlError) for x in cells) and (
-                    v_all.size != d_all.size or not all(plain_number(x) for x in cells)):
-                # IronCalc's XNPV test workbook, saved by Excel: an empty, text or
-                # boolean amount, or amounts and dates of different counts, are #NUM!
-                return (lambda rate: ff.Error.errors["#NUM!"]), None
-        func, dfunc = plain_xnpv(values, dates, min_date)
-        if dfunc is None or dates is None:  # an error, or NPV's evenly spaced periods
-            return func, dfunc
-
-        def numbers(x):
-            return [float(v) for v in
-                    np.array(ff.text2num(ff.replace_empty(x)), float).ravel()]
-
-        # a payment whose amount or date cell is empty is no payment (Excel's XIRR over
-        # C55:H55 with H empty is its XIRR over C55:G55: FINANCIAL!AD54 of the book)
-        v_all, d_all = (np.asarray(x, object).ravel() for x in (values, dates))
-        empty = _empty()
-        kept = [i for i in range(v_all.size)
-                if v_all[i] is not empty and d_all[i] is not empty]
-        vals = numbers(v_all[kept].reshape(1, -1))
-        days = [math.floor(d) for d in numbers(d_all[kept].reshape(1, -1))]
-        if not vals:
-            return (lambda rate: ff.Error.errors["#NUM!"]), None
-        if any(d < days[0] for d in days):  # Microsoft: a date before the first is #NUM!
-            return (lambda rate: ff.Error.errors["#NUM!"]), None
-        years = [(d - days[0]) / 365 for d in days]
-        return (lambda rate: xnpv_sum(float(rate), vals, years)), dfunc
-
-    def newton(f, df, x, tol=1e-7):
-        rate = xirr_rate(f, float(x))
-        return plain_newton(f, df, x, tol) if rate is None else rate
-
-    return xnpv, newton
 
 
 @functools.cache

@@ -36,7 +36,14 @@ import math
 from typing import NamedTuple
 
 from rooflinexl.errors import ExcelError
-from rooflinexl.recalc.functions import BUILTINS, excel_serial, excel_ymd, ppmt
+from rooflinexl.recalc.functions import (
+    BUILTINS,
+    excel_serial,
+    excel_ymd,
+    ppmt,
+    xirr_rate,
+    xnpv_sum,
+)
 from rooflinexl.recalc.scalars import SCALARS, Fail, excel_number, lift
 
 __all__ = ["FINANCE"]
@@ -840,6 +847,117 @@ def _ppmt(rate, per, nper, pv, fv=None, type=None):  # noqa: A002
     return _host(SCALARS["PMT"](r, n, v, f, t)) - _interest(r, k, n, v, f, t)
 
 
+# -------------------------------------------------------------------- XNPV, XIRR
+# Microsoft, "XNPV function", "XIRR function" (read 2026-12-01): XNPV = sum of P_i / (1 +
+# rate)^((d_i - d_1) / 365); XIRR the rate at which XNPV is 0. Dates are truncated to whole
+# days; a date before the first, a non-numeric value or date, or values and dates of
+# different counts are errors. The rest is Excel's as its cached values show (the
+# ``formulas`` project's regression workbook, FINANCIAL!R54:AH56; IronCalc's XIRR and XNPV
+# books): an error among the dates comes before one among the values; a rate (XNPV) or guess
+# (XIRR) that is a range of several cells or a boolean is #VALUE!; a rate <= 0 or a guess
+# < 0 is #NUM!; a date below 0 (XIRR) or not above 0 (XNPV) is #NUM!; a boolean among the
+# values or dates is #VALUE! for XIRR; an empty, text or boolean amount is #NUM! for
+# XNPV; a payment whose amount or date is empty is no payment.
+
+
+def _flat(x, name: str) -> list:
+    if hasattr(x, "shape"):
+        raise TypeError("a block column")  # row by row
+    if isinstance(x, list):
+        rows = x if x and isinstance(x[0], list) else [x]
+        return [v for row in rows for v in row]
+    return [x]
+
+
+def _single(x, name: str, what: str) -> float:
+    """A rate or guess: one value, a number (numeric text read), no boolean."""
+    vals = _flat(x, name)
+    if len(vals) != 1:
+        raise Fail("#VALUE!", f"{name}: {what} is a range of several cells")
+    v = vals[0]
+    if isinstance(v, bool):
+        raise Fail("#VALUE!", f"{name}: {what} is a boolean")
+    return _number(v, f"{name}: {what}")
+
+
+def _first_error(*groups: list) -> None:
+    for group in groups:
+        for v in group:
+            if isinstance(v, ExcelError):
+                raise Fail.passing(v)
+
+
+def _payments(name: str, values: list, dates: list, xnpv: bool) -> tuple[list, list]:
+    """(amounts, years from the first date) of the payments (see the notes above)."""
+    if xnpv and (len(values) != len(dates) or any(
+            v is None or isinstance(v, (bool, str)) for v in values)):
+        raise Fail("#NUM!", f"{name}: an amount is not a number, or the counts differ")
+    if any(isinstance(v, bool) for v in values + dates):
+        raise Fail("#VALUE!", f"{name}: a boolean among the values or dates")
+    if len(values) != len(dates):
+        raise Fail("#NUM!", f"{name}: values and dates of different counts")
+    amounts, days = [], []
+    for v, d in zip(values, dates, strict=True):
+        if v is None or d is None:
+            continue
+        amounts.append(_number(v, f"{name}: a value"))
+        days.append(math.floor(_number(d, f"{name}: a date")))
+    if not days:
+        raise Fail("#NUM!", f"{name}: no payments")
+    low = 1 if xnpv else 0
+    if any(not low <= d <= _LAST_DAY for d in days) or any(d < days[0] for d in days):
+        raise Fail("#NUM!", f"{name}: a date outside 1900-9999 or before the first")
+    return amounts, [(d - days[0]) / 365 for d in days]
+
+
+def _xnpv(rate, values, dates):
+    """XNPV(rate, values, dates): the present value of payments on the given dates
+    (Microsoft's example: 9 %, -10,000 on 1 Jan 2008, 2,750 on 1 Mar 2008, 4,250 on 30 Oct
+    2008, 3,250 on 15 Feb 2009, 2,750 on 1 Apr 2009: 2086.65).
+
+    >>> round(_xnpv(0.09, [[-10000, 2750, 4250, 3250, 2750]],
+    ...             [[39448, 39508, 39751, 39859, 39904]]), 2)
+    2086.65
+    """
+    try:
+        if isinstance(rate, ExcelError):
+            return rate
+        r = _single(rate, "XNPV", "rate")
+        vals, days = _flat(values, "XNPV"), _flat(dates, "XNPV")
+        _first_error(days, vals)
+        _check(r > 0, "XNPV", "rate is not positive")
+        amounts, years = _payments("XNPV", vals, days, True)
+        return _result(xnpv_sum(r, amounts, years))
+    except Fail as ex:
+        return ex.error
+
+
+def _xirr(values, dates, guess=0.1):
+    """XIRR(values, dates, [guess]): the rate at which XNPV is 0, as Excel finds it
+    (:func:`rooflinexl.recalc.functions.xirr_rate`) (Microsoft's example, the payments of
+    XNPV's: 0.373362535).
+
+    >>> round(_xirr([[-10000, 2750, 4250, 3250, 2750]],
+    ...             [[39448, 39508, 39751, 39859, 39904]], 0.1), 6)
+    0.373363
+    """
+    try:
+        g = _single(guess, "XIRR", "guess")
+        vals, days = _flat(values, "XIRR"), _flat(dates, "XIRR")
+        _first_error(days, vals)
+        _check(g >= 0, "XIRR", "guess is negative")
+        amounts, years = _payments("XIRR", vals, days, False)
+        rate = xirr_rate(lambda r: xnpv_sum(r, amounts, years), g)
+        _check(rate is not None, "XIRR", "no rate makes XNPV 0")
+        return _result(rate)
+    except Fail as ex:
+        return ex.error
+
+
+def _result(v: float):
+    return v if math.isfinite(v) else ExcelError("#NUM!", "the result is not finite")
+
+
 FINANCE: dict = {}
 for _name, _fn, _lo, _hi in (
         ("COUPDAYBS", _coupdaybs, 3, 4), ("COUPDAYS", _coupdays, 3, 4),
@@ -857,6 +975,7 @@ for _name, _fn, _lo, _hi in (
 for _name, _fn, _lo, _hi in (("IPMT", _ipmt, 4, 6), ("PPMT", _ppmt, 4, 6)):
     FINANCE[_name] = lift(_name, _fn, _lo, _hi)
 del _name, _fn, _lo, _hi
+FINANCE.update(XNPV=_xnpv, XIRR=_xirr)
 
 for _fn in FINANCE.values():
     _fn.plain_text = True  # text that reads "#N/A" is text: errors are ExcelError values
