@@ -847,6 +847,110 @@ def _ppmt(rate, per, nper, pv, fv=None, type=None):  # noqa: A002
     return _host(SCALARS["PMT"](r, n, v, f, t)) - _interest(r, k, n, v, f, t)
 
 
+# ------------------------------------------------------------- French depreciation
+# Microsoft, "AMORLINC function", "AMORDEGRC function" (read 2026-12-01): the French
+# accounting system's depreciation of an asset bought during a period, prorated in the
+# first period by the days from purchase to the end of the first period; AMORDEGRC applies
+# a coefficient to the rate by the asset's life (1/rate: 3-4 years 1.5, 5-6 years 2, over
+# 6 years 2.5), rounds its results to whole numbers, takes 50 % of the remaining cost in
+# the period before the last and all of it in the last, and is #NUM! for a life between 0
+# and 3 or 4 and 5 years. How the first period's days and the year are counted (29
+# February, basis 1's year of the purchase) is Excel's as the ExcelFinancialFunctions
+# project documents it; basis 2 is #NUM!.
+
+
+def _amor_args(name: str, cost, date_purchased, first_period, salvage, period, rate, basis):
+    c = _number(cost, f"{name}: cost")
+    d = _serial_of(date_purchased, f"{name}: date_purchased")
+    first = _serial_of(first_period, f"{name}: first_period")
+    sv = _number(salvage, f"{name}: salvage")
+    per = math.trunc(_number(period, f"{name}: period"))
+    r = _number(rate, f"{name}: rate")
+    b = _basis(basis, name)
+    bought, end = _dates(name, d, first)
+    _check_frequency_basis(name, None, b)
+    _check(b != 2, name, "basis 2 (actual/360) is not allowed")
+    _check(0 <= sv < c and per >= 0 and r > 0, name,
+           "cost, salvage, period or rate out of range")
+    _check(d < first, name, "date_purchased is not before first_period")
+    return c, bought, end, sv, per, r, b
+
+
+def _first_depreciation(c: float, bought: _Day, end: _Day, sv: float, r: float, b: int):
+    """(the first period's depreciation, whether it is a fraction of a period)."""
+    def no_29_feb(day: _Day) -> _Day:
+        if b in (1, 3) and day.m == 2 and day.d >= 28 and _leap(day.y):
+            return _day(excel_serial(day.y, 2, 28))
+        return day
+
+    year = (366.0 if _leap(bought.y) else 365.0) if b == 1 else _year_days(bought, bought, b)
+    part = _days(no_29_feb(bought), no_29_feb(end), b) / year * r * c
+    first = c * r if part == 0 else part
+    return min(first, c - sv), part != 0
+
+
+def _amorlinc(cost, date_purchased, first_period, salvage, period, rate, basis=None):
+    """AMORLINC(cost, date_purchased, first_period, salvage, period, rate, [basis]): the
+    straight-line depreciation of ``period`` (Microsoft's example: 2400, 19 Aug 2008,
+    31 Dec 2008, 300, 1, 15 %, 1: 360).
+
+    >>> _amorlinc(2400, 39679, 39813, 300, 1, 0.15, 1)
+    360.0
+    """
+    c, bought, end, sv, per, r, b = _amor_args("AMORLINC", cost, date_purchased,
+                                               first_period, salvage, period, rate, basis)
+    if per > math.ceil(1.0 / r):
+        return 0.0
+    first, _ = _first_depreciation(c, bought, end, sv, r, b)
+    if per == 0:
+        return first
+    left = c - sv - first
+    dep = r * c
+    for _ in range(per):
+        dep = min(dep, left)
+        left = max(left - dep, 0.0)
+    return dep
+
+
+def _whole(x: float) -> float:
+    return float(math.floor(x + 0.5))
+
+
+def _amordegrc(cost, date_purchased, first_period, salvage, period, rate, basis=None):
+    """AMORDEGRC(cost, date_purchased, first_period, salvage, period, rate, [basis]): the
+    declining-balance depreciation of ``period`` (Microsoft's example: 2400, 19 Aug 2008,
+    31 Dec 2008, 300, 1, 15 %, 1: 776).
+
+    >>> _amordegrc(2400, 39679, 39813, 300, 1, 0.15, 1)
+    776.0
+    """
+    c, bought, end, sv, per, r, b = _amor_args("AMORDEGRC", cost, date_purchased,
+                                               first_period, salvage, period, rate, basis)
+    life = 1.0 / r
+    _check(not (0 <= life <= 3 or 4 <= life <= 5), "AMORDEGRC",
+           f"an asset life of {life:g} years")
+    periods = math.ceil(life)
+    if per > periods:
+        return 0.0
+    coefficient = 1.5 if periods <= 4 else 2.0 if periods <= 6 else 2.5
+    dr = r * coefficient
+    first, fraction = _first_depreciation(c, bought, end, sv, dr, b)
+    first = _whole(first)
+    if per == 0:
+        return first
+    life_periods = periods + 1 if fraction else periods
+    left = c - first
+    dep = 0.0
+    for k in range(2, per + 2):
+        if life_periods - k == 2:
+            step, dr = left * 0.5, 1.0
+        else:
+            step = dr * left
+        dep = max(left - sv, 0.0) if left < sv else step
+        left -= dep
+    return _whole(dep)
+
+
 # -------------------------------------------------------------------- XNPV, XIRR
 # Microsoft, "XNPV function", "XIRR function" (read 2026-12-01): XNPV = sum of P_i / (1 +
 # rate)^((d_i - d_1) / 365); XIRR the rate at which XNPV is 0. Dates are truncated to whole
@@ -970,7 +1074,8 @@ for _name, _fn, _lo, _hi in (
         ("PRICEMAT", _pricemat, 5, 6), ("YIELDMAT", _yieldmat, 5, 6),
         ("ACCRINTM", _accrintm, 3, 5), ("ODDLPRICE", _oddlprice, 7, 8),
         ("ODDLYIELD", _oddlyield, 7, 8), ("ODDFPRICE", _oddfprice, 8, 9),
-        ("ODDFYIELD", _oddfyield, 8, 9)):
+        ("ODDFYIELD", _oddfyield, 8, 9), ("AMORLINC", _amorlinc, 6, 7),
+        ("AMORDEGRC", _amordegrc, 6, 7)):
     FINANCE[_name] = lift(_name, _fn, _lo, _hi, atp=True)
 for _name, _fn, _lo, _hi in (("IPMT", _ipmt, 4, 6), ("PPMT", _ppmt, 4, 6)):
     FINANCE[_name] = lift(_name, _fn, _lo, _hi)
