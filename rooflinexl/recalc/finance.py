@@ -284,10 +284,10 @@ def _couppcd(settlement, maturity, frequency, basis=None):
 
 def _coupnum(settlement, maturity, frequency, basis=None):
     """COUPNUM(settlement, maturity, frequency, [basis]): the coupons payable from
-    settlement to maturity (Microsoft's example).
+    settlement to maturity (Microsoft's example: 25 Jan 2007, 15 Nov 2008, 2, 1: 4).
 
-    >>> _coupnum(39081, 42509, 2, 1)
-    19.0
+    >>> _coupnum(39107, 39767, 2, 1)
+    4.0
     """
     return float(_coupon("COUPNUM", settlement, maturity, frequency, basis).n)
 
