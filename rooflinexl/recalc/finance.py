@@ -165,12 +165,11 @@ def _number(x, what: str) -> float:
 
 
 def _frequency(x, name: str) -> int:
-    f = math.trunc(_number(x, f"{name}: frequency"))
-    return f
+    return math.trunc(_number(x, f"{name}: frequency"))
 
 
 def _basis(x, name: str) -> int:
-    return 0 if x is None else math.trunc(_number(x, f"{name}: basis"))
+    return math.trunc(_number(x, f"{name}: basis"))
 
 
 def _check(ok: bool, name: str, why: str) -> None:
@@ -401,7 +400,8 @@ def _yield(settlement, maturity, rate, pr, redemption, frequency, basis=None):
     return _solve(lambda y: _bond_price(c, r, y, red, f) - p, 0.05, "YIELD")
 
 
-def _duration_of(name: str, settlement, maturity, coupon, yld, frequency, basis) -> float:
+def _duration_of(name: str, settlement, maturity, coupon, yld, frequency, basis):
+    """(the Macaulay duration in years, 1 + yld / frequency)."""
     settle, mat, r, y, _, f, b = _bond_args(name, settlement, maturity, coupon, yld, 100.0,
                                             frequency, basis, "yld")
     _check(r >= 0 and y >= 0, name, "coupon or yld is negative")
@@ -416,7 +416,7 @@ def _duration_of(name: str, settlement, maturity, coupon, yld, frequency, basis)
         pv = 100.0 * r / f / base ** t
         weighted += pv * t
         total += pv
-    return weighted / total / f
+    return weighted / total / f, base
 
 
 def _duration(settlement, maturity, coupon, yld, frequency, basis=None):
@@ -427,7 +427,7 @@ def _duration(settlement, maturity, coupon, yld, frequency, basis=None):
     >>> round(_duration(43101, 46023, 0.08, 0.09, 2, 1), 6)
     5.993775
     """
-    return _duration_of("DURATION", settlement, maturity, coupon, yld, frequency, basis)
+    return _duration_of("DURATION", settlement, maturity, coupon, yld, frequency, basis)[0]
 
 
 def _mduration(settlement, maturity, coupon, yld, frequency, basis=None):
@@ -437,8 +437,8 @@ def _mduration(settlement, maturity, coupon, yld, frequency, basis=None):
     >>> round(_mduration(39448, 42370, 0.08, 0.09, 2, 1), 6)
     5.73567
     """
-    d = _duration_of("MDURATION", settlement, maturity, coupon, yld, frequency, basis)
-    return d / (1.0 + _number(yld, "MDURATION: yld") / _frequency(frequency, "MDURATION"))
+    d, base = _duration_of("MDURATION", settlement, maturity, coupon, yld, frequency, basis)
+    return d / base
 
 
 # ------------------------------------------------------ discounted and at-maturity
