@@ -109,6 +109,14 @@ CASES = {
     "=COUPNUM(DATE(2020,1,1),DATE(2024,3,17),4,2)": 17,
     "=COUPPCD(DATE(2020,1,1),DATE(2024,3,17),4,1)": 43816,
     "=COUPDAYSNC(DATE(2020,1,1),DATE(2021,1,1),2,3)": 182,
+    # Excel's answers reported in PhpSpreadsheet's issues #1265 and #1020 and PHPExcel's
+    # #1184 (Excel 2016): a maturity on a month's last day puts every coupon on a month's
+    # last day; COUPNUM counts a coupon on settlement's period end, never 0
+    "=COUPNCD(DATE(2016,10,18),DATE(2019,9,30),2,4)": 42825,  # 31 Mar 2017
+    "=COUPNUM(DATE(2000,12,24),DATE(2000,12,24),4,0)": "#NUM!",
+    "=COUPNUM(DATE(2000,12,23),DATE(2000,12,24),4,0)": 1,
+    "=COUPNUM(DATE(2000,9,24),DATE(2000,12,24),4,0)": 1,
+    "=COUPNUM(DATE(2000,9,23),DATE(2000,12,24),4,0)": 2,
     # test.xlsx, FINANCIAL: IPMT T25, PPMT S40 and W40 (fv "1"), XIRR R54, S55, U54, XNPV
     # S56, U56
     "=IPMT(7/12,1,3*12,8000)": -4666.666666666667,
