@@ -3,10 +3,10 @@
 Bonds and bills (``PRICE``, ``YIELD``, ``DURATION``, ``COUPPCD`` ..., ``DISC``,
 ``PRICEMAT`` ...), the interest and principal parts of a loan's payment (``IPMT``,
 ``PPMT``) and the present value and return of dated cash flows (``XNPV``, ``XIRR``). They
-are entries of the engine's function table (:data:`rooflinexl.recalc.functions.BUILTINS`),
-called through the same adapter by both evaluation paths, with values as spreadsheet hosts
-pass them (see :mod:`rooflinexl.recalc.scalars`, whose helpers and time-value-of-money
-functions they use).
+are entries of the engine's function table (:data:`rooflinexl.recalc.functions.BUILTINS`,
+registered when :mod:`rooflinexl.recalc.scalars` is), called through the same adapter by
+both evaluation paths, with values as spreadsheet hosts pass them (see
+:mod:`rooflinexl.recalc.scalars`, whose helpers and time-value-of-money functions they use).
 
 Arguments as Excel reads them (Microsoft, "PRICE function", "YIELD function", "COUPDAYS
 function" ... each function's page, read 2026-12-01): dates are serial numbers (date text
@@ -835,15 +835,17 @@ def _ipmt(rate, per, nper, pv, fv=None, type=None):  # noqa: A002 - Excel's argu
 
 def _ppmt(rate, per, nper, pv, fv=None, type=None):  # noqa: A002
     """PPMT(rate, per, nper, pv, [fv], [type]): the principal part of payment ``per``,
-    PMT - IPMT, for payments in arrears without that subtraction's cancellation
-    (:func:`rooflinexl.recalc.functions.ppmt`) (Microsoft's examples: -75.62, -27598.05).
+    PMT - IPMT without that subtraction's cancellation
+    (:func:`rooflinexl.recalc.functions.ppmt`; payments in advance repay in period ``per``
+    what payments in arrears repay in ``per - 1``, and in the first the whole payment)
+    (Microsoft's examples: -75.62, -27598.05).
 
     >>> round(_ppmt(0.1 / 12, 1, 2 * 12, 2000), 2), round(_ppmt(0.08, 10, 10, 200000), 2)
     (-75.62, -27598.05)
     """
     r, k, n, v, f, t = _loan_args("PPMT", rate, per, nper, pv, fv, type)
-    if t == 0 and r != 0:
-        return ppmt(r, k, n, v, f)
+    if r != 0 and (t == 0 or k >= 2):  # in advance: the previous period's in arrears
+        return ppmt(r, k - t, n, v, f)
     return _host(SCALARS["PMT"](r, n, v, f, t)) - _interest(r, k, n, v, f, t)
 
 
@@ -854,9 +856,9 @@ def _ppmt(rate, per, nper, pv, fv=None, type=None):  # noqa: A002
 # a coefficient to the rate by the asset's life (1/rate: 3-4 years 1.5, 5-6 years 2, over
 # 6 years 2.5), rounds its results to whole numbers, takes 50 % of the remaining cost in
 # the period before the last and all of it in the last, and is #NUM! for a life between 0
-# and 3 or 4 and 5 years. How the first period's days and the year are counted (29
-# February, basis 1's year of the purchase) is Excel's as the ExcelFinancialFunctions
-# project documents it; basis 2 is #NUM!.
+# and 3 or 4 and 5 years (3, 4 and 5 years themselves have coefficients). How the first
+# period's days and the year are counted (29 February, basis 1's year of the purchase) is
+# Excel's as the ExcelFinancialFunctions project documents it; basis 2 is #NUM!.
 
 
 def _amor_args(name: str, cost, date_purchased, first_period, salvage, period, rate, basis):
@@ -870,7 +872,7 @@ def _amor_args(name: str, cost, date_purchased, first_period, salvage, period, r
     bought, end = _dates(name, d, first)
     _check_frequency_basis(name, None, b)
     _check(b != 2, name, "basis 2 (actual/360) is not allowed")
-    _check(0 <= sv < c and per >= 0 and r > 0, name,
+    _check(0 <= sv <= c and per >= 0 and r > 0, name,
            "cost, salvage, period or rate out of range")
     _check(d < first, name, "date_purchased is not before first_period")
     return c, bought, end, sv, per, r, b
@@ -913,7 +915,9 @@ def _amorlinc(cost, date_purchased, first_period, salvage, period, rate, basis=N
 
 
 def _whole(x: float) -> float:
-    return float(math.floor(x + 0.5))
+    """``x`` rounded to a whole number, half up, from its 15 significant digits
+    (2812.4999999999995, 0.3 x 1.5 x 6250 in binary, is 2812.5 and so 2813)."""
+    return float(math.floor(float(f"{x:.15g}") + 0.5))
 
 
 def _amordegrc(cost, date_purchased, first_period, salvage, period, rate, basis=None):
@@ -927,10 +931,9 @@ def _amordegrc(cost, date_purchased, first_period, salvage, period, rate, basis=
     c, bought, end, sv, per, r, b = _amor_args("AMORDEGRC", cost, date_purchased,
                                                first_period, salvage, period, rate, basis)
     life = 1.0 / r
-    _check(not (0 <= life <= 3 or 4 <= life <= 5), "AMORDEGRC",
-           f"an asset life of {life:g} years")
+    _check(not (life < 3 or 4 < life < 5), "AMORDEGRC", f"an asset life of {life:g} years")
     periods = math.ceil(life)
-    if per > periods:
+    if per > periods or c == sv:
         return 0.0
     coefficient = 1.5 if periods <= 4 else 2.0 if periods <= 6 else 2.5
     dr = r * coefficient

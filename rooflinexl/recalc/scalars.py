@@ -43,6 +43,7 @@ from rooflinexl.recalc.functions import (
     ddb,
     excel_serial,
     excel_ymd,
+    ppmt,
     typed_number,
     value_text,
 )
@@ -1247,6 +1248,8 @@ def _fv(rate, nper, pmt, pv=None, type=None):  # noqa: A002 - Excel's argument n
     t = _payment_type(type)
     if r == 0:
         return -(v + p * n)
+    if r == -1 and n < 0:  # IronCalc's FV book, saved by Excel: FV(-1,-2,1) is #DIV/0!
+        raise Fail("#DIV/0!", "FV: (1 + rate)^nper divides by 0")
     g = (1 + r) ** n
     return -(v * g + p * (1 + r * t) * (g - 1) / r)
 
@@ -1277,6 +1280,8 @@ def _pmt(rate, nper, pv, fv=None, type=None):  # noqa: A002
     t = _payment_type(type)
     if n == 0:
         raise Fail("#NUM!", "PMT: nper is 0")
+    if r <= -1:  # IronCalc's PMT book, saved by Excel: PMT(-3,5,100) and PMT(-1,1,-100) #NUM!
+        raise Fail("#NUM!", "PMT: rate is -1 or less")
     if r == 0:
         return -(v + f) / n
     g = (1 + r) ** n
@@ -2116,7 +2121,9 @@ def _cumulative(principal: bool):
         v = excel_number(pv, f"{name}: pv")
         a0 = excel_number(start_period, f"{name}: start_period")
         b0 = excel_number(end_period, f"{name}: end_period")
-        a, b = math.trunc(a0), math.trunc(b0)
+        # the first whole period at or after start_period, the last at or before end_period
+        # (IronCalc's CUMPRINC book, saved by Excel: start 1.5 sums periods 2 to 10)
+        a, b = math.ceil(a0), math.trunc(b0)
         t = excel_number(type, f"{name}: type")
         # the periods compare before they are truncated (IronCalc's CUMPRINC book, saved
         # by Excel: start 5.1, end 5 is #NUM!)
@@ -2126,8 +2133,13 @@ def _cumulative(principal: bool):
         pmt = _pmt(r, n, v, 0.0, t)
         total = 0.0
         for per in range(a, b + 1):
-            i = _ipmt(r, per, n, v, t)
-            total += pmt - i if principal else i
+            if not principal:
+                total += _ipmt(r, per, n, v, t)
+            elif t == 0 or per > 1:  # PMT - IPMT without its cancellation (a tiny principal
+                # to Excel's digits: IronCalc's CUMPRINC book, CUMPRINC(7,36,8000,3,10,1))
+                total += ppmt(r, per - t, n, v, 0.0)
+            else:
+                total += pmt
         return total
     fn.__doc__ = f"{name}(rate, nper, pv, start_period, end_period, type)."
     return fn
@@ -2274,3 +2286,5 @@ for _fn in SCALARS.values():
     _fn.plain_text = True  # text that reads "#N/A" is text: errors are ExcelError values
 del _fn
 BUILTINS.update(SCALARS)
+# the financial functions (their own module, which reads this one: imported once it is whole)
+from rooflinexl.recalc import finance  # noqa: E402, F401 - adds them to BUILTINS
