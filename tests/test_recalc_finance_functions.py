@@ -147,6 +147,17 @@ CASES = {
     "=PMT(-1,1,-100)": "#NUM!",
     "=FV(-1,-2,1)": "#DIV/0!",
     "=FV(-3,5,100,300,1)": 11800,
+    # MIRR.xlsx: no positive flow is -1, a negative ratio #NUM!
+    "=MIRR({-6,-1,-2},0.1,0.2)": -1,
+    "=MIRR({-50,25,30},0.5,-12)": "#NUM!",
+    # TBILLs.xlsx D5, D6, D9: a bill of a whole leap year is one year
+    "=TBILLEQ(14640,15005,0.5)": 0.8482759796652481,
+    "=TBILLEQ(14640,15006,0.5)": 0.8522961312491701,
+    "=TBILLEQ(45332,45650,0.5)": 0.7787541318484793,
+    # RATE.xlsx F17, G17 (Newton's method settles below -1), F19
+    "=RATE(10,-1200,2000,0,1)": "#NUM!",
+    "=RATE(10,-1200,2000)": "#NUM!",
+    "=RATE(300,-200,8000,0,1)": 0.025627751816686105,
     # formula_stress_test.xlsx, Finance!B62
     "=AMORLINC(2400,DATE(2008,8,9),DATE(2008,12,31),300,1,0.15,1)": 360,
 }

@@ -1468,9 +1468,13 @@ def _mirr(values, finance_rate, reinvest_rate):
         n = len(flows)
         pos = sum(v / (1 + rr) ** k for k, v in enumerate(flows) if v > 0)
         neg = sum(v / (1 + fr) ** k for k, v in enumerate(flows) if v < 0)
-        if pos == 0 or neg == 0 or n < 2:
-            raise Fail("#DIV/0!", "MIRR needs a positive and a negative cash flow")
-        return (-pos * (1 + rr) ** (n - 1) / neg) ** (1 / (n - 1)) - 1
+        if neg == 0 or n < 2:
+            raise Fail("#DIV/0!", "MIRR needs a negative cash flow")
+        # no positive flow is -1, a negative ratio #NUM! (IronCalc's MIRR book, by Excel)
+        ratio = -pos * (1 + rr) ** (n - 1) / neg
+        if ratio < 0:
+            raise Fail("#NUM!", "MIRR: no real rate")
+        return ratio ** (1 / (n - 1)) - 1
     except Fail as ex:
         return ex.error
 
@@ -1497,10 +1501,29 @@ def _rate(nper, pmt, pv, fv=None, type=None, guess=_OMITTED):  # noqa: A002
         h = 1e-6 * max(abs(r), 1e-3)
         return (eq(r + h) - eq(r - h)) / (2 * h)
 
+    _domain(_settles_above(eq, deq, g, -1.0), "RATE", "Newton's method settles on a rate "
+            "of -1 or less")  # IronCalc's RATE.xlsx, by Excel: RATE(10,-1200,2000) #NUM!
     try:
         return _newton(eq, deq, g, "RATE")
     except Fail:  # IronCalc's RATE.xlsx, saved by Excel: RATE(300,-200,8000,0,1) 0.0256...
         return _nearest_root(eq, deq, g, "RATE")
+
+
+def _settles_above(f, df, guess: float, low: float, steps: int = 50) -> bool:
+    """False where Newton's method from ``guess`` settles (a step below 1e-7) on a root at
+    or below ``low``; True otherwise (above it, or it does not settle)."""
+    x = guess
+    try:
+        for _ in range(steps):
+            step = f(x) / df(x)
+            if isinstance(step, complex) or not math.isfinite(step):
+                return True
+            x -= step
+            if abs(step) < 1e-7:
+                return x > low
+    except (OverflowError, ZeroDivisionError, TypeError):
+        pass
+    return True
 
 
 def _sln(cost, salvage, life):
@@ -2208,7 +2231,10 @@ def _tbilleq(settlement, maturity, discount):
         return 365 * r / (360 - r * dsm)
     price = 100 * (1 - r * dsm / 360)
     _domain(price > 0, "TBILLEQ", "the price is not positive")
-    a = dsm / 365
+    # a bill of a whole leap year (366 days) is one year (IronCalc's TBILLs book, saved by
+    # Excel: 30 Jan 1940 to 30 Jan 1941 at 50 % is 0.8522961312491701; 318 days over
+    # 29 February 2024 still count 365 to the year)
+    a = dsm / (366 if dsm == 366 else 365)
     return (-a + math.sqrt(a * a - (2 * a - 1) * (1 - 100 / price))) / (a - 0.5)
 
 
