@@ -593,7 +593,6 @@ def excel_semantics(formulas_table: bool = True):
     with the same fixes); the per-cell engine enters again with it."""
     import formulas.functions.date as fd
     import formulas.functions.eng as fe
-    import formulas.functions.financial as ff
     import formulas.functions.operators as fo
     import formulas.functions.text as ft
     import numpy as np
@@ -632,83 +631,24 @@ def excel_semantics(formulas_table: bool = True):
 
     table = _formulas().get_functions() if formulas_table else {}
     table_fixes = table_fixes_of_formulas()
-    xnpv, newton = _xirr_fixes()
     with _LOCK:
         saved = (ft._str, fo._str, fo.OPERATORS["^"], Operator.compile, fe._fmt_complex,
-                 fd._text2datetime, ff._xnpv, ff._newton)
+                 fd._text2datetime)
         saved_table = {k: table[k] for k in table_fixes if k in table}
         ft._str = fo._str = value_text
         fo.OPERATORS["^"] = fo.numeric_wrap(excel_power)
         Operator.compile = compile_operator
         fe._fmt_complex = fmt_complex
         fd._text2datetime = text2date
-        ff._xnpv, ff._newton = xnpv, newton
         table.update(table_fixes)
         try:
             yield
         finally:
             (ft._str, fo._str, fo.OPERATORS["^"], Operator.compile, fe._fmt_complex,
-             fd._text2datetime, ff._xnpv, ff._newton) = saved
+             fd._text2datetime) = saved
             for k in table_fixes:
                 table.pop(k, None)
             table.update(saved_table)
-
-
-@functools.cache
-def _xirr_fixes() -> tuple[Callable, Callable]:
-    """XNPV and XIRR as Excel computes them, in place of ``formulas``' helpers: XNPV adds
-    its terms in the order the payments are given (:func:`rooflinexl.recalc.functions.
-    xnpv_sum`; ``formulas`` sorts them by date first), XIRR bisects as Excel does
-    (:func:`rooflinexl.recalc.functions.xirr_rate`; ``formulas``' Newton search where
-    that does not apply). ``formulas`` still checks the arguments (errors, dates)."""
-    import formulas.functions.financial as ff
-    import numpy as np
-
-    from rooflinexl.recalc.functions import xirr_rate, xnpv_sum
-
-    plain_xnpv, plain_newton = ff._xnpv, ff._newton
-    F = _formulas()
-
-    def plain_number(x) -> bool:
-        return isinstance(x, (int, float, np.number)) and not isinstance(x, (bool, np.bool_))
-
-    def xnpv(values, dates=None, min_date=0):
-        if dates is not None and min_date == 0:  # XNPV's own rules (XIRR passes -1)
-            v_all, d_all = (np.asarray(x, object).ravel() for x in (values, dates))
-            cells = [*v_all.tolist(), *d_all.tolist()]
-            if not any(isinstance(x, F.XlError) for x in cells) and (
-                    v_all.size != d_all.size or not all(plain_number(x) for x in cells)):
-                # IronCalc's XNPV test workbook, saved by Excel: an empty, text or
-                # boolean amount, or amounts and dates of different counts, are #NUM!
-                return (lambda rate: ff.Error.errors["#NUM!"]), None
-        func, dfunc = plain_xnpv(values, dates, min_date)
-        if dfunc is None or dates is None:  # an error, or NPV's evenly spaced periods
-            return func, dfunc
-
-        def numbers(x):
-            return [float(v) for v in
-                    np.array(ff.text2num(ff.replace_empty(x)), float).ravel()]
-
-        # a payment whose amount or date cell is empty is no payment (Excel's XIRR over
-        # C55:H55 with H empty is its XIRR over C55:G55: FINANCIAL!AD54 of the book)
-        v_all, d_all = (np.asarray(x, object).ravel() for x in (values, dates))
-        empty = _empty()
-        kept = [i for i in range(v_all.size)
-                if v_all[i] is not empty and d_all[i] is not empty]
-        vals = numbers(v_all[kept].reshape(1, -1))
-        days = [math.floor(d) for d in numbers(d_all[kept].reshape(1, -1))]
-        if not vals:
-            return (lambda rate: ff.Error.errors["#NUM!"]), None
-        if any(d < days[0] for d in days):  # Microsoft: a date before the first is #NUM!
-            return (lambda rate: ff.Error.errors["#NUM!"]), None
-        years = [(d - days[0]) / 365 for d in days]
-        return (lambda rate: xnpv_sum(float(rate), vals, years)), dfunc
-
-    def newton(f, df, x, tol=1e-7):
-        rate = xirr_rate(f, float(x))
-        return plain_newton(f, df, x, tol) if rate is None else rate
-
-    return xnpv, newton
 
 
 @functools.cache
@@ -720,9 +660,7 @@ def table_fixes_of_formulas() -> dict[str, Callable]:
     error (``SCAN("a", {1;3}, LAMBDA(a, b, a+b^2))`` is two ``#VALUE!`` in Excel).
     SKEW and SKEW.P computed in Excel's order of operations
     (:func:`rooflinexl.recalc.functions.skew`); ``formulas`` still collects the numbers
-    (which arguments count, errors). PPMT of an end-of-period annuity without
-    cancellation (:func:`rooflinexl.recalc.functions.ppmt`); IPMT refuses a period
-    before the first or after the last (#NUM!, as PPMT). MINVERSE by Excel's LU
+    (which arguments count, errors). MINVERSE by Excel's LU
     decomposition (:func:`rooflinexl.recalc.functions.minverse`), not rounded to 15
     decimals as ``formulas`` does. IMCSC and IMLOG2 in the order of operations whose
     rounding is Excel's (:func:`rooflinexl.recalc.functions.imcsc`, ``imlog2``).
@@ -731,11 +669,10 @@ def table_fixes_of_formulas() -> dict[str, Callable]:
     the block path."""
     import formulas.functions as fu
     import formulas.functions.eng as fe
-    import formulas.functions.financial as ff
     import numpy as np
     from formulas.functions import flatten, replace_empty
 
-    from rooflinexl.recalc.functions import imcsc, imlog2, minverse, ppmt, skew
+    from rooflinexl.recalc.functions import imcsc, imlog2, minverse, skew
     from rooflinexl.recalc.kernels import now_serial
 
     F = _formulas()
@@ -776,7 +713,6 @@ def table_fixes_of_formulas() -> dict[str, Callable]:
 
     scan_f, map_f = F.wrap_func(scan), F.wrap_func(map_)
     skew_s, skew_p = skew_of(False), skew_of(True)
-    plain_ppmt = ff.xppmt
 
     def minverse_(x):
         fu.raise_errors(x)
@@ -800,17 +736,6 @@ def table_fixes_of_formulas() -> dict[str, Callable]:
             return F.Error.errors["#NUM!"]
         return float(np.random.randint(low, high + 1))
 
-    def ipmt_(rate, per, nper, pv, fv=0, type=0):
-        if per < 1 or per >= nper + 1:  # as PPMT (IronCalc's IPMT test book, by Excel)
-            return F.Error.errors["#NUM!"]
-        return ff._npf("ipmt", rate, per, nper, pv, fv, type,
-                       freturn=lambda x: F.Error.errors["#NUM!"] if x > 0 else x)
-
-    def ppmt_(rate, per, nper, pv, fv=0, type=0):
-        if type != 0 or rate == 0 or per < 1 or per >= nper + 1:
-            return plain_ppmt(rate, per, nper, pv, fv, type)
-        return ppmt(rate, per, nper, pv, fv)
-
     def poisson(x, mean, cumulative):  # formulas' statistics module only when called
         import formulas.functions.stat as fs
 
@@ -828,8 +753,6 @@ def table_fixes_of_formulas() -> dict[str, Callable]:
     return {"_XLFN.SCAN": scan_f, "SCAN": scan_f, "_XLFN.MAP": map_f, "MAP": map_f,
             "POISSON.DIST": poisson_f, "_XLFN.POISSON.DIST": poisson_f, "POISSON": poisson_f,
             "SKEW": skew_s, "_XLFN.SKEW": skew_s, "SKEW.P": skew_p, "_XLFN.SKEW.P": skew_p,
-            "PPMT": fu.wrap_ufunc(ppmt_, input_parser=ff.convert2float),
-            "IPMT": fu.wrap_ufunc(ipmt_, input_parser=ff.convert2float),
             "MINVERSE": F.wrap_func(minverse_),
             "RANDBETWEEN": fu.wrap_ufunc(randbetween_, input_parser=lambda *a: a),
             "NOW": {"extra_inputs": {fu.COMPILING: False},

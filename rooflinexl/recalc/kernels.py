@@ -59,7 +59,7 @@ def _function(written: str):
 
         _TABLE.update(light_formulas_functions())
         _TABLE.update(formulas_overrides(_TABLE))  # INDEX, MATCH, TEXT as Excel (engine.py)
-        _TABLE.update(table_fixes_of_formulas())  # SKEW, PPMT, MINVERSE ... as Excel
+        _TABLE.update(table_fixes_of_formulas())  # SKEW, MINVERSE ... as Excel
     f = _TABLE.get(written)
     if f is None:  # formulas' statistics modules (and scipy) only when a function needs them
         from formulas.functions import get_functions

@@ -43,6 +43,7 @@ from rooflinexl.recalc.functions import (
     ddb,
     excel_serial,
     excel_ymd,
+    ppmt,
     typed_number,
     value_text,
 )
@@ -1247,6 +1248,8 @@ def _fv(rate, nper, pmt, pv=None, type=None):  # noqa: A002 - Excel's argument n
     t = _payment_type(type)
     if r == 0:
         return -(v + p * n)
+    if r == -1 and n < 0:  # IronCalc's FV book, saved by Excel: FV(-1,-2,1) is #DIV/0!
+        raise Fail("#DIV/0!", "FV: (1 + rate)^nper divides by 0")
     g = (1 + r) ** n
     return -(v * g + p * (1 + r * t) * (g - 1) / r)
 
@@ -1277,6 +1280,8 @@ def _pmt(rate, nper, pv, fv=None, type=None):  # noqa: A002
     t = _payment_type(type)
     if n == 0:
         raise Fail("#NUM!", "PMT: nper is 0")
+    if r <= -1:  # IronCalc's PMT book, saved by Excel: PMT(-3,5,100) and PMT(-1,1,-100) #NUM!
+        raise Fail("#NUM!", "PMT: rate is -1 or less")
     if r == 0:
         return -(v + f) / n
     g = (1 + r) ** n
@@ -1463,9 +1468,13 @@ def _mirr(values, finance_rate, reinvest_rate):
         n = len(flows)
         pos = sum(v / (1 + rr) ** k for k, v in enumerate(flows) if v > 0)
         neg = sum(v / (1 + fr) ** k for k, v in enumerate(flows) if v < 0)
-        if pos == 0 or neg == 0 or n < 2:
-            raise Fail("#DIV/0!", "MIRR needs a positive and a negative cash flow")
-        return (-pos * (1 + rr) ** (n - 1) / neg) ** (1 / (n - 1)) - 1
+        if neg == 0 or n < 2:
+            raise Fail("#DIV/0!", "MIRR needs a negative cash flow")
+        # no positive flow is -1, a negative ratio #NUM! (IronCalc's MIRR book, by Excel)
+        ratio = -pos * (1 + rr) ** (n - 1) / neg
+        if ratio < 0:
+            raise Fail("#NUM!", "MIRR: no real rate")
+        return ratio ** (1 / (n - 1)) - 1
     except Fail as ex:
         return ex.error
 
@@ -1492,10 +1501,29 @@ def _rate(nper, pmt, pv, fv=None, type=None, guess=_OMITTED):  # noqa: A002
         h = 1e-6 * max(abs(r), 1e-3)
         return (eq(r + h) - eq(r - h)) / (2 * h)
 
+    _domain(_settles_above(eq, deq, g, -1.0), "RATE", "Newton's method settles on a rate "
+            "of -1 or less")  # IronCalc's RATE.xlsx, by Excel: RATE(10,-1200,2000) #NUM!
     try:
         return _newton(eq, deq, g, "RATE")
     except Fail:  # IronCalc's RATE.xlsx, saved by Excel: RATE(300,-200,8000,0,1) 0.0256...
         return _nearest_root(eq, deq, g, "RATE")
+
+
+def _settles_above(f, df, guess: float, low: float, steps: int = 50) -> bool:
+    """False where Newton's method from ``guess`` settles (a step below 1e-7) on a root at
+    or below ``low``; True otherwise (above it, or it does not settle)."""
+    x = guess
+    try:
+        for _ in range(steps):
+            step = f(x) / df(x)
+            if isinstance(step, complex) or not math.isfinite(step):
+                return True
+            x -= step
+            if abs(step) < 1e-7:
+                return x > low
+    except (OverflowError, ZeroDivisionError, TypeError):
+        pass
+    return True
 
 
 def _sln(cost, salvage, life):
@@ -2116,7 +2144,9 @@ def _cumulative(principal: bool):
         v = excel_number(pv, f"{name}: pv")
         a0 = excel_number(start_period, f"{name}: start_period")
         b0 = excel_number(end_period, f"{name}: end_period")
-        a, b = math.trunc(a0), math.trunc(b0)
+        # the first whole period at or after start_period, the last at or before end_period
+        # (IronCalc's CUMPRINC book, saved by Excel: start 1.5 sums periods 2 to 10)
+        a, b = math.ceil(a0), math.trunc(b0)
         t = excel_number(type, f"{name}: type")
         # the periods compare before they are truncated (IronCalc's CUMPRINC book, saved
         # by Excel: start 5.1, end 5 is #NUM!)
@@ -2126,8 +2156,13 @@ def _cumulative(principal: bool):
         pmt = _pmt(r, n, v, 0.0, t)
         total = 0.0
         for per in range(a, b + 1):
-            i = _ipmt(r, per, n, v, t)
-            total += pmt - i if principal else i
+            if not principal:
+                total += _ipmt(r, per, n, v, t)
+            elif t == 0 or per > 1:  # PMT - IPMT without its cancellation (a tiny principal
+                # to Excel's digits: IronCalc's CUMPRINC book, CUMPRINC(7,36,8000,3,10,1))
+                total += ppmt(r, per - t, n, v, 0.0)
+            else:
+                total += pmt
         return total
     fn.__doc__ = f"{name}(rate, nper, pv, start_period, end_period, type)."
     return fn
@@ -2196,7 +2231,10 @@ def _tbilleq(settlement, maturity, discount):
         return 365 * r / (360 - r * dsm)
     price = 100 * (1 - r * dsm / 360)
     _domain(price > 0, "TBILLEQ", "the price is not positive")
-    a = dsm / 365
+    # a bill of a whole leap year (366 days) is one year (IronCalc's TBILLs book, saved by
+    # Excel: 30 Jan 1940 to 30 Jan 1941 at 50 % is 0.8522961312491701; 318 days over
+    # 29 February 2024 still count 365 to the year)
+    a = dsm / (366 if dsm == 366 else 365)
     return (-a + math.sqrt(a * a - (2 * a - 1) * (1 - 100 / price))) / (a - 0.5)
 
 
@@ -2274,3 +2312,5 @@ for _fn in SCALARS.values():
     _fn.plain_text = True  # text that reads "#N/A" is text: errors are ExcelError values
 del _fn
 BUILTINS.update(SCALARS)
+# the financial functions (their own module, which reads this one: imported once it is whole)
+from rooflinexl.recalc import finance  # noqa: E402, F401 - adds them to BUILTINS
