@@ -66,10 +66,9 @@ def test_excel_answer(evaluations, engine, cell):
 
 def test_block_path_when_nothing_is_left_out(tmp_path):
     """A filled-down SUBTOTAL over rows with no hidden row and no nested subtotal is the
-    plain function of its range, computed as a block; a block whose rows reach a hidden
-    row, or a reference holding a SUBTOTAL the block path computed, still leaves them out
-    (values by hand: A1:A10 = 1..10, row 7 hidden; E1 = SUBTOTAL(9,A1:A2) computed as
-    a block, 3)."""
+    plain function of its range, computed as a block; where a reference holds a hidden
+    row or a nested SUBTOTAL, the block path takes them out of it as Excel leaves them
+    out (values by hand: A1:A10 = 1..10, row 7 hidden; E1 = SUBTOTAL(9,A1:A2) = 3)."""
     from rooflinexl.recalc.blocks import evaluate_blocks
 
     wb = openpyxl.Workbook()
@@ -85,6 +84,7 @@ def test_block_path_when_nothing_is_left_out(tmp_path):
     ws["E2"] = 100
     ws["F1"] = "=SUBTOTAL(9,E1:E2)"  # E1 left out: 100
     ws["G1"] = "=AGGREGATE(9,4,E1:E2)"  # option 4 keeps nested subtotals: 103
+    ws["H1"] = "=SUBTOTAL(9,A1:A10)"
     p = tmp_path / "s.xlsx"
     wb.save(p)
     ev = evaluate_blocks(p)
@@ -93,6 +93,38 @@ def test_block_path_when_nothing_is_left_out(tmp_path):
     assert [ev.value("S", f"C{r}") for r in range(1, 11)] == [
         1, 3, 6, 10, 15, 21, 21, 29, 38, 48]
     assert (ev.value("S", "F1"), ev.value("S", "G1")) == (100, 103)
-    per_cell = {a for a, _n, _why in ev.paths.fallbacks}
-    assert not any(a.startswith("S!B") for a in per_cell)  # the window block: no fallback
-    assert any(a.startswith("S!C") for a in per_cell)  # the growing one reaches row 7
+    assert ev.value("S", "H1") == 55  # a row hidden by hand is kept by 9 (no filter)
+    # the hidden row and the nested subtotal are taken out of the references; only H1
+    # (a hidden row that a filter would leave out and a hand would not) goes per cell
+    assert [a for a, _n, _why in ev.paths.fallbacks] == ["S!H1"]
+
+
+def test_computed_function_number_and_options(tmp_path):
+    """Nested subtotals left out on the block path also where the function number or the
+    options come from a cell (ClosedXML's functions-excel-2010.xlsx writes
+    ``AGGREGATE(C$14,$A17,$C$1:$C$11)``): options 0-3 leave them out, 4-7 keep them;
+    SUBTOTAL always leaves them out; the array form leaves them out of its array only.
+    By hand: A1:A6 = 1, 2, SUBTOTAL(9,A1:A2) = 3, 10, 20, SUBTOTAL(9,A4:A5) = 30."""
+    from rooflinexl.recalc.blocks import evaluate_blocks
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    for r, v in enumerate((1, 2, "=SUBTOTAL(9,A1:A2)", 10, 20, "=SUBTOTAL(9,A4:A5)"), 1):
+        ws[f"A{r}"] = v
+    for r in range(1, 9):
+        ws[f"B{r}"] = r - 1  # options 0..7
+        ws[f"C{r}"] = f"=AGGREGATE(9,B{r},$A$1:$A$6)"
+        ws[f"D{r}"] = f"=AGGREGATE($E$1,B{r},$A$1:$A$6)"
+    ws["E1"] = 9
+    ws["F1"] = "=SUBTOTAL(E1,A1:A6)"
+    ws["F2"] = "=AGGREGATE(14,0,A1:A6,2)"  # LARGE of 1, 2, 10, 20: 10
+    ws["F3"] = "=AGGREGATE(14,4,A1:A6,2)"  # LARGE of 1, 2, 3, 10, 20, 30: 20
+    p = tmp_path / "s.xlsx"
+    wb.save(p)
+    ev = evaluate_blocks(p)
+    want = [33] * 4 + [66] * 4
+    assert [ev.value("S", f"C{r}") for r in range(1, 9)] == want
+    assert [ev.value("S", f"D{r}") for r in range(1, 9)] == want
+    assert [ev.value("S", f"F{r}") for r in range(1, 4)] == [33, 10, 20]
+    assert ev.paths.cell_cells == 0

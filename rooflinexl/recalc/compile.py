@@ -440,14 +440,13 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
         node = _build(tree, ctx, sheet, row0, col, tpl, sticky, refs)
     except RecursionError:  # ~1,000 chained operators (Excel allows 8,192 characters)
         raise Unsupported("formula too deeply nested for the block evaluator") from None
+    node = _left_out(ctx, node, row0, row1)
     stack = [node]
     arrays_inside = None
     unknown: list[str] = []
     while stack:  # an array result where one value belongs: the array evaluator's
         x = stack.pop()
         if isinstance(x, Call):
-            if _canonical(x.written or x.name) in _SUBTOTAL_CALLS:
-                _nothing_left_out(ctx, x, row0, row1)
             if not array and x.per_row and x.name in _ARRAY_RESULT:
                 arrays_inside = arrays_inside or f"function {x.written} returns an array"
             if x.name == UNKNOWN and display_function_name(x.written) not in unknown:
@@ -473,29 +472,137 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
 _SUBTOTAL_CALLS = ("SUBTOTAL", "AGGREGATE")
 
 
-def _nothing_left_out(ctx: Context, call: Call, row0: int, row1: int) -> None:
-    """Check that the SUBTOTAL or AGGREGATE ``call``, in every row of the block
-    row0..row1, has nothing to leave out of its references: no hidden row and no cell
-    that itself calls SUBTOTAL or AGGREGATE (Microsoft, "SUBTOTAL function", "AGGREGATE
-    function"); it is then the plain function of its references. Raises
-    :class:`Unsupported` otherwise (the pre-pass of the per-cell path splits the
-    references, :func:`rooflinexl.recalc.prepass.split_subtotal_refs`), and for a
-    reference argument that is not a plain reference (a function's result)."""
-    first = 1 if _canonical(call.written or call.name) == "SUBTOTAL" else 2
-    for arg in call.args[first:]:
-        if isinstance(arg, Lit):  # AGGREGATE's k, or an omitted argument
+def _left_out(ctx: Context, node, row0: int, row1: int):
+    """``node`` with what each SUBTOTAL or AGGREGATE call leaves out of its references
+    in the block row0..row1 taken out of them (:func:`_leave_out`); nodes are new where
+    they change (a defined name's tree is shared)."""
+    if not isinstance(node, Call):
+        return node
+    args = [_left_out(ctx, a, row0, row1) for a in node.args]
+    if any(a is not b for a, b in zip(args, node.args, strict=True)):
+        node = Call(node.name, args, node.written, node.per_row)
+    if _canonical(node.written or node.name) in _SUBTOTAL_CALLS:
+        node = _leave_out(ctx, node, row0, row1)
+    return node
+
+
+def _leave_out(ctx: Context, call: Call, row0: int, row1: int) -> Node:
+    """The SUBTOTAL or AGGREGATE ``call`` with what it leaves out of its references in
+    the block row0..row1 taken out of them. Microsoft, "SUBTOTAL function": other
+    SUBTOTALs in the references are left out, so are rows a filter hides, and with
+    function_num 101-111 every hidden row; "AGGREGATE function": options 0-3 leave out
+    nested SUBTOTAL and AGGREGATE cells, options 1, 3, 5, 7 hidden rows, for the
+    reference form and for the array form's array. A reference with such cells becomes
+    the references that cover the rest (``F1:F6`` without F3 and row 4:
+    ``F1:F2,F5:F6``), as the per-cell path's pre-pass does
+    (:func:`rooflinexl.recalc.prepass.split_subtotal_refs`). AGGREGATE whose options
+    are computed picks when evaluated: ``IF(options<=3, <nested left out>, <as is>)``.
+
+    Raises :class:`Unsupported` (the cells go per cell) where that depends on what is
+    not known here: hidden rows where a function_num or options not written as a number
+    decide, or where only a filter would leave them out (1-11, options 0, 2, 4, 6: the
+    file does not tell a filtered row from one hidden by hand); a reference whose rows
+    move along the block; a reference that is not a plain one (a function's result);
+    AGGREGATE with a computed function_num and cells to leave out of a fourth or later
+    argument (a ``k`` or a reference: only the number tells); nothing left at all."""
+    name = call.written or call.name
+    sub = _canonical(name) == "SUBTOTAL"
+    num = _literal_int(call.args[0]) if call.args else None
+    opt = 0 if sub or len(call.args) < 2 else _literal_int(call.args[1])
+    first = 1 if sub else 2
+    last = 3 if not sub and num is not None and num >= 14 else len(call.args)
+    found = {}  # argument position -> (hidden rows, nested cells) inside it
+    for k, arg in enumerate(call.args[first:last], first):
+        if isinstance(arg, Lit):  # an omitted argument
             continue
         if not isinstance(arg, Rng):
-            raise Unsupported(f"{call.written or call.name} of something other than a "
-                              "reference")
+            raise Unsupported(f"{name} of something other than a reference")
         a0, b0 = arg.rows_at(row0)
         a1, b1 = arg.rows_at(row1)
         lo, hi = min(a0, a1), max(b0, b1)
         hidden, cells = ctx.skips(arg.sheet)
-        if hidden is None or any(lo <= r <= hi for r in hidden) or any(
-                lo <= r <= hi and arg.c1 <= c <= arg.c2 for r, c in cells):
-            raise Unsupported(f"{call.written or call.name} over hidden rows or nested "
-                              "subtotals")
+        if hidden is None:
+            raise Unsupported(f"{name} over a sheet whose hidden rows are not numbered")
+        hid = {r for r in hidden if lo <= r <= hi}
+        nest = {(r, c) for r, c in cells if lo <= r <= hi and arg.c1 <= c <= arg.c2}
+        if hid or nest:
+            if row1 > row0 and not arg.fixed:
+                raise Unsupported(f"{name} over hidden rows or nested subtotals that move "
+                                  "along the block")
+            found[k] = (hid, nest)
+    if not found:
+        return call
+    if not sub and num is None and any(k >= 3 for k in found):
+        raise Unsupported(f"{name} with a computed function_num and cells to leave out "
+                          "of a fourth or later argument")
+    if any(hid for hid, _ in found.values()):
+        known = num if sub else opt
+        if known is None:
+            raise Unsupported(f"{name} over hidden rows, with a function number or "
+                              "options not written as a number")
+        if not (known > 100 if sub else known in (1, 3, 5, 7)):
+            raise Unsupported(f"{name} over hidden rows that only a filter leaves out")
+
+    def kept(hidden_out: bool, nested_out: bool) -> list:
+        args = list(call.args[:first])
+        for k, arg in enumerate(call.args[first:], first):
+            if k not in found:
+                args.append(arg)
+                continue
+            hid, nest = found[k]
+            pieces = _kept(arg, row0, hid if hidden_out else set(),
+                           nest if nested_out else set())
+            if not pieces:
+                raise Unsupported(f"{name} of references it leaves out entirely")
+            args.extend(pieces)
+        if len(args) > 255:
+            raise Unsupported(f"{name} with more than 255 pieces of references")
+        return args
+
+    if sub:
+        return Call(call.name, kept(num is not None and num > 100, True), call.written,
+                    call.per_row)
+    if opt is not None:
+        return Call(call.name, kept(opt in (1, 3, 5, 7), opt <= 3), call.written,
+                    call.per_row)
+    # options computed (and no hidden row): nested cells out for options 0-3
+    nested = Call(call.name, kept(False, True), call.written, call.per_row)
+    return Call("IF", [Call("<=", [call.args[1], Lit(3.0)], "<="), nested, call], "IF")
+
+
+def _literal_int(node) -> int | None:
+    """A whole number written in the formula (``9``, ``109``), else None."""
+    if isinstance(node, Lit) and isinstance(node.value, (int, float)) and not isinstance(
+            node.value, bool):
+        return int(node.value)
+    return None
+
+
+def _kept(rng: Rng, row: int, rows_out: set, cells_out: set) -> list[Rng]:
+    """The rectangles covering what ``rng`` (in the block's row ``row``) keeps: per
+    column, the runs of kept rows; neighbouring columns with the same runs in one."""
+    r1, r2 = rng.rows_at(row)
+    runs_of = []
+    for c in range(rng.c1, rng.c2 + 1):
+        runs, start = [], None
+        for r in range(r1, r2 + 2):
+            keep = r <= r2 and r not in rows_out and (r, c) not in cells_out
+            if keep and start is None:
+                start = r
+            elif not keep and start is not None:
+                runs.append((start, r - 1))
+                start = None
+        runs_of.append(runs)
+    out = []
+    k = 0
+    while k < len(runs_of):
+        j = k
+        while j + 1 < len(runs_of) and runs_of[j + 1] == runs_of[k]:
+            j += 1
+        out += [Rng(rng.sheet, a, rng.c1 + k, b, rng.c1 + j, False, False)
+                for a, b in runs_of[k]]
+        k = j + 1
+    return out
 
 
 def _reference_end(node) -> bool:
