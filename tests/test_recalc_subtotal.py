@@ -128,3 +128,26 @@ def test_computed_function_number_and_options(tmp_path):
     assert [ev.value("S", f"D{r}") for r in range(1, 9)] == want
     assert [ev.value("S", f"F{r}") for r in range(1, 4)] == [33, 10, 20]
     assert ev.paths.cell_cells == 0
+
+
+def test_error_values(tmp_path):
+    """Error values as EPPlus's FormulaTest.xlsx (saved by Excel) caches them:
+    SUBTOTAL(103, ...) over 28 cells, one #DIV/0!, is 28 (COUNTA counts an error value);
+    COUNT passes over it; an error value given as the reference is the result
+    (``SUBTOTAL(2,#REF!)`` and ``SUBTOTAL(1,#REF!:B4)`` are #REF!); SUM meets it."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    for r, v in enumerate((1, "=1/0", 3, "x"), 1):
+        ws[f"A{r}"] = v
+    ws["C1"] = "=SUBTOTAL(103,A1:A4)"
+    ws["C2"] = "=SUBTOTAL(2,A1:A4)"
+    ws["C3"] = "=SUBTOTAL(9,A1:A4)"
+    ws["C4"] = "=SUBTOTAL(2,#REF!)"
+    ws["C5"] = "=SUBTOTAL(1,#REF!:B4)"
+    p = tmp_path / "s.xlsx"
+    wb.save(p)
+    ev = recalc_book(p, write=False).evaluation
+    got = [ev.value("S", f"C{r}") for r in range(1, 6)]
+    assert [x if isinstance(x, float) else str(x) for x in got] == [
+        4, 2, "#DIV/0!", "#REF!", "#REF!"]

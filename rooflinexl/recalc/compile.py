@@ -513,7 +513,8 @@ def _leave_out(ctx: Context, call: Call, row0: int, row1: int) -> Node:
     last = 3 if not sub and num is not None and num >= 14 else len(call.args)
     found = {}  # argument position -> (hidden rows, nested cells) inside it
     for k, arg in enumerate(call.args[first:last], first):
-        if isinstance(arg, Lit):  # an omitted argument
+        if isinstance(arg, Lit) or isinstance(arg, Call) and arg.name == ":" and any(
+                isinstance(end, Lit) for end in arg.args):  # omitted; #REF!:B4 is #REF!
             continue
         if not isinstance(arg, Rng):
             raise Unsupported(f"{name} of something other than a reference")
