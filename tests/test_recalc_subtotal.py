@@ -85,6 +85,20 @@ def test_block_path_when_nothing_is_left_out(tmp_path):
     ws["F1"] = "=SUBTOTAL(9,E1:E2)"  # E1 left out: 100
     ws["G1"] = "=AGGREGATE(9,4,E1:E2)"  # option 4 keeps nested subtotals: 103
     ws["H1"] = "=SUBTOTAL(9,A1:A10)"
+    for r, (formula, arg) in enumerate((("=SUBTOTAL(I1,A1:A10)", 109),
+                                        ("=SUBTOTAL(I2,A1:A10)", 9),
+                                        ("=AGGREGATE(9,I3,A1:A10)", 5),
+                                        ("=AGGREGATE(9,I4,A1:A10)", 4)), 1):
+        ws[f"H{r + 1}"] = formula  # computed function number or options
+        ws[f"I{r}"] = arg
+    wf = wb.create_sheet("F")
+    for r in range(1, 11):
+        wf[f"A{r}"] = r
+    wf.auto_filter.ref = "A1:A10"
+    wf.auto_filter.add_filter_column(0, ["1", "2", "3", "4", "5", "6", "8", "9", "10"])
+    wf.row_dimensions[7].hidden = True
+    wf["C1"] = "=SUBTOTAL(9,A1:A10)"
+    wf["C2"] = "=SUBTOTAL(109,A1:A10)"
     p = tmp_path / "s.xlsx"
     wb.save(p)
     ev = evaluate_blocks(p)
@@ -94,9 +108,10 @@ def test_block_path_when_nothing_is_left_out(tmp_path):
         1, 3, 6, 10, 15, 21, 21, 29, 38, 48]
     assert (ev.value("S", "F1"), ev.value("S", "G1")) == (100, 103)
     assert ev.value("S", "H1") == 55  # a row hidden by hand is kept by 9 (no filter)
-    # the hidden row and the nested subtotal are taken out of the references; only H1
-    # (a hidden row that a filter would leave out and a hand would not) goes per cell
-    assert [a for a, _n, _why in ev.paths.fallbacks] == ["S!H1"]
+    assert [ev.value("S", f"H{r}") for r in range(2, 6)] == [48, 55, 48, 55]
+    # sheet F: the same rows under an autoFilter with criteria, row 7 hidden: filtered
+    assert (ev.value("F", "C1"), ev.value("F", "C2")) == (48, 48)
+    assert not ev.paths.fallbacks  # the hidden row and the nested subtotal taken out
 
 
 def test_computed_function_number_and_options(tmp_path):
@@ -128,3 +143,26 @@ def test_computed_function_number_and_options(tmp_path):
     assert [ev.value("S", f"D{r}") for r in range(1, 9)] == want
     assert [ev.value("S", f"F{r}") for r in range(1, 4)] == [33, 10, 20]
     assert ev.paths.cell_cells == 0
+
+
+def test_error_values(tmp_path):
+    """Error values as EPPlus's FormulaTest.xlsx (saved by Excel) caches them:
+    SUBTOTAL(103, ...) over 28 cells, one #DIV/0!, is 28 (COUNTA counts an error value);
+    COUNT passes over it; an error value given as the reference is the result
+    (``SUBTOTAL(2,#REF!)`` and ``SUBTOTAL(1,#REF!:B4)`` are #REF!); SUM meets it."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    for r, v in enumerate((1, "=1/0", 3, "x"), 1):
+        ws[f"A{r}"] = v
+    ws["C1"] = "=SUBTOTAL(103,A1:A4)"
+    ws["C2"] = "=SUBTOTAL(2,A1:A4)"
+    ws["C3"] = "=SUBTOTAL(9,A1:A4)"
+    ws["C4"] = "=SUBTOTAL(2,#REF!)"
+    ws["C5"] = "=SUBTOTAL(1,#REF!:B4)"
+    p = tmp_path / "s.xlsx"
+    wb.save(p)
+    ev = recalc_book(p, write=False).evaluation
+    got = [ev.value("S", f"C{r}") for r in range(1, 6)]
+    assert [x if isinstance(x, float) else str(x) for x in got] == [
+        4, 2, "#DIV/0!", "#REF!", "#REF!"]

@@ -293,9 +293,9 @@ class Context:
                 f"{column_letters(fc.array_ref[3])}{fc.array_ref[2]}"
             for s in book.sheets for fc in s.special if fc.array_ref is not None}
 
-    def skips(self, sheet: str) -> tuple[frozenset | None, list]:
-        """(hidden rows, cells calling SUBTOTAL or AGGREGATE) of ``sheet``: what those
-        functions may leave out of a reference to it."""
+    def skips(self, sheet: str) -> tuple[frozenset | None, list, bool]:
+        """(hidden rows, cells calling SUBTOTAL or AGGREGATE, whether a filter is in
+        effect) of ``sheet``: what those functions may leave out of a reference to it."""
         if self._skips is None:
             self._skips = {}
             for s in self.book.sheets:
@@ -303,8 +303,8 @@ class Context:
                          if _calls_subtotal(t)]
                 cells += [(fc.row, fc.col) for fc in s.special if _calls_subtotal(
                     fc.text if fc.text is not None else s.shared.get(fc.shared, ("", "", ""))[2])]
-                self._skips[s.name] = (s.hidden_rows, cells)
-        return self._skips.get(sheet, (None, []))
+                self._skips[s.name] = (s.hidden_rows, cells, s.filtered)
+        return self._skips.get(sheet, (None, [], False))
 
     def sheet(self, name: str) -> str:
         hit = self.sheet_names.get(name.casefold())
@@ -491,36 +491,37 @@ def _leave_out(ctx: Context, call: Call, row0: int, row1: int) -> Node:
     the block row0..row1 taken out of them. Microsoft, "SUBTOTAL function": other
     SUBTOTALs in the references are left out, so are rows a filter hides, and with
     function_num 101-111 every hidden row; "AGGREGATE function": options 0-3 leave out
-    nested SUBTOTAL and AGGREGATE cells, options 1, 3, 5, 7 hidden rows, for the
-    reference form and for the array form's array. A reference with such cells becomes
-    the references that cover the rest (``F1:F6`` without F3 and row 4:
-    ``F1:F2,F5:F6``), as the per-cell path's pre-pass does
-    (:func:`rooflinexl.recalc.prepass.split_subtotal_refs`). AGGREGATE whose options
-    are computed picks when evaluated: ``IF(options<=3, <nested left out>, <as is>)``.
+    nested SUBTOTAL and AGGREGATE cells, options 1, 3, 5, 7 hidden rows (filtered ones
+    too), for the reference form and for the array form's array. A file does not tell a
+    row a filter hid from one hidden by hand: with a filter in effect on the sheet every
+    hidden row counts as filtered (:func:`rooflinexl.recalc.prepass.sheet_skips`). A
+    reference with such cells becomes the references that cover the rest (``F1:F6``
+    without F3 and row 4: ``F1:F2,F5:F6``), as the per-cell path's pre-pass does
+    (:func:`rooflinexl.recalc.prepass.split_subtotal_refs`); a function_num or options
+    computed pick the case when evaluated (``IF(function_num>100, ...)``,
+    ``CHOOSE(options+1, ...)``).
 
-    Raises :class:`Unsupported` (the cells go per cell) where that depends on what is
-    not known here: hidden rows where a function_num or options not written as a number
-    decide, or where only a filter would leave them out (1-11, options 0, 2, 4, 6: the
-    file does not tell a filtered row from one hidden by hand); a reference whose rows
-    move along the block; a reference that is not a plain one (a function's result);
+    Raises :class:`Unsupported` (the cells go per cell) for a reference whose rows move
+    along the block, a reference that is not a plain one (a function's result),
     AGGREGATE with a computed function_num and cells to leave out of a fourth or later
-    argument (a ``k`` or a reference: only the number tells); nothing left at all."""
+    argument (a ``k`` or a reference: only the number tells), and nothing left at all."""
     name = call.written or call.name
     sub = _canonical(name) == "SUBTOTAL"
     num = _literal_int(call.args[0]) if call.args else None
     opt = 0 if sub or len(call.args) < 2 else _literal_int(call.args[1])
     first = 1 if sub else 2
     last = 3 if not sub and num is not None and num >= 14 else len(call.args)
-    found = {}  # argument position -> (hidden rows, nested cells) inside it
+    found = {}  # argument position -> (hidden rows, nested cells, filtered) inside it
     for k, arg in enumerate(call.args[first:last], first):
-        if isinstance(arg, Lit):  # an omitted argument
+        if isinstance(arg, Lit) or isinstance(arg, Call) and arg.name == ":" and any(
+                isinstance(end, Lit) for end in arg.args):  # omitted; #REF!:B4 is #REF!
             continue
         if not isinstance(arg, Rng):
             raise Unsupported(f"{name} of something other than a reference")
         a0, b0 = arg.rows_at(row0)
         a1, b1 = arg.rows_at(row1)
         lo, hi = min(a0, a1), max(b0, b1)
-        hidden, cells = ctx.skips(arg.sheet)
+        hidden, cells, filtered = ctx.skips(arg.sheet)
         if hidden is None:
             raise Unsupported(f"{name} over a sheet whose hidden rows are not numbered")
         hid = {r for r in hidden if lo <= r <= hi}
@@ -529,45 +530,38 @@ def _leave_out(ctx: Context, call: Call, row0: int, row1: int) -> Node:
             if row1 > row0 and not arg.fixed:
                 raise Unsupported(f"{name} over hidden rows or nested subtotals that move "
                                   "along the block")
-            found[k] = (hid, nest)
+            found[k] = (hid, nest, filtered)
     if not found:
         return call
     if not sub and num is None and any(k >= 3 for k in found):
         raise Unsupported(f"{name} with a computed function_num and cells to leave out "
                           "of a fourth or later argument")
-    if any(hid for hid, _ in found.values()):
-        known = num if sub else opt
-        if known is None:
-            raise Unsupported(f"{name} over hidden rows, with a function number or "
-                              "options not written as a number")
-        if not (known > 100 if sub else known in (1, 3, 5, 7)):
-            raise Unsupported(f"{name} over hidden rows that only a filter leaves out")
 
-    def kept(hidden_out: bool, nested_out: bool) -> list:
+    def case(nested_out: bool, hidden_out: bool, filtered_out: bool) -> Call:
         args = list(call.args[:first])
         for k, arg in enumerate(call.args[first:], first):
             if k not in found:
                 args.append(arg)
                 continue
-            hid, nest = found[k]
-            pieces = _kept(arg, row0, hid if hidden_out else set(),
-                           nest if nested_out else set())
+            hid, nest, filtered = found[k]
+            rows_out = hid if hidden_out or filtered_out and filtered else set()
+            pieces = _kept(arg, row0, rows_out, nest if nested_out else set())
             if not pieces:
                 raise Unsupported(f"{name} of references it leaves out entirely")
             args.extend(pieces)
         if len(args) > 255:
             raise Unsupported(f"{name} with more than 255 pieces of references")
-        return args
+        return Call(call.name, args, call.written, call.per_row)
 
     if sub:
-        return Call(call.name, kept(num is not None and num > 100, True), call.written,
-                    call.per_row)
+        if num is not None:
+            return case(True, num > 100, True)
+        return Call("IF", [Call(">", [call.args[0], Lit(100.0)], ">"),
+                           case(True, True, True), case(True, False, True)], "IF")
     if opt is not None:
-        return Call(call.name, kept(opt in (1, 3, 5, 7), opt <= 3), call.written,
-                    call.per_row)
-    # options computed (and no hidden row): nested cells out for options 0-3
-    nested = Call(call.name, kept(False, True), call.written, call.per_row)
-    return Call("IF", [Call("<=", [call.args[1], Lit(3.0)], "<="), nested, call], "IF")
+        return case(opt <= 3, opt % 2 == 1, opt % 2 == 1)
+    return Call("CHOOSE", [Call("+", [call.args[1], Lit(1.0)], "+")]
+                + [case(o <= 3, o % 2 == 1, o % 2 == 1) for o in range(8)], "CHOOSE")
 
 
 def _literal_int(node) -> int | None:

@@ -1015,6 +1015,11 @@ def _gather(refs, skip_errors: bool):
     return nums, count, None
 
 
+def _errors_in(refs) -> int:
+    """How many error values the reference arguments hold."""
+    return sum(isinstance(x, ExcelError) for ref in refs for row in _grid(ref) for x in row)
+
+
 def _subtotal(function_num, *refs):
     """SUBTOTAL(function_num, ref1, [ref2], ...): 1-11 (101-111 leave hidden rows out)
     AVERAGE, COUNT, COUNTA, MAX, MIN, PRODUCT, STDEV, STDEVP, SUM, VAR, VARP.
@@ -1031,10 +1036,19 @@ def _subtotal(function_num, *refs):
     k = n - 100 if n > 100 else n
     if not 1 <= k <= 11 or not refs:
         return ExcelError("#VALUE!", f"SUBTOTAL: function_num {n} is not 1-11 or 101-111")
-    nums, count, err = _gather(refs, skip_errors=False)
+    # COUNT and COUNTA pass over error values, as the functions they stand for: EPPlus's
+    # FormulaTest.xlsx (saved by Excel) caches SUBTOTAL(103,Table1[Column1]) over 28
+    # cells, one of them #DIV/0!, as 28
+    direct = next((r for r in refs if isinstance(r, ExcelError)), None)
+    if direct is not None:  # an error value given as the reference: SUBTOTAL(2,#REF!)
+        return direct
+    nums, count, err = _gather(refs, skip_errors=k == 2)
+    if k == 3:
+        _, count, _ = _gather(refs, skip_errors=True)
+        return float(count + _errors_in(refs))
     if err is not None:
         return err
-    return float(count) if k == 3 else _SUBTOTALS[k](np.array(nums))
+    return _SUBTOTALS[k](np.array(nums))
 
 
 def _aggregate(function_num, options, *args):

@@ -109,6 +109,9 @@ class Sheet:
     #: what SUBTOTAL and AGGREGATE may leave out; None where a hidden row's number is
     #: not written (every reference to the sheet then goes per cell)
     hidden_rows: frozenset[int] | None = frozenset()
+    #: a filter is in effect on the sheet (an autoFilter or a table's, with criteria):
+    #: Excel then takes every hidden row of it as filtered (SUBTOTAL leaves it out)
+    filtered: bool = False
 
     @property
     def n_formulas(self) -> int:
@@ -262,6 +265,7 @@ def _read_sheet(sheet: Sheet, data: bytes, member: str, strings: list[str],
                 date1904: bool = False) -> None:
     arrays: list[tuple[int, int, int, int]] = []
     lo, hi, pb = sheet_data_span(data, member)
+    sheet.filtered = data.find(b"filterColumn", hi) >= 0  # <autoFilter> follows the data
     if lo == hi:
         return
     sheet.hidden_rows = _hidden_rows(data, lo, hi)
@@ -515,6 +519,8 @@ def _tables(zf, names_map, sheet: Sheet, member: str) -> list[TableInfo]:
         if tm is None:
             continue
         root = parse_xml(zf.read(tm), tm)
+        if any(local_name(el.tag) == "filterColumn" for el in root.iter()):
+            sheet.filtered = True
         ref = root.get("ref") or ""
         rng = parse_range(ref)
         if rng is None:
