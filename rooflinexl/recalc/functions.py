@@ -5818,3 +5818,4 @@ BUILTINS["LINEST"] = _linest
 #: helpers the scalar functions (:mod:`rooflinexl.recalc.scalars`) share with the ones here
 typed_number, excel_ymd, excel_serial, ddb = _typed_number, _excel_ymd, _serial, _ddb
 from rooflinexl.recalc import scalars  # noqa: E402, F401 - adds them to BUILTINS
+from rooflinexl.recalc import stats  # noqa: E402, F401
