@@ -27,6 +27,7 @@ function is first called: only the ``cli`` extra installs scipy).
 from __future__ import annotations
 
 import math
+from statistics import NormalDist
 
 from rooflinexl.errors import ExcelError
 from rooflinexl.recalc.functions import BUILTINS
@@ -157,7 +158,10 @@ def _norm_inv(probability, mean, standard_dev):
     m, s = _num(mean, "mean"), _num(standard_dev, "standard_dev")
     _need(0 < p < 1, "NORM.INV", f"probability {p} out of (0, 1)")
     _need(s > 0, "NORM.INV", "standard_dev must be > 0")
-    return m + s * float(_sp().ndtri(p))
+    # Wichura's algorithm AS 241 (Applied Statistics 37, 1988), as the standard library
+    # has it: Excel's digits (test.xlsx, saved by Excel: NORM.S.INV(0.002) is
+    # -2.8781617390954826, where scipy's ndtri gives -2.878161739095483)
+    return NormalDist(m, s).inv_cdf(p)
 
 
 def _norm_s_dist(z, cumulative):
@@ -283,7 +287,7 @@ def _confidence_norm(alpha, standard_dev, size):
     _need(0 < a < 1, "CONFIDENCE", "alpha must be in (0, 1)")
     _need(s > 0, "CONFIDENCE", "standard_dev must be > 0")
     _need(n >= 1, "CONFIDENCE", "size must be >= 1")
-    return -float(_sp().ndtri(a / 2)) * s / math.sqrt(n)
+    return NormalDist().inv_cdf(1 - a / 2) * s / math.sqrt(n)
 
 
 def _confidence_t(alpha, standard_dev, size):
@@ -410,7 +414,7 @@ def _t_inv_2t(probability, deg_freedom):
     """
     p, n = _num(probability, "probability"), _df(deg_freedom, "T.INV.2T")
     _need(0 < p <= 1, "T.INV.2T", f"probability {p} out of (0, 1]")
-    return -float(_sp().stdtrit(n, p / 2))
+    return float(_sp().stdtrit(n, 1 - p / 2))
 
 
 def _chisq_dist(x, deg_freedom, cumulative):
@@ -877,10 +881,10 @@ def _hypgeom_dist(sample_s, number_sample, population_s, number_pop, cumulative=
     _need(low <= k <= high, name, "sample_s out of range")
     if not c:
         return _hypgeom_pmf(k, n, big_k, big_n)
-    total = 0.0
-    for j in range(low, k + 1):
-        total += _hypgeom_pmf(j, n, big_k, big_n)
-    return total
+    upper = 0.0  # 1 - the upper tail: Excel's digits (test.xlsx: STATISTICAL AH54)
+    for j in range(k + 1, high + 1):
+        upper += _hypgeom_pmf(j, n, big_k, big_n)
+    return 1 - upper
 
 
 def _hypgeomdist(sample_s, number_sample, population_s, number_pop):
@@ -1097,8 +1101,12 @@ def _f_test(array1, array2):
     v1, v2 = _mean_var(x)[1], _mean_var(y)[1]
     if v1 == 0 or v2 == 0:
         raise Fail("#DIV/0!", "F.TEST: an array does not vary")
-    left = float(_sp().fdtr(len(x) - 1, len(y) - 1, v1 / v2))
-    return 2 * min(left, 1 - left)
+    # the right tail of the larger variance over the smaller, doubled
+    if v1 >= v2:
+        right = float(_sp().fdtrc(len(x) - 1, len(y) - 1, v1 / v2))
+    else:
+        right = float(_sp().fdtrc(len(y) - 1, len(x) - 1, v2 / v1))
+    return min(1.0, 2 * right)
 
 
 def _z_test(array, x, sigma=_OMITTED):
@@ -1124,7 +1132,7 @@ def _z_test(array, x, sigma=_OMITTED):
         s = math.sqrt(var)
         if s == 0:
             raise Fail("#DIV/0!", "Z.TEST: the numbers do not vary")
-    return float(_sp().ndtr(-(mean - mu) / (s / math.sqrt(len(v)))))
+    return 1 - float(_sp().ndtr((mean - mu) / (s / math.sqrt(len(v)))))
 
 
 def _prob_fn(x_range, prob_range, lower_limit, upper_limit=_OMITTED):
