@@ -331,6 +331,15 @@ def from_host(out: Any, name: str, state: State | None, in_errors: list[ExcelErr
     return arr.view(F.Array)
 
 
+def _is_omitted(x: Any) -> bool:
+    """Whether ``x`` is an argument left out (:data:`OMITTED`, as the pre-pass writes it)."""
+    import numpy as np
+
+    if isinstance(x, np.ndarray) and x.size == 1:
+        x = x.reshape(-1)[0]
+    return isinstance(x, str) and x == OMITTED
+
+
 def adapter(name: str, func: Callable) -> Callable:
     """``func`` (host conventions) as a ``formulas`` custom function."""
     F = _formulas()
@@ -338,7 +347,8 @@ def adapter(name: str, func: Callable) -> Callable:
     def call(*args: Any) -> Any:
         state = STATE.get()
         in_errors: list[ExcelError] = []
-        host_args = [to_host(a, in_errors) for a in args]
+        host_args = [omitted if omitted is not None and _is_omitted(a) else to_host(a, in_errors)
+                     for a in args]
         try:
             out = func(*host_args)
         except Exception as ex:  # noqa: BLE001 - every failure becomes an error value
@@ -358,6 +368,7 @@ def adapter(name: str, func: Callable) -> Callable:
 
     filler = getattr(func, "array_filler", None)
     plain = getattr(func, "plain_text", False)
+    omitted = getattr(func, "omitted", None)  # what it takes for an argument left out
     call.__name__ = call.__qualname__ = name
     call.__doc__ = getattr(func, "__doc__", None)
     return F.wrap_func(call)
@@ -716,9 +727,7 @@ def table_fixes_of_formulas() -> dict[str, Callable]:
     its own build their result with ``np.asarray(values)``, which turns ``#VALUE!`` (an
     ``XlError``, a ``str``) into the text "#VALUE!" whenever every value is text or an
     error (``SCAN("a", {1;3}, LAMBDA(a, b, a+b^2))`` is two ``#VALUE!`` in Excel).
-    SKEW and SKEW.P computed in Excel's order of operations
-    (:func:`rooflinexl.recalc.functions.skew`); ``formulas`` still collects the numbers
-    (which arguments count, errors). PPMT of an end-of-period annuity without
+    PPMT of an end-of-period annuity without
     cancellation (:func:`rooflinexl.recalc.functions.ppmt`); IPMT refuses a period
     before the first or after the last (#NUM!, as PPMT). MINVERSE by Excel's LU
     decomposition (:func:`rooflinexl.recalc.functions.minverse`), not rounded to 15
@@ -733,21 +742,10 @@ def table_fixes_of_formulas() -> dict[str, Callable]:
     import numpy as np
     from formulas.functions import flatten, replace_empty
 
-    from rooflinexl.recalc.functions import imcsc, imlog2, minverse, ppmt, skew
+    from rooflinexl.recalc.functions import imcsc, imlog2, minverse, ppmt
     from rooflinexl.recalc.kernels import now_serial
 
     F = _formulas()
-
-    def skew_of(population):
-        def of(values):
-            r = skew([float(v) for v in values], population)
-            return F.Error.errors[str(r)] if isinstance(r, ExcelError) else r
-
-        def call(*args):  # formulas' statistics module (and scipy) only when called
-            import formulas.functions.stat as fs
-
-            return fs.xfunc(*args, func=of, default=None)
-        return F.wrap_func(call)
 
     def first(v):
         return v.ravel()[0] if isinstance(v, np.ndarray) else v
@@ -773,7 +771,6 @@ def table_fixes_of_formulas() -> dict[str, Callable]:
         return np.asarray(out, object).reshape(array.shape).view(F.Array)
 
     scan_f, map_f = F.wrap_func(scan), F.wrap_func(map_)
-    skew_s, skew_p = skew_of(False), skew_of(True)
     plain_ppmt = ff.xppmt
 
     def minverse_(x):
@@ -809,23 +806,7 @@ def table_fixes_of_formulas() -> dict[str, Callable]:
             return plain_ppmt(rate, per, nper, pv, fv, type)
         return ppmt(rate, per, nper, pv, fv)
 
-    def poisson(x, mean, cumulative):  # formulas' statistics module only when called
-        import formulas.functions.stat as fs
-
-        # Microsoft, "POISSON.DIST function": x is truncated to an integer (formulas
-        # gave the probability of a fraction, 0; closedxml's functions-excel-2010.xlsx
-        # and POI's FormulaEvalTestData_Copy.xlsx, saved by Excel)
-        return fs.xpoisson_dist(x if x < 0 else math.trunc(x), mean, cumulative)
-
-    def poisson_args(*a):
-        import formulas.functions.stat as fs
-
-        return (*map(fs._convert_args, a[:-1]), *map(fs._parse_cumulative, a[-1:]))
-
-    poisson_f = fu.wrap_ufunc(poisson, input_parser=poisson_args)
     return {"_XLFN.SCAN": scan_f, "SCAN": scan_f, "_XLFN.MAP": map_f, "MAP": map_f,
-            "POISSON.DIST": poisson_f, "_XLFN.POISSON.DIST": poisson_f, "POISSON": poisson_f,
-            "SKEW": skew_s, "_XLFN.SKEW": skew_s, "SKEW.P": skew_p, "_XLFN.SKEW.P": skew_p,
             "PPMT": fu.wrap_ufunc(ppmt_, input_parser=ff.convert2float),
             "IPMT": fu.wrap_ufunc(ipmt_, input_parser=ff.convert2float),
             "MINVERSE": F.wrap_func(minverse_),

@@ -1344,9 +1344,26 @@ def _trimmean(array, percent):
     return float(np.mean(v[k:len(v) - k]))
 
 
+class _Omitted:
+    """An argument left out (``MODE.MULT(A1:A3,)``), for a function that tells it from an
+    empty cell (its ``omitted`` attribute: the per-cell adapter passes this in its place,
+    where other functions get None)."""
+
+    def __repr__(self) -> str:
+        return "<omitted argument>"
+
+
 def _mode_mult(*args):
     """MODE.MULT(number1, ...): the numbers occurring most often (at least twice), in the
-    order they first occur, as a column (Microsoft, "MODE.MULT function")."""
+    order they first occur, as a column (Microsoft, "MODE.MULT function"). An argument
+    left out is #VALUE! (the `formulas` project's test.xlsx, saved by Excel:
+    {=MODE.MULT(H69:J69,D69:I69,E69:G69,F69:H69,)}).
+
+    >>> _mode_mult([[1], [2], [2], [3], [3]]), str(_mode_mult([[1], [1]], _mode_mult.omitted))
+    ([[2.0], [3.0]], '#VALUE!')
+    """
+    if any(isinstance(a, _Omitted) for a in args):
+        return ExcelError("#VALUE!", "MODE.MULT: an argument left out")
     try:
         v = np.concatenate([_array_numbers(a) for a in args]) if args else np.array([])
     except _Err as ex:
@@ -1360,6 +1377,9 @@ def _mode_mult(*args):
         if x in top and [x] not in out:
             out.append([x])
     return out
+
+
+_mode_mult.omitted = _Omitted()
 
 
 def _frequency(data_array, bins_array):

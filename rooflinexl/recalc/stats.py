@@ -899,9 +899,10 @@ def _poisson_dist(x, mean, cumulative):
     >>> round(_poisson_dist(2, 5, True), 6), round(_poisson_dist(2, 5, False), 6)
     (0.124652, 0.084224)
     """
-    k, m = _whole(x, "x"), _num(mean, "mean")
+    v, m = _num(x, "x"), _num(mean, "mean")
     c = excel_bool(cumulative, "cumulative")
-    _need(k >= 0 and m >= 0, "POISSON.DIST", "x and mean must be >= 0")
+    _need(v >= 0 and m >= 0, "POISSON.DIST", "x and mean must be >= 0")
+    k = math.trunc(v)
     if c:
         return float(_sp().pdtr(k, m))
     if m == 0:
