@@ -158,10 +158,13 @@ def _norm_inv(probability, mean, standard_dev):
     m, s = _num(mean, "mean"), _num(standard_dev, "standard_dev")
     _need(0 < p < 1, "NORM.INV", f"probability {p} out of (0, 1)")
     _need(s > 0, "NORM.INV", "standard_dev must be > 0")
-    # Wichura's algorithm AS 241 (Applied Statistics 37, 1988), as the standard library
-    # has it: Excel's digits (test.xlsx, saved by Excel: NORM.S.INV(0.002) is
-    # -2.8781617390954826, where scipy's ndtri gives -2.878161739095483)
-    return NormalDist(m, s).inv_cdf(p)
+    # the tails (p < 0.075 or > 0.925) by Wichura's algorithm AS 241 (Applied Statistics
+    # 37, 1988) as the standard library has it, the centre by Cephes' ndtri (scipy): the
+    # pair that gives Excel's digits in the `formulas` project's test.xlsx (saved by
+    # Excel: NORM.S.INV(0.002) is -2.8781617390954826, which only AS 241 gives,
+    # NORMINV(0.3,1,2) -0.04880102541608178, which only ndtri gives)
+    z = float(_sp().ndtri(p)) if 0.075 <= p <= 0.925 else NormalDist().inv_cdf(p)
+    return m + s * z
 
 
 def _norm_s_dist(z, cumulative):
