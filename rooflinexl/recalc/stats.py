@@ -112,6 +112,11 @@ def _shape_of(x) -> tuple[int, int]:
 
 STATS: dict = {}
 
+#: an optional argument left out: its default applies (an empty cell passed there is None,
+#: which reads 0; IronCalc's BINOM.xlsx, saved by Excel: BINOM.DIST.RANGE(2,0.1,2,D12)
+#: with D12 empty is #NUM!, number_s2 0 being below number_s)
+_OMITTED = object()
+
 
 def _register(name: str, fn, low: int, high: int, *aliases: str) -> None:
     f = lift(name, fn, low, high)
@@ -591,14 +596,14 @@ for _n, _f, _lo, _hi, _al in (
 
 def _beta_args(x, alpha, beta, a, b, name: str):
     v, al, be = _num(x, "x"), _num(alpha, "alpha"), _num(beta, "beta")
-    lo = 0.0 if a is None else _num(a, "A")
-    hi = 1.0 if b is None else _num(b, "B")
+    lo = 0.0 if a is _OMITTED else _num(a, "A")
+    hi = 1.0 if b is _OMITTED else _num(b, "B")
     _need(al > 0 and be > 0, name, "alpha and beta must be > 0")
     _need(lo < hi, name, "A must be below B")
     return v, al, be, lo, hi
 
 
-def _beta_dist(x, alpha, beta, cumulative, a=None, b=None):
+def _beta_dist(x, alpha, beta, cumulative, a=_OMITTED, b=_OMITTED):
     """BETA.DIST(x, alpha, beta, cumulative, [A], [B]): the beta distribution on [A, B]
     (default [0, 1]); #NUM! for alpha or beta <= 0, x < A, x > B or A = B (Microsoft's
     examples: BETA.DIST(2,8,10,TRUE,1,3) = 0.6854706, FALSE 1.4837646).
@@ -624,7 +629,7 @@ def _beta_dist(x, alpha, beta, cumulative, a=None, b=None):
     return math.exp(lg) / (hi - lo)
 
 
-def _betadist(x, alpha, beta, a=None, b=None):
+def _betadist(x, alpha, beta, a=_OMITTED, b=_OMITTED):
     """BETADIST(x, alpha, beta, [A], [B]): the cumulative beta distribution, BETA.DIST's
     rules (Microsoft's example: BETADIST(2,8,10,1,3) = 0.6854706).
 
@@ -634,7 +639,7 @@ def _betadist(x, alpha, beta, a=None, b=None):
     return _beta_dist(x, alpha, beta, True, a, b)
 
 
-def _beta_inv(probability, alpha, beta, a=None, b=None):
+def _beta_inv(probability, alpha, beta, a=_OMITTED, b=_OMITTED):
     """BETA.INV(probability, alpha, beta, [A], [B]): the inverse of the cumulative beta
     distribution; #NUM! for probability <= 0 or >= 1, alpha or beta <= 0, A >= B
     (Microsoft's example: BETA.INV(0.685470581,8,10,1,3) = 2).
@@ -735,16 +740,24 @@ for _n, _f, _lo, _hi, _al in (
 
 # ------------------------------------------------------------------ discrete ones
 
+#: the largest n whose binomial coefficients are taken exactly (math.comb; beyond, C(n, k)
+#: overflows a float anyway and the exact integer grows slow to compute)
+_EXACT_COMB = 1030
+
+
+def _log_comb(n: int, k: int) -> float:
+    return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+
+
 def _binom_pmf(k: int, n: int, p: float) -> float:
     if p in (0.0, 1.0):
         return float(k == (0 if p == 0 else n))
-    try:
-        return math.comb(n, k) * p ** k * (1 - p) ** (n - k)
-    except OverflowError:
-        pass
-    lg = (math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
-          + k * math.log(p) + (n - k) * math.log1p(-p))
-    return math.exp(lg)
+    if n <= _EXACT_COMB:
+        try:
+            return math.comb(n, k) * p ** k * (1 - p) ** (n - k)
+        except OverflowError:
+            pass
+    return math.exp(_log_comb(n, k) + k * math.log(p) + (n - k) * math.log1p(-p))
 
 
 def _binom_cdf(k: int, n: int, p: float) -> float:
@@ -776,7 +789,7 @@ def _binom_dist(number_s, trials, probability_s, cumulative):
     return _binom_cdf(k, n, p) if c else _binom_pmf(k, n, p)
 
 
-def _binom_dist_range(trials, probability_s, number_s, number_s2=None):
+def _binom_dist_range(trials, probability_s, number_s, number_s2=_OMITTED):
     """BINOM.DIST.RANGE(trials, probability_s, number_s, [number_s2]): the probability of
     number_s to number_s2 successes (just number_s without it); #NUM! for trials < 0,
     probability_s out of [0, 1], number_s < 0 or > trials, number_s2 < number_s or >
@@ -789,11 +802,13 @@ def _binom_dist_range(trials, probability_s, number_s, number_s2=None):
     """
     n, p = _whole(trials, "trials"), _num(probability_s, "probability_s")
     k1 = _whole(number_s, "number_s")
-    k2 = k1 if number_s2 is None else _whole(number_s2, "number_s2")
+    k2 = k1 if number_s2 is _OMITTED else _whole(number_s2, "number_s2")
     _need(n >= 0, "BINOM.DIST.RANGE", "trials must be >= 0")
     _need(0 <= p <= 1, "BINOM.DIST.RANGE", "probability_s must be in [0, 1]")
     _need(0 <= k1 <= n, "BINOM.DIST.RANGE", "number_s must be in [0, trials]")
     _need(k1 <= k2 <= n, "BINOM.DIST.RANGE", "number_s2 must be in [number_s, trials]")
+    if k2 - k1 > _EXACT_COMB:  # a wide range: the difference of the distribution
+        return _binom_cdf(k2, n, p) - (_binom_cdf(k1 - 1, n, p) if k1 else 0.0)
     total = 0.0
     for k in range(k1, k2 + 1):
         total += _binom_pmf(k, n, p)
@@ -802,8 +817,9 @@ def _binom_dist_range(trials, probability_s, number_s, number_s2=None):
 
 def _binom_inv(trials, probability_s, alpha):
     """BINOM.INV(trials, probability_s, alpha): the smallest k whose cumulative binomial
-    probability is >= alpha; #NUM! for trials < 0, probability_s or alpha out of [0, 1]
-    (Microsoft's example: BINOM.INV(6,0.5,0.75) = 4).
+    probability is >= alpha; #NUM! for trials < 0, probability_s or alpha 0 or 1 or
+    beyond (IronCalc's BINOM.xlsx, saved by Excel: alpha 0, alpha 1 and probability 1 are
+    #NUM!) (Microsoft's example: BINOM.INV(6,0.5,0.75) = 4).
 
     >>> _binom_inv(6, 0.5, 0.75)
     4
@@ -811,8 +827,17 @@ def _binom_inv(trials, probability_s, alpha):
     n, p, a = _whole(trials, "trials"), _num(probability_s, "probability_s"), _num(
         alpha, "alpha")
     _need(n >= 0, "BINOM.INV", "trials must be >= 0")
-    _need(0 <= p <= 1, "BINOM.INV", "probability_s must be in [0, 1]")
-    _need(0 <= a <= 1, "BINOM.INV", "alpha must be in [0, 1]")
+    _need(0 < p < 1, "BINOM.INV", "probability_s must be in (0, 1)")
+    _need(0 < a < 1, "BINOM.INV", "alpha must be in (0, 1)")
+    if n > _EXACT_COMB:  # bisection on the distribution
+        lo, hi = 0, n
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if _binom_cdf(mid, n, p) >= a:
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
     total = 0.0
     for k in range(n + 1):
         total += _binom_pmf(k, n, p)
@@ -824,7 +849,7 @@ def _binom_inv(trials, probability_s, alpha):
 def _negbinom_dist(number_f, number_s, probability_s, cumulative=False):
     """NEGBINOM.DIST(number_f, number_s, probability_s, cumulative): the probability of
     number_f failures before the number_s-th success (truncated); #NUM! for
-    probability_s <= 0 or > 1, number_f < 0, number_s < 1 (Microsoft's examples:
+    probability_s <= 0 or >= 1, number_f < 0, number_s < 1 (Microsoft's examples:
     NEGBINOM.DIST(10,5,0.25,TRUE) = 0.3135141, FALSE 0.0550487).
 
     >>> round(_negbinom_dist(10, 5, 0.25, True), 7), round(_negbinom_dist(10, 5, 0.25,
@@ -834,18 +859,18 @@ def _negbinom_dist(number_f, number_s, probability_s, cumulative=False):
     f, s = _whole(number_f, "number_f"), _whole(number_s, "number_s")
     p = _num(probability_s, "probability_s")
     c = excel_bool(cumulative, "cumulative")
-    # p = 0 is #NUM! too (test.xlsx, saved by Excel: NEGBINOM.DIST(60,60,,1))
-    _need(0 < p <= 1, "NEGBINOM.DIST", "probability_s must be in (0, 1]")
+    # p = 0 and p = 1 are #NUM! too (test.xlsx, saved by Excel: NEGBINOM.DIST(60,60,,1);
+    # IronCalc's BINOM.xlsx: NEGBINOM.DIST(2,10,1,TRUE))
+    _need(0 < p < 1, "NEGBINOM.DIST", "probability_s must be in (0, 1)")
     _need(f >= 0 and s >= 1, "NEGBINOM.DIST", "number_f must be >= 0, number_s >= 1")
     if c:
         return float(_sp().betainc(s, f + 1, p))
-    if p in (0.0, 1.0):
-        return float(p == 1 and f == 0)
-    try:
-        return math.comb(f + s - 1, s - 1) * p ** s * (1 - p) ** f
-    except OverflowError:
-        return math.exp(math.lgamma(f + s) - math.lgamma(s) - math.lgamma(f + 1)
-                        + s * math.log(p) + f * math.log1p(-p))
+    if f + s - 1 <= _EXACT_COMB:
+        try:
+            return math.comb(f + s - 1, s - 1) * p ** s * (1 - p) ** f
+        except OverflowError:
+            pass
+    return math.exp(_log_comb(f + s - 1, f) + s * math.log(p) + f * math.log1p(-p))
 
 
 def _negbinomdist(number_f, number_s, probability_s):
@@ -853,7 +878,13 @@ def _negbinomdist(number_f, number_s, probability_s):
 
 
 def _hypgeom_pmf(k: int, n: int, big_k: int, big_n: int) -> float:
-    return math.comb(big_k, k) * math.comb(big_n - big_k, n - k) / math.comb(big_n, n)
+    if big_n <= _EXACT_COMB:
+        try:
+            return math.comb(big_k, k) * math.comb(big_n - big_k, n - k) / math.comb(big_n, n)
+        except OverflowError:
+            pass
+    return math.exp(_log_comb(big_k, k) + _log_comb(big_n - big_k, n - k)
+                    - _log_comb(big_n, n))
 
 
 def _hypgeom_dist(sample_s, number_sample, population_s, number_pop, cumulative=False):
@@ -884,6 +915,8 @@ def _hypgeom_dist(sample_s, number_sample, population_s, number_pop, cumulative=
     _need(low <= k <= high, name, "sample_s out of range")
     if not c:
         return _hypgeom_pmf(k, n, big_k, big_n)
+    if high - k > 1_000_000:  # not computed, rather than a wait
+        raise Fail("#NUM!", f"{name}: a cumulative sum of more than a million terms")
     upper = 0.0  # 1 - the upper tail: Excel's digits (test.xlsx: STATISTICAL AH54)
     for j in range(k + 1, high + 1):
         upper += _hypgeom_pmf(j, n, big_k, big_n)
@@ -932,10 +965,6 @@ del _n, _f, _lo, _hi, _al
 # are lifted: given an array there, the result is an array of one test per element (the
 # `formulas` project's test.xlsx, saved by Excel: {=T.TEST(a, b, {1;2;1;2;1;2},
 # {1;2;3;1;2;3})}, {=Z.TEST(C119:E121, C121:J121)}, {=PROB(..., C86:Q86)}).
-
-#: an optional argument left out (an empty argument or empty cell is None)
-_OMITTED = object()
-
 
 def _tested(name: str, fn, scalars: tuple[int, ...]):
     """An array function ``fn`` whose arguments at ``scalars`` are single values, lifted
