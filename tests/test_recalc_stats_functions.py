@@ -8,6 +8,7 @@ Expected values, from outside the code:
   formulas are the book's, with their references moved to these rows. Those values are
   asserted to the bit (Excel's order of operations: variances, NORM.S.INV, HYPGEOM.DIST)
   or to 5e-15 where the last digits are Excel's own algorithms;
+* Excel's cached values in IronCalc's BINOM.xlsx (MIT), where named;
 * Microsoft's documented examples ("NORM.DIST function", "T.INV function" ... each
   function's page, read 2026-12-01), rounded as the page shows them.
 """
@@ -88,6 +89,14 @@ EXACT = {
     "=PROB({1,2,3,4,5},{0.1,0.2,0.3,0.2,0.1},0.7)": "#NUM!",
     "=PROB({1,2,3,4,5},{0.1,0.2,0.3,0.4},4)": "#N/A",
     "=PROB({1,2,3,1,5},{0.1,0.2,0.3,0.3,0.1},TRUE)": 0.4,
+    # IronCalc's BINOM.xlsx (MIT; saved by Excel): probabilities 0 and 1 refused, an empty
+    # cell for number_s2 reads 0 (below number_s), not as a number_s2 left out
+    "=_xlfn.BINOM.INV(10,0.7,0)": "#NUM!",
+    "=_xlfn.BINOM.INV(10,0.7,1)": "#NUM!",
+    "=_xlfn.BINOM.INV(10,1,0.8)": "#NUM!",
+    "=_xlfn.BINOM.INV(10,0.7,0.8)": 8,
+    "=_xlfn.BINOM.DIST.RANGE(2,0.1,2,H3)": "#NUM!",
+    "=_xlfn.NEGBINOM.DIST(2,10,1,TRUE)": "#NUM!",
     "=_xlfn.NORM.DIST(-0.1,1,2,FALSE)": 0.17147192750969195,  # row 73
     "=FISHERINV(0.1)": 0.09966799462495583,  # row 36
     "=FISHERINV(-0.1)": -0.09966799462495585,
