@@ -209,3 +209,23 @@ def test_no_formulas_function_for_the_distributions():
     for name in ("AVERAGEA", "MAXA", "MINA", "STDEVA", "STDEVPA", "VARA", "VARPA", "SKEW",
                  "SKEW.P"):
         assert name in EXCEL_NUMBERS, name
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_whole_column_is_the_cell_in_the_formulas_row(tmp_path, engine):
+    """A distribution takes single values: a range there, in an ordinary formula, is the
+    cell in the formula's row (implicit intersection). IronCalc's NORM_DIST.xlsx (MIT;
+    saved by Excel): NORM.DIST(H:H,B64,C64,D64) in row 64, H64 = 42, is
+    0.9087887802741321."""
+    from rooflinexl.recalc.book import recalc_book
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    ws["B64"], ws["C64"], ws["D64"], ws["H64"] = 40, 1.5, True, 42
+    ws["H63"] = 1
+    ws["E64"] = "=_xlfn.NORM.DIST(H:H,B64,C64,D64)"
+    wb.save(tmp_path / "col.xlsx")
+    got = recalc_book(tmp_path / "col.xlsx", write=False, engine=engine).evaluation.value(
+        "S", "E64")
+    assert matches_excel(got, 0.9087887802741321, rel=1e-15), got
