@@ -62,14 +62,6 @@ def _need(ok: bool, name: str, why: str) -> None:
         raise Fail("#NUM!", f"{name}: {why}")
 
 
-def _prob(x, name: str, low_open: bool = True, high_open: bool = True) -> float:
-    """A probability argument: in (0, 1) with the ends as the function allows."""
-    p = _num(x, "probability")
-    _need((p > 0 if low_open else p >= 0) and (p < 1 if high_open else p <= 1), name,
-          f"probability {p} out of range")
-    return p
-
-
 def _error_in(y) -> bool:
     """Whether ``y`` is an error value an array's reader stops at: every one but #NULL!,
     which Excel passes over in the tests' arrays (the `formulas` project's test.xlsx,
@@ -78,28 +70,28 @@ def _error_in(y) -> bool:
     return isinstance(y, ExcelError) and str(y) != "#NULL!"
 
 
-def _numbers(x, name: str) -> list[float]:
-    """The numbers of an array or reference argument, row by row (text, booleans and empty
-    cells left out); an error value in it (:func:`_error_in`) is raised as the result."""
-    if hasattr(x, "shape"):
-        raise TypeError("a block column")  # the block evaluator calls row by row
-    rows = x if isinstance(x, list) else [[x]]
-    out = []
-    for row in rows:
-        for y in (row if isinstance(row, list) else [row]):
-            if _error_in(y):
-                raise Fail.passing(y)
-            if isinstance(y, (int, float)) and not isinstance(y, bool):
-                out.append(float(y))
-    return out
-
-
 def _cells(x) -> list:
     """Every value of an array or reference argument, row by row."""
     if hasattr(x, "shape"):
-        raise TypeError("a block column")
+        raise TypeError("a block column")  # the block evaluator calls row by row
     rows = x if isinstance(x, list) else [[x]]
     return [y for row in rows for y in (row if isinstance(row, list) else [row])]
+
+
+def _is_num(y) -> bool:
+    return isinstance(y, (int, float)) and not isinstance(y, bool)
+
+
+def _numbers(x) -> list[float]:
+    """The numbers of an array or reference argument, row by row (text, booleans and empty
+    cells left out); an error value in it (:func:`_error_in`) is raised as the result."""
+    out = []
+    for y in _cells(x):
+        if _error_in(y):
+            raise Fail.passing(y)
+        if _is_num(y):
+            out.append(float(y))
+    return out
 
 
 def _shape_of(x) -> tuple[int, int]:
@@ -110,6 +102,7 @@ def _shape_of(x) -> tuple[int, int]:
     return 1, 1
 
 
+#: the functions of this module, by name (added to BUILTINS)
 STATS: dict = {}
 
 #: an optional argument left out: its default applies (an empty cell passed there is None,
@@ -1012,7 +1005,7 @@ def _tested(name: str, fn, scalars: tuple[int, ...]):
 
 
 def _mean_var(v: list[float]) -> tuple[float, float]:
-    """(mean, sample variance) of ``v``, in Excel's order of sums."""
+    """(mean, sample variance) of ``v``: the running sum, then the squared deviations."""
     n = len(v)
     total = 0.0
     for x in v:
@@ -1022,10 +1015,6 @@ def _mean_var(v: list[float]) -> tuple[float, float]:
     for x in v:
         ss += (x - mean) * (x - mean)
     return mean, ss / (n - 1) if n > 1 else 0.0
-
-
-def _is_num(y) -> bool:
-    return isinstance(y, (int, float)) and not isinstance(y, bool)
 
 
 def _t_test(array1, array2, tails, type_):
@@ -1052,7 +1041,7 @@ def _t_test(array1, array2, tails, type_):
                 if isinstance(y, ExcelError):
                     raise Fail.passing(y)
     else:
-        x, y = _numbers(array1, "T.TEST"), _numbers(array2, "T.TEST")
+        x, y = _numbers(array1), _numbers(array2)
     _need(k in (1, 2), "T.TEST", "tails must be 1 or 2")
     _need(kind in (1, 2, 3), "T.TEST", "type must be 1, 2 or 3")
     if kind == 1:
@@ -1128,7 +1117,7 @@ def _f_test(array1, array2):
     >>> round(_f_test([[6], [7], [9], [15], [21]], [[20], [28], [31], [38], [40]]), 8)
     0.64831785
     """
-    x, y = _numbers(array1, "F.TEST"), _numbers(array2, "F.TEST")
+    x, y = _numbers(array1), _numbers(array2)
     if len(x) < 2 or len(y) < 2:
         raise Fail("#DIV/0!", "F.TEST: fewer than two numbers in an array")
     v1, v2 = _mean_var(x)[1], _mean_var(y)[1]
@@ -1155,7 +1144,7 @@ def _z_test(array, x, sigma=_OMITTED):
     """
     mu = _num(x, "x")
     s = None if sigma is _OMITTED else _num(sigma, "sigma")
-    v = _numbers(array, "Z.TEST")
+    v = _numbers(array)
     if s is not None:
         _need(s > 0, "Z.TEST", "sigma must be > 0")
     if len(v) < 2:  # one number is #DIV/0! with sigma too (test.xlsx: STATISTICAL V121)
