@@ -331,6 +331,15 @@ def from_host(out: Any, name: str, state: State | None, in_errors: list[ExcelErr
     return arr.view(F.Array)
 
 
+def _is_omitted(x: Any) -> bool:
+    """Whether ``x`` is an argument left out (:data:`OMITTED`, as the pre-pass writes it)."""
+    import numpy as np
+
+    if isinstance(x, np.ndarray) and x.size == 1:
+        x = x.reshape(-1)[0]
+    return isinstance(x, str) and x == OMITTED
+
+
 def adapter(name: str, func: Callable) -> Callable:
     """``func`` (host conventions) as a ``formulas`` custom function."""
     F = _formulas()
@@ -338,7 +347,8 @@ def adapter(name: str, func: Callable) -> Callable:
     def call(*args: Any) -> Any:
         state = STATE.get()
         in_errors: list[ExcelError] = []
-        host_args = [to_host(a, in_errors) for a in args]
+        host_args = [omitted if omitted is not None and _is_omitted(a) else to_host(a, in_errors)
+                     for a in args]
         try:
             out = func(*host_args)
         except Exception as ex:  # noqa: BLE001 - every failure becomes an error value
@@ -358,6 +368,7 @@ def adapter(name: str, func: Callable) -> Callable:
 
     filler = getattr(func, "array_filler", None)
     plain = getattr(func, "plain_text", False)
+    omitted = getattr(func, "omitted", None)  # what it takes for an argument left out
     call.__name__ = call.__qualname__ = name
     call.__doc__ = getattr(func, "__doc__", None)
     return F.wrap_func(call)
@@ -658,11 +669,8 @@ def table_fixes_of_formulas() -> dict[str, Callable]:
     its own build their result with ``np.asarray(values)``, which turns ``#VALUE!`` (an
     ``XlError``, a ``str``) into the text "#VALUE!" whenever every value is text or an
     error (``SCAN("a", {1;3}, LAMBDA(a, b, a+b^2))`` is two ``#VALUE!`` in Excel).
-    SKEW and SKEW.P computed in Excel's order of operations
-    (:func:`rooflinexl.recalc.functions.skew`); ``formulas`` still collects the numbers
-    (which arguments count, errors). MINVERSE by Excel's LU
-    decomposition (:func:`rooflinexl.recalc.functions.minverse`), not rounded to 15
-    decimals as ``formulas`` does. IMCSC and IMLOG2 in the order of operations whose
+    MINVERSE by Excel's LU decomposition (:func:`rooflinexl.recalc.functions.minverse`),
+    not rounded to 15 decimals as ``formulas`` does. IMCSC and IMLOG2 in the order of operations whose
     rounding is Excel's (:func:`rooflinexl.recalc.functions.imcsc`, ``imlog2``).
     RANDBETWEEN an integer (formulas draws any number between the bounds). NOW and TODAY
     the recalculation's one moment (:func:`rooflinexl.recalc.kernels.now_serial`), as on
@@ -672,21 +680,10 @@ def table_fixes_of_formulas() -> dict[str, Callable]:
     import numpy as np
     from formulas.functions import flatten, replace_empty
 
-    from rooflinexl.recalc.functions import imcsc, imlog2, minverse, skew
+    from rooflinexl.recalc.functions import imcsc, imlog2, minverse
     from rooflinexl.recalc.kernels import now_serial
 
     F = _formulas()
-
-    def skew_of(population):
-        def of(values):
-            r = skew([float(v) for v in values], population)
-            return F.Error.errors[str(r)] if isinstance(r, ExcelError) else r
-
-        def call(*args):  # formulas' statistics module (and scipy) only when called
-            import formulas.functions.stat as fs
-
-            return fs.xfunc(*args, func=of, default=None)
-        return F.wrap_func(call)
 
     def first(v):
         return v.ravel()[0] if isinstance(v, np.ndarray) else v
@@ -712,7 +709,6 @@ def table_fixes_of_formulas() -> dict[str, Callable]:
         return np.asarray(out, object).reshape(array.shape).view(F.Array)
 
     scan_f, map_f = F.wrap_func(scan), F.wrap_func(map_)
-    skew_s, skew_p = skew_of(False), skew_of(True)
 
     def minverse_(x):
         fu.raise_errors(x)
@@ -736,23 +732,7 @@ def table_fixes_of_formulas() -> dict[str, Callable]:
             return F.Error.errors["#NUM!"]
         return float(np.random.randint(low, high + 1))
 
-    def poisson(x, mean, cumulative):  # formulas' statistics module only when called
-        import formulas.functions.stat as fs
-
-        # Microsoft, "POISSON.DIST function": x is truncated to an integer (formulas
-        # gave the probability of a fraction, 0; closedxml's functions-excel-2010.xlsx
-        # and POI's FormulaEvalTestData_Copy.xlsx, saved by Excel)
-        return fs.xpoisson_dist(x if x < 0 else math.trunc(x), mean, cumulative)
-
-    def poisson_args(*a):
-        import formulas.functions.stat as fs
-
-        return (*map(fs._convert_args, a[:-1]), *map(fs._parse_cumulative, a[-1:]))
-
-    poisson_f = fu.wrap_ufunc(poisson, input_parser=poisson_args)
     return {"_XLFN.SCAN": scan_f, "SCAN": scan_f, "_XLFN.MAP": map_f, "MAP": map_f,
-            "POISSON.DIST": poisson_f, "_XLFN.POISSON.DIST": poisson_f, "POISSON": poisson_f,
-            "SKEW": skew_s, "_XLFN.SKEW": skew_s, "SKEW.P": skew_p, "_XLFN.SKEW.P": skew_p,
             "MINVERSE": F.wrap_func(minverse_),
             "RANDBETWEEN": fu.wrap_ufunc(randbetween_, input_parser=lambda *a: a),
             "NOW": {"extra_inputs": {fu.COMPILING: False},

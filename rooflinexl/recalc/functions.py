@@ -954,13 +954,47 @@ BUILTINS.update(ROWS=_rows, COLUMNS=_columns, SORT=_sort, SORTBY=_sortby)
 # ignored (COUNTA counts every non-blank cell), an error is the result unless AGGREGATE's
 # option ignores errors.
 
+def excel_variance(v: np.ndarray, ddof: int) -> float:
+    """The variance of the numbers ``v`` (``ddof`` 1: the sample's, 0: the population's)
+    as Excel computes it: the sample's (sum(x^2) - sum(x)^2 / n) / (n - 1), the
+    population's (n sum(x^2) - sum(x)^2) / n^2, the sums taken in order. Excel's cached
+    values carry these formulas' rounding, each to the bit (the `formulas` project's
+    test.xlsx: VAR.S of 0, -10, 0.9, 2.2, -0.1 is 23.965000000000003, VAR.P
+    19.172000000000004, where the exact values are 23.965 and 19.172; STDEVA of 0, -0.1,
+    0.9 is 0.5507570547286103 and VARPA of row 119 14.50244897959184, which the other
+    order of operations misses by a bit). Where the two terms cancel (data far from 0
+    against its spread: the difference below a thousandth of sum(x^2), three digits
+    lost) those formulas lose the digits, and the two-pass sum of squared deviations is
+    taken instead.
+
+    >>> excel_variance(np.array([0, -10, 0.9, 2.2, -0.1]), 1)
+    23.965000000000003
+    >>> excel_variance(np.array([1e9 + 1, 1e9 + 2, 1e9 + 3]), 1)
+    1.0
+    """
+    n = len(v)
+    xs = v.tolist()
+    sx = sum(xs)
+    sx2 = sum((v * v).tolist())
+    if ddof:
+        top = sx2 - sx * sx / n
+        if top > 1e-3 * sx2:
+            return top / (n - ddof)
+    else:
+        top = n * sx2 - sx * sx
+        if top > 1e-3 * n * sx2:
+            return top / (n * n)
+    d = v - sx / n
+    return float(np.sum(d * d)) / (n - ddof)
+
+
 def _sample_var(v):
-    return float(np.var(v, ddof=1)) if len(v) > 1 else ExcelError(
+    return excel_variance(v, 1) if len(v) > 1 else ExcelError(
         "#DIV/0!", "fewer than two numbers")
 
 
 def _pop_var(v):
-    return float(np.var(v)) if len(v) else ExcelError("#DIV/0!", "no numbers")
+    return excel_variance(v, 0) if len(v) else ExcelError("#DIV/0!", "no numbers")
 
 
 def _sqrt_of(f):
@@ -1324,9 +1358,26 @@ def _trimmean(array, percent):
     return float(np.mean(v[k:len(v) - k]))
 
 
+class _Omitted:
+    """An argument left out (``MODE.MULT(A1:A3,)``), for a function that tells it from an
+    empty cell (its ``omitted`` attribute: the per-cell adapter passes this in its place,
+    where other functions get None)."""
+
+    def __repr__(self) -> str:
+        return "<omitted argument>"
+
+
 def _mode_mult(*args):
     """MODE.MULT(number1, ...): the numbers occurring most often (at least twice), in the
-    order they first occur, as a column (Microsoft, "MODE.MULT function")."""
+    order they first occur, as a column (Microsoft, "MODE.MULT function"). An argument
+    left out is #VALUE! (the `formulas` project's test.xlsx, saved by Excel:
+    {=MODE.MULT(H69:J69,D69:I69,E69:G69,F69:H69,)}).
+
+    >>> _mode_mult([[1], [2], [2], [3], [3]]), str(_mode_mult([[1], [1]], _mode_mult.omitted))
+    ([[2.0], [3.0]], '#VALUE!')
+    """
+    if any(isinstance(a, _Omitted) for a in args):
+        return ExcelError("#VALUE!", "MODE.MULT: an argument left out")
     try:
         v = np.concatenate([_array_numbers(a) for a in args]) if args else np.array([])
     except _Err as ex:
@@ -1340,6 +1391,9 @@ def _mode_mult(*args):
         if x in top and [x] not in out:
             out.append([x])
     return out
+
+
+_mode_mult.omitted = _Omitted()
 
 
 def _frequency(data_array, bins_array):
@@ -4395,7 +4449,17 @@ _LIST_STATS = {
     "STDEV.P": _SUBTOTALS[8], "VAR": _SUBTOTALS[10], "VAR.S": _SUBTOTALS[10],
     "VARP": _SUBTOTALS[11], "VAR.P": _SUBTOTALS[11], "GEOMEAN": _geomean,
     "HARMEAN": _harmean, "KURT": _kurt,
+    "SKEW": lambda v: skew(v.tolist(), False), "SKEW.P": lambda v: skew(v.tolist(), True),
 }
+#: the A-forms (Microsoft, "AVERAGEA function", "MAXA function", "MINA function", "STDEVA
+#: function", "STDEVPA function", "VARA function", "VARPA function", read 2026-12-01): as
+#: AVERAGE ... but in a reference or array TRUE counts 1, FALSE 0 and text (empty text
+#: too) 0; empty cells are left out. test.xlsx of the `formulas` project (saved by Excel):
+#: AVERAGEA(I5,G5:H5) over "29/02/1900", -0.1 and an empty cell is -0.05.
+_A_FORMS = frozenset({"AVERAGEA", "MAXA", "MINA", "STDEVA", "STDEVPA", "VARA", "VARPA"})
+_LIST_STATS.update({"AVERAGEA": _SUBTOTALS[1], "MAXA": _SUBTOTALS[4], "MINA": _SUBTOTALS[5],
+                    "STDEVA": _SUBTOTALS[7], "STDEVPA": _SUBTOTALS[8],
+                    "VARA": _SUBTOTALS[10], "VARPA": _SUBTOTALS[11]})
 
 
 def excel_numbers(kind: str, args) -> float | int | ExcelError:
@@ -4438,6 +4502,7 @@ def excel_numbers(kind: str, args) -> float | int | ExcelError:
                 row if isinstance(row, list) else [row]))
         return n
     count = kind == "COUNT"
+    a_form = kind in _A_FORMS
     nums: list[float] = []
     for typed, x in args:
         if typed and not isinstance(x, list):
@@ -4463,6 +4528,8 @@ def excel_numbers(kind: str, args) -> float | int | ExcelError:
                         return y
                 elif isinstance(y, (int, float)) and not isinstance(y, bool):
                     nums.append(float(y))
+                elif a_form and isinstance(y, (bool, str)):
+                    nums.append(1.0 if y is True else 0.0)
     if count:
         return len(nums)
     if kind in _LIST_STATS:
@@ -5841,3 +5908,4 @@ BUILTINS["LINEST"] = _linest
 #: helpers the scalar functions (:mod:`rooflinexl.recalc.scalars`) share with the ones here
 typed_number, excel_ymd, excel_serial, ddb = _typed_number, _excel_ymd, _serial, _ddb
 from rooflinexl.recalc import scalars  # noqa: E402, F401 - adds them to BUILTINS
+from rooflinexl.recalc import stats as _stats  # noqa: E402, F401, I001 - adds them to BUILTINS
