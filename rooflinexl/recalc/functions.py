@@ -88,14 +88,23 @@ def complex_text(re: float, im: float, suffix: str = "i") -> str:
 
 
 def _complex_part(x: float) -> str:
-    """One part of a complex number's text: :func:`value_text`, except that a part of
-    decimal exponent -5 is written in plain notation (Excel for Mac's IMCOT/IMTAN cells
-    in the `formulas` project's test.xlsx: ``0.0000692442674613868-1.00005873951153j``,
-    next to ``1.28233995888454E-06+...`` for exponent -6)."""
-    x = float(x)
-    if x != 0 and math.isfinite(x) and f"{x:.14e}".endswith("e-05"):
-        return f"{x:.19f}".rstrip("0")
-    return value_text(x)
+    """One part of a complex number's text: :func:`value_text`, except that a small
+    part is written in plain notation where that takes at most 19 decimals (Excel for
+    Mac's IMCOT/IMTAN cells in the `formulas` project's test.xlsx:
+    ``0.0000692442674613868-1.00005873951153j``, next to ``1.28233995888454E-06+...``,
+    20 decimals; IronCalc's COMPLEXs.xlsx: COMPLEX(1E-18, 0) is ``0.000000000000000001``,
+    ``1.2E-45+3i`` stays).
+
+    >>> _complex_part(-1e-18), _complex_part(2.5e-19), _complex_part(0.5)
+    ('-0.000000000000000001', '2.5E-19', '0.5')
+    """
+    text = value_text(float(x))
+    mant, sep, exp = text.partition("E-")
+    if sep:
+        digits = mant.lstrip("-").replace(".", "")
+        if int(exp) + len(digits) - 1 <= 19:
+            return mant[:mant.index(digits[0])] + "0." + "0" * (int(exp) - 1) + digits
+    return text
 
 
 def imcsc(z: complex) -> complex:
@@ -5817,4 +5826,5 @@ BUILTINS["LINEST"] = _linest
 # ------------------------------------------------------------------ scalar functions
 #: helpers the scalar functions (:mod:`rooflinexl.recalc.scalars`) share with the ones here
 typed_number, excel_ymd, excel_serial, ddb = _typed_number, _excel_ymd, _serial, _ddb
+import rooflinexl.recalc.engineering  # noqa: E402, F401 - adds its functions to BUILTINS
 from rooflinexl.recalc import scalars  # noqa: E402, F401 - adds them to BUILTINS
