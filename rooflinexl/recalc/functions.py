@@ -4099,14 +4099,21 @@ def _j01(x: float, order: int) -> float:
         return x * _poly(y, (72362614232.0, -7895059235.0, 242396853.1, -2972611.439,
                              15704.48260, -30.16036606)) / _poly(y, (
             144725228442.0, 2300535178.0, 18583304.74, 99447.43394, 376.9991397, 1.0))
-    p, q, xx = _pq(ax, order)
+    p, q, xx = _pq(ax, order, j1_excel=order == 1)
     z = 8.0 / ax
     ans = math.sqrt(0.636619772 / ax) * (math.cos(xx) * p - z * math.sin(xx) * q)
     return -ans if order == 1 and x < 0 else ans
 
 
-def _pq(ax: float, order: int, y_kind: bool = False):
-    """The asymptotic factors of J0/J1 (Y0/Y1) for x >= 8, and the phase x - ..."""
+def _pq(ax: float, order: int, y_kind: bool = False, j1_excel: bool = False):
+    """The asymptotic factors of J0/J1 (Y0/Y1) for x >= 8, and the phase x - ...
+
+    With ``j1_excel`` J1's factor P as Excel evaluates it: its y^2 coefficient
+    -0.3516396496e-4 twice, as y^2 and y^3 coefficients, the others one power up
+    (IronCalc's BESSEL.xlsx, saved by Excel: BESSELJ(10, 1) = 0.04347224965225415 and
+    BESSELJ(32, 1) = -0.0265890283162847 to the last bit, where the exact values are
+    0.0434727461688616 and -0.02658902847590528; BESSELJ of higher orders at x above the
+    order recur from it)."""
     y = (8.0 / ax) ** 2
     if order == 0:
         p = 1.0 + y * (-0.1098628627e-2 + y * (0.2734510407e-4 + y * (
@@ -4115,8 +4122,12 @@ def _pq(ax: float, order: int, y_kind: bool = False):
         q = -0.1562499995e-1 + y * (0.1430488765e-3 + y * (-0.6911147651e-5 + y * (
             0.7621095161e-6 + y * last)))
         return p, q, ax - 0.785398164
-    p = 1.0 + y * (0.183105e-2 + y * (-0.3516396496e-4 + y * (0.2457520174e-5 + y * (
-        -0.240337019e-6))))
+    if j1_excel:
+        p = 1.0 + y * (0.183105e-2 + y * (-0.3516396496e-4 + y * (-0.3516396496e-4 + y * (
+            0.2457520174e-5 + y * -0.240337019e-6))))
+    else:
+        p = 1.0 + y * (0.183105e-2 + y * (-0.3516396496e-4 + y * (0.2457520174e-5 + y * (
+            -0.240337019e-6))))
     q = 0.04687499995 + y * (-0.2002690873e-3 + y * (0.8449199096e-5 + y * (
         -0.88228987e-6 + y * 0.105787412e-6)))
     return p, q, ax - 2.356194491
