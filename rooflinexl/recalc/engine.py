@@ -720,20 +720,17 @@ def table_fixes_of_formulas() -> dict[str, Callable]:
     (:func:`rooflinexl.recalc.functions.skew`); ``formulas`` still collects the numbers
     (which arguments count, errors). PPMT of an end-of-period annuity without
     cancellation (:func:`rooflinexl.recalc.functions.ppmt`); IPMT refuses a period
-    before the first or after the last (#NUM!, as PPMT). MINVERSE by Excel's LU
-    decomposition (:func:`rooflinexl.recalc.functions.minverse`), not rounded to 15
-    decimals as ``formulas`` does. IMCSC and IMLOG2 in the order of operations whose
-    rounding is Excel's (:func:`rooflinexl.recalc.functions.imcsc`, ``imlog2``).
-    RANDBETWEEN an integer (formulas draws any number between the bounds). NOW and TODAY
+    before the first or after the last (#NUM!, as PPMT). (MINVERSE, IMCSC and IMLOG2
+    are our own: :mod:`rooflinexl.recalc.engineering`.) RANDBETWEEN an integer
+    (formulas draws any number between the bounds). NOW and TODAY
     the recalculation's one moment (:func:`rooflinexl.recalc.kernels.now_serial`), as on
     the block path."""
     import formulas.functions as fu
-    import formulas.functions.eng as fe
     import formulas.functions.financial as ff
     import numpy as np
     from formulas.functions import flatten, replace_empty
 
-    from rooflinexl.recalc.functions import imcsc, imlog2, minverse, ppmt, skew
+    from rooflinexl.recalc.functions import ppmt, skew
     from rooflinexl.recalc.kernels import now_serial
 
     F = _formulas()
@@ -776,18 +773,6 @@ def table_fixes_of_formulas() -> dict[str, Callable]:
     skew_s, skew_p = skew_of(False), skew_of(True)
     plain_ppmt = ff.xppmt
 
-    def minverse_(x):
-        fu.raise_errors(x)
-        x = np.asarray(x, object)
-        numbers = list(flatten(x, lambda v: not isinstance(v, str) and fu.is_number(v)))
-        if x.ndim != 2 or x.shape[0] != x.shape[1] or len(numbers) != x.size:
-            return F.Error.errors["#VALUE!"]
-        n = x.shape[0]
-        r = minverse([[float(v) for v in numbers[i * n:(i + 1) * n]] for i in range(n)])
-        if isinstance(r, ExcelError):
-            return F.Error.errors[str(r)]
-        return np.asarray(r, object).view(F.Array)
-
     def randbetween_(bottom, top):
         # an integer from bottom to top (Microsoft: "the smallest integer RANDBETWEEN will
         # return", "the largest"): formulas returns any number in between
@@ -828,16 +813,12 @@ def table_fixes_of_formulas() -> dict[str, Callable]:
             "SKEW": skew_s, "_XLFN.SKEW": skew_s, "SKEW.P": skew_p, "_XLFN.SKEW.P": skew_p,
             "PPMT": fu.wrap_ufunc(ppmt_, input_parser=ff.convert2float),
             "IPMT": fu.wrap_ufunc(ipmt_, input_parser=ff.convert2float),
-            "MINVERSE": F.wrap_func(minverse_),
             "RANDBETWEEN": fu.wrap_ufunc(randbetween_, input_parser=lambda *a: a),
             "NOW": {"extra_inputs": {fu.COMPILING: False},
                     "function": fu.wrap_impure_func(fu.wrap_func(now_serial))},
             "TODAY": {"extra_inputs": {fu.COMPILING: False},
                       "function": fu.wrap_impure_func(fu.wrap_func(lambda: float(int(
-                          now_serial()))))},
-            **{k: F.wrap_func(functools.partial(fe._xim2im, f))
-               for k, f in (("IMCSC", imcsc), ("_XLFN.IMCSC", imcsc), ("IMLOG2", imlog2),
-                            ("_XLFN.IMLOG2", imlog2))}}
+                          now_serial()))))}}
 
 
 @contextlib.contextmanager
