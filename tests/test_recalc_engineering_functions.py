@@ -64,7 +64,15 @@ MICROSOFT = [
     ('=_xlfn.VALUETOTEXT("Hello",1)', '"Hello"'),
     ('=INDEX(MINVERSE({4,-1;2,0}),2,2)', 2),
     ('=INDEX(MINVERSE({1,2,1;3,4,-1;0,2,0}),1,3)', -0.75),
+    # a hand derivation: the initials, groups 1 and 2 of the match
     ('=_xlfn.REGEXREPLACE("Sonia Rees","([A-Z])[a-z]+ ([A-Z])[a-z]+","$1$2")', "SR"),
+    # test.xlsx TEXT!R5:Y5, R23:Y23: ASC and LENB where Excel's language is single-byte
+    ("=ASC(0)", "0"), ("=ASC(157)", "157"), ("=ASC(65.8)", "65.8"), ("=ASC(-1)", "-1"),
+    ('=ASC("ciao")', "ciao"), ("=ASC(TRUE)", "TRUE"), ("=ASC(#N/A)", "#N/A"),
+    ("=LENB(0)", 1), ("=LENB(1.9)", 3), ("=LENB(10)", 2), ("=LENB(-1)", 2),
+    ('=LENB("山田太郎ciao")', 8), ("=LENB(TRUE)", 4), ("=LENB(#DIV/0!)", "#DIV/0!"),
+    # full-width text: the result depends on Excel's language, not written in the book
+    ('=ASC("ＡＢＣ")', "#VALUE!"),
 ]
 
 REGRESSION_BOOK = [

@@ -896,6 +896,44 @@ def _percentof(data_subset, data_all):
 ENGINEERING["PERCENTOF"] = _percentof
 
 
+# ---------------------------------------------------------------------- ASC, LENB
+# Microsoft, "ASC function", "LENB function" (read 2026-12-01): ASC changes full-width
+# characters to half-width, and LENB counts two bytes a character, only where a
+# double-byte (DBCS) language is Excel's default; elsewhere LENB is LEN (test.xlsx, saved
+# by Excel for Mac: LENB("山田太郎ciao") is 8, ASC("ciao") "ciao"). Which language the
+# saving Excel had is not in the workbook: ASC of text that holds a full-width or a
+# half-width katakana character (whose result depends on it) is #VALUE! naming why.
+
+#: full-width forms, the ideographic space and the half-width katakana block
+_WIDTH_DEPENDENT = re.compile("[\u3000\uff01-\uff60\uffe0-\uffe6\uff61-\uff9f]")
+
+
+def _asc(text):
+    """ASC(text): the text unchanged, where Excel's language is single-byte.
+
+    >>> _asc("ciao"), _asc(157), _asc(True)
+    ('ciao', '157', 'TRUE')
+    """
+    t = excel_text(text)
+    if _WIDTH_DEPENDENT.search(t):
+        raise Fail("#VALUE!", "ASC of full-width or half-width characters depends on "
+                              "Excel's language (DBCS or not), which the workbook does not say")
+    return t
+
+
+def _lenb(text):
+    """LENB(text): the number of characters, as LEN (UTF-16 code units, as Excel counts).
+
+    >>> _lenb("山田太郎ciao"), _lenb(1.9), _lenb(None)
+    (8, 3, 0)
+    """
+    return len(excel_text(text).encode("utf-16-le")) // 2
+
+
+ENGINEERING["ASC"] = lift("ASC", _asc, 1, 1)
+ENGINEERING["LENB"] = lift("LENB", _lenb, 1, 1)
+
+
 def _minverse(array):
     """MINVERSE(array): the inverse of a square matrix of numbers (Microsoft, "MINVERSE
     function": not square, or a cell that is empty or not a number, is #VALUE!; a singular
