@@ -3,13 +3,13 @@ written from Microsoft's documentation.
 
 Complex arithmetic (``IMSUM`` ... ``IMCSCH``), ``CONVERT``, ``NUMBERVALUE``, the
 regular-expression functions (``REGEXTEST``, ``REGEXEXTRACT``, ``REGEXREPLACE``),
-``ROMAN``, ``VALUETOTEXT``, ``PERCENTOF`` and ``MINVERSE``. Each is an entry of the
-engine's function table (:data:`rooflinexl.recalc.functions.BUILTINS`), called through the
-one adapter of both evaluation paths with values as spreadsheet hosts pass them (``None``
-for an empty cell, ``bool``, numbers, ``str``, :class:`~rooflinexl.errors.ExcelError`; a
-range as a list of row lists; a block column as a numpy ``(m, 1)`` object array), as in
-:mod:`rooflinexl.recalc.scalars`, whose argument rules (:func:`~rooflinexl.recalc.scalars.lift`)
-they share.
+``ROMAN``, ``VALUETOTEXT``, ``PERCENTOF``, ``MINVERSE``, ``ASC`` and ``LENB``. Each is
+an entry of the engine's function table (:data:`rooflinexl.recalc.functions.BUILTINS`),
+called through the one adapter of both evaluation paths with values as spreadsheet hosts
+pass them (``None`` for an empty cell, ``bool``, numbers, ``str``,
+:class:`~rooflinexl.errors.ExcelError`; a range as a list of row lists; a block column as a
+numpy ``(m, 1)`` object array), as in :mod:`rooflinexl.recalc.scalars`, whose argument
+rules (:func:`~rooflinexl.recalc.scalars.lift`) they share.
 
 >>> from rooflinexl.recalc.functions import BUILTINS
 >>> BUILTINS["IMSUM"]("3+4i", "5-3i"), BUILTINS["CONVERT"](1, "lbm", "kg")
@@ -192,12 +192,6 @@ for _name, _fn in (
         ("IMCSCH", lambda z: _inverse(_sinh(z)))):
     _unary(_name, _fn)
 del _name, _fn
-
-
-def _nonzero(z: complex) -> complex:
-    if z == 0:
-        raise ZeroDivisionError("division by 0")
-    return z
 
 
 def _impower(x, number):
