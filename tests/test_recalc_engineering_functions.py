@@ -641,7 +641,8 @@ def test_roman_microsoft():
 
 
 @pytest.mark.parametrize("pattern", [r"\p{L}", r"a++", r"\Qa.b\E", r"(?|(a)|(b))", r"\K",
-                                     r"[[:alpha:]]", r"\h", r"(*UCP)a", r"\z"])
+                                     r"[[:alpha:]]", r"\h", r"(*UCP)a", r"\z", r"a{,2}",
+                                     r"\u00e9", r"\x{e9}"])
 def test_pcre_only_constructs_refused(pattern):
     """A PCRE2 construct Python's re reads otherwise (or not at all) is #VALUE!, never a
     different match."""

@@ -465,7 +465,7 @@ _PCRE_ONLY = {"Q": r"\Q...\E quoting", "E": r"\Q...\E quoting", "K": r"\K",
               "G": r"\G", "R": r"\R", "X": r"\X", "h": r"\h", "H": r"\H", "v": r"\v",
               "V": r"\V", "N": r"\N", "p": r"\p{...}", "P": r"\P{...}", "e": r"\e",
               "c": r"\cX", "o": r"\o{...}", "g": r"\g", "Z": r"\Z", "z": r"\z",
-              "C": r"\C", "x": r"\x"}
+              "C": r"\C", "x": r"\x{...}", "u": r"\u (Python's)", "U": r"\U (Python's)"}
 #: classes whose members differ between PCRE2 and Python for text beyond ASCII
 _UNICODE_CLASSES = set("dDwWsSb")
 
@@ -557,6 +557,8 @@ def pcre_pattern(pattern: str, ascii_text: bool) -> str:
                     refuse(f"({rest[:3]}")
         elif ch in "*+?}" and pattern[i + 1:i + 2] == "+":
             refuse("possessive quantifier")
+        elif ch == "{" and re.match(r"\{,\d+\}", pattern[i:]):
+            refuse("{,n}")  # a quantifier to Python, literal text to PCRE2 before 10.43
         out.append(ch)
         i += 1
     return "".join(out)
