@@ -73,6 +73,16 @@ MICROSOFT = [
     ('=LENB("山田太郎ciao")', 8), ("=LENB(TRUE)", 4), ("=LENB(#DIV/0!)", "#DIV/0!"),
     # full-width text: the result depends on Excel's language, not written in the book
     ('=ASC("ＡＢＣ")', "#VALUE!"),
+    # pycel's stats.xlsx (saved by Excel), LinestArrayExp!F21:H25: both x columns constant,
+    # as many columns with the constant as points
+    ("=INDEX(LINEST({1;2;3},{2,3;2,3;2,3},,TRUE),1,3)", 2),
+    ("=INDEX(LINEST({1;2;3},{2,3;2,3;2,3},,TRUE),2,3)", 0),
+    ("=INDEX(LINEST({1;2;3},{2,3;2,3;2,3},,TRUE),3,1)", 1),
+    ("=INDEX(LINEST({1;2;3},{2,3;2,3;2,3},,TRUE),3,2)", 0),
+    ("=INDEX(LINEST({1;2;3},{2,3;2,3;2,3},,TRUE),4,1)", "#NUM!"),
+    ("=INDEX(LINEST({1;2;3},{2,3;2,3;2,3},,TRUE),4,2)", 0),
+    ("=INDEX(LINEST({1;2;3},{2,3;2,3;2,3},,TRUE),5,1)", 2),
+    ("=INDEX(LINEST({1;2;3},{2,3;2,3;2,3},,TRUE),5,2)", 0),
 ]
 
 REGRESSION_BOOK = [

@@ -5793,6 +5793,15 @@ def _linest(known_y, known_x=None, const=None, stats=None):
     ssreg = float((fit ** 2).sum())  # about the mean (centred) or the origin
     na = ExcelError("#N/A", "LINEST: no statistic here")
     num = ExcelError("#NUM!", "LINEST: no degrees of freedom or no residual")
+    width = len(first)
+    pad = [na] * (width - 2)
+    if len(kept) < len(cols) == n:
+        # columns removed, and the columns as given (with the constant) as many as the
+        # points: Excel counts no degree of freedom and no residual, the whole sum of
+        # squares as explained (pycel's stats.xlsx, saved by Excel, LinestArrayExp!F21:H25:
+        # LINEST({1;2;3}, {2,3;2,3;2,3},, TRUE) is {0,0,2; 0,0,0; 1,0; #NUM!,0; 2,0})
+        return [first, [0.0] * width, [1.0 if ssreg + ssresid else num, 0.0, *pad],
+                [num, 0.0, *pad], [ssreg + ssresid, 0.0, *pad]]
     sey2 = ssresid / df if df > 0 else None
     se = np.zeros(len(cols))
     se_b = na
@@ -5811,8 +5820,6 @@ def _linest(known_y, known_x=None, const=None, stats=None):
     r2 = ssreg / total if total else num
     v1 = len(kept) - (1 if with_b else 0)
     f_stat = (ssreg / v1) / sey2 if sey2 and v1 else num
-    width = len(first)
-    pad = [na] * (width - 2)
     return [first, second,
             [r2, math.sqrt(sey2) if sey2 is not None else num, *pad],
             [f_stat, float(df), *pad],
