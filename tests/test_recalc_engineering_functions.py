@@ -83,6 +83,13 @@ MICROSOFT = [
     ("=INDEX(LINEST({1;2;3},{2,3;2,3;2,3},,TRUE),4,2)", 0),
     ("=INDEX(LINEST({1;2;3},{2,3;2,3;2,3},,TRUE),5,1)", 2),
     ("=INDEX(LINEST({1;2;3},{2,3;2,3;2,3},,TRUE),5,2)", 0),
+    # IronCalc's MUNIT_MDETERM_MINVERSE.xlsx (saved by Excel), A26:C28, the last digits
+    ("=INDEX(MINVERSE({3,6,9;9,12,-6;6,10.5,18}),1,2)", 0.09090909090909097),
+    ("=INDEX(MINVERSE({3,6,9;9,12,-6;6,10.5,18}),2,2)", -4.4408920985006264e-17),
+    ("=INDEX(MINVERSE({3,6,9;9,12,-6;6,10.5,18}),2,3)", -0.6666666666666664),
+    # test.xlsx CORE!P27:R29
+    ("=INDEX(MINVERSE({1,2,3;2,5,6;7,8,9}),2,3)", -2.0451476769410777e-17),
+    ("=INDEX(MINVERSE({1,2,3;2,5,6;7,8,9}),3,1)", 1.5833333333333328),
 ]
 
 REGRESSION_BOOK = [

@@ -4265,12 +4265,15 @@ def minverse(rows: list[list[float]]):
     """The inverse of a square matrix as Excel's MINVERSE computes it, or ``#NUM!``
     (singular).
 
-    LU decomposition with partial pivoting on implicitly scaled rows (Crout's method,
-    Press et al., "Numerical Recipes in C", 2nd ed., ludcmp), then one forward and
-    back substitution per column of the identity (lubksb): to the bit Excel's values
+    Gaussian elimination with partial pivoting (the row of the largest magnitude in the
+    column, unscaled), each row below updated by ``a[i][c] / a[c][c]`` times the pivot
+    row, the identity carried along; then back substitution column by column, the terms
+    subtracted one at a time and the sum divided by the pivot. To the bit Excel's values
     in the ``formulas`` project's regression workbook (CORE!P27:R29: the inverse of
-    {1,2,3;2,5,6;7,8,9} has -2.0451476769410777e-17 where the exact value is 0, and
-    -0.4999999999999999 for -1/2); LAPACK's order of operations gives other last digits.
+    {1,2,3;2,5,6;7,8,9} has -2.0451476769410777e-17 where the exact value is 0) and in
+    IronCalc's MUNIT_MDETERM_MINVERSE.xlsx (A26:C28: the inverse of
+    {3,6,9;9,12,-6;6,10.5,18} has -4.4408920985006264e-17 and 0.09090909090909097), both
+    saved by Excel; Crout's method with scaled pivots and LAPACK give other last digits.
 
     >>> minverse([[4.0, 7.0], [2.0, 6.0]])  # 1/10 * {6,-7;-2,4}
     [[0.6000000000000001, -0.7000000000000001], [-0.2, 0.4]]
@@ -4279,58 +4282,24 @@ def minverse(rows: list[list[float]]):
     """
     n = len(rows)
     a = [[float(v) for v in r] for r in rows]
-    scale = []
-    for r in a:
-        big = max(abs(v) for v in r)
-        if big == 0:
-            return ExcelError("#NUM!", "MINVERSE of a singular matrix (a row of zeros)")
-        scale.append(1.0 / big)
-    order = []
-    for j in range(n):
-        for i in range(j):
-            s = a[i][j]
-            for k in range(i):
-                s -= a[i][k] * a[k][j]
-            a[i][j] = s
-        big, imax = 0.0, j
-        for i in range(j, n):
-            s = a[i][j]
-            for k in range(j):
-                s -= a[i][k] * a[k][j]
-            a[i][j] = s
-            if scale[i] * abs(s) >= big:
-                big, imax = scale[i] * abs(s), i
-        if imax != j:
-            a[imax], a[j] = a[j], a[imax]
-            scale[imax] = scale[j]
-        order.append(imax)
-        if a[j][j] == 0:
-            return ExcelError("#NUM!", "MINVERSE of a singular matrix")
-        if j != n - 1:
-            inv = 1.0 / a[j][j]
-            for i in range(j + 1, n):
-                a[i][j] *= inv
-    columns = []
+    b = [[1.0 if i == j else 0.0 for j in range(n)] for i in range(n)]
     for c in range(n):
-        b = [1.0 if i == c else 0.0 for i in range(n)]
-        first = -1
-        for i in range(n):
-            s = b[order[i]]
-            b[order[i]] = b[i]
-            if first >= 0:
-                for j in range(first, i):
-                    s -= a[i][j] * b[j]
-            elif s:
-                first = i
-            b[i] = s
+        p = max(range(c, n), key=lambda i: abs(a[i][c]))  # the first of equal ones
+        if a[p][c] == 0:
+            return ExcelError("#NUM!", "MINVERSE of a singular matrix")
+        a[c], a[p], b[c], b[p] = a[p], a[c], b[p], b[c]
+        for i in range(c + 1, n):
+            f = a[i][c] / a[c][c]
+            a[i] = [x - f * y for x, y in zip(a[i], a[c], strict=True)]
+            b[i] = [x - f * y for x, y in zip(b[i], b[c], strict=True)]
+    x = [[0.0] * n for _ in range(n)]
+    for col in range(n):
         for i in range(n - 1, -1, -1):
-            s = b[i]
-            for j in range(i + 1, n):
-                s -= a[i][j] * b[j]
-            b[i] = s / a[i][i]
-        columns.append(b)
-    return [[columns[j][i] for j in range(n)] for i in range(n)]
-
+            s = b[i][col]
+            for k in range(i + 1, n):
+                s -= a[i][k] * x[k][col]
+            x[i][col] = s / a[i][i]
+    return x
 
 
 # ------------------------------------------------ SUM, PRODUCT, AVERAGE, MAX, MIN, COUNT
