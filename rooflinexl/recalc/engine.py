@@ -669,18 +669,14 @@ def table_fixes_of_formulas() -> dict[str, Callable]:
     its own build their result with ``np.asarray(values)``, which turns ``#VALUE!`` (an
     ``XlError``, a ``str``) into the text "#VALUE!" whenever every value is text or an
     error (``SCAN("a", {1;3}, LAMBDA(a, b, a+b^2))`` is two ``#VALUE!`` in Excel).
-    MINVERSE by Excel's LU decomposition (:func:`rooflinexl.recalc.functions.minverse`),
-    not rounded to 15 decimals as ``formulas`` does. IMCSC and IMLOG2 in the order of operations whose
-    rounding is Excel's (:func:`rooflinexl.recalc.functions.imcsc`, ``imlog2``).
+    (MINVERSE, IMCSC and IMLOG2 are our own: :mod:`rooflinexl.recalc.engineering`.)
     RANDBETWEEN an integer (formulas draws any number between the bounds). NOW and TODAY
     the recalculation's one moment (:func:`rooflinexl.recalc.kernels.now_serial`), as on
     the block path."""
     import formulas.functions as fu
-    import formulas.functions.eng as fe
     import numpy as np
     from formulas.functions import flatten, replace_empty
 
-    from rooflinexl.recalc.functions import imcsc, imlog2, minverse
     from rooflinexl.recalc.kernels import now_serial
 
     F = _formulas()
@@ -710,18 +706,6 @@ def table_fixes_of_formulas() -> dict[str, Callable]:
 
     scan_f, map_f = F.wrap_func(scan), F.wrap_func(map_)
 
-    def minverse_(x):
-        fu.raise_errors(x)
-        x = np.asarray(x, object)
-        numbers = list(flatten(x, lambda v: not isinstance(v, str) and fu.is_number(v)))
-        if x.ndim != 2 or x.shape[0] != x.shape[1] or len(numbers) != x.size:
-            return F.Error.errors["#VALUE!"]
-        n = x.shape[0]
-        r = minverse([[float(v) for v in numbers[i * n:(i + 1) * n]] for i in range(n)])
-        if isinstance(r, ExcelError):
-            return F.Error.errors[str(r)]
-        return np.asarray(r, object).view(F.Array)
-
     def randbetween_(bottom, top):
         # an integer from bottom to top (Microsoft: "the smallest integer RANDBETWEEN will
         # return", "the largest"): formulas returns any number in between
@@ -733,16 +717,12 @@ def table_fixes_of_formulas() -> dict[str, Callable]:
         return float(np.random.randint(low, high + 1))
 
     return {"_XLFN.SCAN": scan_f, "SCAN": scan_f, "_XLFN.MAP": map_f, "MAP": map_f,
-            "MINVERSE": F.wrap_func(minverse_),
             "RANDBETWEEN": fu.wrap_ufunc(randbetween_, input_parser=lambda *a: a),
             "NOW": {"extra_inputs": {fu.COMPILING: False},
                     "function": fu.wrap_impure_func(fu.wrap_func(now_serial))},
             "TODAY": {"extra_inputs": {fu.COMPILING: False},
                       "function": fu.wrap_impure_func(fu.wrap_func(lambda: float(int(
-                          now_serial()))))},
-            **{k: F.wrap_func(functools.partial(fe._xim2im, f))
-               for k, f in (("IMCSC", imcsc), ("_XLFN.IMCSC", imcsc), ("IMLOG2", imlog2),
-                            ("_XLFN.IMLOG2", imlog2))}}
+                          now_serial()))))}}
 
 
 @contextlib.contextmanager

@@ -88,14 +88,23 @@ def complex_text(re: float, im: float, suffix: str = "i") -> str:
 
 
 def _complex_part(x: float) -> str:
-    """One part of a complex number's text: :func:`value_text`, except that a part of
-    decimal exponent -5 is written in plain notation (Excel for Mac's IMCOT/IMTAN cells
-    in the `formulas` project's test.xlsx: ``0.0000692442674613868-1.00005873951153j``,
-    next to ``1.28233995888454E-06+...`` for exponent -6)."""
-    x = float(x)
-    if x != 0 and math.isfinite(x) and f"{x:.14e}".endswith("e-05"):
-        return f"{x:.19f}".rstrip("0")
-    return value_text(x)
+    """One part of a complex number's text: :func:`value_text`, except that a small
+    part is written in plain notation where that takes at most 19 decimals (Excel for
+    Mac's IMCOT/IMTAN cells in the `formulas` project's test.xlsx:
+    ``0.0000692442674613868-1.00005873951153j``, next to ``1.28233995888454E-06+...``,
+    20 decimals; IronCalc's COMPLEXs.xlsx: COMPLEX(1E-18, 0) is ``0.000000000000000001``,
+    ``1.2E-45+3i`` stays).
+
+    >>> _complex_part(-1e-18), _complex_part(2.5e-19), _complex_part(0.5)
+    ('-0.000000000000000001', '2.5E-19', '0.5')
+    """
+    text = value_text(float(x))
+    mant, sep, exp = text.partition("E-")
+    if sep:
+        digits = mant.lstrip("-").replace(".", "")
+        if int(exp) + len(digits) - 1 <= 19:
+            return mant[:mant.index(digits[0])] + "0." + "0" * (int(exp) - 1) + digits
+    return text
 
 
 def imcsc(z: complex) -> complex:
@@ -4158,14 +4167,21 @@ def _j01(x: float, order: int) -> float:
         return x * _poly(y, (72362614232.0, -7895059235.0, 242396853.1, -2972611.439,
                              15704.48260, -30.16036606)) / _poly(y, (
             144725228442.0, 2300535178.0, 18583304.74, 99447.43394, 376.9991397, 1.0))
-    p, q, xx = _pq(ax, order)
+    p, q, xx = _pq(ax, order, j1_excel=order == 1)
     z = 8.0 / ax
     ans = math.sqrt(0.636619772 / ax) * (math.cos(xx) * p - z * math.sin(xx) * q)
     return -ans if order == 1 and x < 0 else ans
 
 
-def _pq(ax: float, order: int, y_kind: bool = False):
-    """The asymptotic factors of J0/J1 (Y0/Y1) for x >= 8, and the phase x - ..."""
+def _pq(ax: float, order: int, y_kind: bool = False, j1_excel: bool = False):
+    """The asymptotic factors of J0/J1 (Y0/Y1) for x >= 8, and the phase x - ...
+
+    With ``j1_excel`` J1's factor P as Excel evaluates it: its y^2 coefficient
+    -0.3516396496e-4 twice, as y^2 and y^3 coefficients, the others one power up
+    (IronCalc's BESSEL.xlsx, saved by Excel: BESSELJ(10, 1) = 0.04347224965225415 and
+    BESSELJ(32, 1) = -0.0265890283162847 to the last bit, where the exact values are
+    0.0434727461688616 and -0.02658902847590528; BESSELJ of higher orders at x above the
+    order recur from it)."""
     y = (8.0 / ax) ** 2
     if order == 0:
         p = 1.0 + y * (-0.1098628627e-2 + y * (0.2734510407e-4 + y * (
@@ -4174,8 +4190,12 @@ def _pq(ax: float, order: int, y_kind: bool = False):
         q = -0.1562499995e-1 + y * (0.1430488765e-3 + y * (-0.6911147651e-5 + y * (
             0.7621095161e-6 + y * last)))
         return p, q, ax - 0.785398164
-    p = 1.0 + y * (0.183105e-2 + y * (-0.3516396496e-4 + y * (0.2457520174e-5 + y * (
-        -0.240337019e-6))))
+    if j1_excel:
+        p = 1.0 + y * (0.183105e-2 + y * (-0.3516396496e-4 + y * (-0.3516396496e-4 + y * (
+            0.2457520174e-5 + y * -0.240337019e-6))))
+    else:
+        p = 1.0 + y * (0.183105e-2 + y * (-0.3516396496e-4 + y * (0.2457520174e-5 + y * (
+            -0.240337019e-6))))
     q = 0.04687499995 + y * (-0.2002690873e-3 + y * (0.8449199096e-5 + y * (
         -0.88228987e-6 + y * 0.105787412e-6)))
     return p, q, ax - 2.356194491
@@ -4313,12 +4333,15 @@ def minverse(rows: list[list[float]]):
     """The inverse of a square matrix as Excel's MINVERSE computes it, or ``#NUM!``
     (singular).
 
-    LU decomposition with partial pivoting on implicitly scaled rows (Crout's method,
-    Press et al., "Numerical Recipes in C", 2nd ed., ludcmp), then one forward and
-    back substitution per column of the identity (lubksb): to the bit Excel's values
+    Gaussian elimination with partial pivoting (the row of the largest magnitude in the
+    column, unscaled), each row below updated by ``a[i][c] / a[c][c]`` times the pivot
+    row, the identity carried along; then back substitution column by column, the terms
+    subtracted one at a time and the sum divided by the pivot. To the bit Excel's values
     in the ``formulas`` project's regression workbook (CORE!P27:R29: the inverse of
-    {1,2,3;2,5,6;7,8,9} has -2.0451476769410777e-17 where the exact value is 0, and
-    -0.4999999999999999 for -1/2); LAPACK's order of operations gives other last digits.
+    {1,2,3;2,5,6;7,8,9} has -2.0451476769410777e-17 where the exact value is 0) and in
+    IronCalc's MUNIT_MDETERM_MINVERSE.xlsx (A26:C28: the inverse of
+    {3,6,9;9,12,-6;6,10.5,18} has -4.4408920985006264e-17 and 0.09090909090909097), both
+    saved by Excel; Crout's method with scaled pivots and LAPACK give other last digits.
 
     >>> minverse([[4.0, 7.0], [2.0, 6.0]])  # 1/10 * {6,-7;-2,4}
     [[0.6000000000000001, -0.7000000000000001], [-0.2, 0.4]]
@@ -4327,58 +4350,24 @@ def minverse(rows: list[list[float]]):
     """
     n = len(rows)
     a = [[float(v) for v in r] for r in rows]
-    scale = []
-    for r in a:
-        big = max(abs(v) for v in r)
-        if big == 0:
-            return ExcelError("#NUM!", "MINVERSE of a singular matrix (a row of zeros)")
-        scale.append(1.0 / big)
-    order = []
-    for j in range(n):
-        for i in range(j):
-            s = a[i][j]
-            for k in range(i):
-                s -= a[i][k] * a[k][j]
-            a[i][j] = s
-        big, imax = 0.0, j
-        for i in range(j, n):
-            s = a[i][j]
-            for k in range(j):
-                s -= a[i][k] * a[k][j]
-            a[i][j] = s
-            if scale[i] * abs(s) >= big:
-                big, imax = scale[i] * abs(s), i
-        if imax != j:
-            a[imax], a[j] = a[j], a[imax]
-            scale[imax] = scale[j]
-        order.append(imax)
-        if a[j][j] == 0:
-            return ExcelError("#NUM!", "MINVERSE of a singular matrix")
-        if j != n - 1:
-            inv = 1.0 / a[j][j]
-            for i in range(j + 1, n):
-                a[i][j] *= inv
-    columns = []
+    b = [[1.0 if i == j else 0.0 for j in range(n)] for i in range(n)]
     for c in range(n):
-        b = [1.0 if i == c else 0.0 for i in range(n)]
-        first = -1
-        for i in range(n):
-            s = b[order[i]]
-            b[order[i]] = b[i]
-            if first >= 0:
-                for j in range(first, i):
-                    s -= a[i][j] * b[j]
-            elif s:
-                first = i
-            b[i] = s
+        p = max(range(c, n), key=lambda i: abs(a[i][c]))  # the first of equal ones
+        if a[p][c] == 0:
+            return ExcelError("#NUM!", "MINVERSE of a singular matrix")
+        a[c], a[p], b[c], b[p] = a[p], a[c], b[p], b[c]
+        for i in range(c + 1, n):
+            f = a[i][c] / a[c][c]
+            a[i] = [x - f * y for x, y in zip(a[i], a[c], strict=True)]
+            b[i] = [x - f * y for x, y in zip(b[i], b[c], strict=True)]
+    x = [[0.0] * n for _ in range(n)]
+    for col in range(n):
         for i in range(n - 1, -1, -1):
-            s = b[i]
-            for j in range(i + 1, n):
-                s -= a[i][j] * b[j]
-            b[i] = s / a[i][i]
-        columns.append(b)
-    return [[columns[j][i] for j in range(n)] for i in range(n)]
-
+            s = b[i][col]
+            for k in range(i + 1, n):
+                s -= a[i][k] * x[k][col]
+            x[i][col] = s / a[i][i]
+    return x
 
 
 # ------------------------------------------------ SUM, PRODUCT, AVERAGE, MAX, MIN, COUNT
@@ -5863,6 +5852,15 @@ def _linest(known_y, known_x=None, const=None, stats=None):
     ssreg = float((fit ** 2).sum())  # about the mean (centred) or the origin
     na = ExcelError("#N/A", "LINEST: no statistic here")
     num = ExcelError("#NUM!", "LINEST: no degrees of freedom or no residual")
+    width = len(first)
+    pad = [na] * (width - 2)
+    if len(kept) < len(cols) == n:
+        # columns removed, and the columns as given (with the constant) as many as the
+        # points: Excel counts no degree of freedom and no residual, the whole sum of
+        # squares as explained (pycel's stats.xlsx, saved by Excel, LinestArrayExp!F21:H25:
+        # LINEST({1;2;3}, {2,3;2,3;2,3},, TRUE) is {0,0,2; 0,0,0; 1,0; #NUM!,0; 2,0})
+        return [first, [0.0] * width, [1.0 if ssreg + ssresid else num, 0.0, *pad],
+                [num, 0.0, *pad], [ssreg + ssresid, 0.0, *pad]]
     sey2 = ssresid / df if df > 0 else None
     se = np.zeros(len(cols))
     se_b = na
@@ -5881,8 +5879,6 @@ def _linest(known_y, known_x=None, const=None, stats=None):
     r2 = ssreg / total if total else num
     v1 = len(kept) - (1 if with_b else 0)
     f_stat = (ssreg / v1) / sey2 if sey2 and v1 else num
-    width = len(first)
-    pad = [na] * (width - 2)
     return [first, second,
             [r2, math.sqrt(sey2) if sey2 is not None else num, *pad],
             [f_stat, float(df), *pad],
@@ -5907,5 +5903,6 @@ BUILTINS["LINEST"] = _linest
 # ------------------------------------------------------------------ scalar functions
 #: helpers the scalar functions (:mod:`rooflinexl.recalc.scalars`) share with the ones here
 typed_number, excel_ymd, excel_serial, ddb = _typed_number, _excel_ymd, _serial, _ddb
+import rooflinexl.recalc.engineering  # noqa: E402, F401 - adds its functions to BUILTINS
 from rooflinexl.recalc import scalars  # noqa: E402, F401 - adds them to BUILTINS
 from rooflinexl.recalc import stats as _stats  # noqa: E402, F401, I001 - adds them to BUILTINS

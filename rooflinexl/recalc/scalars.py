@@ -48,7 +48,7 @@ from rooflinexl.recalc.functions import (
     value_text,
 )
 
-__all__ = ["excel_bool", "excel_number", "excel_text", "lift", "SCALARS"]
+__all__ = ["excel_bool", "excel_number", "excel_text", "inumber", "lift", "SCALARS"]
 
 #: the largest serial number Excel shows as a date: 9999-12-31
 _LAST_DAY = 2958465
@@ -2276,6 +2276,11 @@ def _inumber(x, name: str) -> tuple[complex, str]:
     if real and not _REAL.fullmatch(real) or not _REAL.fullmatch(imag):
         raise Fail("#NUM!", f"{name}: {t!r} is not a complex number")
     return complex(float(real) if real else 0.0, float(imag)), sfx
+
+
+#: (the complex number, its suffix) of an inumber argument, for the IM functions of
+#: :mod:`rooflinexl.recalc.engineering`
+inumber = _inumber
 
 
 def _imconjugate(inumber):
