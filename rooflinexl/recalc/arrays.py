@@ -62,7 +62,7 @@ _REFUSED = frozenset({"OFFSET", "INDIRECT", "ISREF", "AREAS", "CELL", "ISFORMULA
                       "FORMULATEXT", "INFO", "SHEET", "SHEETS", "NOW", "TODAY", "RAND",
                       "RANDBETWEEN", "RANDARRAY", "LAMBDA", "LET", "MAP", "REDUCE", "SCAN",
                       "BYROW", "BYCOL", "MAKEARRAY", "ISOMITTED", "SUBTOTAL", "AGGREGATE",
-                      "SEARCH", "SEARCHB", "ANCHORARRAY", "SINGLE"})
+                      "ANCHORARRAY", "SINGLE"})
 
 
 def _grid(x) -> np.ndarray | None:
