@@ -35,7 +35,8 @@ from __future__ import annotations
 import numpy as np
 
 from rooflinexl.addresses import column_letters
-from rooflinexl.recalc.compile import OPERATORS, Arr, Call, Lit, Rng, Unsupported
+from rooflinexl.recalc import lambdas
+from rooflinexl.recalc.compile import OPERATORS, Arr, Call, Eta, Lit, Param, Rng, Unsupported
 from rooflinexl.recalc.functions import EXCEL_NUMBERS, excel_numbers
 from rooflinexl.recalc.kernels import BlockEval, function_of
 from rooflinexl.recalc.prepass import SCALAR_ARGUMENT_FUNCTIONS
@@ -60,8 +61,7 @@ _ELEMENTWISE = frozenset({"IF", "IFERROR", "IFNA", "CHOOSE", "IFS", "SWITCH"})
 #: run: not evaluated here
 _REFUSED = frozenset({"OFFSET", "INDIRECT", "ISREF", "AREAS", "CELL", "ISFORMULA",
                       "FORMULATEXT", "INFO", "SHEET", "SHEETS", "NOW", "TODAY", "RAND",
-                      "RANDBETWEEN", "RANDARRAY", "LAMBDA", "LET", "MAP", "REDUCE", "SCAN",
-                      "BYROW", "BYCOL", "MAKEARRAY", "ISOMITTED", "SUBTOTAL", "AGGREGATE",
+                      "RANDBETWEEN", "RANDARRAY", "LET", "SUBTOTAL", "AGGREGATE",
                       "ANCHORARRAY", "SINGLE"})
 
 
@@ -200,6 +200,8 @@ class ArrayEval:
         self.key = ("rooflinexl-array", sheet, row, col)  # our functions' error records
         self.records: list[tuple] = []
         self._calls = 0
+        #: values of the LAMBDA parameters where the evaluation is (:mod:`.lambdas`)
+        self.env: dict = {}
 
     # ------------------------------------------------------------- entry
     def evaluate(self, tree):
@@ -209,7 +211,11 @@ class ArrayEval:
         tok_c = current.set(self.key)
         try:
             with np.errstate(all="ignore"):
-                return self.value(tree)
+                res = self.value(tree)
+            if lambdas.is_function(res):
+                res = self.error("#VALUE!", "a LAMBDA is the formula's value, not called "
+                                            "(Excel's #CALC!)")
+            return res
         finally:
             current.reset(tok_c)
             state_var.reset(tok_s)
@@ -227,6 +233,10 @@ class ArrayEval:
             if self.plain and not node.is_cell and all(self._frames):
                 return self.intersect(node)  # outside every call, or in one-value arguments
             return self.range(node)
+        if isinstance(node, Param):
+            return lambdas.lookup(self, node)
+        if isinstance(node, Eta):
+            return node
         if isinstance(node, Call):
             if node.name in OPERATORS:
                 return self.call(node)
@@ -236,6 +246,16 @@ class ArrayEval:
             finally:
                 self._frames.pop()
         raise Unsupported(f"node {node!r}")
+
+    def error(self, code: str, reason: str):
+        """The error value ``code``, its ``reason`` kept in :attr:`records`."""
+        self.records.append((None, 0, code, reason))
+        return _ERRORS[code]
+
+    @staticmethod
+    def array(grid: np.ndarray):
+        """A 2-D object array as the evaluator's array value."""
+        return grid.astype(object, copy=False).view(_Array)
 
     def intersect(self, node: Rng):
         """Microsoft, "Implicit intersection operator: @": a range where one value belongs
@@ -291,6 +311,8 @@ class ArrayEval:
         name = node.name
         if name in _REFUSED:
             raise Unsupported(f"function {node.written}")
+        if name in lambdas.HELPERS:
+            return lambdas.call_helper(self, node)
         if name in ("ROW", "COLUMN"):
             return self.row_col(node)
         if name in ("ROWS", "COLUMNS"):
@@ -300,6 +322,8 @@ class ArrayEval:
         if name in EXCEL_NUMBERS:
             return self.numbers(node)
         args = [self.value(a) for a in node.args]
+        if any(lambdas.is_function(a) for a in args):
+            raise Unsupported(f"a LAMBDA given to {node.written}")
         if name == "INDEX":  # a one-cell reference as a position is one value (the
             # per-cell engine's Ranges of one cell is; an array constant or a computed
             # 1x1 array is an array to it)

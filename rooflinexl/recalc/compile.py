@@ -35,8 +35,8 @@ from rooflinexl.recalc.prepass import (
 )
 from rooflinexl.recalc.refs import MAX_COL, MAX_ROW, template
 
-__all__ = ["ARRAY_MODE", "Arr", "Call", "Lit", "Node", "Rng", "Unsupported", "array_constant",
-           "compile_block", "Compiled", "per_row_function"]
+__all__ = ["ARRAY_MODE", "Arr", "Call", "Eta", "LAMBDA_MODE", "Lit", "Node", "Param", "Rng",
+           "Unsupported", "array_constant", "compile_block", "Compiled", "per_row_function"]
 
 
 class Unsupported(Exception):
@@ -104,6 +104,23 @@ class Arr:
     text: str
 
 
+@dataclass(frozen=True)
+class Param:
+    """A LAMBDA parameter (``_xlpm.x``): ``name`` upper case without the prefix. Its value
+    is bound where the LAMBDA is called (:mod:`rooflinexl.recalc.lambdas`)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Eta:
+    """A function given by name as a value (Excel's eta-reduced lambda, ``_xleta.SUM``):
+    ``name`` canonical, ``written`` as formulas' table knows it."""
+
+    name: str
+    written: str
+
+
 def array_constant(text: str):
     """The array ``formulas`` makes of the array constant ``text`` (what a function
     receives from the per-cell engine)."""
@@ -115,7 +132,7 @@ def array_constant(text: str):
         raise Unsupported(f"array constant {text}") from ex
 
 
-Node = Lit | Rng | Call | Arr
+Node = Lit | Rng | Call | Arr | Param | Eta
 
 #: operators the evaluator knows (formulas names)
 OPERATORS = frozenset({"+", "-", "*", "/", "^", "&", "=", "<>", "<", ">", "<=", ">=",
@@ -135,6 +152,13 @@ FUNCTIONS = frozenset({
 #: functions evaluated only in array mode (:mod:`rooflinexl.recalc.arrays`): element-wise
 #: choices that formulas computes over arrays, evaluated there with all their arguments
 ARRAY_MODE = frozenset({"CHOOSE", "IFS", "SWITCH"})
+#: LAMBDA and the functions taking one: evaluated only in array mode
+#: (:mod:`rooflinexl.recalc.lambdas`)
+LAMBDA_MODE = frozenset({"LAMBDA", "MAP", "REDUCE", "SCAN", "BYROW", "BYCOL", "MAKEARRAY",
+                         "ISOMITTED", "{call}"})
+#: the call of a LAMBDA a parameter holds (``LET(f, LAMBDA(x, x+1), f(2))``): its
+#: arguments are the parameter, then the values
+CALL_PARAM = "{call}"
 
 
 
@@ -434,6 +458,8 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
         if isinstance(x, Call):
             if not array and x.per_row and x.name in _ARRAY_RESULT:
                 arrays_inside = arrays_inside or f"function {x.written} returns an array"
+            if not array and x.name in LAMBDA_MODE:
+                arrays_inside = arrays_inside or f"function {x.written} takes a LAMBDA"
             if x.name == UNKNOWN and display_function_name(x.written) not in unknown:
                 unknown.append(display_function_name(x.written))
             stack.extend(x.args)
@@ -466,10 +492,12 @@ def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, refs):
         written = item[1]
         kids = [_build(a, ctx, sheet, row0, col, tpl, sticky, refs) for a in item[2]]
         up = written.upper()
+        if up.startswith("_XLPM."):  # a LAMBDA held by a parameter, called
+            return Call(CALL_PARAM, [Param(up[6:]), *kids], up)
         if up in ctx.registered:
             return Call(up, kids, up)
         canon = _canonical(written)
-        if canon in ARRAY_MODE:  # no block kernel: the block finds so, and goes to arrays
+        if canon in ARRAY_MODE or canon in LAMBDA_MODE:  # no block kernel: array mode
             return Call(canon, kids, up)
         if canon not in FUNCTIONS:
             if per_row_function(written) and all(
@@ -494,6 +522,11 @@ def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, refs):
         if item[1] not in Error.errors:
             raise Unsupported(f"error literal {item[1]}")
         return Lit(Error.errors[item[1]])
+    if kind == "ref" and item[1].upper().startswith("_XLPM."):
+        return Param(item[1][6:].upper())
+    if kind == "ref" and item[1].upper().startswith("_XLETA."):
+        written = item[1][7:].upper()
+        return Eta(_canonical(written), written)
     if kind == "ref":
         rng = _range(item[1], item[2], item[3], ctx, sheet, row0, tpl, sticky)
         if isinstance(rng, Rng):
