@@ -35,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 
 from rooflinexl.addresses import column_letters
-from rooflinexl.recalc import lambdas
+from rooflinexl.recalc import lambdas, reffunctions
 from rooflinexl.recalc.compile import OPERATORS, Arr, Call, Eta, Lit, Param, Rng, Unsupported
 from rooflinexl.recalc.functions import EXCEL_NUMBERS, excel_numbers
 from rooflinexl.recalc.kernels import BlockEval, function_of
@@ -59,7 +59,7 @@ _MAX_CELLS = 20_000_000
 _ELEMENTWISE = frozenset({"IF", "IFERROR", "IFNA", "CHOOSE", "IFS", "SWITCH"})
 #: functions that read their argument as a reference, or depend on where or when they
 #: run: not evaluated here
-_REFUSED = frozenset({"OFFSET", "INDIRECT", "ISREF", "AREAS", "CELL", "ISFORMULA",
+_REFUSED = frozenset({"OFFSET", "INDIRECT", "CELL",
                       "FORMULATEXT", "INFO", "SHEET", "SHEETS", "NOW", "TODAY", "RAND",
                       "RANDBETWEEN", "RANDARRAY", "LET", "SUBTOTAL", "AGGREGATE",
                       "ANCHORARRAY", "SINGLE"})
@@ -184,7 +184,7 @@ class ArrayEval:
     """
 
     def __init__(self, store, sheet: str, row: int, col: int, functions: dict, state,
-                 tokens, *, plain: bool = False):
+                 tokens, *, plain: bool = False, formula_cell=None):
         self.store = store
         #: a plain cell (not an array formula): a range outside every function call, or in
         #: the arguments of functions taking one value each, is the one cell in the
@@ -202,6 +202,8 @@ class ArrayEval:
         self._calls = 0
         #: values of the LAMBDA parameters where the evaluation is (:mod:`.lambdas`)
         self.env: dict = {}
+        #: (sheet, row, col) -> whether the cell holds a formula (ISFORMULA), or None
+        self.formula_cell = formula_cell
 
     # ------------------------------------------------------------- entry
     def evaluate(self, tree):
@@ -270,6 +272,10 @@ class ArrayEval:
             return _ERRORS["#VALUE!"]
         return self.store.objects(node.sheet, r, c, r, c).copy().view(_Array)
 
+    def rows_of(self, node: Rng) -> tuple[int, int]:
+        """The first and last row of the reference ``node`` where the formula is."""
+        return self._rows(node)
+
     def _rows(self, node: Rng) -> tuple[int, int]:
         a = node.r1 + self.row if node.r1_rel else node.r1
         b = node.r2 + self.row if node.r2_rel else node.r2
@@ -313,6 +319,8 @@ class ArrayEval:
             raise Unsupported(f"function {node.written}")
         if name in lambdas.HELPERS:
             return lambdas.call_helper(self, node)
+        if name in reffunctions.REFERENCE_FUNCTIONS:
+            return reffunctions.reference_function(self, node)
         if name in ("ROW", "COLUMN"):
             return self.row_col(node)
         if name in ("ROWS", "COLUMNS"):

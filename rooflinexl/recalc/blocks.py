@@ -53,6 +53,7 @@ from rooflinexl.ooxml import Limits
 from rooflinexl.ooxml.sheetxml import paused_gc
 from rooflinexl.recalc import dynamic, engine
 from rooflinexl.recalc.arrays import ArrayEval, first_value, lay_out
+from rooflinexl.recalc.reffunctions import FormulaCells
 from rooflinexl.recalc.compile import (
     Call,
     Compiled,
@@ -784,6 +785,13 @@ class _Run:
         #: unit -> id of its cycle, for cycles evaluated by iteration (calcPr iterate)
         self.cycle_of: dict[int, int] = {u.id: u.cycle for u in units if u.cycle is not None}
         self._index: _Index | None = None  # which unit writes which cells (dynamic refs)
+        self._formula_cells: FormulaCells | None = None
+
+    def formula_cell(self, sheet: str, row: int, col: int) -> bool:
+        """Whether the cell holds a formula (ISFORMULA in the array evaluator)."""
+        if self._formula_cells is None:
+            self._formula_cells = FormulaCells(self.book)
+        return self._formula_cells(sheet, row, col)
 
     def block(self, u: Unit) -> None:
         if u.array_mode:
@@ -815,7 +823,7 @@ class _Run:
         if u.region is not None:
             r0, c0, r1, c1 = u.region
             ev = ArrayEval(self.store, u.sheet, u.r0, u.col, self.functions, self.state,
-                           tokens)
+                           tokens, formula_cell=self.formula_cell)
             grid = lay_out(ev.evaluate(tree), r1 - r0 + 1, c1 - c0 + 1)
             cols = [Vec.from_objects(grid[:, j]).blank_as_zero()
                     for j in range(c1 - c0 + 1)]
@@ -831,7 +839,7 @@ class _Run:
         records: dict[int, list] = {}
         for i in range(n):
             ev = ArrayEval(self.store, u.sheet, u.r0 + i, u.col, self.functions, self.state,
-                           tokens, plain=True)
+                           tokens, plain=True, formula_cell=self.formula_cell)
             x = first_value(ev.evaluate(tree))
             v = Vec.from_objects([x]).blank_as_zero()
             acc.kind[i], acc.num[i] = v.kind[0], v.num[0]

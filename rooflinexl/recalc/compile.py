@@ -35,7 +35,8 @@ from rooflinexl.recalc.prepass import (
 )
 from rooflinexl.recalc.refs import MAX_COL, MAX_ROW, template
 
-__all__ = ["ARRAY_MODE", "Arr", "Call", "Eta", "LAMBDA_MODE", "Lit", "Node", "Param", "Rng",
+__all__ = ["ARRAY_MODE", "Arr", "Call", "Eta", "LAMBDA_MODE", "Lit", "Node", "Param",
+           "REFERENCE_MODE", "Rng", "UNION",
            "Unsupported", "array_constant", "compile_block", "Compiled", "per_row_function"]
 
 
@@ -159,6 +160,10 @@ LAMBDA_MODE = frozenset({"LAMBDA", "MAP", "REDUCE", "SCAN", "BYROW", "BYCOL", "M
 #: the call of a LAMBDA a parameter holds (``LET(f, LAMBDA(x, x+1), f(2))``): its
 #: arguments are the parameter, then the values
 CALL_PARAM = "{call}"
+#: a union of references (``(A1:A3,C1:C3)``): its arguments are the areas
+UNION = "{union}"
+#: functions of a reference itself (:mod:`rooflinexl.recalc.reffunctions`): array mode
+REFERENCE_MODE = frozenset({"ISREF", "AREAS", "ISFORMULA", UNION})
 
 
 
@@ -458,8 +463,8 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
         if isinstance(x, Call):
             if not array and x.per_row and x.name in _ARRAY_RESULT:
                 arrays_inside = arrays_inside or f"function {x.written} returns an array"
-            if not array and x.name in LAMBDA_MODE:
-                arrays_inside = arrays_inside or f"function {x.written} takes a LAMBDA"
+            if not array and (x.name in LAMBDA_MODE or x.name in REFERENCE_MODE):
+                arrays_inside = arrays_inside or f"function {x.written}: array mode"
             if x.name == UNKNOWN and display_function_name(x.written) not in unknown:
                 unknown.append(display_function_name(x.written))
             stack.extend(x.args)
@@ -497,7 +502,7 @@ def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, refs):
         if up in ctx.registered:
             return Call(up, kids, up)
         canon = _canonical(written)
-        if canon in ARRAY_MODE or canon in LAMBDA_MODE:  # no block kernel: array mode
+        if canon in ARRAY_MODE or canon in LAMBDA_MODE or canon in REFERENCE_MODE:
             return Call(canon, kids, up)
         if canon not in FUNCTIONS:
             if per_row_function(written) and all(

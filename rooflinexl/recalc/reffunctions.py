@@ -1,0 +1,101 @@
+"""Functions of a reference itself, not of its values, in the array evaluator: ISREF,
+AREAS, ISFORMULA.
+
+Microsoft, "ISREF function" (TRUE when the value is a reference), "AREAS function" (the
+number of areas in a reference; several areas written as a union in parentheses,
+``AREAS((B2:D4,E5,F6:I9))`` is 3), "ISFORMULA function" (TRUE when the referenced cell
+holds a formula; of a range in an array formula, one TRUE/FALSE per cell, as Excel cached
+for ``{=ISFORMULA(C10:J10)}`` in the `formulas` project's test.xlsx, sheet INFORMATION;
+read 2026-12-01). A cell of a legacy (Ctrl+Shift+Enter) array formula's range holds the
+formula; the cells a dynamic array spills into do not.
+
+What the evaluator cannot tell from the formula alone (an argument that may or may not
+be a reference: IF, CHOOSE, INDEX, a LAMBDA parameter ...) raises
+:class:`~rooflinexl.recalc.compile.Unsupported`; those cells go per cell.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from rooflinexl.recalc.compile import OPERATORS, UNION, Arr, Call, Lit, Rng, Unsupported
+
+__all__ = ["REFERENCE_FUNCTIONS", "FormulaCells", "reference_function"]
+
+#: the functions of a reference evaluated here
+REFERENCE_FUNCTIONS = frozenset({"ISREF", "AREAS", "ISFORMULA"})
+#: functions whose result may be a reference: ISREF of them is not decided here
+_MAYBE_REFERENCE = frozenset({"INDEX", "OFFSET", "INDIRECT", "IF", "IFS", "IFERROR", "IFNA",
+                              "CHOOSE", "SWITCH", "XLOOKUP", "LET", "LAMBDA", "{call}",
+                              "SINGLE", "ANCHORARRAY", "TRIMRANGE", "TAKE", "DROP",
+                              "CHOOSEROWS", "CHOOSECOLS", "SORT", "SORTBY", "FILTER",
+                              "UNIQUE", "VSTACK", "HSTACK"})
+#: ISFORMULA of more cells than this is not built here
+_MAX_CELLS = 1_000_000
+
+
+class FormulaCells:
+    """Which cells of a workbook (:class:`~rooflinexl.recalc.loader.Book`) hold a formula.
+
+    >>> from types import SimpleNamespace as NS
+    >>> s = NS(name="S", f_rows=[2], f_cols=[3], special=[NS(row=5, col=1, kind="array",
+    ...        array_ref=(5, 1, 6, 2), dynamic=False)])
+    >>> cells = FormulaCells(NS(sheets=[s]))
+    >>> cells("S", 2, 3), cells("S", 6, 2), cells("S", 2, 2)
+    (True, True, False)
+    """
+
+    def __init__(self, book):
+        self.cells: dict[str, set] = {}
+        self.areas: dict[str, list] = {}
+        for s in book.sheets:
+            cells = set(zip(s.f_rows, s.f_cols, strict=True))
+            for fc in s.special:
+                cells.add((fc.row, fc.col))
+                if fc.kind == "array" and fc.array_ref is not None and not fc.dynamic:
+                    self.areas.setdefault(s.name, []).append(fc.array_ref)
+            self.cells[s.name] = cells
+
+    def __call__(self, sheet: str, row: int, col: int) -> bool:
+        return (row, col) in self.cells.get(sheet, ()) or any(
+            r1 <= row <= r2 and c1 <= col <= c2 for r1, c1, r2, c2 in self.areas.get(sheet, ()))
+
+
+def _is_reference(node) -> bool:
+    if isinstance(node, Rng):
+        return True
+    if isinstance(node, Call) and node.name == UNION:
+        return True
+    if isinstance(node, (Lit, Arr)) or isinstance(node, Call) and (
+            node.name in OPERATORS or node.name not in _MAYBE_REFERENCE):
+        return False
+    raise Unsupported("ISREF of what may be a reference")
+
+
+def reference_function(ev, node: Call):
+    """The value of an ISREF, AREAS or ISFORMULA call ``node`` in ``ev`` (an
+    :class:`~rooflinexl.recalc.arrays.ArrayEval`)."""
+    name = node.name
+    if len(node.args) != 1:
+        return ev.error("#VALUE!", f"{name} takes one argument")
+    arg = node.args[0]
+    if name == "ISREF":
+        return _is_reference(arg)
+    if name == "AREAS":
+        if isinstance(arg, Rng):
+            return 1.0
+        if isinstance(arg, Call) and arg.name == UNION:
+            return float(len(arg.args))
+        raise Unsupported("AREAS of other than a reference")
+    # ISFORMULA
+    if not isinstance(arg, Rng) or ev.formula_cell is None:
+        raise Unsupported("ISFORMULA of other than a reference")
+    a, b = ev.rows_of(arg)
+    if (a, arg.c1) == (b, arg.c2):
+        return ev.formula_cell(arg.sheet, a, arg.c1)
+    if ev.plain:
+        raise Unsupported("ISFORMULA of a range in a plain cell")
+    if (b - a + 1) * (arg.c2 - arg.c1 + 1) > _MAX_CELLS:
+        raise Unsupported("ISFORMULA of a range too large")
+    out = np.array([[ev.formula_cell(arg.sheet, r, c) for c in range(arg.c1, arg.c2 + 1)]
+                    for r in range(a, b + 1)], dtype=object)
+    return ev.array(out)
