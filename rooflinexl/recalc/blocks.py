@@ -53,7 +53,6 @@ from rooflinexl.ooxml import Limits
 from rooflinexl.ooxml.sheetxml import paused_gc
 from rooflinexl.recalc import dynamic, engine
 from rooflinexl.recalc.arrays import ArrayEval, first_value, lay_out
-from rooflinexl.recalc.reffunctions import FormulaCells
 from rooflinexl.recalc.compile import (
     Call,
     Compiled,
@@ -81,6 +80,7 @@ from rooflinexl.recalc.prepass import (
     set_text,
     use_sheet_order,
 )
+from rooflinexl.recalc.reffunctions import FormulaCells
 from rooflinexl.recalc.refs import (
     group_keys,
     r1c1_key,
