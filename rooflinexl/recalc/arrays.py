@@ -36,7 +36,17 @@ import numpy as np
 
 from rooflinexl.addresses import column_letters
 from rooflinexl.recalc import lambdas, reffunctions
-from rooflinexl.recalc.compile import OPERATORS, Arr, Call, Eta, Lit, Param, Rng, Unsupported
+from rooflinexl.recalc.compile import (
+    OPERATORS,
+    UNION,
+    Arr,
+    Call,
+    Eta,
+    Lit,
+    Param,
+    Rng,
+    Unsupported,
+)
 from rooflinexl.recalc.functions import EXCEL_NUMBERS, excel_numbers
 from rooflinexl.recalc.kernels import BlockEval, function_of
 from rooflinexl.recalc.prepass import SCALAR_ARGUMENT_FUNCTIONS
@@ -321,6 +331,8 @@ class ArrayEval:
             return lambdas.call_helper(self, node)
         if name in reffunctions.REFERENCE_FUNCTIONS:
             return reffunctions.reference_function(self, node)
+        if name == UNION:
+            raise Unsupported("a union of references outside AREAS, ISREF, SUM ...")
         if name in ("ROW", "COLUMN"):
             return self.row_col(node)
         if name in ("ROWS", "COLUMNS"):
@@ -431,6 +443,9 @@ class ArrayEval:
         in_errors: list = []
         args = []
         for a in node.args:
+            if isinstance(a, Call) and a.name == UNION:  # each area a reference argument
+                args.extend((False, engine.to_host(self.range(r), in_errors)) for r in a.args)
+                continue
             x = self.value(a)
             ref = isinstance(a, Rng) or isinstance(a, Call) and a.name == "INDEX"
             if ref:

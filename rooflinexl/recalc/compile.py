@@ -515,6 +515,14 @@ def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, refs):
         if up != canon and canon not in _PREFIXED:
             raise Unsupported(f"function {written} unknown to the per-cell engine")
         return Call(canon, kids, up)
+    if kind == "union":
+        kids = [_build(a, ctx, sheet, row0, col, tpl, sticky, refs) for a in item[1]]
+        if not all(isinstance(k, Rng) for k in kids):
+            raise Unsupported("a union of other than ranges")
+        return Call(UNION, kids, UNION)
+    if kind == "isect":
+        return _intersection(*[_build(a, ctx, sheet, row0, col, tpl, sticky, refs)
+                               for a in item[1]])
     if kind in ("num", "str", "bool"):
         return Lit(item[1])
     if kind == "array":
@@ -546,6 +554,30 @@ def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, refs):
                     stack.extend(x.args)
         return rng
     raise Unsupported(f"operand {item!r}")
+
+
+def _intersection(a, b):
+    """Microsoft, "Calculation operators and precedence in Excel": the space is the
+    intersection operator, the cells common to two references; none in common is
+    ``#NULL!``."""
+    from formulas.tokens.operand import Error
+
+    if isinstance(a, Call) and a.name == UNION or isinstance(b, Call) and b.name == UNION:
+        # (A,B) C is (A C, B C), an area per pair (test.xlsx LOOKUP!V4: 4 areas, two alike)
+        parts = [_intersection(x, y) for x in (a.args if isinstance(a, Call) else [a])
+                 for y in (b.args if isinstance(b, Call) else [b])]
+        if not all(isinstance(p, Rng) for p in parts):  # not seen in Excel's saved values
+            raise Unsupported("an intersection of a union with areas of nothing in common")
+        return Call(UNION, parts, UNION)
+    if not (isinstance(a, Rng) and isinstance(b, Rng)) or a.sheet != b.sheet:
+        raise Unsupported("an intersection of other than two ranges of one sheet")
+    if len({a.r1_rel, a.r2_rel, b.r1_rel, b.r2_rel}) != 1:
+        raise Unsupported("an intersection of fixed and relative rows")
+    r1, r2 = max(a.r1, b.r1), min(a.r2, b.r2)
+    c1, c2 = max(a.c1, b.c1), min(a.c2, b.c2)
+    if r1 > r2 or c1 > c2:
+        return Lit(Error.errors["#NULL!"])
+    return Rng(a.sheet, r1, c1, r2, c2, a.r1_rel, a.r2_rel)
 
 
 def _range(span: str, start: int, end: int, ctx: Context, sheet, row0, tpl, sticky) -> Node:

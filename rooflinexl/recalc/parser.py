@@ -22,12 +22,13 @@ The tree's nodes are tuples:
   ``$1:$2``) or a defined name, with its span in the parsed text;
 * ``("op", symbol, [operands])``: ``+ - * / ^ & = <> < > <= >=``, ``u-``, ``u+``, ``%``;
 * ``("call", name as written, [arguments])``;
-* ``("array", text)``: an array constant as written (``{1,2;3,4}``).
+* ``("array", text)``: an array constant as written (``{1,2;3,4}``);
+* ``("union", [references])``: ``(A1:A3,C1:C3)``; ``("isect", [reference, reference])``:
+  ``A1:C3 B2:D4`` (the reference operators comma and space).
 
-What the block evaluator does not cover is refused with :class:`ParseError`: the reference
-operators (intersection by a space, union by a comma inside parentheses, ``:`` between
-anything but two cell or row/column references), structured references and the spill
-operator; those formulas go to the per-cell path.
+What the block evaluator does not cover is refused with :class:`ParseError`: ``:``
+between anything but two cell or row/column references, structured references and the
+spill operator; those formulas go to the per-cell path.
 
 >>> parse("-2^2%+SUM(A1:B2,,S!$C$3)&\\"x\\"")[0:2]
 ('op', '&')
@@ -43,6 +44,10 @@ from __future__ import annotations
 from rooflinexl.recalc.prepass import tokenize
 
 __all__ = ["ParseError", "parse"]
+
+
+#: nodes that are references (operands of the union and intersection operators)
+_REFERENCE_NODES = ("ref", "union", "isect")
 
 
 class ParseError(ValueError):
@@ -143,6 +148,11 @@ def _expr(s: _Stream, min_bp: int):
             left = ("op", "%", [left])
             continue
         found = _binary_op(s)
+        if (found is None and left[0] in _REFERENCE_NODES and s.toks[s.i][0] == "ws"
+                and (t[0] in ("word", "quoted") or t[1] == "(")):
+            s.skip_ws()  # an intersection: A1:C3 B2:D4 (tighter than every operator)
+            left = ("isect", [left, _primary(s)])
+            continue
         if found is None:
             if t[0] != "op" or t[1] not in (",", ")", ";", "}"):
                 raise ParseError(f"operator {t[1]!r}")  # intersection, spill, ...
@@ -189,11 +199,18 @@ def _primary(s: _Stream):
     if kind == "str":
         return ("str", text[1:-1].replace('""', '"'))
     if kind == "op" and text == "(":
-        inner = _expr(s, 0)
+        items = [_expr(s, 0)]
+        while (t := s.peek()) is not None and t[1] == ",":  # a union: (A1:A3,C1:C3)
+            s.next()
+            items.append(_expr(s, 0))
         t = s.next() if not s.at_end() else None
         if t is None or t[1] != ")":
-            raise ParseError("unbalanced parenthesis or a union of references")
-        return inner
+            raise ParseError("unbalanced parenthesis")
+        if len(items) > 1:
+            if not all(x[0] in _REFERENCE_NODES for x in items):
+                raise ParseError("a union of other than references")
+            return ("union", items)
+        return items[0]
     if kind == "op" and text == "#":
         code = "#"
         while len(code) < 15 and code.upper() not in _ERRORS and s.i < len(s.toks):
