@@ -562,6 +562,9 @@ def _intersection(a, b):
     ``#NULL!``."""
     from formulas.tokens.operand import Error
 
+    for x in (a, b):  # A1:B1 C1:D1 E1:F1: nothing in common already
+        if isinstance(x, Lit) and x.value is Error.errors["#NULL!"]:
+            return x
     if isinstance(a, Call) and a.name == UNION or isinstance(b, Call) and b.name == UNION:
         # (A,B) C is (A C, B C), an area per pair (test.xlsx LOOKUP!V4: 4 areas, two alike)
         parts = [_intersection(x, y) for x in (a.args if isinstance(a, Call) else [a])

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from rooflinexl.recalc.compile import OPERATORS, UNION, Arr, Call, Lit, Rng, Unsupported
+from rooflinexl.recalc.values import ERR, kind_of
 
 __all__ = ["REFERENCE_FUNCTIONS", "FormulaCells", "reference_function"]
 
@@ -85,6 +86,8 @@ def reference_function(ev, node: Call):
             return 1.0
         if isinstance(arg, Call) and arg.name == UNION:
             return float(len(arg.args))
+        if isinstance(arg, Lit) and kind_of(arg.value) == ERR:  # an empty intersection
+            return arg.value
         raise Unsupported("AREAS of other than a reference")
     # ISFORMULA
     if not isinstance(arg, Rng) or ev.formula_cell is None:

@@ -1,0 +1,90 @@
+"""ISREF, AREAS, ISFORMULA, the union and intersection operators and SEARCH in array
+formulas, against Excel's values, through both engines (``ENGINES``), in the array
+evaluator (no cell per cell).
+
+Cases retyped (with their input cells) from the `formulas` project's ``test.xlsx``, saved
+by Excel (sheets LOOKUP, INFORMATION, TEXT; cited by cell), with the values Excel cached;
+the SUM cases are hand derivations of Microsoft's "Calculation operators and precedence
+in Excel" (comma: union, space: intersection, ``#NULL!`` where two areas have nothing in
+common).
+"""
+from __future__ import annotations
+
+import openpyxl
+import pytest
+from openpyxl.worksheet.formula import ArrayFormula
+
+from rooflinexl.recalc.book import recalc_book
+from tests.formula_cases import ENGINES, matches_excel
+
+#: (formula in a plain cell of row 1, Excel's value); inputs: C1:F1 = 1, 2, 3, 4 and
+#: C2:F2 = 10, 20, 30, 40, D3 holds a formula
+PLAIN_CASES = [
+    ("=AREAS(C1:F1)", 1),  # LOOKUP!R4
+    ("=AREAS((D1:G1,I1:J1,K1:N1))", 3),  # LOOKUP!S4
+    ("=AREAS((E1:H1 J1:K1 L1:O1))", "#NULL!"),  # LOOKUP!T4
+    ("=AREAS(((F1:G1,G1:I1,F3:G3,G3:I3) G1:G8))", 4),  # LOOKUP!V4: two areas alike
+    ("=ISREF(0)", False),  # INFORMATION!R17
+    ('=ISREF("")', False),  # INFORMATION!W17
+    ("=ISREF(D1)", True),  # INFORMATION!S17
+    ("=ISREF((C1,D1))", True),
+    ("=_xlfn.ISFORMULA(D3)", True),
+    ("=_xlfn.ISFORMULA(D2)", False),
+    # a union: every area's numbers; an intersection: the cells in common
+    ("=SUM((C1:D1,E2:F2))", 1 + 2 + 30 + 40),
+    ("=SUM(C1:F2 D1:E2)", 2 + 3 + 20 + 30),
+    ("=COUNT((C1:C2,F1:F2),C1)", 5),
+    ("=SUM(C1:D1 E1:F1)", "#NULL!"),
+]
+
+
+def _evaluate(tmp_path, place):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    for j, (a, b) in enumerate(zip([1, 2, 3, 4], [10, 20, 30, 40], strict=True)):
+        ws.cell(1, 3 + j, a)
+        ws.cell(2, 3 + j, b)
+    ws["D3"] = "=C1+1"
+    place(ws)
+    path = tmp_path / "refs.xlsx"
+    wb.save(path)
+    return {e: recalc_book(path, write=False, engine=e).evaluation for e in ENGINES}
+
+
+def test_reference_functions_in_plain_cells_match_excel(tmp_path):
+    cells = {f: f"A{10 + i}" for i, (f, _w) in enumerate(PLAIN_CASES)}
+
+    def place(ws):
+        for f, c in cells.items():
+            ws[c] = f
+
+    evs = _evaluate(tmp_path, place)
+    for engine, ev in evs.items():
+        for f, want in PLAIN_CASES:
+            got = ev.cells[("S", cells[f])].value
+            assert matches_excel(got, want), (engine, f, got, want)
+    assert evs["auto"].paths.cell_cells == 0, evs["auto"].paths.fallbacks
+
+
+@pytest.mark.parametrize("ref,formula,want", [
+    # INFORMATION!AH10:AW10 (ISFORMULA of a range: one value per cell, #N/A past it)
+    ("H5:K5", "=_xlfn.ISFORMULA(C3:E3)", [False, True, False, "#N/A"]),
+    # INFORMATION!AG17 and AH17:AW17: ISREF of a range is one TRUE
+    ("H5:I5", "=ISREF(C1:E1)", [True, True]),
+    # TEXT!AH39:AJ39 and AK39:AM39 (C39:D39 = 0, 1.9 retyped at C6:D6)
+    ("H5:J5", '=SEARCH({"BASE","bau"},"database")', [5, "#VALUE!", "#N/A"]),
+    ("H6:J6", '=SEARCH({"bau","BASE"},"database",C6:D6)', ["#VALUE!", 5, "#N/A"]),
+])
+def test_reference_functions_in_array_formulas_match_excel(tmp_path, ref, formula, want):
+    def place(ws):
+        ws["C6"], ws["D6"] = 0, 1.9
+        ws[ref.split(":")[0]] = ArrayFormula(ref, formula)
+
+    evs = _evaluate(tmp_path, place)
+    row = openpyxl.Workbook().active[ref][0]
+    for engine, ev in evs.items():
+        got = [ev.cells[("S", c.coordinate)].value for c in row]
+        assert all(matches_excel(g, w) for g, w in zip(got, want, strict=True)), (
+            engine, got, want)
+    assert evs["auto"].paths.cell_cells == 0, evs["auto"].paths.fallbacks
