@@ -1,4 +1,4 @@
-"""ISREF, AREAS, ISFORMULA, the union and intersection operators and SEARCH in array
+"""ISREF, AREAS, ISFORMULA, FORMULATEXT, the union and intersection operators and SEARCH in array
 formulas, against Excel's values, through both engines (``ENGINES``), in the array
 evaluator (no cell per cell).
 
@@ -18,7 +18,7 @@ from rooflinexl.recalc.book import recalc_book
 from tests.formula_cases import ENGINES, matches_excel
 
 #: (formula in a plain cell of row 1, Excel's value); inputs: C1:F1 = 1, 2, 3, 4 and
-#: C2:F2 = 10, 20, 30, 40, D3 holds a formula
+#: C2:F2 = 10, 20, 30, 40, D3 and E3 hold formulas
 PLAIN_CASES = [
     ("=AREAS(C1:F1)", 1),  # LOOKUP!R4
     ("=AREAS((D1:G1,I1:J1,K1:N1))", 3),  # LOOKUP!S4
@@ -35,6 +35,12 @@ PLAIN_CASES = [
     ("=SUM(C1:F2 D1:E2)", 2 + 3 + 20 + 30),
     ("=COUNT((C1:C2,F1:F2),C1)", 5),
     ("=SUM(C1:D1 E1:F1)", "#NULL!"),
+    # Microsoft, "FORMULATEXT function": the formula as the formula bar shows it (no
+    # _xlfn. prefix); #N/A of a cell without a formula; a range: its upper-left cell
+    ("=FORMULATEXT(D3)", "=C1+1"),
+    ("=_xlfn.FORMULATEXT(E3)", "=CONCAT(C1,D1)"),
+    ("=_xlfn.FORMULATEXT(D3:E3)", "=C1+1"),
+    ("=_xlfn.FORMULATEXT(C1)", "#N/A"),
 ]
 
 
@@ -46,6 +52,7 @@ def _evaluate(tmp_path, place):
         ws.cell(1, 3 + j, a)
         ws.cell(2, 3 + j, b)
     ws["D3"] = "=C1+1"
+    ws["E3"] = "=_xlfn.CONCAT(C1,D1)"
     place(ws)
     path = tmp_path / "refs.xlsx"
     wb.save(path)
@@ -69,7 +76,7 @@ def test_reference_functions_in_plain_cells_match_excel(tmp_path):
 
 @pytest.mark.parametrize("ref,formula,want", [
     # INFORMATION!AH10:AW10 (ISFORMULA of a range: one value per cell, #N/A past it)
-    ("H5:K5", "=_xlfn.ISFORMULA(C3:E3)", [False, True, False, "#N/A"]),
+    ("H5:L5", "=_xlfn.ISFORMULA(C3:F3)", [False, True, True, False, "#N/A"]),
     # INFORMATION!AG17 and AH17:AW17: ISREF of a range is one TRUE
     ("H5:I5", "=ISREF(C1:E1)", [True, True]),
     # TEXT!AH39:AJ39 and AK39:AM39 (C39:D39 = 0, 1.9 retyped at C6:D6)

@@ -70,7 +70,7 @@ _ELEMENTWISE = frozenset({"IF", "IFERROR", "IFNA", "CHOOSE", "IFS", "SWITCH"})
 #: functions that read their argument as a reference, or depend on where or when they
 #: run: not evaluated here
 _REFUSED = frozenset({"OFFSET", "INDIRECT", "CELL",
-                      "FORMULATEXT", "INFO", "SHEET", "SHEETS", "NOW", "TODAY", "RAND",
+                      "INFO", "SHEET", "SHEETS", "NOW", "TODAY", "RAND",
                       "RANDBETWEEN", "RANDARRAY", "LET", "SUBTOTAL", "AGGREGATE",
                       "ANCHORARRAY", "SINGLE"})
 
@@ -194,7 +194,7 @@ class ArrayEval:
     """
 
     def __init__(self, store, sheet: str, row: int, col: int, functions: dict, state,
-                 tokens, *, plain: bool = False, formula_cell=None):
+                 tokens, *, plain: bool = False, cells=None):
         self.store = store
         #: a plain cell (not an array formula): a range outside every function call, or in
         #: the arguments of functions taking one value each, is the one cell in the
@@ -212,8 +212,9 @@ class ArrayEval:
         self._calls = 0
         #: values of the LAMBDA parameters where the evaluation is (:mod:`.lambdas`)
         self.env: dict = {}
-        #: (sheet, row, col) -> whether the cell holds a formula (ISFORMULA), or None
-        self.formula_cell = formula_cell
+        #: which cells hold which formulas (ISFORMULA, FORMULATEXT): a
+        #: :class:`~rooflinexl.recalc.reffunctions.FormulaCells`, or None
+        self.cells = cells
 
     # ------------------------------------------------------------- entry
     def evaluate(self, tree):

@@ -787,11 +787,12 @@ class _Run:
         self._index: _Index | None = None  # which unit writes which cells (dynamic refs)
         self._formula_cells: FormulaCells | None = None
 
-    def formula_cell(self, sheet: str, row: int, col: int) -> bool:
-        """Whether the cell holds a formula (ISFORMULA in the array evaluator)."""
+    @property
+    def formula_cells(self) -> FormulaCells:
+        """Which cells hold which formulas (ISFORMULA, FORMULATEXT in the array evaluator)."""
         if self._formula_cells is None:
             self._formula_cells = FormulaCells(self.book)
-        return self._formula_cells(sheet, row, col)
+        return self._formula_cells
 
     def block(self, u: Unit) -> None:
         if u.array_mode:
@@ -823,7 +824,7 @@ class _Run:
         if u.region is not None:
             r0, c0, r1, c1 = u.region
             ev = ArrayEval(self.store, u.sheet, u.r0, u.col, self.functions, self.state,
-                           tokens, formula_cell=self.formula_cell)
+                           tokens, cells=self.formula_cells)
             grid = lay_out(ev.evaluate(tree), r1 - r0 + 1, c1 - c0 + 1)
             cols = [Vec.from_objects(grid[:, j]).blank_as_zero()
                     for j in range(c1 - c0 + 1)]
@@ -839,7 +840,7 @@ class _Run:
         records: dict[int, list] = {}
         for i in range(n):
             ev = ArrayEval(self.store, u.sheet, u.r0 + i, u.col, self.functions, self.state,
-                           tokens, plain=True, formula_cell=self.formula_cell)
+                           tokens, plain=True, cells=self.formula_cells)
             x = first_value(ev.evaluate(tree))
             v = Vec.from_objects([x]).blank_as_zero()
             acc.kind[i], acc.num[i] = v.kind[0], v.num[0]

@@ -163,7 +163,9 @@ CALL_PARAM = "{call}"
 #: a union of references (``(A1:A3,C1:C3)``): its arguments are the areas
 UNION = "{union}"
 #: functions of a reference itself (:mod:`rooflinexl.recalc.reffunctions`): array mode
-REFERENCE_MODE = frozenset({"ISREF", "AREAS", "ISFORMULA", UNION})
+REFERENCE_MODE = frozenset({"ISREF", "AREAS", "ISFORMULA", "FORMULATEXT", UNION})
+#: of these, the functions that do not read their reference's values (no dependency)
+_NOT_READING = frozenset({"ISREF", "AREAS", "ISFORMULA", "FORMULATEXT"})
 
 
 
@@ -495,7 +497,8 @@ def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, refs):
         return Call(name, kids, name.upper())
     if kind == "call":
         written = item[1]
-        kids = [_build(a, ctx, sheet, row0, col, tpl, sticky, refs) for a in item[2]]
+        reads = [] if _canonical(written) in _NOT_READING else refs
+        kids = [_build(a, ctx, sheet, row0, col, tpl, sticky, reads) for a in item[2]]
         up = written.upper()
         if up.startswith("_XLPM."):  # a LAMBDA held by a parameter, called
             return Call(CALL_PARAM, [Param(up[6:]), *kids], up)

@@ -1,13 +1,15 @@
 """Functions of a reference itself, not of its values, in the array evaluator: ISREF,
-AREAS, ISFORMULA.
+AREAS, ISFORMULA, FORMULATEXT.
 
 Microsoft, "ISREF function" (TRUE when the value is a reference), "AREAS function" (the
 number of areas in a reference; several areas written as a union in parentheses,
 ``AREAS((B2:D4,E5,F6:I9))`` is 3), "ISFORMULA function" (TRUE when the referenced cell
 holds a formula; of a range in an array formula, one TRUE/FALSE per cell, as Excel cached
 for ``{=ISFORMULA(C10:J10)}`` in the `formulas` project's test.xlsx, sheet INFORMATION;
-read 2026-12-01). A cell of a legacy (Ctrl+Shift+Enter) array formula's range holds the
-formula; the cells a dynamic array spills into do not.
+read 2026-12-01), "FORMULATEXT function" (the formula as the formula bar shows it, of a
+range's upper-left cell; ``#N/A`` where there is no formula). A cell of a legacy
+(Ctrl+Shift+Enter) array formula's range holds the formula; the cells a dynamic array
+spills into do not.
 
 What the evaluator cannot tell from the formula alone (an argument that may or may not
 be a reference: IF, CHOOSE, INDEX, a LAMBDA parameter ...) raises
@@ -23,7 +25,7 @@ from rooflinexl.recalc.values import ERR, kind_of
 __all__ = ["REFERENCE_FUNCTIONS", "FormulaCells", "reference_function"]
 
 #: the functions of a reference evaluated here
-REFERENCE_FUNCTIONS = frozenset({"ISREF", "AREAS", "ISFORMULA"})
+REFERENCE_FUNCTIONS = frozenset({"ISREF", "AREAS", "ISFORMULA", "FORMULATEXT"})
 #: functions whose result may be a reference: ISREF of them is not decided here
 _MAYBE_REFERENCE = frozenset({"INDEX", "OFFSET", "INDIRECT", "IF", "IFS", "IFERROR", "IFNA",
                               "CHOOSE", "SWITCH", "XLOOKUP", "LET", "LAMBDA", "{call}",
@@ -46,6 +48,8 @@ class FormulaCells:
     """
 
     def __init__(self, book):
+        self.book = book
+        self._texts: dict[str, dict] = {}
         self.cells: dict[str, set] = {}
         self.areas: dict[str, list] = {}
         for s in book.sheets:
@@ -60,6 +64,44 @@ class FormulaCells:
         return (row, col) in self.cells.get(sheet, ()) or any(
             r1 <= row <= r2 and c1 <= col <= c2 for r1, c1, r2, c2 in self.areas.get(sheet, ()))
 
+    def text(self, sheet: str, row: int, col: int) -> str | None:
+        """The formula of the cell as written in the file (``=...``; a shared formula's
+        child written out from its master; an array formula's in its anchor only), or
+        None.
+
+        Raises
+        ------
+        Unsupported
+            A what-if data table's cell.
+        """
+        texts = self._texts.get(sheet)
+        if texts is None:
+            texts = self._texts[sheet] = self._read(sheet)
+        text = texts.get((row, col))
+        if text is _DATA_TABLE:
+            raise Unsupported("FORMULATEXT of a what-if data table's cell")
+        return text
+
+    def _read(self, sheet: str) -> dict:
+        from rooflinexl.recalc.refs import render, template
+
+        s = next(x for x in self.book.sheets if x.name == sheet)
+        texts: dict = dict(zip(zip(s.f_rows, s.f_cols, strict=True), s.f_texts, strict=True))
+        masters: dict = {}
+        for fc in s.special:
+            if fc.kind == "shared" and not fc.text:
+                if fc.shared not in s.shared:
+                    continue
+                if fc.shared not in masters:
+                    r, c, t = s.shared[fc.shared]
+                    masters[fc.shared] = template(t, r, c)
+                texts[(fc.row, fc.col)] = render(masters[fc.shared], fc.row, fc.col)
+            else:
+                texts[(fc.row, fc.col)] = _DATA_TABLE if fc.kind == "dataTable" else fc.text
+        return texts
+
+
+_DATA_TABLE = object()
 
 def _is_reference(node) -> bool:
     if isinstance(node, Rng):
@@ -89,16 +131,26 @@ def reference_function(ev, node: Call):
         if isinstance(arg, Lit) and kind_of(arg.value) == ERR:  # an empty intersection
             return arg.value
         raise Unsupported("AREAS of other than a reference")
+    if name == "FORMULATEXT":
+        if not isinstance(arg, Rng) or ev.cells is None:
+            raise Unsupported("FORMULATEXT of other than a reference")
+        from rooflinexl.recalc.prepass import displayed_formula
+
+        a, _b = ev.rows_of(arg)
+        text = ev.cells.text(arg.sheet, a, arg.c1)
+        if text is None:
+            return ev.error("#N/A", "FORMULATEXT: the cell holds no formula")
+        return displayed_formula(text)
     # ISFORMULA
-    if not isinstance(arg, Rng) or ev.formula_cell is None:
+    if not isinstance(arg, Rng) or ev.cells is None:
         raise Unsupported("ISFORMULA of other than a reference")
     a, b = ev.rows_of(arg)
     if (a, arg.c1) == (b, arg.c2):
-        return ev.formula_cell(arg.sheet, a, arg.c1)
+        return ev.cells(arg.sheet, a, arg.c1)
     if ev.plain:
         raise Unsupported("ISFORMULA of a range in a plain cell")
     if (b - a + 1) * (arg.c2 - arg.c1 + 1) > _MAX_CELLS:
         raise Unsupported("ISFORMULA of a range too large")
-    out = np.array([[ev.formula_cell(arg.sheet, r, c) for c in range(arg.c1, arg.c2 + 1)]
+    out = np.array([[ev.cells(arg.sheet, r, c) for c in range(arg.c1, arg.c2 + 1)]
                     for r in range(a, b + 1)], dtype=object)
     return ev.array(out)
