@@ -95,3 +95,25 @@ def test_reference_functions_in_array_formulas_match_excel(tmp_path, ref, formul
         assert all(matches_excel(g, w) for g, w in zip(got, want, strict=True)), (
             engine, got, want)
     assert evs["auto"].paths.cell_cells == 0, evs["auto"].paths.fallbacks
+
+
+def test_cell_in_single_cells_matches_excel(tmp_path):
+    """Microsoft, "CELL function": "address" the reference's first cell as absolute text,
+    "row" and "col" its numbers, "contents" its value, "type" "b" (blank), "l" (text) or
+    "v". Two cells with the same formula but for the row (A20, A22: one shape, not
+    adjacent) each give their own row."""
+    cases = {"A20": ('=CELL("row",B20)', 20), "A22": ('=CELL("row",B22)', 22),
+             "A24": ('=CELL("address",D1)', "$D$1"), "A25": ('=CELL("col",E2)', 5),
+             "A26": ('=CELL("contents",F2)', 40), "A27": ('=CELL("type",Z9)', "b"),
+             "A28": ('=CELL("type",C1)', "v")}
+
+    def place(ws):
+        for cell, (f, _w) in cases.items():
+            ws[cell] = f
+
+    evs = _evaluate(tmp_path, place)
+    for engine, ev in evs.items():
+        for cell, (f, want) in cases.items():
+            got = ev.cells[("S", cell)].value
+            assert matches_excel(got, want), (engine, f, got, want)
+    assert evs["auto"].paths.cell_cells == 0, evs["auto"].paths.fallbacks

@@ -1255,7 +1255,9 @@ def _evaluate_blocks(path, functions, limits: Limits, engine_mode: str) -> Evalu
     for u in units:
         if u.why is not None or u.compiled is not None:
             continue
-        cache_key = (u.sheet, u.col, u.key) if "[" not in u.text else None
+        # a table reference, or CELL's address written in by the pre-pass: not shared
+        cache_key = (u.sheet, u.col, u.key) if "[" not in u.text and (
+            "CELL" not in u.text.upper()) else None
         hit = compiled.get(cache_key) if cache_key else None
         if hit is None:
             try:

@@ -404,8 +404,8 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
         raise Unsupported(rw.too_deep)
     if "indirect" in rw.kinds:  # whether it is a plain cell's whole formula: per cell
         raise Unsupported("ROW/COLUMN of INDIRECT")
-    if "cell" in rw.kinds:  # CELL's address, row and column are written in: per cell
-        raise Unsupported("CELL")
+    if "cell" in rw.kinds and row1 > row0:  # CELL's address, row and column are written
+        raise Unsupported("CELL in a filled-down block")  # in: they would not move
     if row1 > row0 and "external" in rw.kinds:  # a cached value written in: it does not move
         raise Unsupported("a reference to another workbook's cell in a filled-down block")
     if row1 > row0 and "static intersection" in rw.kinds:  # the overlap is written in
