@@ -117,3 +117,30 @@ def test_cell_in_single_cells_matches_excel(tmp_path):
             got = ev.cells[("S", cell)].value
             assert matches_excel(got, want), (engine, f, got, want)
     assert evs["auto"].paths.cell_cells == 0, evs["auto"].paths.fallbacks
+
+
+def test_sheet_name_with_an_apostrophe(tmp_path):
+    """Microsoft, "Create or change a cell reference": a sheet name with non-alphabetical
+    characters is quoted, an apostrophe in it doubled (``'It''s'!A1``). The block path
+    reads such references; a cell that still goes per cell (SUBTOTAL on that sheet) is
+    put back under the sheet's own name. Hand derivation: A1 = 1 + 1*10; A2 = (1+2+3) +
+    SUBTOTAL(9, 1..3) = 12; A3 = 2 * A2."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    other = wb.create_sheet("It's")
+    other["A1"], other["A2"], other["A3"] = 1, 2, 3
+    other["B1"] = "=A1*10"
+    other["B2"] = "=SUBTOTAL(9,A1:A3)"
+    ws["A1"] = "='It''s'!A1+'It''s'!B1"
+    ws["A2"] = "=SUM('It''s'!A1:A3)+'It''s'!B2"
+    ws["A3"] = "=A2*2"
+    path = tmp_path / "quotes.xlsx"
+    wb.save(path)
+    want = {("S", "A1"): 11, ("S", "A2"): 12, ("S", "A3"): 24, ("It's", "B2"): 6}
+    for engine in ENGINES:
+        ev = recalc_book(path, write=False, engine=engine).evaluation
+        for key, w in want.items():
+            assert matches_excel(ev.cells[key].value, w), (engine, key, ev.cells[key].value)
+        if engine == "auto":  # only the SUBTOTAL cell per cell, not the whole book
+            assert ev.paths.cell_cells == 1, ev.paths.fallbacks

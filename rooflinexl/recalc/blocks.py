@@ -1247,8 +1247,6 @@ def _evaluate_blocks(path, functions, limits: Limits, engine_mode: str) -> Evalu
     if engine_mode == "cells":
         return _all_per_cell(path, functions, "--engine cells", t0, book)
     t_load = time.perf_counter()
-    if any("'" in s.name for s in book.sheets):
-        return _all_per_cell(path, functions, "a sheet name holds an apostrophe", t0, book)
     ctx = Context(book, set(functions))
     units = _units(book, ctx)
     compiled: dict[tuple, Compiled | Unsupported] = {}
