@@ -144,3 +144,25 @@ def test_sheet_name_with_an_apostrophe(tmp_path):
             assert matches_excel(ev.cells[key].value, w), (engine, key, ev.cells[key].value)
         if engine == "auto":  # only the SUBTOTAL cell per cell, not the whole book
             assert ev.paths.cell_cells == 1, ev.paths.fallbacks
+
+
+@pytest.mark.parametrize("ref,formula,want,engines", [
+    # LOOKUP!AT12:AW14 (the range between Z12:AA13 and AF12:AF13, Z12:AF13, intersected
+    # with AB13:AD14: AB13:AD13; retyped from its own rows)
+    ("H8:K8", "=COLUMN(Z12:AA13:AF12:AF13 AB13:AD14)", [28, 29, 30, "#N/A"], ENGINES),
+    # LOOKUP!AG12 (C14:I14 around G13 is C13:I14; with E13:F13: E13:F13); the per-cell
+    # engine's own answer here is #VALUE!
+    ("H9:H9", "=COLUMN(C14:E14:G13:I14 E13:F13)", [5], ("auto",)),
+])
+def test_chain_of_range_operators(tmp_path, ref, formula, want, engines):
+    def place(ws):
+        ws[ref.split(":")[0]] = ArrayFormula(ref, formula)
+
+    evs = _evaluate(tmp_path, place)
+    row = openpyxl.Workbook().active[ref][0]
+    for engine in engines:
+        ev = evs[engine]
+        got = [ev.cells[("S", c.coordinate)].value for c in row]
+        assert all(matches_excel(g, w) for g, w in zip(got, want, strict=True)), (
+            engine, got, want)
+    assert evs["auto"].paths.cell_cells == 0, evs["auto"].paths.fallbacks

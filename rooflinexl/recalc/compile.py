@@ -523,6 +523,15 @@ def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, refs):
         if not all(isinstance(k, Rng) for k in kids):
             raise Unsupported("a union of other than ranges")
         return Call(UNION, kids, UNION)
+    if kind == "range":  # A1:B2:C3, the smallest range holding every piece
+        kids = [_build(a, ctx, sheet, row0, col, tpl, sticky, refs) for a in item[1]]
+        if not all(isinstance(k, Rng) for k in kids) or len({k.sheet for k in kids}) != 1 or (
+                len({(k.r1_rel, k.r2_rel) for k in kids}) != 1) or kids[0].r1_rel != (
+                kids[0].r2_rel):
+            raise Unsupported("a chain of range operators over other than ranges alike")
+        a = kids[0]
+        return Rng(a.sheet, min(k.r1 for k in kids), min(k.c1 for k in kids),
+                   max(k.r2 for k in kids), max(k.c2 for k in kids), a.r1_rel, a.r2_rel)
     if kind == "isect":
         return _intersection(*[_build(a, ctx, sheet, row0, col, tpl, sticky, refs)
                                for a in item[1]])

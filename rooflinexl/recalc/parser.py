@@ -23,6 +23,7 @@ The tree's nodes are tuples:
 * ``("op", symbol, [operands])``: ``+ - * / ^ & = <> < > <= >=``, ``u-``, ``u+``, ``%``;
 * ``("call", name as written, [arguments])``;
 * ``("array", text)``: an array constant as written (``{1,2;3,4}``);
+* ``("range", [references])``: a chain of range operators, ``A1:B2:C3``;
 * ``("union", [references])``: ``(A1:A3,C1:C3)``; ``("isect", [reference, reference])``:
   ``A1:C3 B2:D4`` (the reference operators comma and space).
 
@@ -47,7 +48,7 @@ __all__ = ["ParseError", "parse"]
 
 
 #: nodes that are references (operands of the union and intersection operators)
-_REFERENCE_NODES = ("ref", "union", "isect")
+_REFERENCE_NODES = ("ref", "union", "isect", "range")
 
 
 class ParseError(ValueError):
@@ -289,12 +290,25 @@ def _reference(s: _Stream, kind: str, text: str, pos: int):
         raise ParseError("structured reference")
     if _adjacent(s, "#"):
         raise ParseError("spill reference")
-    if _adjacent(s, ":"):
-        raise ParseError("a chain of range operators")
     up = span.upper()
-    if up in ("TRUE", "FALSE"):
+    if up in ("TRUE", "FALSE") and not _adjacent(s, ":"):
         return ("bool", up == "TRUE")
-    return ("ref", span, start, start + len(span))
+    node = ("ref", span, start, start + len(span))
+    if not _adjacent(s, ":"):
+        return node
+    pieces = [node]  # A1:B2:C3: the smallest range holding them all
+    while _adjacent(s, ":"):
+        s.i += 1
+        if s.i >= len(s.toks) or s.toks[s.i][0] not in ("word", "number", "quoted") or (
+                s.i + 1 < len(s.toks) and s.toks[s.i + 1][1] == "("):
+            raise ParseError("a range operator between other than two references")
+        kind2, text2, pos2 = s.toks[s.i]
+        s.i += 1
+        piece = _reference(s, kind2, text2, pos2)
+        if piece[0] not in ("ref", "range"):
+            raise ParseError("a range operator between other than two references")
+        pieces.extend(piece[1] if piece[0] == "range" else [piece])
+    return ("range", pieces)
 
 
 def references(text: str) -> tuple[list[str], list[str]]:
@@ -307,7 +321,8 @@ def references(text: str) -> tuple[list[str], list[str]]:
     Raises
     ------
     ParseError
-        A structured reference or a sheet prefix without a reference.
+        A structured reference, a sheet prefix without a reference, a chain of range
+        operators.
 
     >>> references("SUM({1,2},S!A1:B2 C3)+OFFSET(Rate,1,1)")
     (['S!A1:B2', 'C3', 'Rate'], ['SUM', 'OFFSET'])
@@ -333,6 +348,8 @@ def references(text: str) -> tuple[list[str], list[str]]:
         if kind == "number" and not _adjacent(s, ":"):
             continue
         node = _reference(s, kind, tok, pos)
+        if node[0] == "range":  # reads the range between its pieces, not only them
+            raise ParseError("a chain of range operators")
         if node[0] == "ref":
             refs.append(node[1])
     return refs, calls
