@@ -166,3 +166,23 @@ def test_chain_of_range_operators(tmp_path, ref, formula, want, engines):
         assert all(matches_excel(g, w) for g, w in zip(got, want, strict=True)), (
             engine, got, want)
     assert evs["auto"].paths.cell_cells == 0, evs["auto"].paths.fallbacks
+
+
+def test_rows_columns_and_index_of_a_union(tmp_path):
+    """test.xlsx LOOKUP!S15, T15 (COLUMNS of a union #REF!, of an empty intersection
+    #NULL!) and LOOKUP!AS52:AS54 (INDEX of a union, row and area per element; C52:E54
+    retyped at C11:E13)."""
+    def place(ws):
+        for r, row in enumerate([[-1.1, 2.1, 3], [-2, 1.1, 2], [-2.9, 0.1, 1]], start=11):
+            for j, x in enumerate(row):
+                ws.cell(r, 3 + j, x)
+        ws["H11"] = "=COLUMNS((D1:G1,I1:J1,K1:N1))"
+        ws["H12"] = "=COLUMNS((E1:H1 J1:K1 L1:O1))"
+        ws["I11"] = ArrayFormula("I11:I13", "=INDEX((C11:C13,D11:D13),E11:E13,1,E11:E13)")
+
+    evs = _evaluate(tmp_path, place)
+    want = {"H11": "#REF!", "H12": "#NULL!", "I11": "#REF!", "I12": 1.1, "I13": -1.1}
+    for engine, ev in evs.items():
+        got = {c: ev.cells[("S", c)].value for c in want}
+        assert all(matches_excel(got[c], w) for c, w in want.items()), (engine, got)
+    assert evs["auto"].paths.cell_cells == 0, evs["auto"].paths.fallbacks

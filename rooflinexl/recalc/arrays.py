@@ -50,6 +50,7 @@ from rooflinexl.recalc.compile import (
 from rooflinexl.recalc.functions import EXCEL_NUMBERS, excel_numbers
 from rooflinexl.recalc.kernels import BlockEval, function_of
 from rooflinexl.recalc.prepass import SCALAR_ARGUMENT_FUNCTIONS
+from rooflinexl.recalc.values import ERR, kind_of
 
 __all__ = ["ArrayEval", "excel_broadcast", "first_value", "lay_out"]
 
@@ -334,6 +335,9 @@ class ArrayEval:
             return reffunctions.reference_function(self, node)
         if name == UNION:
             raise Unsupported("a union of references outside AREAS, ISREF, SUM ...")
+        if name == "INDEX" and node.args and isinstance(node.args[0], Call) and (
+                node.args[0].name == UNION):
+            return reffunctions.index_of_union(self, node)
         if name in ("ROW", "COLUMN"):
             return self.row_col(node)
         if name in ("ROWS", "COLUMNS"):
@@ -408,6 +412,10 @@ class ArrayEval:
         if len(node.args) != 1:
             raise Unsupported(f"{node.name} with {len(node.args)} arguments")
         arg = node.args[0]
+        if isinstance(arg, Call) and arg.name == UNION:  # test.xlsx LOOKUP!S15, S115
+            return self.error("#REF!", f"{node.name} of a union of references")
+        if isinstance(arg, Lit) and kind_of(arg.value) == ERR:
+            return arg.value  # an intersection with nothing in common: #NULL!
         if isinstance(arg, Rng):
             a, b = self._rows(arg)
             return float(b - a + 1 if node.name == "ROWS" else arg.c2 - arg.c1 + 1)

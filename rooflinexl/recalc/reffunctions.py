@@ -20,9 +20,9 @@ from __future__ import annotations
 import numpy as np
 
 from rooflinexl.recalc.compile import OPERATORS, UNION, Arr, Call, Lit, Rng, Unsupported
-from rooflinexl.recalc.values import ERR, kind_of
+from rooflinexl.recalc.values import BOOL, ERR, NUM, kind_of
 
-__all__ = ["REFERENCE_FUNCTIONS", "FormulaCells", "reference_function"]
+__all__ = ["REFERENCE_FUNCTIONS", "FormulaCells", "index_of_union", "reference_function"]
 
 #: the functions of a reference evaluated here
 REFERENCE_FUNCTIONS = frozenset({"ISREF", "AREAS", "ISFORMULA", "FORMULATEXT"})
@@ -153,4 +153,45 @@ def reference_function(ev, node: Call):
         raise Unsupported("ISFORMULA of a range too large")
     out = np.array([[ev.cells(arg.sheet, r, c) for c in range(arg.c1, arg.c2 + 1)]
                     for r in range(a, b + 1)], dtype=object)
+    return ev.array(out)
+
+
+def index_of_union(ev, node: Call):
+    """INDEX(reference, row_num, [column_num], [area_num]) of a union of references
+    (Microsoft, "INDEX function", reference form: area_num picks the area, 1 the first;
+    one past the last is ``#REF!``). Arrays of positions or area numbers give one value
+    per element, as Excel cached for ``{=INDEX((C52:C54,D52:D54),E52:E54,1,E52:E54)}``
+    in test.xlsx (LOOKUP!AS52:AS54)."""
+    from rooflinexl.recalc.arrays import excel_broadcast, first_value
+
+    areas = node.args[0].args
+    if not 2 <= len(node.args) <= 4:
+        return ev.error("#VALUE!", "INDEX takes 2 to 4 arguments")
+    rest = list(node.args[1:3])
+    area_node = node.args[3] if len(node.args) == 4 else Lit(1.0)
+    values = [ev.value(a) for a in [*rest, area_node]]
+
+    def one(vals):
+        k = vals[-1]
+        kind = kind_of(k)
+        if kind == ERR:
+            return k
+        if kind not in (NUM, BOOL):
+            return ev.error("#VALUE!", "INDEX: area_num is not a number")
+        k = int(float(k))
+        if not 1 <= k <= len(areas):
+            return ev.error("#REF!", f"INDEX: area_num {k} of {len(areas)} areas")
+        return ev.value(Call("INDEX", [areas[k - 1], *[Lit(v) for v in vals[:-1]]], "INDEX"))
+
+    if not any(isinstance(v, np.ndarray) and v.size > 1 for v in values):
+        return one([first_value(v) if isinstance(v, np.ndarray) else v for v in values])
+    grids = excel_broadcast([v if isinstance(v, np.ndarray) else np.array([[v]], dtype=object)
+                             for v in values])
+    h = max(g.shape[0] for g in grids)
+    w = max(g.shape[1] for g in grids)
+    grids = [np.broadcast_to(g, (h, w)) for g in grids]
+    out = np.empty((h, w), dtype=object)
+    for i in range(h):
+        for j in range(w):
+            out[i, j] = first_value(one([g[i, j] for g in grids]))
     return ev.array(out)
