@@ -70,10 +70,9 @@ _MAX_CELLS = 20_000_000
 _ELEMENTWISE = frozenset({"IF", "IFERROR", "IFNA", "CHOOSE", "IFS", "SWITCH"})
 #: functions that read their argument as a reference, or depend on where or when they
 #: run: not evaluated here
-_REFUSED = frozenset({"OFFSET", "INDIRECT", "CELL",
-                      "INFO", "SHEET", "SHEETS", "NOW", "TODAY", "RAND",
-                      "RANDBETWEEN", "RANDARRAY", "LET", "SUBTOTAL", "AGGREGATE",
-                      "ANCHORARRAY", "SINGLE"})
+_REFUSED = frozenset({"OFFSET", "INDIRECT", "CELL", "INFO", "SHEET", "SHEETS", "NOW",
+                      "TODAY", "RAND", "RANDBETWEEN", "RANDARRAY", "LET", "SUBTOTAL",
+                      "AGGREGATE", "ANCHORARRAY", "SINGLE"})
 
 
 def _grid(x) -> np.ndarray | None:
@@ -414,8 +413,8 @@ class ArrayEval:
         arg = node.args[0]
         if isinstance(arg, Call) and arg.name == UNION:  # test.xlsx LOOKUP!S15, S115
             return self.error("#REF!", f"{node.name} of a union of references")
-        if isinstance(arg, Lit) and kind_of(arg.value) == ERR:
-            return arg.value  # an intersection with nothing in common: #NULL!
+        if isinstance(arg, Lit) and kind_of(arg.value) == ERR and str(arg.value) == "#NULL!":
+            return arg.value  # an intersection with nothing in common (LOOKUP!T15)
         if isinstance(arg, Rng):
             a, b = self._rows(arg)
             return float(b - a + 1 if node.name == "ROWS" else arg.c2 - arg.c1 + 1)
