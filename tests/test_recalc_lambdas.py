@@ -143,3 +143,28 @@ def test_lambda_errors_name_their_reason(tmp_path, formula, why):
     got = evs["auto"].cells[("S", "C1")]
     assert str(got.value) == "#VALUE!" and why in (got.reason or ""), (got.value, got.reason)
     assert evs["auto"].paths.cell_cells == 0, evs["auto"].paths.fallbacks
+
+
+def test_named_lambda_as_a_value_and_called_in_a_lambda(tmp_path):
+    """Microsoft, "LAMBDA function": a LAMBDA named in the Name Manager is called by its
+    name, or given by it where a function belongs (``MAP(A1:A2, SQ)``). Hand derivation
+    with SQ = LAMBDA(v, v*v), A1:A2 = 2, 3: MAP gives 4, 9; REDUCE(0, A1:A2, LAMBDA(a, b,
+    a+SQ(b))) is 0 + 4 + 9 = 13. The per-cell engine does not give MAP a named LAMBDA:
+    the MAP cells are checked on the default engine only."""
+    from openpyxl.workbook.defined_name import DefinedName
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    ws["A1"], ws["A2"] = 2, 3
+    wb.defined_names["SQ"] = DefinedName("SQ", attr_text="_xlfn.LAMBDA(_xlpm.v,_xlpm.v*_xlpm.v)")
+    ws["C1"] = ArrayFormula("C1:C2", "=_xlfn.MAP(A1:A2,SQ)")
+    ws["E1"] = "=_xlfn.REDUCE(0,A1:A2,_xlfn.LAMBDA(_xlpm.a,_xlpm.b,_xlpm.a+SQ(_xlpm.b)))"
+    path = tmp_path / "named.xlsx"
+    wb.save(path)
+    evs = {e: recalc_book(path, write=False, engine=e).evaluation for e in ENGINES}
+    for engine, ev in evs.items():
+        assert matches_excel(ev.cells[("S", "E1")].value, 13), engine
+    auto = evs["auto"]
+    assert [auto.cells[("S", c)].value for c in ("C1", "C2")] == [4, 9]
+    assert auto.paths.cell_cells == 0, auto.paths.fallbacks

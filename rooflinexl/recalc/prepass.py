@@ -1551,7 +1551,12 @@ def expand_lambdas(toks: list, lambdas: Mapping[str, str], depth: int = 0) -> li
         if up in _LAMBDA_NAMES:
             call_open = end + 1
             if not (call_open < len(toks) and toks[call_open].text == "("):
-                out.extend(toks[i:end + 1])  # a LAMBDA given to MAP, BYROW ...: left alone
+                # a LAMBDA given to MAP, BYROW ...: left a LAMBDA, named LAMBDAs called in
+                # it written out
+                out.extend(toks[i:i + 2])
+                for k, a in enumerate(args):
+                    out.extend([_Tok("op", ","), *a] if k else a)
+                out.append(_Tok("op", ")"))
                 i = end + 1
                 continue
             call_end = _closing(toks, call_open)
