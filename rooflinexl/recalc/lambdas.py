@@ -127,13 +127,6 @@ def apply(ev, fn, values: list, name: str):
     return res
 
 
-def _function_arg(ev, node, name: str):
-    fn = ev.value(node)
-    if not is_function(fn):
-        return None
-    return fn
-
-
 def call_helper(ev, node: Call):
     """The value of a call of LAMBDA or one of :data:`HELPERS` in ``ev`` (an
     :class:`~rooflinexl.recalc.arrays.ArrayEval`)."""
@@ -149,12 +142,11 @@ def call_helper(ev, node: Call):
         fn = ev.value(node.args[0])
         if not is_function(fn):
             return ev.error("#VALUE!", f"{node.written}: the name does not hold a LAMBDA")
-        res = apply(ev, fn, [ev.value(a) for a in node.args[1:]], node.written)
-        return res
+        return apply(ev, fn, [ev.value(a) for a in node.args[1:]], node.written)
     if not node.args:
         return ev.error("#VALUE!", f"{name} without arguments")
-    fn = _function_arg(ev, node.args[-1], name)
-    if fn is None:
+    fn = ev.value(node.args[-1])
+    if not is_function(fn):
         return ev.error("#VALUE!", f"{name}: its last argument is not a LAMBDA")
     args = [ev.value(a) for a in node.args[:-1]]
     if any(is_function(a) for a in args):
