@@ -63,9 +63,15 @@ def test_reference_spans_and_refusals():
     assert parse("S!A1:B2", base=1) == ("ref", "S!A1:B2", 1, 8)
     assert parse("'My s'!$A$1") == ("ref", "'My s'!$A$1", 0, 11)
     assert parse("$1:$2") == ("ref", "$1:$2", 0, 5)
-    for text in ("A1 B1", "{1,2", "SUM((A1,B1))", "A1#", "T[x]", "1+", "SUM(1", "(1"):
+    for text in ("{1,2", "(1,2)", "A1#", "T[x]", "1+", "SUM(1", "(1"):
         with pytest.raises(ParseError):
             parse(text)
+    # the reference operators (Microsoft, "Calculation operators and precedence in
+    # Excel"): a space intersects, a comma in parentheses unites, ":" chains
+    assert parse("A1 B1") == ("isect", [("ref", "A1", 0, 2), ("ref", "B1", 3, 5)])
+    assert parse("SUM((A1,B1))") == (
+        "call", "SUM", [("union", [("ref", "A1", 5, 7), ("ref", "B1", 8, 10)])])
+    assert parse("A1:B2:C3") == ("range", [("ref", "A1:B2", 0, 5), ("ref", "C3", 6, 8)])
     # an array constant is one operand, as written (its value is formulas', compile.Arr)
     assert parse('SUM({1,-2;"a}",TRUE})') == ("call", "SUM", [("array", '{1,-2;"a}",TRUE}')])
     assert references("IFERROR(S!A1:B2,#N/A)+Rate") == (["S!A1:B2", "Rate"], ["IFERROR"])

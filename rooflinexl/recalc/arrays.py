@@ -35,10 +35,22 @@ from __future__ import annotations
 import numpy as np
 
 from rooflinexl.addresses import column_letters
-from rooflinexl.recalc.compile import OPERATORS, Arr, Call, Lit, Rng, Unsupported
+from rooflinexl.recalc import lambdas, reffunctions
+from rooflinexl.recalc.compile import (
+    OPERATORS,
+    UNION,
+    Arr,
+    Call,
+    Eta,
+    Lit,
+    Param,
+    Rng,
+    Unsupported,
+)
 from rooflinexl.recalc.functions import EXCEL_NUMBERS, excel_numbers
 from rooflinexl.recalc.kernels import BlockEval, function_of
 from rooflinexl.recalc.prepass import SCALAR_ARGUMENT_FUNCTIONS
+from rooflinexl.recalc.values import ERR, kind_of
 
 __all__ = ["ArrayEval", "excel_broadcast", "first_value", "lay_out"]
 
@@ -58,11 +70,9 @@ _MAX_CELLS = 20_000_000
 _ELEMENTWISE = frozenset({"IF", "IFERROR", "IFNA", "CHOOSE", "IFS", "SWITCH"})
 #: functions that read their argument as a reference, or depend on where or when they
 #: run: not evaluated here
-_REFUSED = frozenset({"OFFSET", "INDIRECT", "ISREF", "AREAS", "CELL", "ISFORMULA",
-                      "FORMULATEXT", "INFO", "SHEET", "SHEETS", "NOW", "TODAY", "RAND",
-                      "RANDBETWEEN", "RANDARRAY", "LAMBDA", "LET", "MAP", "REDUCE", "SCAN",
-                      "BYROW", "BYCOL", "MAKEARRAY", "ISOMITTED", "SUBTOTAL", "AGGREGATE",
-                      "SEARCH", "SEARCHB", "ANCHORARRAY", "SINGLE"})
+_REFUSED = frozenset({"OFFSET", "INDIRECT", "CELL", "INFO", "SHEET", "SHEETS", "NOW",
+                      "TODAY", "RAND", "RANDBETWEEN", "RANDARRAY", "LET", "SUBTOTAL",
+                      "AGGREGATE", "ANCHORARRAY", "SINGLE"})
 
 
 def _grid(x) -> np.ndarray | None:
@@ -184,7 +194,7 @@ class ArrayEval:
     """
 
     def __init__(self, store, sheet: str, row: int, col: int, functions: dict, state,
-                 tokens, *, plain: bool = False):
+                 tokens, *, plain: bool = False, cells=None):
         self.store = store
         #: a plain cell (not an array formula): a range outside every function call, or in
         #: the arguments of functions taking one value each, is the one cell in the
@@ -200,6 +210,11 @@ class ArrayEval:
         self.key = ("rooflinexl-array", sheet, row, col)  # our functions' error records
         self.records: list[tuple] = []
         self._calls = 0
+        #: values of the LAMBDA parameters where the evaluation is (:mod:`.lambdas`)
+        self.env: dict = {}
+        #: which cells hold which formulas (ISFORMULA, FORMULATEXT): a
+        #: :class:`~rooflinexl.recalc.reffunctions.FormulaCells`, or None
+        self.cells = cells
 
     # ------------------------------------------------------------- entry
     def evaluate(self, tree):
@@ -209,7 +224,11 @@ class ArrayEval:
         tok_c = current.set(self.key)
         try:
             with np.errstate(all="ignore"):
-                return self.value(tree)
+                res = self.value(tree)
+            if lambdas.is_function(res):
+                res = self.error("#VALUE!", "a LAMBDA is the formula's value, not called "
+                                            "(Excel's #CALC!)")
+            return res
         finally:
             current.reset(tok_c)
             state_var.reset(tok_s)
@@ -227,6 +246,10 @@ class ArrayEval:
             if self.plain and not node.is_cell and all(self._frames):
                 return self.intersect(node)  # outside every call, or in one-value arguments
             return self.range(node)
+        if isinstance(node, Param):
+            return lambdas.lookup(self, node)
+        if isinstance(node, Eta):
+            return node
         if isinstance(node, Call):
             if node.name in OPERATORS:
                 return self.call(node)
@@ -236,6 +259,16 @@ class ArrayEval:
             finally:
                 self._frames.pop()
         raise Unsupported(f"node {node!r}")
+
+    def error(self, code: str, reason: str):
+        """The error value ``code``, its ``reason`` kept in :attr:`records`."""
+        self.records.append((None, 0, code, reason))
+        return _ERRORS[code]
+
+    @staticmethod
+    def array(grid: np.ndarray):
+        """A 2-D object array as the evaluator's array value."""
+        return grid.astype(object, copy=False).view(_Array)
 
     def intersect(self, node: Rng):
         """Microsoft, "Implicit intersection operator: @": a range where one value belongs
@@ -249,6 +282,10 @@ class ArrayEval:
         if r is None or c is None:
             return _ERRORS["#VALUE!"]
         return self.store.objects(node.sheet, r, c, r, c).copy().view(_Array)
+
+    def rows_of(self, node: Rng) -> tuple[int, int]:
+        """The first and last row of the reference ``node`` where the formula is."""
+        return self._rows(node)
 
     def _rows(self, node: Rng) -> tuple[int, int]:
         a = node.r1 + self.row if node.r1_rel else node.r1
@@ -291,6 +328,15 @@ class ArrayEval:
         name = node.name
         if name in _REFUSED:
             raise Unsupported(f"function {node.written}")
+        if name in lambdas.HELPERS:
+            return lambdas.call_helper(self, node)
+        if name in reffunctions.REFERENCE_FUNCTIONS:
+            return reffunctions.reference_function(self, node)
+        if name == UNION:
+            raise Unsupported("a union of references outside AREAS, ISREF, SUM ...")
+        if name == "INDEX" and node.args and isinstance(node.args[0], Call) and (
+                node.args[0].name == UNION):
+            return reffunctions.index_of_union(self, node)
         if name in ("ROW", "COLUMN"):
             return self.row_col(node)
         if name in ("ROWS", "COLUMNS"):
@@ -300,6 +346,8 @@ class ArrayEval:
         if name in EXCEL_NUMBERS:
             return self.numbers(node)
         args = [self.value(a) for a in node.args]
+        if any(lambdas.is_function(a) for a in args):
+            raise Unsupported(f"a LAMBDA given to {node.written}")
         if name == "INDEX":  # a one-cell reference as a position is one value (the
             # per-cell engine's Ranges of one cell is; an array constant or a computed
             # 1x1 array is an array to it)
@@ -363,6 +411,10 @@ class ArrayEval:
         if len(node.args) != 1:
             raise Unsupported(f"{node.name} with {len(node.args)} arguments")
         arg = node.args[0]
+        if isinstance(arg, Call) and arg.name == UNION:  # test.xlsx LOOKUP!S15, S115
+            return self.error("#REF!", f"{node.name} of a union of references")
+        if isinstance(arg, Lit) and kind_of(arg.value) == ERR and str(arg.value) == "#NULL!":
+            return arg.value  # an intersection with nothing in common (LOOKUP!T15)
         if isinstance(arg, Rng):
             a, b = self._rows(arg)
             return float(b - a + 1 if node.name == "ROWS" else arg.c2 - arg.c1 + 1)
@@ -399,6 +451,9 @@ class ArrayEval:
         in_errors: list = []
         args = []
         for a in node.args:
+            if isinstance(a, Call) and a.name == UNION:  # each area a reference argument
+                args.extend((False, engine.to_host(self.range(r), in_errors)) for r in a.args)
+                continue
             x = self.value(a)
             ref = isinstance(a, Rng) or isinstance(a, Call) and a.name == "INDEX"
             if ref:

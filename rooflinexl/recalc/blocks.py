@@ -81,6 +81,7 @@ from rooflinexl.recalc.prepass import (
     sheet_skips,
     use_sheet_order,
 )
+from rooflinexl.recalc.reffunctions import FormulaCells
 from rooflinexl.recalc.refs import (
     group_keys,
     r1c1_key,
@@ -785,6 +786,14 @@ class _Run:
         #: unit -> id of its cycle, for cycles evaluated by iteration (calcPr iterate)
         self.cycle_of: dict[int, int] = {u.id: u.cycle for u in units if u.cycle is not None}
         self._index: _Index | None = None  # which unit writes which cells (dynamic refs)
+        self._formula_cells: FormulaCells | None = None
+
+    @property
+    def formula_cells(self) -> FormulaCells:
+        """Which cells hold which formulas (ISFORMULA, FORMULATEXT in the array evaluator)."""
+        if self._formula_cells is None:
+            self._formula_cells = FormulaCells(self.book)
+        return self._formula_cells
 
     def block(self, u: Unit) -> None:
         if u.array_mode:
@@ -816,7 +825,7 @@ class _Run:
         if u.region is not None:
             r0, c0, r1, c1 = u.region
             ev = ArrayEval(self.store, u.sheet, u.r0, u.col, self.functions, self.state,
-                           tokens)
+                           tokens, cells=self.formula_cells)
             grid = lay_out(ev.evaluate(tree), r1 - r0 + 1, c1 - c0 + 1)
             cols = [Vec.from_objects(grid[:, j]).blank_as_zero()
                     for j in range(c1 - c0 + 1)]
@@ -832,7 +841,7 @@ class _Run:
         records: dict[int, list] = {}
         for i in range(n):
             ev = ArrayEval(self.store, u.sheet, u.r0 + i, u.col, self.functions, self.state,
-                           tokens, plain=True)
+                           tokens, plain=True, cells=self.formula_cells)
             x = first_value(ev.evaluate(tree))
             v = Vec.from_objects([x]).blank_as_zero()
             acc.kind[i], acc.num[i] = v.kind[0], v.num[0]
@@ -1239,17 +1248,17 @@ def _evaluate_blocks(path, functions, limits: Limits, engine_mode: str) -> Evalu
     if engine_mode == "cells":
         return _all_per_cell(path, functions, "--engine cells", t0, book)
     t_load = time.perf_counter()
-    if any("'" in s.name for s in book.sheets):
-        return _all_per_cell(path, functions, "a sheet name holds an apostrophe", t0, book)
     ctx = Context(book, set(functions))
     units = _units(book, ctx)
     compiled: dict[tuple, Compiled | Unsupported] = {}
     for u in units:
         if u.why is not None or u.compiled is not None:
             continue
-        # a table-row reference, or what SUBTOTAL leaves out, depends on the block's rows
+        # a table-row reference, what SUBTOTAL leaves out, or CELL's address written in by
+        # the pre-pass depends on the block's rows: not shared
+        up = u.text.upper()
         cache_key = (u.sheet, u.col, u.key) if "[" not in u.text and not (
-            "SUBTOTAL(" in u.text.upper() or "AGGREGATE(" in u.text.upper()) else None
+            "SUBTOTAL(" in up or "AGGREGATE(" in up or "CELL" in up) else None
         hit = compiled.get(cache_key) if cache_key else None
         if hit is None:
             try:

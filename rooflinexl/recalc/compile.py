@@ -36,8 +36,9 @@ from rooflinexl.recalc.prepass import (
 from rooflinexl.recalc.refs import MAX_COL, MAX_ROW, template
 from rooflinexl.recalc.values import ERR, kind_of
 
-__all__ = ["ARRAY_MODE", "Arr", "Call", "Lit", "Node", "Rng", "Unsupported", "array_constant",
-           "compile_block", "Compiled", "per_row_function"]
+__all__ = ["ARRAY_MODE", "Arr", "Call", "Eta", "LAMBDA_MODE", "Lit", "Node", "Param",
+           "REFERENCE_MODE", "Rng", "UNION",
+           "Unsupported", "array_constant", "compile_block", "Compiled", "per_row_function"]
 
 
 class Unsupported(Exception):
@@ -105,6 +106,23 @@ class Arr:
     text: str
 
 
+@dataclass(frozen=True)
+class Param:
+    """A LAMBDA parameter (``_xlpm.x``): ``name`` upper case without the prefix. Its value
+    is bound where the LAMBDA is called (:mod:`rooflinexl.recalc.lambdas`)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Eta:
+    """A function given by name as a value (Excel's eta-reduced lambda, ``_xleta.SUM``):
+    ``name`` canonical, ``written`` as formulas' table knows it."""
+
+    name: str
+    written: str
+
+
 def array_constant(text: str):
     """The array ``formulas`` makes of the array constant ``text`` (what a function
     receives from the per-cell engine)."""
@@ -116,7 +134,7 @@ def array_constant(text: str):
         raise Unsupported(f"array constant {text}") from ex
 
 
-Node = Lit | Rng | Call | Arr
+Node = Lit | Rng | Call | Arr | Param | Eta
 
 #: operators the evaluator knows (formulas names)
 OPERATORS = frozenset({"+", "-", "*", "/", "^", "&", "=", "<>", "<", ">", "<=", ">=",
@@ -136,6 +154,19 @@ FUNCTIONS = frozenset({
 #: functions evaluated only in array mode (:mod:`rooflinexl.recalc.arrays`): element-wise
 #: choices that formulas computes over arrays, evaluated there with all their arguments
 ARRAY_MODE = frozenset({"CHOOSE", "IFS", "SWITCH"})
+#: LAMBDA and the functions taking one: evaluated only in array mode
+#: (:mod:`rooflinexl.recalc.lambdas`)
+LAMBDA_MODE = frozenset({"LAMBDA", "MAP", "REDUCE", "SCAN", "BYROW", "BYCOL", "MAKEARRAY",
+                         "ISOMITTED", "{call}"})
+#: the call of a LAMBDA a parameter holds (``LET(f, LAMBDA(x, x+1), f(2))``): its
+#: arguments are the parameter, then the values
+CALL_PARAM = "{call}"
+#: a union of references (``(A1:A3,C1:C3)``): its arguments are the areas
+UNION = "{union}"
+#: functions of a reference itself (:mod:`rooflinexl.recalc.reffunctions`): array mode
+REFERENCE_MODE = frozenset({"ISREF", "AREAS", "ISFORMULA", "FORMULATEXT", UNION})
+#: of these, the functions that do not read their reference's values (no dependency)
+_NOT_READING = frozenset({"ISREF", "AREAS", "ISFORMULA", "FORMULATEXT"})
 
 
 
@@ -390,8 +421,8 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
         raise Unsupported(rw.too_deep)
     if "indirect" in rw.kinds:  # whether it is a plain cell's whole formula: per cell
         raise Unsupported("ROW/COLUMN of INDIRECT")
-    if "cell" in rw.kinds:  # CELL's address, row and column are written in: per cell
-        raise Unsupported("CELL")
+    if "cell" in rw.kinds and row1 > row0:  # CELL's address, row and column are written
+        raise Unsupported("CELL in a filled-down block")  # in: they would not move
     if row1 > row0 and "external" in rw.kinds:  # a cached value written in: it does not move
         raise Unsupported("a reference to another workbook's cell in a filled-down block")
     if row1 > row0 and "static intersection" in rw.kinds:  # the overlap is written in
@@ -449,6 +480,8 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
         if isinstance(x, Call):
             if not array and x.per_row and x.name in _ARRAY_RESULT:
                 arrays_inside = arrays_inside or f"function {x.written} returns an array"
+            if not array and (x.name in LAMBDA_MODE or x.name in REFERENCE_MODE):
+                arrays_inside = arrays_inside or f"function {x.written}: array mode"
             if x.name == UNKNOWN and display_function_name(x.written) not in unknown:
                 unknown.append(display_function_name(x.written))
             stack.extend(x.args)
@@ -622,12 +655,15 @@ def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, refs):
         return Call(name, kids, name.upper())
     if kind == "call":
         written = item[1]
-        kids = [_build(a, ctx, sheet, row0, col, tpl, sticky, refs) for a in item[2]]
+        reads = [] if _canonical(written) in _NOT_READING else refs
+        kids = [_build(a, ctx, sheet, row0, col, tpl, sticky, reads) for a in item[2]]
         up = written.upper()
+        if up.startswith("_XLPM."):  # a LAMBDA held by a parameter, called
+            return Call(CALL_PARAM, [Param(up[6:]), *kids], up)
         if up in ctx.registered:
             return Call(up, kids, up)
         canon = _canonical(written)
-        if canon in ARRAY_MODE:  # no block kernel: the block finds so, and goes to arrays
+        if canon in ARRAY_MODE or canon in LAMBDA_MODE or canon in REFERENCE_MODE:
             return Call(canon, kids, up)
         if canon not in FUNCTIONS:
             if per_row_function(written):
@@ -638,6 +674,23 @@ def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, refs):
         if up != canon and canon not in _PREFIXED:
             raise Unsupported(f"function {written} unknown to the per-cell engine")
         return Call(canon, kids, up)
+    if kind == "union":
+        kids = [_build(a, ctx, sheet, row0, col, tpl, sticky, refs) for a in item[1]]
+        if not all(isinstance(k, Rng) for k in kids):
+            raise Unsupported("a union of other than ranges")
+        return Call(UNION, kids, UNION)
+    if kind == "range":  # A1:B2:C3, the smallest range holding every piece
+        kids = [_build(a, ctx, sheet, row0, col, tpl, sticky, refs) for a in item[1]]
+        if not all(isinstance(k, Rng) for k in kids) or len({k.sheet for k in kids}) != 1 or (
+                len({(k.r1_rel, k.r2_rel) for k in kids}) != 1) or kids[0].r1_rel != (
+                kids[0].r2_rel):
+            raise Unsupported("a chain of range operators over other than ranges alike")
+        a = kids[0]
+        return Rng(a.sheet, min(k.r1 for k in kids), min(k.c1 for k in kids),
+                   max(k.r2 for k in kids), max(k.c2 for k in kids), a.r1_rel, a.r2_rel)
+    if kind == "isect":
+        return _intersection(*[_build(a, ctx, sheet, row0, col, tpl, sticky, refs)
+                               for a in item[1]])
     if kind in ("num", "str", "bool"):
         return Lit(item[1])
     if kind == "array":
@@ -650,6 +703,11 @@ def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, refs):
         if item[1] not in Error.errors:
             raise Unsupported(f"error literal {item[1]}")
         return Lit(Error.errors[item[1]])
+    if kind == "ref" and item[1].upper().startswith("_XLPM."):
+        return Param(item[1][6:].upper())
+    if kind == "ref" and item[1].upper().startswith("_XLETA."):
+        written = item[1][7:].upper()
+        return Eta(_canonical(written), written)
     if kind == "ref":
         rng = _range(item[1], item[2], item[3], ctx, sheet, row0, tpl, sticky)
         if isinstance(rng, Rng):
@@ -664,6 +722,33 @@ def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, refs):
                     stack.extend(x.args)
         return rng
     raise Unsupported(f"operand {item!r}")
+
+
+def _intersection(a, b):
+    """Microsoft, "Calculation operators and precedence in Excel": the space is the
+    intersection operator, the cells common to two references; none in common is
+    ``#NULL!``."""
+    from formulas.tokens.operand import Error
+
+    for x in (a, b):  # A1:B1 C1:D1 E1:F1: nothing in common already
+        if isinstance(x, Lit) and x.value is Error.errors["#NULL!"]:
+            return x
+    if isinstance(a, Call) and a.name == UNION or isinstance(b, Call) and b.name == UNION:
+        # (A,B) C is (A C, B C), an area per pair (test.xlsx LOOKUP!V4: 4 areas, two alike)
+        parts = [_intersection(x, y) for x in (a.args if isinstance(a, Call) else [a])
+                 for y in (b.args if isinstance(b, Call) else [b])]
+        if not all(isinstance(p, Rng) for p in parts):  # not seen in Excel's saved values
+            raise Unsupported("an intersection of a union with areas of nothing in common")
+        return Call(UNION, parts, UNION)
+    if not (isinstance(a, Rng) and isinstance(b, Rng)) or a.sheet != b.sheet:
+        raise Unsupported("an intersection of other than two ranges of one sheet")
+    if len({a.r1_rel, a.r2_rel, b.r1_rel, b.r2_rel}) != 1:
+        raise Unsupported("an intersection of fixed and relative rows")
+    r1, r2 = max(a.r1, b.r1), min(a.r2, b.r2)
+    c1, c2 = max(a.c1, b.c1), min(a.c2, b.c2)
+    if r1 > r2 or c1 > c2:
+        return Lit(Error.errors["#NULL!"])
+    return Rng(a.sheet, r1, c1, r2, c2, a.r1_rel, a.r2_rel)
 
 
 def _range(span: str, start: int, end: int, ctx: Context, sheet, row0, tpl, sticky) -> Node:

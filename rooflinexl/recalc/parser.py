@@ -22,12 +22,14 @@ The tree's nodes are tuples:
   ``$1:$2``) or a defined name, with its span in the parsed text;
 * ``("op", symbol, [operands])``: ``+ - * / ^ & = <> < > <= >=``, ``u-``, ``u+``, ``%``;
 * ``("call", name as written, [arguments])``;
-* ``("array", text)``: an array constant as written (``{1,2;3,4}``).
+* ``("array", text)``: an array constant as written (``{1,2;3,4}``);
+* ``("range", [references])``: a chain of range operators, ``A1:B2:C3``;
+* ``("union", [references])``: ``(A1:A3,C1:C3)``; ``("isect", [reference, reference])``:
+  ``A1:C3 B2:D4`` (the reference operators comma and space).
 
-What the block evaluator does not cover is refused with :class:`ParseError`: the reference
-operators (intersection by a space, union by a comma inside parentheses, ``:`` between
-anything but two cell or row/column references), structured references and the spill
-operator; those formulas go to the per-cell path.
+What the block evaluator does not cover is refused with :class:`ParseError`: ``:``
+between anything but two cell or row/column references, structured references and the
+spill operator; those formulas go to the per-cell path.
 
 >>> parse("-2^2%+SUM(A1:B2,,S!$C$3)&\\"x\\"")[0:2]
 ('op', '&')
@@ -43,6 +45,10 @@ from __future__ import annotations
 from rooflinexl.recalc.prepass import tokenize
 
 __all__ = ["ParseError", "parse"]
+
+
+#: nodes that are references (operands of the union and intersection operators)
+_REFERENCE_NODES = ("ref", "union", "isect", "range")
 
 
 class ParseError(ValueError):
@@ -144,6 +150,11 @@ def _expr(s: _Stream, min_bp: int):
             left = ("op", "%", [left])
             continue
         found = _binary_op(s)
+        if (found is None and left[0] in _REFERENCE_NODES and s.toks[s.i][0] == "ws"
+                and (t[0] in ("word", "quoted") or t[1] == "(")):
+            s.skip_ws()  # an intersection: A1:C3 B2:D4 (tighter than every operator)
+            left = ("isect", [left, _primary(s)])
+            continue
         if found is None:
             if t[0] != "op" or t[1] not in (",", ")", ";", "}"):
                 raise ParseError(f"operator {t[1]!r}")  # intersection, spill, ...
@@ -190,11 +201,18 @@ def _primary(s: _Stream):
     if kind == "str":
         return ("str", text[1:-1].replace('""', '"'))
     if kind == "op" and text == "(":
-        inner = _expr(s, 0)
+        items = [_expr(s, 0)]
+        while (t := s.peek()) is not None and t[1] == ",":  # a union: (A1:A3,C1:C3)
+            s.next()
+            items.append(_expr(s, 0))
         t = s.next() if not s.at_end() else None
         if t is None or t[1] != ")":
-            raise ParseError("unbalanced parenthesis or a union of references")
-        return inner
+            raise ParseError("unbalanced parenthesis")
+        if len(items) > 1:
+            if not all(x[0] in _REFERENCE_NODES for x in items):
+                raise ParseError("a union of other than references")
+            return ("union", items)
+        return items[0]
     if kind == "op" and text == "#":
         code = "#"
         while len(code) < 15 and code.upper() not in _ERRORS and s.i < len(s.toks):
@@ -262,9 +280,7 @@ def _reference(s: _Stream, kind: str, text: str, pos: int):
         s.i += 1
     elif kind == "quoted":
         raise ParseError("a quoted name without a reference")
-    if _adjacent(s, ":") and not (  # A1:INDEX(...): the operator, in _expr
-            s.i + 2 < len(s.toks) and s.toks[s.i + 1][0] == "word"
-            and s.toks[s.i + 2][1] == "("):
+    if _adjacent(s, ":") and not _call_follows(s):  # A1:INDEX(...): the operator, in _expr
         s.i += 1
         if s.i >= len(s.toks) or s.toks[s.i][0] not in ("word", "number") or (
                 s.i + 1 < len(s.toks) and s.toks[s.i + 1][1] in ("(", "!")):
@@ -275,14 +291,32 @@ def _reference(s: _Stream, kind: str, text: str, pos: int):
         raise ParseError("structured reference")
     if _adjacent(s, "#"):
         raise ParseError("spill reference")
-    if _adjacent(s, ":") and not (
-            s.i + 2 < len(s.toks) and s.toks[s.i + 1][0] == "word"
-            and s.toks[s.i + 2][1] == "("):
-        raise ParseError("a chain of range operators")
     up = span.upper()
-    if up in ("TRUE", "FALSE"):
+    if up in ("TRUE", "FALSE") and not _adjacent(s, ":"):
         return ("bool", up == "TRUE")
-    return ("ref", span, start, start + len(span))
+    node = ("ref", span, start, start + len(span))
+    if not _adjacent(s, ":") or _call_follows(s):
+        return node
+    pieces = [node]  # A1:B2:C3: the smallest range holding them all
+    while _adjacent(s, ":") and not _call_follows(s):
+        s.i += 1
+        if s.i >= len(s.toks) or s.toks[s.i][0] not in ("word", "number", "quoted") or (
+                s.i + 1 < len(s.toks) and s.toks[s.i + 1][1] == "("):
+            raise ParseError("a range operator between other than two references")
+        kind2, text2, pos2 = s.toks[s.i]
+        s.i += 1
+        piece = _reference(s, kind2, text2, pos2)
+        if piece[0] not in ("ref", "range"):
+            raise ParseError("a range operator between other than two references")
+        pieces.extend(piece[1] if piece[0] == "range" else [piece])
+    return ("range", pieces)
+
+
+def _call_follows(s: _Stream) -> bool:
+    """Whether a function call follows the ``:`` at the stream's position (``A1:INDEX(...)``:
+    the range operator of :func:`_expr`, between a reference and a function's result)."""
+    return (s.i + 2 < len(s.toks) and s.toks[s.i + 1][0] == "word"
+            and s.toks[s.i + 2][1] == "(")
 
 
 def references(text: str) -> tuple[list[str], list[str]]:
@@ -295,7 +329,8 @@ def references(text: str) -> tuple[list[str], list[str]]:
     Raises
     ------
     ParseError
-        A structured reference or a sheet prefix without a reference.
+        A structured reference, a sheet prefix without a reference, a chain of range
+        operators.
 
     >>> references("SUM({1,2},S!A1:B2 C3)+OFFSET(Rate,1,1)")
     (['S!A1:B2', 'C3', 'Rate'], ['SUM', 'OFFSET'])
@@ -321,6 +356,8 @@ def references(text: str) -> tuple[list[str], list[str]]:
         if kind == "number" and not _adjacent(s, ":"):
             continue
         node = _reference(s, kind, tok, pos)
+        if node[0] == "range":  # reads the range between its pieces, not only them
+            raise ParseError("a chain of range operators")
         if node[0] == "ref":
             refs.append(node[1])
     return refs, calls

@@ -1470,7 +1470,7 @@ def _param(tok) -> str | None:
     if tok.kind != "word":
         return None
     up = tok.text.upper()
-    return up[6:] if up.startswith("_XLPM.") else up
+    return up[6:] if up.startswith(("_XLPM.", "_XLOP.")) else up  # _xlop.: optional ([b])
 
 
 def _substitute(toks: list, env: dict[str, list]) -> list:
@@ -1481,11 +1481,19 @@ def _substitute(toks: list, env: dict[str, list]) -> list:
         prev = toks[k - 1].text if k else ""
         if name in env and nxt not in ("(", "!", ":") and prev not in ("!", ":"):
             out.extend([_Tok("op", "("), *env[name], _Tok("op", ")")])
+        elif name in env and nxt == "(" and _is_lambda(env[name]):  # LET(f, LAMBDA(..), f(2))
+            out.extend(env[name])
         else:
             out.append(t)
     if len(out) > _LAMBDA_TOKENS:
         raise _LambdaError("#NUM!", "LET/LAMBDA expands past the engine's limit")
     return out
+
+
+def _is_lambda(toks: list) -> bool:
+    """Whether the tokens are one ``LAMBDA(...)`` (a LET value called by its name)."""
+    return (len(toks) > 2 and toks[0].kind == "word" and toks[0].text.upper() in _LAMBDA_NAMES
+            and toks[1].text == "(" and _closing(toks, 1) == len(toks) - 1)
 
 
 def _strip_ws(toks: list) -> list:
@@ -1541,13 +1549,21 @@ def expand_lambdas(toks: list, lambdas: Mapping[str, str], depth: int = 0) -> li
                 if name is None:
                     raise _LambdaError("#NAME?", "LET: a name that is not a name")
                 env[name] = _substitute(args[k + 1], env)
-            out.extend([_Tok("op", "("), *_substitute(args[-1], env), _Tok("op", ")")])
+            body = _substitute(args[-1], env)
+            if any(_is_lambda(v) for v in env.values()):  # a LAMBDA called by its LET name
+                body = expand_lambdas(body, lambdas, depth + 1)
+            out.extend([_Tok("op", "("), *body, _Tok("op", ")")])
             i = end + 1
             continue
         if up in _LAMBDA_NAMES:
             call_open = end + 1
             if not (call_open < len(toks) and toks[call_open].text == "("):
-                out.extend(toks[i:end + 1])  # a LAMBDA given to MAP, BYROW ...: left alone
+                # a LAMBDA given to MAP, BYROW ...: left a LAMBDA, named LAMBDAs called in
+                # it written out
+                out.extend(toks[i:i + 2])
+                for k, a in enumerate(args):
+                    out.extend([_Tok("op", ","), *a] if k else a)
+                out.append(_Tok("op", ")"))
                 i = end + 1
                 continue
             call_end = _closing(toks, call_open)
@@ -1583,11 +1599,36 @@ def _apply(lam_args: list, values: list) -> list:
         raise _LambdaError("#VALUE!", "LAMBDA: a parameter that is not a name")
     if len(values) == 1 and not values[0] and not params:
         values = []
+    optional = [a[0].text.upper().startswith("_XLOP.") for a in lam_args[:-1]]
+    if len(values) < len(params) and all(optional[len(values):]):  # LAMBDA(a, [b], ..)(1)
+        values = [*values, *([[]] * (len(params) - len(values)))]
     if len(values) != len(params):
         raise _LambdaError("#VALUE!", f"LAMBDA takes {len(params)} arguments, "
                                       f"given {len(values)}")
-    env = dict(zip(params, values, strict=True))
-    return [_Tok("op", "("), *_substitute(lam_args[-1], env), _Tok("op", ")")]
+    # Microsoft, "ISOMITTED function": TRUE of a parameter given no value (``(1,)`` or an
+    # optional one left out), which reads as 0 elsewhere
+    omitted = {p for p, v in zip(params, values, strict=True) if not v}
+    body = _isomitted(lam_args[-1], set(params), omitted)
+    env = {p: v or [_Tok("number", "0")] for p, v in zip(params, values, strict=True)}
+    return [_Tok("op", "("), *_substitute(body, env), _Tok("op", ")")]
+
+
+def _isomitted(toks: list, params: set, omitted: set) -> list:
+    """``ISOMITTED(p)`` of the parameters ``params`` written as TRUE (``p`` in
+    ``omitted``) or FALSE."""
+    out: list = []
+    k = 0
+    while k < len(toks):
+        t = toks[k]
+        if (t.kind == "word" and t.text.upper() in ("ISOMITTED", "_XLFN.ISOMITTED")
+                and k + 3 < len(toks) and toks[k + 1].text == "(" and toks[k + 3].text == ")"
+                and _param(toks[k + 2]) in params):
+            out.append(_Tok("word", "TRUE" if _param(toks[k + 2]) in omitted else "FALSE"))
+            k += 4
+            continue
+        out.append(t)
+        k += 1
+    return out
 
 
 # ------------------------------------------------------------------ SUBTOTAL, AGGREGATE
