@@ -1,0 +1,306 @@
+"""Cell-level scheduling: formulas computed one cell at a time, in the order their values
+need, for what cannot be ordered as whole blocks.
+
+A cell is a block of one row: each cell of a unit is computed by the same evaluators as a
+block (:class:`~rooflinexl.recalc.kernels.BlockEval` over its one row, the array evaluator,
+:mod:`~rooflinexl.recalc.dynamic` for INDIRECT and OFFSET), with the same parse tree. What
+goes here: blocks that read one another or their own cells (a cycle between whole blocks,
+a running total reading its own row), where the order of the cells is found while they
+are computed, as Excel finds it (Microsoft, "Excel Recalculation": a formula that needs a
+cell not calculated yet is put back after it).
+
+:func:`schedule` is demand-driven, with an explicit stack. Every cell not computed yet
+holds a marker; a cell is computed, and each cell of the group its formula read while
+that was so is noted. A formula whose value does not depend on those cells (the same
+value whether they hold an error, a number or nothing: ``IF(ROW()=2,1000,INDEX(D:D,..))``
+in its first row) is done; otherwise the cells it read are computed first and it is
+computed again. A cell that needs, through others, a cell already waiting for it is on a
+circular reference: without iteration (Excel's ``calcPr iterate``, done block by block
+elsewhere) each cell on the circle is an error value whose reason names the circle, every
+cell that reads one of them an error "not computed", as in Excel's warning.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from rooflinexl.addresses import column_letters, parse_cell
+from rooflinexl.recalc import dynamic, engine
+from rooflinexl.recalc.arrays import ArrayEval, first_value
+from rooflinexl.recalc.compile import Unsupported
+from rooflinexl.recalc.kernels import BlockEval
+from rooflinexl.recalc.values import EMPTY, ERR, NUM, SheetStore, Vec
+
+__all__ = ["NOT_COMPUTED", "schedule"]
+
+#: the reason of a cell that reads a cell on a circular reference
+NOT_COMPUTED = "not computed: a circular reference, or depends on one"
+
+#: a number no formula is likely to give, put where a cell not computed yet is read, to
+#: see whether a formula's value depends on it (Euler's constant)
+_PROBE = 0.5772156649015329
+
+#: the cells of a circle named in a reason, at most
+_NAMED = 6
+
+
+def _error(code: str = "#VALUE!"):
+    from formulas.tokens.operand import XlError
+
+    return XlError(code)
+
+
+class _Watch(SheetStore):
+    """The run's store, shared, noting which cells of the group a formula reads."""
+
+    def __init__(self, base: SheetStore, by_col: dict):
+        self.sheets = base.sheets
+        self._ranges = {}
+        self.by_col = by_col  # (sheet, col) -> [(r0, r1, state)]
+        self.read: list[tuple[object, int]] = []  # (state, row) of cells read
+
+    def get(self, sheet: str, col: int, ra: int, rb: int) -> Vec:
+        for r0, r1, st in self.by_col.get((sheet, col), ()):
+            a, b = max(ra, r0), min(rb, r1)
+            if a <= b:
+                self.read.extend((st, r) for r in range(a, b + 1))
+        return super().get(sheet, col, ra, rb)
+
+
+class _State:
+    """One unit of the group: its values (a segment of the store), which rows are done."""
+
+    def __init__(self, u, marker):
+        self.u = u
+        n = u.r1 - u.r0 + 1
+        obj = np.empty(n, dtype=object)
+        obj[:] = marker
+        self.acc = Vec(np.full(n, ERR, np.uint8), np.zeros(n), obj, np.zeros(n, bool))
+        self.done = np.zeros(n, bool)
+        self.records: dict[int, list] = {}
+
+    def address(self, r: int) -> str:
+        return f"{self.u.sheet}!{column_letters(self.u.col)}{r}"
+
+    def slot(self, r: int):
+        i = r - self.u.r0
+        a = self.acc
+        return int(a.kind[i]), float(a.num[i]), a.obj[i], bool(a.npy[i])
+
+    def put(self, r: int, kind: int, num: float, obj, npy: bool = False) -> None:
+        i = r - self.u.r0
+        a = self.acc
+        a.kind[i], a.num[i], a.obj[i], a.npy[i] = kind, num, obj, npy
+
+
+def schedule(run, members: list) -> None:
+    """Compute the units ``members`` of ``run`` (a block evaluation in progress, every
+    unit they read outside them computed) cell by cell, in the order their values need.
+
+    Their values go into ``run.values`` and the store; a cell on a circular reference is
+    ``#VALUE!`` with a reason naming the circle, and it and every cell of the group that
+    read it are noted in ``run.forced`` and ``run.poison`` (cells computed later that read
+    them are not computed either).
+
+    Raises
+    ------
+    Unsupported
+        A member is an array formula over a range, or its formula is one the evaluators
+        do not cover (the members then go to the per-cell engine).
+    """
+    if any(u.region is not None for u in members):
+        raise Unsupported("an array formula over a range on a cycle")
+    marker = _error()
+    states = [_State(u, marker) for u in members]
+    by_col: dict = {}
+    for st in states:
+        by_col.setdefault((st.u.sheet, st.u.col), []).append((st.u.r0, st.u.r1, st))
+        run.store.column(st.u.sheet, st.u.col).add_segment(st.u.r0, st.u.r1, st.acc)
+    base = run.store
+    watch = run.store = _Watch(base, by_col)
+    try:
+        bad = _Scheduler(run, watch, states, marker).all()
+    finally:
+        run.store = base
+        base.forget_ranges()
+    cycle_err = _error()
+    for (st, r), why in bad.items():
+        st.put(r, ERR, 0.0, cycle_err)
+        run.forced[(st.u.sheet, f"{column_letters(st.u.col)}{r}")] = why
+        run.poison.setdefault(st.u.sheet, set()).add((r, st.u.col))
+    for st in states:
+        run.values[st.u.id] = st.acc
+        run.records[st.u.id] = (st.records, [])
+
+
+class _Scheduler:
+    def __init__(self, run, watch: _Watch, states: list[_State], marker):
+        self.run, self.watch, self.states, self.marker = run, watch, states, marker
+        self.deps: dict[tuple, set] = {}  # cell -> cells of the group it read
+        self.order: list[tuple] = []  # cells in the order they were done
+        self.circles: dict[tuple, str] = {}  # cell on a circle -> its reason
+
+    def all(self) -> dict[tuple, str]:
+        """Every cell done; the cells that are errors for a circular reference, with
+        their reasons."""
+        with np.errstate(all="ignore"):
+            for st in self.states:
+                for r in range(st.u.r0, st.u.r1 + 1):
+                    if not st.done[r - st.u.r0]:
+                        self._demand((st, r))
+        bad = dict(self.circles)
+        for cell in self.order:  # in the order done: what a cell read was done before
+            if cell not in bad and any(d in bad for d in self.deps.get(cell, ())):
+                bad[cell] = NOT_COMPUTED
+        return bad
+
+    def _demand(self, root: tuple) -> None:
+        stack = [root]
+        waiting: dict[tuple, int] = {}  # cells computed, waiting for others: since when
+        seq = 0
+        while stack:
+            cell = stack[-1]
+            st, r = cell
+            if st.done[r - st.u.r0]:
+                stack.pop()
+                continue
+            read, pending = self._try(cell)
+            if pending is None:
+                waiting.pop(cell, None)
+                stack.pop()
+                continue
+            needs = [c for c in pending if c not in waiting and c != cell]
+            if needs:
+                if cell not in waiting:
+                    waiting[cell] = seq
+                    seq += 1
+                needs.sort(key=lambda c: (c[1], c[0].u.col), reverse=True)
+                stack.extend(needs)  # the top row first
+                continue
+            # it needs only cells waiting for it, or itself: a circular reference, unless
+            # one of those waiting needs no more what it waited for (it read more cells
+            # than its value needs: INDEX(D2:D41,1) waits for all of D, needs D2)
+            since = min((waiting[c] for c in pending if c in waiting), default=seq)
+            circle = sorted((c for c, k in waiting.items() if k >= since), key=waiting.get)
+            if any(self._try(c)[1] is None for c in circle):
+                for c in circle:
+                    if c[0].done[c[1] - c[0].u.r0]:
+                        del waiting[c]
+                continue
+            circle += [] if cell in waiting else [cell]
+            names = [c[0].address(c[1]) for c in circle]
+            shown = names[:_NAMED] + (["..."] if len(names) > _NAMED else [])
+            why = "circular reference: " + " -> ".join(shown + names[:1])
+            for c in circle:
+                self.circles.setdefault(c, why)
+            self._finish(cell, read)  # holding the marker: what it is matters no more
+            waiting.pop(cell, None)
+            stack.pop()
+
+    def _try(self, cell: tuple) -> tuple[set, set | None]:
+        """Compute ``cell``: done (the cells it read, None) when its value does not depend
+        on a cell not done yet; otherwise (the cells it read, those not done), and it
+        holds the marker again."""
+        st, r = cell
+        read = self._compute(cell)
+        pending = {c for c in read if not c[0].done[c[1] - c[0].u.r0]}
+        if pending and self._depends(cell, pending):
+            st.put(r, ERR, 0.0, self.marker)
+            return read, pending
+        self._finish(cell, read - pending)
+        return read, None
+
+    def _finish(self, cell: tuple, deps: set) -> None:
+        st, r = cell
+        st.done[r - st.u.r0] = True
+        self.deps[cell] = deps
+        self.order.append(cell)
+
+    def _compute(self, cell: tuple) -> set:
+        """Compute one cell into its slot; the cells of the group its formula read."""
+        st, r = cell
+        st.put(r, ERR, 0.0, self.marker)  # not done: itself too, should it read itself
+        self.watch.read = []
+        self.watch.forget_ranges()
+        _evaluate(self.run, st, r)
+        return set(self.watch.read)
+
+    def _depends(self, cell: tuple, pending: set) -> bool:
+        """Whether ``cell``'s value (just computed, the ``pending`` cells holding the
+        marker) changes when they hold a number, or nothing, instead."""
+        st, r = cell
+        first = st.slot(r)
+        if first[2] is self.marker:
+            return True
+        for probe in ((NUM, _PROBE, None), (EMPTY, 0.0, None)):
+            saved = [(c, c[0].slot(c[1])) for c in pending]
+            for c, _ in saved:
+                c[0].put(c[1], *probe)
+            self.watch.forget_ranges()
+            try:
+                _evaluate(self.run, st, r)
+                again = st.slot(r)
+            finally:
+                for c, old in saved:
+                    c[0].put(c[1], *old)
+            if not _same(first, again):
+                st.put(r, *first)
+                return True
+        st.put(r, *first)
+        return False
+
+
+def _same(a: tuple, b: tuple) -> bool:
+    """Whether two slots (kind, number, object, numpy flag) hold the same value."""
+    if a[0] != b[0]:
+        return False
+    if a[0] == ERR:
+        return a[2] is not None and b[2] is not None and str(a[2]) == str(b[2])
+    if a[0] == NUM or a[0] == EMPTY:
+        return a[1] == b[1] or (np.isnan(a[1]) and np.isnan(b[1]))
+    if a[2] is None or b[2] is None:
+        return a[1] == b[1] and a[2] is b[2]
+    try:
+        return bool(a[2] == b[2]) and a[1] == b[1]
+    except (TypeError, ValueError):
+        return a[2] is b[2]
+
+
+def _evaluate(run, st: _State, r: int) -> None:
+    """The cell in row ``r`` of ``st``'s unit, computed from the store into its slot."""
+    u = st.u
+    i = r - u.r0
+    st.records.pop(i, None)
+    tokens = (engine.CURRENT, engine.STATE)
+    tree = u.compiled.tree
+    if u.array_mode:
+        ev = ArrayEval(run.store, u.sheet, r, u.col, run.functions, run.state, tokens,
+                       plain=True)
+        v = Vec.from_objects([first_value(ev.evaluate(tree))]).blank_as_zero()
+        if ev.records:
+            st.records[i] = list(ev.records)
+        _put(st, r, v)
+        return
+
+    def make_eval(a: int, b: int) -> BlockEval:
+        return BlockEval(run.store, u.sheet, a, b, run.functions, run.state, tokens, u.col)
+
+    def leaf(t, a: int, b: int) -> None:
+        ev = make_eval(r, r)
+        v = ev.value(t).blank_as_zero().broadcast(1)
+        recs = ev.records.get(0, []) + ev.records_all
+        if recs:
+            st.records.setdefault(i, []).extend(recs)
+        _put(st, r, v)
+
+    if u.dynamic:
+        spread = None
+        if u.array_ref:  # a column of an array formula's range
+            spread = (u.r0, u.col - parse_cell(u.array_ref.split(":")[0])[1])
+        dynamic.evaluate(tree, r, r, run.ctx, make_eval, leaf, spread)
+    else:
+        leaf(tree, r, r)
+
+
+def _put(st: _State, r: int, v: Vec) -> None:
+    st.put(r, int(v.kind[0]), float(v.num[0]), None if v.obj is None else v.obj[0],
+           False if v.npy is None else bool(v.npy[0]))
