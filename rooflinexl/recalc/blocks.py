@@ -305,6 +305,7 @@ def _reads_per_cell(u: Unit, ctx: Context) -> list | None:
     return out
 
 
+_OFFSET_OF_ERROR = re.compile(r'(?i)\bOFFSET\(\s*#REF!\s*,')
 _INDIRECT_LITERAL = re.compile(r'(?i)\bINDIRECT\(\s*"([^"]*)"\s*\)')
 #: INDIRECT next to a range operator: the range between reads more than either end
 _INDIRECT_RANGE = re.compile(r'(?i)\bINDIRECT\(\s*"[^"]*"\s*\)\s*:|:\s*(?:_xlfn\.)?INDIRECT\b')
@@ -318,8 +319,8 @@ def _indirect_literals(body: str, calls: list[str], names, tables) -> list[str] 
     from rooflinexl.recalc.compile import parse_a1
 
     dynamic = [c.upper().replace("_XLFN.", "") for c in calls]
-    if "OFFSET" in dynamic:
-        return None
+    if dynamic.count("OFFSET") != len(_OFFSET_OF_ERROR.findall(body)):
+        return None  # OFFSET(#REF!,..) refers to no cell (dynamic.fold_error_bases)
     found = _INDIRECT_LITERAL.findall(body)
     if len(found) != dynamic.count("INDIRECT") or found and _INDIRECT_RANGE.search(body):
         return None
@@ -1122,6 +1123,8 @@ def _evaluate_blocks(path, functions, limits: Limits, engine_mode: str) -> Evalu
             u.compiled = hit
             u.array_mode = hit.arrays_inside is not None
     for u in units:
+        if u.compiled is not None and dynamic.dynamic_calls(u.compiled.tree):
+            u.compiled.tree = dynamic.fold_error_bases(u.compiled.tree)
         u.reads = _reads_of_compiled(u) if u.compiled is not None else _reads_per_cell(u, ctx)
         if u.compiled is not None and dynamic.dynamic_calls(u.compiled.tree):
             u.reads, u.dynamic = None, u.region is None
