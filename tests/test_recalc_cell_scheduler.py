@@ -150,7 +150,7 @@ def test_a_chain_of_indirect_references_down_a_column(tmp_path, iterate):
     # same with and without iteration
     cells = {"A1": 7}
     for r in range(2, 8):
-        cells[f"A{r}"] = f'=INDIRECT("A"&(ROW()-1))+1'
+        cells[f"A{r}"] = '=INDIRECT("A"&(ROW()-1))+1'
     res = _recalc(tmp_path, cells, iterate)
     for r in range(2, 8):
         assert res.evaluation.value("S", f"A{r}") == 7 + r - 1
