@@ -155,3 +155,29 @@ def test_a_chain_of_indirect_references_down_a_column(tmp_path, iterate):
     for r in range(2, 8):
         assert res.evaluation.value("S", f"A{r}") == 7 + r - 1
     assert res.exit_code == 0
+
+
+def test_indirect_reading_its_own_column_below(tmp_path):
+    # each cell the one below it plus one, named by text; by hand: A5 = A6 + 1 = 11 ...
+    cells = {f"A{r}": '=INDIRECT("A"&(ROW()+1))+1' for r in range(1, 6)}
+    res = _recalc(tmp_path, {**cells, "A6": 10})
+    for r in range(1, 6):
+        assert res.evaluation.value("S", f"A{r}") == 10 + 6 - r
+    assert res.evaluation.paths.cell_cells == 0
+
+
+def test_indirect_reaching_a_block_that_reads_it(tmp_path):
+    # B reads C of its own row through INDIRECT, C reads B of the row above: the blocks
+    # read each other, the cells do not. By hand: B1 = 1, C2 = 2, B2 = 4, C3 = 5, B3 = 10
+    cells = {"B1": 1}
+    for r in range(2, 6):
+        cells[f"B{r}"] = '=INDIRECT("C"&ROW())*2'
+        cells[f"C{r}"] = f"=B{r - 1}+1"
+    res = _recalc(tmp_path, cells)
+    b = 1
+    for r in range(2, 6):
+        assert res.evaluation.value("S", f"C{r}") == b + 1
+        b = 2 * (b + 1)
+        assert res.evaluation.value("S", f"B{r}") == b
+    assert res.exit_code == 0
+    assert res.evaluation.paths.cell_cells == 0

@@ -949,7 +949,7 @@ class _Run:
                     if ra > u.r1 or rb < u.r0:
                         continue
                     if not (x.r2_rel and x.r2 < 0):
-                        raise Unsupported(f"{call.name}'s arguments read its own cells")
+                        raise cells.Unordered(f"{call.name}'s arguments read its own cells")
                     step = min(step, -x.r2)  # its own rows above: that many at a time
         n = u.r1 - u.r0 + 1
         acc = Vec.empty(n)
@@ -990,8 +990,6 @@ class _Run:
         ``tree`` (its references resolved): all of a..b unless it reads its own rows
         above; :class:`Unsupported` when it reads its own row or below, or a formula
         cell not computed yet."""
-        if self._index is None:
-            self._index = _Index(self.units)
         lag = b - a + 1
         stack = [tree]
         while stack:
@@ -1008,14 +1006,20 @@ class _Run:
                 if x.r2_rel and x.r2 < 0:
                     lag = min(lag, -x.r2)
                 elif x.r2_rel or min(rb, u.r1) >= a:
-                    raise Unsupported(f"{u.address()} reads its own cells through INDIRECT "
-                                      "or OFFSET")
-            for w in self._index.writers(x.sheet, ra, x.c1, rb, x.c2):
-                if w != u.id and w not in self.values and not (
-                        self.units[w].why is not None and self.per_cell_ev is not None):
-                    raise Unsupported("INDIRECT or OFFSET reaches a formula cell not "
-                                      f"computed yet ({self.units[w].address()})")
+                    raise cells.Unordered(f"{u.address()} reads its own cells through "
+                                          "INDIRECT or OFFSET")
+            for w in self.not_computed(x.sheet, ra, x.c1, rb, x.c2) - {u.id}:
+                raise cells.Unordered("INDIRECT or OFFSET reaches a formula cell not "
+                                      f"computed yet ({self.units[w].address()})", w)
         return lag
+
+    def not_computed(self, sheet: str, r1: int, c1: int, r2: int, c2: int) -> set[int]:
+        """The units writing formula cells of the range that are not computed yet."""
+        if self._index is None:
+            self._index = _Index(self.units)
+        return {w for w in self._index.writers(sheet, r1, c1, r2, c2)
+                if w not in self.values and not (
+                    self.units[w].why is not None and self.per_cell_ev is not None)}
 
     def _poisoned(self, u: Unit, v: Vec) -> Vec:
         """Rows reading a cell the per-cell engine could not compute: not computed either
@@ -1233,12 +1237,17 @@ def _evaluate(run: _Run, units: list[Unit], edges, path: Path, functions) -> Non
                 else:
                     try:
                         run.block(units[grp[0]])
+                    except cells.Unordered:
+                        raise
                     except Unsupported:
                         u = units[grp[0]]
                         if u.array_mode:
                             raise
                         u.array_mode = True  # values the block kernels cannot hold
                         run.block(u)
+            except cells.Unordered as ex:  # cell by cell in the next round
+                failed.update(grp)
+                _regroup(units, edges, grp[0] if ex.by is None else ex.by, ex)
             except Unsupported as ex:
                 failed.update(grp)
                 for uid in grp:
@@ -1246,6 +1255,37 @@ def _evaluate(run: _Run, units: list[Unit], edges, path: Path, functions) -> Non
         if failed:
             _fail_alike(units, failed)
             raise _Retry
+
+
+def _regroup(units: list[Unit], edges, uid: int, ex: cells.Unordered) -> None:
+    """A unit found reading, through INDIRECT or OFFSET, its own cells or those of a unit
+    not computed before it (``ex.reached``): it reads that unit from now on, and the cycle
+    this closes (the unit alone for its own cells) is computed cell by cell
+    (:func:`cells.schedule`); per cell when it holds a formula the compiler lacks or
+    it was so already."""
+    if ex.reached is not None:
+        edges[uid].add(ex.reached)
+        reverse: list[set[int]] = [set() for _ in units]
+        for v, deps in enumerate(edges):
+            for w in deps:
+                reverse[w].add(v)
+        comp = _closure({uid}, edges) & _closure({uid}, reverse)
+    else:
+        comp = {uid}
+    if len(comp) == 1 and ex.reached is not None and ex.reached != uid:
+        return  # it only comes after that unit now
+    if (ex.reached is None and units[uid].cycle is not None) or any(
+            units[v].compiled is None or units[v].why is not None for v in comp - {uid}):
+        for v in comp:
+            units[v].why = units[v].why or str(ex)
+        return
+    new = 1 + max((u.cycle for u in units if u.cycle is not None), default=-1)
+    for v in comp:
+        old = units[v].cycle
+        for w in units:  # a cycle it joins joins too
+            if old is not None and w.cycle == old:
+                w.cycle = new
+        units[v].cycle = new
 
 
 _CELL_REF = re.compile(r"\$?[A-Z]{1,3}\$?[0-9]+")

@@ -30,7 +30,7 @@ from rooflinexl.recalc.compile import Unsupported
 from rooflinexl.recalc.kernels import BlockEval
 from rooflinexl.recalc.values import EMPTY, ERR, NUM, SheetStore, Vec
 
-__all__ = ["NOT_COMPUTED", "schedule"]
+__all__ = ["NOT_COMPUTED", "Unordered", "schedule"]
 
 #: the reason of a cell that reads a cell on a circular reference
 NOT_COMPUTED = "not computed: a circular reference, or depends on one"
@@ -43,6 +43,16 @@ _PROBE = 0.5772156649015329
 _NAMED = 6
 
 
+class Unordered(Unsupported):
+    """A formula found reading, through INDIRECT or OFFSET, cells whose values are not
+    known yet: its own (``reached`` None) or those of the unit ``reached``, not computed
+    before it; ``by``: the unit reading them, when known. Its cells then go cell by cell."""
+
+    def __init__(self, message: str, reached: int | None = None, by: int | None = None):
+        super().__init__(message)
+        self.reached, self.by = reached, by
+
+
 def _error(code: str = "#VALUE!"):
     from formulas.tokens.operand import XlError
 
@@ -52,17 +62,23 @@ def _error(code: str = "#VALUE!"):
 class _Watch(SheetStore):
     """The run's store, shared, noting which cells of the group a formula reads."""
 
-    def __init__(self, base: SheetStore, by_col: dict):
+    def __init__(self, base: SheetStore, by_col: dict, not_computed, group: set[int]):
         self.sheets = base.sheets
         self._ranges = {}
         self.by_col = by_col  # (sheet, col) -> [(r0, r1, state)]
         self.read: list[tuple[object, int]] = []  # (state, row) of cells read
+        self.not_computed, self.group = not_computed, group
+        self.current: int | None = None  # the unit whose cell is being computed
 
     def get(self, sheet: str, col: int, ra: int, rb: int) -> Vec:
         for r0, r1, st in self.by_col.get((sheet, col), ()):
             a, b = max(ra, r0), min(rb, r1)
             if a <= b:
                 self.read.extend((st, r) for r in range(a, b + 1))
+        for w in self.not_computed(sheet, ra, col, rb, col) - self.group:
+            # INDIRECT or OFFSET reaching a block computed after these: order anew
+            raise Unordered("INDIRECT or OFFSET reaches a formula cell not computed yet",
+                            w, self.current)
         return super().get(sheet, col, ra, rb)
 
 
@@ -116,7 +132,7 @@ def schedule(run, members: list) -> None:
         by_col.setdefault((st.u.sheet, st.u.col), []).append((st.u.r0, st.u.r1, st))
         run.store.column(st.u.sheet, st.u.col).add_segment(st.u.r0, st.u.r1, st.acc)
     base = run.store
-    watch = run.store = _Watch(base, by_col)
+    watch = run.store = _Watch(base, by_col, run.not_computed, {u.id for u in members})
     try:
         bad = _Scheduler(run, watch, states, marker).all()
     finally:
@@ -268,6 +284,7 @@ def _same(a: tuple, b: tuple) -> bool:
 def _evaluate(run, st: _State, r: int) -> None:
     """The cell in row ``r`` of ``st``'s unit, computed from the store into its slot."""
     u = st.u
+    run.store.current = u.id
     i = r - u.r0
     st.records.pop(i, None)
     tokens = (engine.CURRENT, engine.STATE)
