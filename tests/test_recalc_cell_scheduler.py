@@ -181,3 +181,28 @@ def test_indirect_reaching_a_block_that_reads_it(tmp_path):
         assert res.evaluation.value("S", f"B{r}") == b
     assert res.exit_code == 0
     assert res.evaluation.paths.cell_cells == 0
+
+
+def test_too_many_dynamic_formulas_to_order_as_blocks_go_cell_by_cell(tmp_path, monkeypatch):
+    # past the edge budget (5 million: umya's issue_216.xlsx once), the INDIRECT formulas
+    # and what reads them are computed cell by cell after everything else; lowered here
+    from rooflinexl.recalc import blocks
+
+    monkeypatch.setattr(blocks, "_MAX_DYNAMIC_EDGES", 10)
+    cells = {}
+    for r in range(1, 9):
+        cells[f"B{r}"] = r
+        cells[f"A{r}"] = f'=INDIRECT("B"&ROW())+{r % 2}*{r}'  # one unit each
+        cells[f"D{r}"] = f"=A{r}*2"
+        cells[f"E{r}"] = f'=INDIRECT("D"&(ROW()+1))+1'  # the next row's D
+    cells["C1"] = "=SUM(A1:A8)"
+    res = _recalc(tmp_path, cells)
+    ev = res.evaluation
+    a = {r: r + (r % 2) * r for r in range(1, 9)}  # by hand
+    assert ev.value("S", "C1") == sum(a.values())
+    for r in range(1, 9):
+        assert ev.value("S", f"D{r}") == 2 * a[r]
+    for r in range(1, 8):
+        assert ev.value("S", f"E{r}") == 2 * a[r + 1] + 1
+    assert ev.value("S", "E8") == 1  # D9 is blank
+    assert ev.paths.cell_cells == 0

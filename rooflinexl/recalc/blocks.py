@@ -136,6 +136,9 @@ class Unit:
     #: block row by row (its cells hold arrays the block kernels cannot)
     array_mode: bool = False
     dynamic: bool = False  # calls INDIRECT/OFFSET: references resolved per row (dynamic.py)
+    #: on a cycle computed cell by cell (cells.schedule) whatever calcPr says: one found
+    #: while computing, or too many dynamic units to order as blocks
+    by_cells: bool = False
     named: set | None = None  # dynamic: the units its formula names (the rest is speculative)
 
     @property
@@ -522,30 +525,33 @@ def _graph(units: list[Unit], index: _Index) -> list[set[int]]:
 _MAX_DYNAMIC_EDGES = 5_000_000
 
 
-def _order_dynamic(units: list[Unit], edges: list[set[int]]) -> None:
+def _order_dynamic(units: list[Unit], edges: list[set[int]]) -> set[int]:
     """A unit that calls INDIRECT or OFFSET may read any cell: it reads, besides what its
     formula names, every unit that does not read it (directly or through others), so it
     comes after all of them; the others come after it. Dynamic units are placed one after
     the other, bottom up, each after those placed before unless it feeds them, so no
     cycle is made and one that reads another above it finds it computed.
-    Past :data:`_MAX_DYNAMIC_EDGES` they read everything (and go per cell)."""
+    Past :data:`_MAX_DYNAMIC_EDGES` they read what they name, and they and every unit
+    reading them (returned) are computed last, cell by cell in the order their values
+    need (:func:`cells.schedule`)."""
     dyn = [u for u in units if u.dynamic]
     if not dyn:
-        return
+        return set()
     # the others that may read anything (per cell) are placed likewise, last: computed
     # first, so a dynamic unit reading them comes after them rather than between them
     anything = [u for u in units if u.reads is None and not u.dynamic]
-    if (len(dyn) + len(anything)) * len(units) > _MAX_DYNAMIC_EDGES:
-        for u in dyn:
-            u.dynamic = False
-            u.why = "too many INDIRECT/OFFSET formulas to order in blocks"
-        return
     index = _Index(units)
     for u in dyn:
         edges[u.id] = set()
         for s, r1, c1, r2, c2 in _reads_of_compiled(u):
             edges[u.id] |= index.writers(s, r1, c1, r2, c2)
         u.named = set(edges[u.id])
+    if (len(dyn) + len(anything)) * len(units) > _MAX_DYNAMIC_EDGES:
+        reverse: list[set[int]] = [set() for _ in units]
+        for v, deps in enumerate(edges):
+            for w in deps:
+                reverse[w].add(v)
+        return _closure({u.id for u in dyn}, reverse)
     for u in anything:
         edges[u.id] = set()
     reverse: list[set[int]] = [set() for _ in units]
@@ -563,6 +569,7 @@ def _order_dynamic(units: list[Unit], edges: list[set[int]]) -> None:
         edges[u.id] |= new
         for w in new:
             reverse[w].add(u.id)
+    return set()
 
 
 def _cyclic(edges: list[set[int]]) -> set[int]:
@@ -1136,7 +1143,7 @@ def _evaluate_blocks(path, functions, limits: Limits, engine_mode: str) -> Evalu
                 u.why, u.dynamic = why, False
     index = _Index(units)
     edges = _graph(units, index)
-    _order_dynamic(units, edges)
+    by_cells = _order_dynamic(units, edges)
     cyclic = _cyclic(edges)
     if cyclic:
         own = {uid for uid in cyclic if uid in edges[uid]}
@@ -1161,6 +1168,11 @@ def _evaluate_blocks(path, functions, limits: Limits, engine_mode: str) -> Evalu
                 if u.why is None:
                     u.why = ("reads its own cells (e.g. a running total)" if uid in edges[uid]
                              else "on a cycle of blocks")
+    if by_cells:  # one group, cycles in it included
+        k = 1 + max((u.cycle for u in units if u.cycle is not None), default=-1)
+        for uid in by_cells:
+            if units[uid].compiled is not None and units[uid].why is None:
+                units[uid].cycle, units[uid].by_cells = k, True
     t_plan = time.perf_counter()
     while True:
         if engine_mode == "blocks":
@@ -1230,7 +1242,7 @@ def _evaluate(run: _Run, units: list[Unit], edges, path: Path, functions) -> Non
                 failed.update(grp)
                 continue
             try:
-                if grp[0] in run.cycle_of and run.book.iterate:
+                if grp[0] in run.cycle_of and run.book.iterate and not units[grp[0]].by_cells:
                     run.iterate([units[uid] for uid in grp])
                 elif grp[0] in run.cycle_of:
                     cells.schedule(run, [units[uid] for uid in grp])
@@ -1284,8 +1296,8 @@ def _regroup(units: list[Unit], edges, uid: int, ex: cells.Unordered) -> None:
         old = units[v].cycle
         for w in units:  # a cycle it joins joins too
             if old is not None and w.cycle == old:
-                w.cycle = new
-        units[v].cycle = new
+                w.cycle, w.by_cells = new, True
+        units[v].cycle, units[v].by_cells = new, True
 
 
 _CELL_REF = re.compile(r"\$?[A-Z]{1,3}\$?[0-9]+")

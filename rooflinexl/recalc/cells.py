@@ -21,6 +21,8 @@ cell that reads one of them an error "not computed", as in Excel's warning.
 """
 from __future__ import annotations
 
+import bisect
+
 import numpy as np
 
 from rooflinexl.addresses import column_letters, parse_cell
@@ -65,16 +67,20 @@ class _Watch(SheetStore):
     def __init__(self, base: SheetStore, by_col: dict, not_computed, group: set[int]):
         self.sheets = base.sheets
         self._ranges = {}
-        self.by_col = by_col  # (sheet, col) -> [(r0, r1, state)]
+        self.by_col = by_col  # (sheet, col) -> (first rows, [(r0, r1, state)])
         self.read: list[tuple[object, int]] = []  # (state, row) of cells read
         self.not_computed, self.group = not_computed, group
         self.current: int | None = None  # the unit whose cell is being computed
 
     def get(self, sheet: str, col: int, ra: int, rb: int) -> Vec:
-        for r0, r1, st in self.by_col.get((sheet, col), ()):
-            a, b = max(ra, r0), min(rb, r1)
-            if a <= b:
-                self.read.extend((st, r) for r in range(a, b + 1))
+        found = self.by_col.get((sheet, col))
+        if found is not None:
+            starts, runs = found  # the group's units in the column, by first row
+            k = bisect.bisect_right(starts, rb) - 1
+            while k >= 0 and runs[k][1] >= ra:  # they do not overlap
+                r0, r1, st = runs[k]
+                self.read.extend((st, r) for r in range(max(ra, r0), min(rb, r1) + 1))
+                k -= 1
         for w in self.not_computed(sheet, ra, col, rb, col) - self.group:
             # INDIRECT or OFFSET reaching a block computed after these: order anew
             raise Unordered("INDIRECT or OFFSET reaches a formula cell not computed yet",
@@ -131,6 +137,9 @@ def schedule(run, members: list) -> None:
     for st in states:
         by_col.setdefault((st.u.sheet, st.u.col), []).append((st.u.r0, st.u.r1, st))
         run.store.column(st.u.sheet, st.u.col).add_segment(st.u.r0, st.u.r1, st.acc)
+    for key, runs in by_col.items():
+        runs.sort(key=lambda x: x[0])
+        by_col[key] = ([x[0] for x in runs], runs)
     base = run.store
     watch = run.store = _Watch(base, by_col, run.not_computed, {u.id for u in members})
     try:
