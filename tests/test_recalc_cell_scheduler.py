@@ -194,7 +194,7 @@ def test_too_many_dynamic_formulas_to_order_as_blocks_go_cell_by_cell(tmp_path, 
         cells[f"B{r}"] = r
         cells[f"A{r}"] = f'=INDIRECT("B"&ROW())+{r % 2}*{r}'  # one unit each
         cells[f"D{r}"] = f"=A{r}*2"
-        cells[f"E{r}"] = f'=INDIRECT("D"&(ROW()+1))+1'  # the next row's D
+        cells[f"E{r}"] = '=INDIRECT("D"&(ROW()+1))+1'  # the next row's D
     cells["C1"] = "=SUM(A1:A8)"
     res = _recalc(tmp_path, cells)
     ev = res.evaluation
