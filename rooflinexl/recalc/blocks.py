@@ -16,9 +16,11 @@ the data. A block that reads its own column only rows above each row (a
 running total, ``=A1+1`` filled down) is evaluated top down a few rows at a
 time; a growing range (``SUM($A$2:A2)``) is summed cumulatively.
 
+Blocks on a cycle (and dynamic references that cannot be ordered as blocks) are
+computed cell by cell in the order their values need (:mod:`rooflinexl.recalc.cells`).
+
 Fallback policy. A block the evaluator does not cover (a function outside the
-supported set, an array formula, a block that reads its own row, cells on a
-cycle ...) goes to the
+supported set, an array formula the array evaluator refuses ...) goes to the
 per-cell engine (:func:`rooflinexl.recalc.engine.evaluate_workbook`, the
 ``formulas`` library). It gets a copy of the workbook in which the
 per-cell cells keep their formulas, every formula cell they depend on holds
