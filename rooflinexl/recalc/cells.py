@@ -68,7 +68,7 @@ class _Watch(SheetStore):
         self.sheets = base.sheets
         self._ranges = {}
         self.by_col = by_col  # (sheet, col) -> (first rows, [(r0, r1, state)])
-        self.read: list[tuple[object, int]] = []  # (state, row) of cells read
+        self.read: list[tuple[object, int, int]] = []  # (state, first, last index) read
         self.not_computed, self.group = not_computed, group
         self.current: int | None = None  # the unit whose cell is being computed
 
@@ -79,7 +79,7 @@ class _Watch(SheetStore):
             k = bisect.bisect_right(starts, rb) - 1
             while k >= 0 and runs[k][1] >= ra:  # they do not overlap
                 r0, r1, st = runs[k]
-                self.read.extend((st, r) for r in range(max(ra, r0), min(rb, r1) + 1))
+                self.read.append((st, max(ra, r0) - r0, min(rb, r1) - r0))
                 k -= 1
         for w in self.not_computed(sheet, ra, col, rb, col) - self.group:
             # INDIRECT or OFFSET reaching a block computed after these: order anew
@@ -98,6 +98,8 @@ class _State:
         obj[:] = marker
         self.acc = Vec(np.full(n, ERR, np.uint8), np.zeros(n), obj, np.zeros(n, bool))
         self.done = np.zeros(n, bool)
+        self.seq = np.zeros(n, np.int64)  # when each cell was done (1, 2, ...)
+        self.bad = np.zeros(n, bool)  # on a circle or reading one
         self.records: dict[int, list] = {}
 
     def address(self, r: int) -> str:
@@ -112,6 +114,18 @@ class _State:
         i = r - self.u.r0
         a = self.acc
         a.kind[i], a.num[i], a.obj[i], a.npy[i] = kind, num, obj, npy
+
+    def save(self, idx: np.ndarray) -> tuple:
+        a = self.acc
+        return a.kind[idx].copy(), a.num[idx].copy(), a.obj[idx].copy(), a.npy[idx].copy()
+
+    def restore(self, idx: np.ndarray, saved: tuple) -> None:
+        a = self.acc
+        a.kind[idx], a.num[idx], a.obj[idx], a.npy[idx] = saved
+
+    def fill(self, idx: np.ndarray, kind: int, num: float) -> None:
+        a = self.acc
+        a.kind[idx], a.num[idx], a.obj[idx], a.npy[idx] = kind, num, None, False
 
 
 def schedule(run, members: list) -> None:
@@ -160,7 +174,7 @@ def schedule(run, members: list) -> None:
 class _Scheduler:
     def __init__(self, run, watch: _Watch, states: list[_State], marker):
         self.run, self.watch, self.states, self.marker = run, watch, states, marker
-        self.deps: dict[tuple, set] = {}  # cell -> cells of the group it read
+        self.reads: dict[tuple, list] = {}  # cell -> [(state, first, last index)] read
         self.order: list[tuple] = []  # cells in the order they were done
         self.circles: dict[tuple, str] = {}  # cell on a circle -> its reason
 
@@ -173,9 +187,19 @@ class _Scheduler:
                     if not st.done[r - st.u.r0]:
                         self._demand((st, r))
         bad = dict(self.circles)
-        for cell in self.order:  # in the order done: what a cell read was done before
-            if cell not in bad and any(d in bad for d in self.deps.get(cell, ())):
+        if not bad:
+            return bad
+        for st, r in bad:
+            st.bad[r - st.u.r0] = True
+        for cell in self.order:  # in the order done: a cell read those done before it
+            st, r = cell
+            if cell in bad:
+                continue
+            seq = st.seq[r - st.u.r0]
+            if any((d.bad[a:b + 1] & (d.seq[a:b + 1] < seq)).any()
+                   for d, a, b in self.reads.get(cell, ())):
                 bad[cell] = NOT_COMPUTED
+                st.bad[r - st.u.r0] = True
         return bad
 
     def _demand(self, root: tuple) -> None:
@@ -188,12 +212,13 @@ class _Scheduler:
             if st.done[r - st.u.r0]:
                 stack.pop()
                 continue
-            read, pending = self._try(cell)
+            pending = self._try(cell)
             if pending is None:
                 waiting.pop(cell, None)
                 stack.pop()
                 continue
-            needs = [c for c in pending if c not in waiting and c != cell]
+            cells = [(p, p.u.r0 + int(i)) for p, idx in pending for i in idx]
+            needs = [c for c in cells if c not in waiting and c != cell]
             if needs:
                 if cell not in waiting:
                     waiting[cell] = seq
@@ -204,9 +229,9 @@ class _Scheduler:
             # it needs only cells waiting for it, or itself: a circular reference, unless
             # one of those waiting needs no more what it waited for (it read more cells
             # than its value needs: INDEX(D2:D41,1) waits for all of D, needs D2)
-            since = min((waiting[c] for c in pending if c in waiting), default=seq)
+            since = min((waiting[c] for c in cells if c in waiting), default=seq)
             circle = sorted((c for c, k in waiting.items() if k >= since), key=waiting.get)
-            if any(self._try(c)[1] is None for c in circle):
+            if any(self._try(c) is None for c in circle):
                 for c in circle:
                     if c[0].done[c[1] - c[0].u.r0]:
                         del waiting[c]
@@ -217,56 +242,56 @@ class _Scheduler:
             why = "circular reference: " + " -> ".join(shown + names[:1])
             for c in circle:
                 self.circles.setdefault(c, why)
-            self._finish(cell, read)  # holding the marker: what it is matters no more
+            self._finish(cell)  # holding the marker: what it is matters no more
             waiting.pop(cell, None)
             stack.pop()
 
-    def _try(self, cell: tuple) -> tuple[set, set | None]:
-        """Compute ``cell``: done (the cells it read, None) when its value does not depend
-        on a cell not done yet; otherwise (the cells it read, those not done), and it
-        holds the marker again."""
-        st, r = cell
-        read = self._compute(cell)
-        pending = {c for c in read if not c[0].done[c[1] - c[0].u.r0]}
-        if pending and self._depends(cell, pending):
-            st.put(r, ERR, 0.0, self.marker)
-            return read, pending
-        self._finish(cell, read - pending)
-        return read, None
-
-    def _finish(self, cell: tuple, deps: set) -> None:
-        st, r = cell
-        st.done[r - st.u.r0] = True
-        self.deps[cell] = deps
-        self.order.append(cell)
-
-    def _compute(self, cell: tuple) -> set:
-        """Compute one cell into its slot; the cells of the group its formula read."""
+    def _try(self, cell: tuple) -> list | None:
+        """Compute ``cell``: done (None) when its value does not depend on a cell not
+        done yet; otherwise those cells, [(state, indices)], and it holds the marker
+        again."""
         st, r = cell
         st.put(r, ERR, 0.0, self.marker)  # not done: itself too, should it read itself
         self.watch.read = []
         self.watch.forget_ranges()
         _evaluate(self.run, st, r)
-        return set(self.watch.read)
+        reads = self.reads[cell] = self.watch.read
+        pending: dict = {}
+        for d, a, b in reads:
+            idx = np.flatnonzero(~d.done[a:b + 1])
+            if len(idx):
+                pending.setdefault(d, []).append(idx + a)
+        found = [(d, np.unique(np.concatenate(v))) for d, v in pending.items()]
+        if found and self._depends(cell, found):
+            st.put(r, ERR, 0.0, self.marker)
+            return found
+        self._finish(cell)
+        return None
 
-    def _depends(self, cell: tuple, pending: set) -> bool:
+    def _finish(self, cell: tuple) -> None:
+        st, r = cell
+        st.done[r - st.u.r0] = True
+        self.order.append(cell)
+        st.seq[r - st.u.r0] = len(self.order)
+
+    def _depends(self, cell: tuple, pending: list) -> bool:
         """Whether ``cell``'s value (just computed, the ``pending`` cells holding the
         marker) changes when they hold a number, or nothing, instead."""
         st, r = cell
         first = st.slot(r)
         if first[2] is self.marker:
             return True
-        for probe in ((NUM, _PROBE, None), (EMPTY, 0.0, None)):
-            saved = [(c, c[0].slot(c[1])) for c in pending]
-            for c, _ in saved:
-                c[0].put(c[1], *probe)
+        for kind, num in ((NUM, _PROBE), (EMPTY, 0.0)):
+            saved = [(d, idx, d.save(idx)) for d, idx in pending]
+            for d, idx, _ in saved:
+                d.fill(idx, kind, num)
             self.watch.forget_ranges()
             try:
                 _evaluate(self.run, st, r)
                 again = st.slot(r)
             finally:
-                for c, old in saved:
-                    c[0].put(c[1], *old)
+                for d, idx, old in saved:
+                    d.restore(idx, old)
             if not _same(first, again):
                 st.put(r, *first)
                 return True
