@@ -513,8 +513,8 @@ def _graph(units: list[Unit], index: _Index) -> list[set[int]]:
     everything = {u.id for u in units}
     edges: list[set[int]] = []
     for u in units:
-        if u.reads is None:
-            edges.append(set(everything))
+        if u.reads is None:  # a dynamic unit's: made by _order_dynamic
+            edges.append(set() if u.dynamic else set(everything))
             continue
         deps: set[int] = set()
         for s, r1, c1, r2, c2 in u.reads:
