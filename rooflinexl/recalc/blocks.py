@@ -254,6 +254,58 @@ def _cell_texts(u: Unit) -> list[str]:
 # ----------------------------------------------------------- dependencies
 
 
+def _value_refs(u: Unit) -> list[Rng]:
+    """The references of a compiled unit whose cells' values it reads: all but those
+    written only as INDEX's first argument (INDEX picks a cell of it: Excel computes that
+    cell only) or as ROW's and COLUMN's (no value read)."""
+    only_ref: set[int] = set()
+    valued: set[int] = set()
+    stack = [(u.compiled.tree, False)]
+    while stack:
+        node, as_ref = stack.pop()
+        if isinstance(node, Rng):
+            (only_ref if as_ref else valued).add(id(node))
+        elif isinstance(node, Call):
+            for k, a in enumerate(node.args):
+                stack.append((a, node.name in ("ROW", "COLUMN")
+                              or node.name == "INDEX" and k == 0))
+    return [r for r in u.compiled.refs if id(r) in valued or id(r) not in only_ref]
+
+
+def _cycle_through_references_only(comp: set[int], units: list[Unit], index) -> bool:
+    """Whether the blocks ``comp`` (a cycle between whole blocks) read one another's values
+    without a cycle: the cycle closes only through INDEX's range (a loan schedule), or
+    through a block's own rows above. Then they can be computed row by row; otherwise a
+    cell reads itself and the cycle is reported."""
+    edges: dict[int, set[int]] = {uid: set() for uid in comp}
+    for uid in comp:
+        u = units[uid]
+        for ref in _value_refs(u):
+            ra = ref.r1 + u.r0 if ref.r1_rel else ref.r1
+            rb = ref.r2 + u.r1 if ref.r2_rel else ref.r2
+            for w in index.writers(ref.sheet, min(ra, rb), ref.c1, max(ra, rb), ref.c2):
+                if w not in comp:
+                    continue
+                if w == uid and ref.sheet == u.sheet and ref.r2_rel and ref.r2 < 0 and (
+                        ref.r1_rel or ref.r1 < u.r0):
+                    continue  # its own rows above only (a running total)
+                edges[uid].add(w)
+    indeg = {uid: 0 for uid in comp}
+    for deps in edges.values():
+        for w in deps:
+            indeg[w] += 1
+    ready = [uid for uid, d in indeg.items() if d == 0]
+    seen = 0
+    while ready:
+        uid = ready.pop()
+        seen += 1
+        for w in edges[uid]:
+            indeg[w] -= 1
+            if indeg[w] == 0:
+                ready.append(w)
+    return seen == len(comp)
+
+
 def _reads_of_compiled(u: Unit) -> list:
     out = []
     for ref in u.compiled.refs:
@@ -826,6 +878,69 @@ class _Run:
                 break
         self.store.forget_ranges()
 
+    def by_rows(self, members: list[Unit]) -> None:
+        """Blocks that read one another (a cycle between whole blocks) computed cell by
+        cell, row after row, as Excel follows the cells a formula really reads: every
+        cell starts as a marker error; a row's cell is computed once what it reads is no
+        longer the marker. Then each block is computed once more as a whole from the
+        values found, and must give them again (a cell that read a marker inside IFERROR,
+        ISERROR, COUNT ... would not): otherwise, or when a row cannot be finished,
+        :class:`Unsupported` (the blocks then go cell by cell, :func:`_cycle`)."""
+        if any(u.array_mode or u.dynamic or u.region is not None for u in members):
+            self._not_by_rows(members, {})  # arrays: per cell, where the cycle is told
+        marker = _marker()
+        segs: dict[int, Vec] = {}
+        for u in members:
+            n = u.r1 - u.r0 + 1
+            obj = np.empty(n, dtype=object)
+            obj[:] = marker
+            seg = Vec(np.full(n, ERR, np.uint8), np.zeros(n), obj, np.zeros(n, bool))
+            segs[u.id] = seg
+            self.store.column(u.sheet, u.col).add_segment(u.r0, u.r1, seg)
+        self.store.forget_ranges()
+        order = sorted({r for u in members for r in range(u.r0, u.r1 + 1)})
+        with np.errstate(all="ignore"):
+            for r in order:
+                todo = [u for u in members if u.r0 <= r <= u.r1]
+                while todo:
+                    left = []
+                    for u in todo:
+                        ev = BlockEval(self.store, u.sheet, r, r, self.functions, self.state,
+                                       (engine.CURRENT, engine.STATE), u.col)
+                        v = ev.value(u.compiled.tree).blank_as_zero().broadcast(1)
+                        if v.obj is not None and v.obj[0] is marker:
+                            left.append(u)
+                            continue
+                        seg, i = segs[u.id], r - u.r0
+                        seg.kind[i], seg.num[i] = v.kind[0], v.num[0]
+                        seg.obj[i] = None if v.obj is None else v.obj[0]
+                        seg.npy[i] = False if v.npy is None else v.npy[0]
+                        self.store.forget_ranges()
+                    if len(left) == len(todo):
+                        self._not_by_rows(members, segs)
+                    todo = left
+            for u in members:  # the check: each block again, from the values found
+                ev = BlockEval(self.store, u.sheet, u.r0, u.r1, self.functions, self.state,
+                               (engine.CURRENT, engine.STATE), u.col)
+                v = ev.value(u.compiled.tree).blank_as_zero().broadcast(u.r1 - u.r0 + 1)
+                if not _same(segs[u.id], v):
+                    self._not_by_rows(members, segs)
+                self.values[u.id] = v
+                self.records[u.id] = (ev.records, ev.records_all)
+        for u in members:  # the checked values in place of the row-by-row ones
+            col = self.store.column(u.sheet, u.col)
+            col.segments = [sg for sg in col.segments if sg[2] is not segs[u.id]]
+            col.add_segment(u.r0, u.r1, self.values[u.id])
+        self.store.forget_ranges()
+
+    def _not_by_rows(self, members: list[Unit], segs: dict[int, Vec]) -> None:
+        for u in members:
+            if u.id in segs:
+                col = self.store.column(u.sheet, u.col)
+                col.segments = [sg for sg in col.segments if sg[2] is not segs[u.id]]
+        self.store.forget_ranges()
+        raise Unsupported("on a cycle: a cell reads itself, directly or through others")
+
     def _running_sum(self, u: Unit) -> Vec | None:
         """``=A1+X`` filled down (the row above plus something that does not read this
         column), all numbers: the sequential sums at once, bit for bit what adding row by
@@ -1075,6 +1190,28 @@ def _reads_own_column_else(u: Unit) -> bool:
                for r in u.compiled.refs if not _is_row_above(r, u))
 
 
+def _marker():
+    """A cell not computed yet, while blocks are computed row by row (:meth:`_Run.by_rows`):
+    an error value (#VALUE!) to everything reading it, told apart from every real one by
+    identity."""
+    from formulas.tokens.operand import XlError
+
+    return XlError("#VALUE!")
+
+
+def _same(a: Vec, b: Vec) -> bool:
+    """Whether two results are the same values (numbers to 1e-12, relative)."""
+    if len(a) != len(b) or (a.kind != b.kind).any():
+        return False
+    num = (a.kind == NUM) | (a.kind == BOOL)
+    if not np.allclose(a.num[num], b.num[num], rtol=1e-12, atol=0.0, equal_nan=True):
+        return False
+    rest = ~num & (a.kind != EMPTY)
+    if not rest.any():
+        return True
+    return (a.objects()[rest] == b.objects()[rest]).all()
+
+
 def _change(old: Vec | None, new: Vec) -> float:
     """Largest change of a value between two rounds of an iteration (inf: not comparable)."""
     if old is None or len(old) != len(new) or (old.kind != new.kind).any():
@@ -1247,7 +1384,7 @@ def _evaluate(run: _Run, units: list[Unit], edges, path: Path, functions) -> Non
                 if grp[0] in run.cycle_of and run.book.iterate and not units[grp[0]].by_cells:
                     run.iterate([units[uid] for uid in grp])
                 elif grp[0] in run.cycle_of:
-                    cells.schedule(run, [units[uid] for uid in grp])
+                    _cycle(run, units, grp)
                 else:
                     try:
                         run.block(units[grp[0]])
@@ -1269,6 +1406,23 @@ def _evaluate(run: _Run, units: list[Unit], edges, path: Path, functions) -> Non
         if failed:
             _fail_alike(units, failed)
             raise _Retry
+
+
+def _cycle(run: _Run, units: list[Unit], grp: list[int]) -> None:
+    """The blocks of a cycle, without iteration: row by row (:meth:`_Run.by_rows`, fast)
+    when the cycle closes only through INDEX's range or a block's own rows above (a loan
+    schedule); otherwise, or when a cell reads itself after all, cell by cell in the order
+    their values need (:func:`cells.schedule`), where a circular reference is told."""
+    members = [units[uid] for uid in grp]
+    if not any(u.array_mode or u.dynamic or u.region is not None or u.by_cells
+               for u in members) and _cycle_through_references_only(
+            set(grp), units, _Index(units)):
+        try:
+            run.by_rows(members)
+            return
+        except Unsupported:
+            pass
+    cells.schedule(run, members)
 
 
 def _regroup(units: list[Unit], edges, uid: int, ex: cells.Unordered) -> None:
