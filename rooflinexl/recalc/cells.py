@@ -129,8 +129,17 @@ class _State:
 
 
 def schedule(run, members: list) -> None:
-    """Compute the units ``members`` of ``run`` (a block evaluation in progress, every
-    unit they read outside them computed) cell by cell, in the order their values need.
+    """Compute the units ``members`` of ``run`` cell by cell, in the order their values
+    need.
+
+    Parameters
+    ----------
+    run : rooflinexl.recalc.blocks._Run
+        A block evaluation in progress: its store holds every cell the members read
+        outside them (``run.not_computed`` names formula cells that are not computed yet).
+    members : list of rooflinexl.recalc.blocks.Unit
+        Compiled units (rows r0..r1 of one column, one formula), usually the blocks of one
+        cycle; each cell is its formula at its row.
 
     Their values go into ``run.values`` and the store; a cell on a circular reference is
     ``#VALUE!`` with a reason naming the circle, and it and every cell of the group that
@@ -139,9 +148,31 @@ def schedule(run, members: list) -> None:
 
     Raises
     ------
+    Unordered
+        A member's INDIRECT or OFFSET reaches a formula cell outside them not computed
+        yet (the caller then orders anew).
     Unsupported
         A member is an array formula over a range, or its formula is one the evaluators
         do not cover (the members then go to the per-cell engine).
+
+    Examples
+    --------
+    Blocks B and C read each other, their cells do not (by hand: 1, 2, 3, 6, 7, 14); a cell
+    that reads itself is a circle:
+
+    >>> import tempfile, pathlib, openpyxl
+    >>> from rooflinexl.recalc.blocks import evaluate_blocks
+    >>> wb = openpyxl.Workbook(); ws = wb.active
+    >>> ws["B1"], ws["C1"] = 1, "=B1*2"
+    >>> for r in (2, 3):
+    ...     ws[f"B{r}"], ws[f"C{r}"] = f"=C{r - 1}+1", f"=B{r}*2"
+    >>> ws["D1"] = "=D1+1"
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "cycle.xlsx"; wb.save(path)
+    >>> ev = evaluate_blocks(path)
+    >>> [ev.value("Sheet", c) for c in ("C1", "B2", "C2", "B3", "C3")]
+    [2.0, 3.0, 6.0, 7.0, 14.0]
+    >>> ev.cells[("Sheet", "D1")].reason
+    'circular reference: Sheet!D1 -> Sheet!D1'
     """
     if any(u.region is not None for u in members):
         raise Unsupported("an array formula over a range on a cycle")
