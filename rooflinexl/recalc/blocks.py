@@ -1414,9 +1414,11 @@ def _cycle(run: _Run, units: list[Unit], grp: list[int]) -> None:
     schedule); otherwise, or when a cell reads itself after all, cell by cell in the order
     their values need (:func:`cells.schedule`), where a circular reference is told."""
     members = [units[uid] for uid in grp]
+    if run._index is None:
+        run._index = _Index(units)
     if not any(u.array_mode or u.dynamic or u.region is not None or u.by_cells
                for u in members) and _cycle_through_references_only(
-            set(grp), units, _Index(units)):
+            set(grp), units, run._index):
         try:
             run.by_rows(members)
             return
