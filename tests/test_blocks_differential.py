@@ -24,6 +24,7 @@ from openpyxl.worksheet.table import Table
 
 from rooflinexl.errors import ExcelError
 from rooflinexl.recalc.blocks import evaluate_blocks
+from rooflinexl.recalc.cells import NOT_COMPUTED
 from rooflinexl.recalc.engine import evaluate_workbook
 from rooflinexl.udfs import FUNCTIONS
 
@@ -255,7 +256,11 @@ def check(path) -> None:
     bad = []
     for key, c in cells.cells.items():
         b = blocks.cells[key]
-        if not same(b.value, c.value) or b.reason != c.reason or b.formula != c.formula:
+        # a cell on a circular reference: the block path names the circle (cells.py), the
+        # per-cell engine cannot
+        named = c.reason == NOT_COMPUTED and b.reason.startswith("circular reference: ")
+        if not same(b.value, c.value) or (b.reason != c.reason and not named) or (
+                b.formula != c.formula):
             bad.append((key, c.formula, repr(b.value), repr(c.value), b.reason, c.reason))
     assert not bad, "\n".join(map(str, bad[:5])) + f"\npaths: {blocks.paths.summary()}"
     assert blocks.rewrites == cells.rewrites

@@ -16,9 +16,11 @@ the data. A block that reads its own column only rows above each row (a
 running total, ``=A1+1`` filled down) is evaluated top down a few rows at a
 time; a growing range (``SUM($A$2:A2)``) is summed cumulatively.
 
+Blocks on a cycle (and dynamic references that cannot be ordered as blocks) are
+computed cell by cell in the order their values need (:mod:`rooflinexl.recalc.cells`).
+
 Fallback policy. A block the evaluator does not cover (a function outside the
-supported set, an array formula, a block that reads its own row, cells on a
-cycle ...) goes to the
+supported set, an array formula the array evaluator refuses ...) goes to the
 per-cell engine (:func:`rooflinexl.recalc.engine.evaluate_workbook`, the
 ``formulas`` library). It gets a copy of the workbook in which the
 per-cell cells keep their formulas, every formula cell they depend on holds
@@ -51,7 +53,7 @@ from rooflinexl.addresses import parse_cell
 from rooflinexl.errors import ExcelError
 from rooflinexl.ooxml import Limits
 from rooflinexl.ooxml.sheetxml import paused_gc
-from rooflinexl.recalc import dynamic, engine
+from rooflinexl.recalc import cells, dynamic, engine
 from rooflinexl.recalc.arrays import ArrayEval, first_value, lay_out
 from rooflinexl.recalc.compile import (
     Call,
@@ -138,6 +140,9 @@ class Unit:
     #: block row by row (its cells hold arrays the block kernels cannot)
     array_mode: bool = False
     dynamic: bool = False  # calls INDIRECT/OFFSET: references resolved per row (dynamic.py)
+    #: on a cycle computed cell by cell (cells.schedule) whatever calcPr says: one found
+    #: while computing, or too many dynamic units to order as blocks
+    by_cells: bool = False
     named: set | None = None  # dynamic: the units its formula names (the rest is speculative)
 
     @property
@@ -359,6 +364,7 @@ def _reads_per_cell(u: Unit, ctx: Context) -> list | None:
     return out
 
 
+_OFFSET_OF_ERROR = re.compile(r'(?i)\bOFFSET\(\s*#REF!\s*,')
 _INDIRECT_LITERAL = re.compile(r'(?i)\bINDIRECT\(\s*"([^"]*)"\s*\)')
 #: INDIRECT next to a range operator: the range between reads more than either end
 _INDIRECT_RANGE = re.compile(r'(?i)\bINDIRECT\(\s*"[^"]*"\s*\)\s*:|:\s*(?:_xlfn\.)?INDIRECT\b')
@@ -372,8 +378,8 @@ def _indirect_literals(body: str, calls: list[str], names, tables) -> list[str] 
     from rooflinexl.recalc.compile import parse_a1
 
     dynamic = [c.upper().replace("_XLFN.", "") for c in calls]
-    if "OFFSET" in dynamic:
-        return None
+    if dynamic.count("OFFSET") != len(_OFFSET_OF_ERROR.findall(body)):
+        return None  # OFFSET(#REF!,..) refers to no cell (dynamic.fold_error_bases)
     found = _INDIRECT_LITERAL.findall(body)
     if len(found) != dynamic.count("INDIRECT") or found and _INDIRECT_RANGE.search(body):
         return None
@@ -561,8 +567,8 @@ def _graph(units: list[Unit], index: _Index) -> list[set[int]]:
     everything = {u.id for u in units}
     edges: list[set[int]] = []
     for u in units:
-        if u.reads is None:
-            edges.append(set(everything))
+        if u.reads is None:  # a dynamic unit's: made by _order_dynamic
+            edges.append(set() if u.dynamic else set(everything))
             continue
         deps: set[int] = set()
         for s, r1, c1, r2, c2 in u.reads:
@@ -575,30 +581,33 @@ def _graph(units: list[Unit], index: _Index) -> list[set[int]]:
 _MAX_DYNAMIC_EDGES = 5_000_000
 
 
-def _order_dynamic(units: list[Unit], edges: list[set[int]]) -> None:
+def _order_dynamic(units: list[Unit], edges: list[set[int]]) -> set[int]:
     """A unit that calls INDIRECT or OFFSET may read any cell: it reads, besides what its
     formula names, every unit that does not read it (directly or through others), so it
     comes after all of them; the others come after it. Dynamic units are placed one after
     the other, bottom up, each after those placed before unless it feeds them, so no
     cycle is made and one that reads another above it finds it computed.
-    Past :data:`_MAX_DYNAMIC_EDGES` they read everything (and go per cell)."""
+    Past :data:`_MAX_DYNAMIC_EDGES` they read what they name, and they and every unit
+    reading them (returned) are computed last, cell by cell in the order their values
+    need (:func:`cells.schedule`)."""
     dyn = [u for u in units if u.dynamic]
     if not dyn:
-        return
+        return set()
     # the others that may read anything (per cell) are placed likewise, last: computed
     # first, so a dynamic unit reading them comes after them rather than between them
     anything = [u for u in units if u.reads is None and not u.dynamic]
-    if (len(dyn) + len(anything)) * len(units) > _MAX_DYNAMIC_EDGES:
-        for u in dyn:
-            u.dynamic = False
-            u.why = "too many INDIRECT/OFFSET formulas to order in blocks"
-        return
     index = _Index(units)
     for u in dyn:
         edges[u.id] = set()
         for s, r1, c1, r2, c2 in _reads_of_compiled(u):
             edges[u.id] |= index.writers(s, r1, c1, r2, c2)
         u.named = set(edges[u.id])
+    if (len(dyn) + len(anything)) * len(units) > _MAX_DYNAMIC_EDGES:
+        reverse: list[set[int]] = [set() for _ in units]
+        for v, deps in enumerate(edges):
+            for w in deps:
+                reverse[w].add(v)
+        return _closure({u.id for u in dyn}, reverse)
     for u in anything:
         edges[u.id] = set()
     reverse: list[set[int]] = [set() for _ in units]
@@ -616,6 +625,7 @@ def _order_dynamic(units: list[Unit], edges: list[set[int]]) -> None:
         edges[u.id] |= new
         for w in new:
             reverse[w].add(u.id)
+    return set()
 
 
 def _cyclic(edges: list[set[int]]) -> set[int]:
@@ -884,9 +894,8 @@ class _Run:
         cell starts as a marker error; a row's cell is computed once what it reads is no
         longer the marker. Then each block is computed once more as a whole from the
         values found, and must give them again (a cell that read a marker inside IFERROR,
-        ISERROR, COUNT ... would not): otherwise, or when a row cannot be finished, a cell
-        does read itself, and the blocks go per cell, where the circular reference is
-        reported (Unsupported)."""
+        ISERROR, COUNT ... would not): otherwise, or when a row cannot be finished,
+        :class:`Unsupported` (the blocks then go cell by cell, :func:`_cycle`)."""
         if any(u.array_mode or u.dynamic or u.region is not None for u in members):
             self._not_by_rows(members, {})  # arrays: per cell, where the cycle is told
         marker = _marker()
@@ -939,7 +948,6 @@ class _Run:
             if u.id in segs:
                 col = self.store.column(u.sheet, u.col)
                 col.segments = [sg for sg in col.segments if sg[2] is not segs[u.id]]
-            u.cycle = None
         self.store.forget_ranges()
         raise Unsupported("on a cycle: a cell reads itself, directly or through others")
 
@@ -1075,7 +1083,7 @@ class _Run:
                     if ra > u.r1 or rb < u.r0:
                         continue
                     if not (x.r2_rel and x.r2 < 0):
-                        raise Unsupported(f"{call.name}'s arguments read its own cells")
+                        raise cells.Unordered(f"{call.name}'s arguments read its own cells")
                     step = min(step, -x.r2)  # its own rows above: that many at a time
         n = u.r1 - u.r0 + 1
         acc = Vec.empty(n)
@@ -1116,8 +1124,6 @@ class _Run:
         ``tree`` (its references resolved): all of a..b unless it reads its own rows
         above; :class:`Unsupported` when it reads its own row or below, or a formula
         cell not computed yet."""
-        if self._index is None:
-            self._index = _Index(self.units)
         lag = b - a + 1
         stack = [tree]
         while stack:
@@ -1134,14 +1140,20 @@ class _Run:
                 if x.r2_rel and x.r2 < 0:
                     lag = min(lag, -x.r2)
                 elif x.r2_rel or min(rb, u.r1) >= a:
-                    raise Unsupported(f"{u.address()} reads its own cells through INDIRECT "
-                                      "or OFFSET")
-            for w in self._index.writers(x.sheet, ra, x.c1, rb, x.c2):
-                if w != u.id and w not in self.values and not (
-                        self.units[w].why is not None and self.per_cell_ev is not None):
-                    raise Unsupported("INDIRECT or OFFSET reaches a formula cell not "
-                                      f"computed yet ({self.units[w].address()})")
+                    raise cells.Unordered(f"{u.address()} reads its own cells through "
+                                          "INDIRECT or OFFSET")
+            for w in self.not_computed(x.sheet, ra, x.c1, rb, x.c2) - {u.id}:
+                raise cells.Unordered("INDIRECT or OFFSET reaches a formula cell not "
+                                      f"computed yet ({self.units[w].address()})", w)
         return lag
+
+    def not_computed(self, sheet: str, r1: int, c1: int, r2: int, c2: int) -> set[int]:
+        """The units writing formula cells of the range that are not computed yet."""
+        if self._index is None:
+            self._index = _Index(self.units)
+        return {w for w in self._index.writers(sheet, r1, c1, r2, c2)
+                if w not in self.values and not (
+                    self.units[w].why is not None and self.per_cell_ev is not None)}
 
     def _poisoned(self, u: Unit, v: Vec) -> Vec:
         """Rows reading a cell the per-cell engine could not compute: not computed either
@@ -1172,7 +1184,7 @@ class _Run:
         return Vec.assemble(n, [(idx, err), (rest, v.take(rest))])
 
 
-_NOT_COMPUTED = "not computed: a circular reference, or depends on one"
+_NOT_COMPUTED = cells.NOT_COMPUTED
 _MAX_TEXT = 32767  # characters a cell holds (Excel's specifications and limits)
 
 
@@ -1273,6 +1285,8 @@ def _evaluate_blocks(path, functions, limits: Limits, engine_mode: str) -> Evalu
             u.compiled = hit
             u.array_mode = hit.arrays_inside is not None
     for u in units:
+        if u.compiled is not None and dynamic.dynamic_calls(u.compiled.tree):
+            u.compiled.tree = dynamic.fold_error_bases(u.compiled.tree)
         u.reads = _reads_of_compiled(u) if u.compiled is not None else _reads_per_cell(u, ctx)
         if u.compiled is not None and dynamic.dynamic_calls(u.compiled.tree):
             u.reads, u.dynamic = None, u.region is None
@@ -1280,7 +1294,7 @@ def _evaluate_blocks(path, functions, limits: Limits, engine_mode: str) -> Evalu
                 u.why, u.dynamic = why, False
     index = _Index(units)
     edges = _graph(units, index)
-    _order_dynamic(units, edges)
+    by_cells = _order_dynamic(units, edges)
     cyclic = _cyclic(edges)
     if cyclic:
         own = {uid for uid in cyclic if uid in edges[uid]}
@@ -1293,11 +1307,10 @@ def _evaluate_blocks(path, functions, limits: Limits, engine_mode: str) -> Evalu
             if not units[uid].lag:
                 edges[uid].add(uid)
         for k, comp in enumerate(_components(edges)):
-            if all(units[uid].compiled is not None for uid in comp) and (
-                    book.iterate or _cycle_through_references_only(comp, units, index)):
-                # by iteration when the workbook enables it, as Excel does; otherwise row
-                # by row, as Excel follows the cells a formula really reads (a loan
-                # schedule's INDEX(balance column, ROW()-1) reads the row above only)
+            if all(units[uid].compiled is not None for uid in comp):
+                # by iteration when the workbook enables it, as Excel does; otherwise cell
+                # by cell (cells.schedule), as Excel follows the cells a formula really
+                # reads (a loan schedule's INDEX(balance column, ROW()-1): the row above)
                 for uid in comp:
                     units[uid].cycle = k
                 continue
@@ -1306,6 +1319,11 @@ def _evaluate_blocks(path, functions, limits: Limits, engine_mode: str) -> Evalu
                 if u.why is None:
                     u.why = ("reads its own cells (e.g. a running total)" if uid in edges[uid]
                              else "on a cycle of blocks")
+    if by_cells:  # one group, cycles in it included
+        k = 1 + max((u.cycle for u in units if u.cycle is not None), default=-1)
+        for uid in by_cells:
+            if units[uid].compiled is not None and units[uid].why is None:
+                units[uid].cycle, units[uid].by_cells = k, True
     t_plan = time.perf_counter()
     while True:
         if engine_mode == "blocks":
@@ -1375,19 +1393,24 @@ def _evaluate(run: _Run, units: list[Unit], edges, path: Path, functions) -> Non
                 failed.update(grp)
                 continue
             try:
-                if grp[0] in run.cycle_of and run.book.iterate:
+                if grp[0] in run.cycle_of and run.book.iterate and not units[grp[0]].by_cells:
                     run.iterate([units[uid] for uid in grp])
                 elif grp[0] in run.cycle_of:
-                    run.by_rows([units[uid] for uid in grp])
+                    _cycle(run, units, grp)
                 else:
                     try:
                         run.block(units[grp[0]])
+                    except cells.Unordered:
+                        raise
                     except Unsupported:
                         u = units[grp[0]]
                         if u.array_mode:
                             raise
                         u.array_mode = True  # values the block kernels cannot hold
                         run.block(u)
+            except cells.Unordered as ex:  # cell by cell in the next round
+                failed.update(grp)
+                _regroup(units, edges, grp[0] if ex.by is None else ex.by, ex)
             except Unsupported as ex:
                 failed.update(grp)
                 for uid in grp:
@@ -1395,6 +1418,56 @@ def _evaluate(run: _Run, units: list[Unit], edges, path: Path, functions) -> Non
         if failed:
             _fail_alike(units, failed)
             raise _Retry
+
+
+def _cycle(run: _Run, units: list[Unit], grp: list[int]) -> None:
+    """The blocks of a cycle, without iteration: row by row (:meth:`_Run.by_rows`, fast)
+    when the cycle closes only through INDEX's range or a block's own rows above (a loan
+    schedule); otherwise, or when a cell reads itself after all, cell by cell in the order
+    their values need (:func:`cells.schedule`), where a circular reference is told."""
+    members = [units[uid] for uid in grp]
+    if run._index is None:
+        run._index = _Index(units)
+    if not any(u.array_mode or u.dynamic or u.region is not None or u.by_cells
+               for u in members) and _cycle_through_references_only(
+            set(grp), units, run._index):
+        try:
+            run.by_rows(members)
+            return
+        except Unsupported:
+            pass
+    cells.schedule(run, members)
+
+
+def _regroup(units: list[Unit], edges, uid: int, ex: cells.Unordered) -> None:
+    """A unit found reading, through INDIRECT or OFFSET, its own cells or those of a unit
+    not computed before it (``ex.reached``): it reads that unit from now on, and the cycle
+    this closes (the unit alone for its own cells) is computed cell by cell
+    (:func:`cells.schedule`); per cell when it holds a formula the compiler lacks or
+    it was so already."""
+    if ex.reached is not None:
+        edges[uid].add(ex.reached)
+        reverse: list[set[int]] = [set() for _ in units]
+        for v, deps in enumerate(edges):
+            for w in deps:
+                reverse[w].add(v)
+        comp = _closure({uid}, edges) & _closure({uid}, reverse)
+    else:
+        comp = {uid}
+    if len(comp) == 1 and ex.reached is not None and ex.reached != uid:
+        return  # it only comes after that unit now
+    if (ex.reached is None and units[uid].cycle is not None) or any(
+            units[v].compiled is None or units[v].why is not None for v in comp - {uid}):
+        for v in comp:
+            units[v].why = units[v].why or str(ex)
+        return
+    new = 1 + max((u.cycle for u in units if u.cycle is not None), default=-1)
+    for v in comp:
+        old = units[v].cycle
+        for w in units:  # a cycle it joins joins too
+            if old is not None and w.cycle == old:
+                w.cycle, w.by_cells = new, True
+        units[v].cycle, units[v].by_cells = new, True
 
 
 _CELL_REF = re.compile(r"\$?[A-Z]{1,3}\$?[0-9]+")

@@ -461,3 +461,31 @@ def _cells_of(rng: Rng, a: int, b: int, spread: tuple[int, int]) -> list:
     if last < b:
         out.append((max(a, last + 1), b, na))
     return out
+
+
+def fold_error_bases(node):
+    """``node`` with every ``OFFSET`` whose reference is an error constant
+    (``OFFSET(#REF!,-1,0)``, what Excel leaves of a reference to deleted cells) replaced by
+    that error: it refers to no cell, and Excel's value is the error (an argument that is an
+    error value is the result; ``ROW(OFFSET(#REF!,..))`` too). The formula then reads only
+    the cells it names.
+
+    >>> from rooflinexl.recalc.compile import Call, Lit
+    >>> from formulas.tokens.operand import Error  # the compiler's error constants
+    >>> ref = Lit(Error.errors["#REF!"])
+    >>> tree = Call("+", [Call("OFFSET", [ref, Lit(-1.0), Lit(0.0)]), Lit(1.0)])
+    >>> fold_error_bases(tree).args[0] is ref
+    True
+    """
+    if not isinstance(node, Call):
+        return node
+    if node.name == "OFFSET" and node.args and isinstance(node.args[0], Lit) and (
+            kind_of(node.args[0].value) == ERR):
+        return node.args[0]
+    args = [fold_error_bases(a) for a in node.args]
+    if all(a is b for a, b in zip(args, node.args, strict=True)):
+        return node
+    if node.name in _POSITION and len(args) == 1 and isinstance(args[0], Lit) and (
+            kind_of(args[0].value) == ERR):
+        return args[0]  # ROW(#REF!) is #REF!
+    return replace(node, args=args)
