@@ -263,7 +263,9 @@ def _stamp_split(data: bytes, lo: int, hi: int, p: bytes,
         # <f>, <v>, then text ...
         hits = list(map(get, parts[2::6]))
         found += len(hits) - hits.count(None)
-        if typed or data.find(b"t=", pos, end) >= 0:  # a t attribute to write or remove
+        # a t attribute to write, or one to remove (in the targets' start tags: a 't' there
+        # is one; the rest of the sheet's t="n", t="s" ... are no matter)
+        if typed or b"t" in b"".join(parts[3::6]):
             parts[3::6] = [rest if tv is None or (tv[0] is None and b"t" not in rest)
                            else _retype(rest, tv[0]) for rest, tv in zip(parts[3::6], hits,
                                                                          strict=True)]
