@@ -14,6 +14,7 @@ import shutil
 import struct
 import zipfile
 from itertools import repeat
+from operator import itemgetter
 
 from rooflinexl.addresses import CELL_RE, FILE_CELL_PATTERN
 from rooflinexl.ooxml.atomic import commit_temp, write_temp
@@ -38,6 +39,7 @@ from rooflinexl.ooxml.sheetxml import (
     child_res,
     covered,
     encode_value,
+    holds,
     iter_cells,
     paused_gc,
     sheet_data_span,
@@ -165,7 +167,7 @@ def _stamp_fast(data: bytes, lo: int, hi: int, p: bytes,
     or when the sheet data holds comments, CDATA or processing instructions
     that could fake a cell start.
     """
-    if not targets or data.find(b"<!", lo, hi) >= 0 or data.find(b"<?", lo, hi) >= 0:
+    if not targets or holds(data, lo, hi, b"<!") or holds(data, lo, hi, b"<?"):
         return None
     pieces = _stamp_split(data, lo, hi, p, targets)
     if pieces is not None:
@@ -250,7 +252,7 @@ def _stamp_split(data: bytes, lo: int, hi: int, p: bytes,
             rb"(<" + q + rb"v\s*/>|<" + q + rb"v>[^<]*</" + q + rb"v>)?(?=</" + q + rb"c>)")
     vopen, vclose = b"<" + p + b"v>", b"</" + p + b"v>"
     row_end = b"</" + p + b"row>"
-    typed = any(tv[0] is not None for tv in targets.values())  # a t attribute to write
+    typed = any(map(itemgetter(0), targets.values()))  # a t attribute to write (b"str" ...)
     out = [data[:lo]]
     found = 0
     get = targets.get

@@ -54,6 +54,7 @@ from rooflinexl.ooxml.package import (
 )
 from rooflinexl.ooxml.sheetxml import (
     child_res,
+    holds,
     inline_text,
     iso_date_serial,
     iter_cells,
@@ -267,7 +268,7 @@ def _read_sheet(sheet: Sheet, data: bytes, member: str, strings: list[str],
     row_end = b"</" + pb + b"row>"
     state = _ScanState(date1904)
     chunks = []
-    if data.find(b"<!", lo, hi) < 0:
+    if not holds(data, lo, hi, b"<!"):
         pos = lo
         while pos < hi:
             end = data.find(row_end, min(pos + _SCAN_BYTES, hi), hi)
@@ -313,7 +314,8 @@ def _take(sheet: Sheet, matches: list, strings: list[str], arrays: list,
     if not matches:
         return
     cols_s, rows_s, cas, fels, fas, fts, vs, iss = zip(*matches, strict=True)
-    rowmap = {r: int(r) for r in set(rows_s)}  # one int per row, not per cell
+    distinct = set(rows_s)
+    rowmap = dict(zip(distinct, map(int, distinct), strict=True))  # one int a row, not a cell
     rows = list(map(rowmap.__getitem__, rows_s))
     colmap = state.col
     for c in set(cols_s).difference(colmap):
