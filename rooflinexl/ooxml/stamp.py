@@ -563,7 +563,13 @@ def _encode_values(cells: dict[str, object], sheet: str) -> list[tuple[bytes | N
     and the text encoded all at once (:func:`format_number`'s text, each)."""
     vals = cells.values()
     if set(map(type, vals)) == {float} and all(map(math.isfinite, vals)):
-        text = ("\n".join(map(repr, vals)) + "\n").replace(".0\n", "\n")
+        texts = map(repr, vals)
+        distinct = set(vals)
+        # a column looked up from a table repeats a few numbers: each written once (0.0
+        # and -0.0 are one key but two texts, "0" and "-0")
+        if 4 * len(distinct) < len(vals) and 0.0 not in distinct:
+            texts = map(dict(zip(distinct, map(repr, distinct), strict=True)).__getitem__, vals)
+        text = ("\n".join(texts) + "\n").replace(".0\n", "\n")
         return list(zip(repeat(None), text.encode("ascii").split(b"\n")[:-1]))
     return [encode_value(value, (sheet, ref)) for ref, value in cells.items()]
 
