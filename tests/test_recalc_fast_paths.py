@@ -194,3 +194,30 @@ def test_recalculating_a_plan_imports_no_heavy_library(plan, tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120, check=True)
     assert out.stdout.strip() == "[]"
+
+
+# ------------------------------------------------------------------------ the report
+
+
+def test_report_counts_formulas_and_errors_per_sheet(tmp_path):
+    """``rooflinexl recalc``'s summary: per sheet, its formulas and its error cells (one
+    #DIV/0! written here on the first sheet), from the cells' keys."""
+    from rooflinexl.recalc.book import recalc_book
+
+    wb = openpyxl.Workbook()
+    first = wb.active
+    first.title = "Inputs"
+    second = wb.create_sheet("Plan")
+    wb.create_sheet("Empty")
+    for r in range(1, 31):
+        first.append([r, f"=A{r}*2", "=1/0" if r == 7 else f"=B{r}+1"])
+        second.append([f"=Inputs!B{r}*3"])
+    path = tmp_path / "two.xlsx"
+    wb.save(path)
+    result = recalc_book(path, None, write=False)
+    lines = result.report().splitlines()
+    assert lines[0].startswith("two.xlsx: 90 formula cells on 3 sheets, 1 errors")
+    assert f"  {'Inputs':<28} {60:>7} formulas {1:>6} errors" in lines
+    assert f"  {'Plan':<28} {30:>7} formulas {0:>6} errors" in lines
+    assert not any(line.lstrip().startswith("Empty") for line in lines)
+    assert any(line.startswith("  Inputs!C7") and "#DIV/0!" in line for line in lines)
