@@ -15,11 +15,14 @@ because it cannot call our function.
 
 Every engine runs end to end in a fresh process (load, compute, write an
 .xlsx with the values), timed by wall clock and peak RSS from ``wait4``;
-median of the repeats. ``rooflinexl`` also reports where its time goes
-(start-up = interpreter and imports; read = package checks and sheet XML;
-plan = grouping, parsing, dependencies; compute; collect = results and error
-reasons; write = stamping the cached values). Compare ratios, not seconds:
-the machine is shared.
+median of the repeats. rooflinexl's modules are compiled once, by a warm-up
+run, into a temporary bytecode folder (``PYTHONPYCACHEPREFIX``), as an installed
+package has them compiled (``--no-bytecode``: every run compiles them from
+source, as under ``PYTHONDONTWRITEBYTECODE=1``, a few tenths of a second).
+``rooflinexl`` also reports where its time goes (start-up = interpreter and
+imports; read = package checks and sheet XML; plan = grouping, parsing,
+dependencies; compute; collect = results and error reasons; write = stamping
+the cached values). Compare ratios, not seconds: the machine is shared.
 
 ``section_recalc(quick)`` is the ``recalc`` section of ``benchmarks/run.py``.
 """
@@ -82,8 +85,24 @@ def _run(cmd: list[str], timeout: float = 900, env=None) -> tuple[float, float, 
     return wall, usage.ru_maxrss / 1024, out  # ru_maxrss: KiB on Linux
 
 
+#: where the rooflinexl runs keep their compiled modules (None: each run compiles every module
+#: from source, as under PYTHONDONTWRITEBYTECODE=1; an installed package has them compiled)
+_BYTECODE: dict[str, Path | None] = {"dir": None}
+
+
+def _env() -> dict[str, str]:
+    """The environment of a rooflinexl run: its bytecode kept in :data:`_BYTECODE` (outside
+    the tree), as pip leaves an installed package's, unless that is None."""
+    env = dict(os.environ)
+    if _BYTECODE["dir"] is not None:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(_BYTECODE["dir"])
+    return env
+
+
 def rooflinexl(src: Path, dst: Path, engine: str) -> dict:
-    wall, rss, out = _run([sys.executable, "-c", _RECALC, str(src), str(dst), engine])
+    wall, rss, out = _run([sys.executable, "-c", _RECALC, str(src), str(dst), engine],
+                          env=_env())
     res = json.loads(out.strip().splitlines()[-1])
     res.update(wall=wall, rss=rss, cpu=_CPU[0])
     return res
@@ -103,7 +122,19 @@ def _median(runs: list[dict], key: str) -> float:
     return statistics.median(r[key] for r in runs)
 
 
-def section_recalc(quick: bool) -> list[str]:
+def _warm(tmp: Path, bytecode: bool) -> None:
+    """Keep the runs' compiled modules in ``tmp`` (``bytecode``), compiled by a first run of
+    each path, so that no timed run compiles a module (as none does once installed)."""
+    from recalc_plan import make_plan
+
+    _BYTECODE["dir"] = tmp / "bytecode" if bytecode else None
+    if bytecode:
+        warm = make_plan(tmp / "warm-ours.xlsx", 100)
+        for engine in ("auto", "cells"):
+            rooflinexl(warm, tmp / "warm-ours-out.xlsx", engine)
+
+
+def section_recalc(quick: bool, bytecode: bool = True) -> list[str]:
     """Block path vs formulas vs LibreOffice at 1,000 and 10,000 rows; time split."""
     from recalc_plan import make_plan
 
@@ -112,6 +143,7 @@ def section_recalc(quick: bool) -> list[str]:
     lines = ["", "## recalc: N-row plan, 3 native formulas + MATMUL_TIME per row "
              "(40-chip table)", ""]
     tmp = Path(tempfile.mkdtemp(prefix="rooflinexl-bench-"))
+    _warm(tmp, bytecode)
     rows_out = []
     splits = []
     try:
@@ -160,7 +192,8 @@ def section_recalc(quick: bool) -> list[str]:
             assert b["errors"] == 0 and b["cells"] == 4 * n, b
             lines_summary = b["summary"]
         lines += [f"LibreOffice: {lo_version or 'not installed'} (warm profile, "
-                  "--convert-to xlsx, recalculation forced on load; native twin)", "",
+                  "--convert-to xlsx, recalculation forced on load; native twin); "
+                  f"rooflinexl's modules {_BYTECODE_NOTE[bytecode]}", "",
                   "| rows | formulas | rooflinexl s | MB | formulas s | MB | LibreOffice s | MB "
                   "| formulas / rooflinexl | rooflinexl / LibreOffice |",
                   "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|", *rows_out, "",
@@ -177,7 +210,7 @@ def section_recalc(quick: bool) -> list[str]:
     return lines
 
 
-def section_large(sizes: list[int]) -> list[str]:
+def section_large(sizes: list[int], bytecode: bool = True) -> list[str]:
     """Issue 13 item 4: the plan at ``sizes`` rows, rooflinexl (block path) against
     LibreOffice on the native twin, CPU time (user + system) and peak memory, one run each
     in a fresh process (the target: at most 0.5x LibreOffice's CPU time and at most its
@@ -190,6 +223,7 @@ def section_large(sizes: list[int]) -> list[str]:
     tmp = Path(tempfile.mkdtemp(prefix="rooflinexl-bench-"))
     rows_out, splits = [], []
     try:
+        _warm(tmp, bytecode)
         profile = write_profile(tmp / "lo-profile")
         libreoffice(make_plan(tmp / "warm.xlsx", 10, twin=True), tmp / "lo", profile)
         for n in sizes:
@@ -214,8 +248,9 @@ def section_large(sizes: list[int]) -> list[str]:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     lines = ["", "## recalc: large plans, rooflinexl vs LibreOffice (CPU time, peak memory)",
-             "", "| rows | formulas | rooflinexl CPU s | wall s | MB | LibreOffice CPU s | "
-             "wall s | MB | CPU ratio | memory ratio |",
+             "", f"rooflinexl's modules: {_BYTECODE_NOTE[bytecode]}", "",
+             "| rows | formulas | rooflinexl CPU s | wall s | MB | LibreOffice CPU s | wall s "
+             "| MB | CPU ratio | memory ratio |",
              "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|", *rows_out, "",
              "Where rooflinexl's time goes (wall clock, seconds; read = package check and "
              "sheet XML, the rest of evaluate.load):", "",
@@ -225,6 +260,10 @@ def section_large(sizes: list[int]) -> list[str]:
     return lines
 
 
+_BYTECODE_NOTE = {True: "compiled once, before the timed runs (as installed)",
+                  False: "compiled from source in every run (--no-bytecode)"}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true",
@@ -232,11 +271,14 @@ def main(argv=None) -> int:
     parser.add_argument("--rows", type=int, nargs="+", metavar="N",
                         help="instead: the plan at N rows (100000 1000000: issue 13 item 4) "
                              "against LibreOffice, CPU time and peak memory")
+    parser.add_argument("--no-bytecode", action="store_true",
+                        help="compile rooflinexl's modules from source in every run (as under "
+                             "PYTHONDONTWRITEBYTECODE=1) instead of once before the timed runs")
     args = parser.parse_args(argv)
     if args.rows:
-        section_large(args.rows)
+        section_large(args.rows, not args.no_bytecode)
     else:
-        section_recalc(args.quick)
+        section_recalc(args.quick, not args.no_bytecode)
     return 0
 
 

@@ -191,9 +191,13 @@ def has_dtd(stream, markers=_DTD_MARKERS, first: bytes = b"") -> tuple[bool, int
             break
         total += len(chunk)
         if not found:
-            window = (tail + chunk).lower()
-            if any(m in window for m in markers):
-                found = True
+            window = tail + chunk
+            # every marker starts '<!' (UTF-8/ASCII) or holds '<\0!' (UTF-16, either order),
+            # bytes without case: a window with neither holds no marker (most: a search
+            # for one byte, '!', clears them at memory speed)
+            if b"!" in window and (b"<!" in window or b"<\x00!" in window):
+                window = window.lower()
+                found = any(m in window for m in markers)
             tail = chunk[-keep:]
     return found, total
 

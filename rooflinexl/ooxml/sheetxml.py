@@ -135,6 +135,17 @@ def split_ref(ref: bytes) -> tuple[int, int]:
                                     "the sheet XML: save the workbook again from Excel") from None
 
 
+def holds(data: bytes, lo: int, hi: int, markup: bytes) -> bool:
+    """Whether ``data[lo:hi]`` holds ``markup`` (``b"<!"``: a comment or CDATA, ``b"<?"``: a
+    processing instruction), fast: its rare second byte searched for first (one byte is a
+    memory-speed search; a pair starting with the ubiquitous ``<`` is ten times slower).
+
+    >>> holds(b"<c><v>1</v></c>", 0, 15, b"<!"), holds(b"<c><!-- x --></c>", 0, 17, b"<!")
+    (False, True)
+    """
+    return data.find(markup[1:], lo, hi) >= 0 and data.find(markup, lo, hi) >= 0
+
+
 def sheet_data_span(data: bytes, part: str) -> tuple[int, int, bytes]:
     """(start, end, prefix) of the content of <sheetData>; start == end if empty."""
     head = data[:4]

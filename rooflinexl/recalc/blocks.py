@@ -1837,7 +1837,7 @@ class BlockCells(_ByCell):
         for c in self._columns:
             addrs = map(c.letters.__add__, map(str, range(c.r0, c.r1 + 1)))
             vals = c.values
-            if not all(type(v) is float for v in vals):
+            if set(map(type, vals)) != {float}:
                 vals = list(map(cached_value, vals))
             out.setdefault(c.sheet, {}).update(zip(addrs, vals, strict=True))
         for (sheet, addr), res in self._made.items():  # the per-cell ones, and changed ones

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -57,9 +58,10 @@ class RecalcResult:
     def report(self, *, max_errors: int = 200) -> str:
         """Per-sheet summary, named results and every error cell with its reason."""
         ev = self.evaluation
+        errors = self.errors
         n = len(ev.cells)
         lines = [f"{self.source.name}: {n} formula cells on {len(ev.sheets)} sheets, "
-                 f"{len(self.errors)} errors ({self.seconds.get('total', 0):.2f} s)"]
+                 f"{len(errors)} errors ({self.seconds.get('total', 0):.2f} s)"]
         paths = getattr(ev, "paths", None)
         if paths is not None:
             lines.append(f"  {paths.summary()}")
@@ -67,10 +69,12 @@ class RecalcResult:
                 lines.append(f"    per-cell {where} ({cells:,} cells): {why}")
             if len(paths.fallbacks) > 5:
                 lines.append(f"    ... and {len(paths.fallbacks) - 5} more per-cell groups")
-        for sheet, cells in ev.by_sheet().items():
-            if cells:
-                bad = sum(c.is_error for c in cells)
-                lines.append(f"  {sheet:<28} {len(cells):>7} formulas {bad:>6} errors")
+        # counted from the cells' keys (the block path makes no result per cell for this)
+        formulas = Counter(sheet for sheet, _cell in ev.cells)
+        bad = Counter(c.sheet for c in errors)
+        for sheet in dict.fromkeys([*ev.sheets, *formulas]):
+            if formulas[sheet]:
+                lines.append(f"  {sheet:<28} {formulas[sheet]:>7} formulas {bad[sheet]:>6} errors")
         if self.named:
             lines.append("Named results:")
             width = max(len(k) for k, _, _ in self.named)
@@ -79,12 +83,12 @@ class RecalcResult:
                 lines.append(f"  {name:<{width}}  {shown:>14}   ({where})")
         if ev.unknown_functions:
             lines.append("Unknown functions: " + ", ".join(sorted(ev.unknown_functions)))
-        if self.errors:
+        if errors:
             lines.append("Errors:")
-            for c in self.errors[:max_errors]:
+            for c in errors[:max_errors]:
                 lines.append(f"  {c.address:<24} {c.value!s:<8} {c.reason}")
-            if len(self.errors) > max_errors:
-                lines.append(f"  ... and {len(self.errors) - max_errors} more")
+            if len(errors) > max_errors:
+                lines.append(f"  ... and {len(errors) - max_errors} more")
         if self.output:
             lines.append(f"Written: {self.output}")
         return "\n".join(lines)

@@ -29,6 +29,8 @@ import re
 import threading
 import zipfile
 from dataclasses import dataclass, field
+from itertools import compress, repeat
+from operator import truth
 from pathlib import Path
 
 import numpy as np
@@ -52,6 +54,7 @@ from rooflinexl.ooxml.package import (
 )
 from rooflinexl.ooxml.sheetxml import (
     child_res,
+    holds,
     inline_text,
     iso_date_serial,
     iter_cells,
@@ -274,7 +277,7 @@ def _read_sheet(sheet: Sheet, data: bytes, member: str, strings: list[str],
     row_end = b"</" + pb + b"row>"
     state = _ScanState(date1904)
     chunks = []
-    if data.find(b"<!", lo, hi) < 0:
+    if not holds(data, lo, hi, b"<!"):
         pos = lo
         while pos < hi:
             end = data.find(row_end, min(pos + _SCAN_BYTES, hi), hi)
@@ -284,7 +287,9 @@ def _read_sheet(sheet: Sheet, data: bytes, member: str, strings: list[str],
     for pos, end in chunks:
         text = data[pos:end].decode("utf-8")
         matches = rx.findall(text)
-        if len(matches) != text.count("<" + p + "c ") + text.count("<" + p + "c>"):
+        # every cell start found? ('<c' alone counts no fewer: one count, mostly)
+        if (len(matches) != text.count("<" + p + "c")
+                and len(matches) != text.count("<" + p + "c ") + text.count("<" + p + "c>")):
             break  # an unusual form somewhere: the general scan of the whole sheet
         del text
         _take(sheet, matches, strings, arrays, state)
@@ -334,6 +339,7 @@ class _ScanState:
         self.date1904 = date1904  # the workbook counts dates from 1904 (t="d" cells)
         self.col: dict[str, int] = {}  # column letters -> number
         self.type: dict[str, str] = {}  # the attributes of a cell -> its t
+        self.number: dict[str, bool] = {}  # the attributes of a cell -> a number's t ("", "n")
         self.inline: dict[str, str | None] = {}  # <is> content -> its text
 
 
@@ -343,7 +349,8 @@ def _take(sheet: Sheet, matches: list, strings: list[str], arrays: list,
     if not matches:
         return
     cols_s, rows_s, cas, fels, fas, fts, vs, iss = zip(*matches, strict=True)
-    rowmap = {r: int(r) for r in set(rows_s)}  # one int per row, not per cell
+    distinct = set(rows_s)
+    rowmap = dict(zip(distinct, map(int, distinct), strict=True))  # one int a row, not a cell
     rows = list(map(rowmap.__getitem__, rows_s))
     colmap = state.col
     for c in set(cols_s).difference(colmap):
@@ -351,13 +358,15 @@ def _take(sheet: Sheet, matches: list, strings: list[str], arrays: list,
     cols = list(map(colmap.__getitem__, cols_s))
     sheet.max_row = max(sheet.max_row, max(rows))
     sheet.max_col = max(sheet.max_col, max(map(colmap.__getitem__, set(cols_s))))
-    tmap = state.type
+    tmap, nmap = state.type, state.number
     for ca in set(cas).difference(tmap):
         m = _T_IN.search(" " + ca) if "t=" in ca else None
-        tmap[ca] = (m.group(1) or m.group(2) or "") if m else ""
-    types = list(map(tmap.__getitem__, cas))
+        tmap[ca] = t = (m.group(1) or m.group(2) or "") if m else ""
+        nmap[ca] = t == "" or t == "n"
     f_rows, f_cols, f_texts = sheet.f_rows, sheet.f_cols, sheet.f_texts
     c_rows, c_cols, c_vals = sheet.const_rows, sheet.const_cols, sheet.const_vals
+    n = len(cas)
+    has_f = any(fels)
     # formula cells, in document order: in bulk where all are the everyday <f>text</f>
     if any(fas):  # shared, array ... formulas among them: one by one
         for i in [i for i, fel in enumerate(fels) if fel]:
@@ -368,17 +377,22 @@ def _take(sheet: Sheet, matches: list, strings: list[str], arrays: list,
                 f_rows.append(rows[i])
                 f_cols.append(cols[i])
                 f_texts.append(ft if ft.startswith("=") else "=" + ft)
-    elif any(fels):
-        plain = [i for i, (fel, ft) in enumerate(zip(fels, fts, strict=True)) if fel and ft]
-        texts = _pick(fts, plain)
+    elif has_f:  # (an <f>'s text is only ever found inside an <f>)
+        texts = list(compress(fts, fts))
         if "&" in "".join(texts):
             texts = [unescape(t) if "&" in t else t for t in texts]
-        f_rows.extend(_pick(rows, plain))
-        f_cols.extend(_pick(cols, plain))
-        f_texts.extend([t if t.startswith("=") else "=" + t for t in texts])
+        f_rows.extend(compress(rows, fts))
+        f_cols.extend(compress(cols, fts))
+        f_texts.extend([t if t.startswith("=") else "=" + t for t in texts]
+                       if any(map(str.startswith, texts, repeat("=")))
+                       else map("=".__add__, texts))
+    # constant cells by kind, as numpy masks made in C (a loop in Python over the cells
+    # was a third of reading a plan)
+    const = ~np.fromiter(map(truth, fels), bool, n) if has_f else np.ones(n, bool)
+    has_v = np.fromiter(map(truth, vs), bool, n)
+    number = const & has_v & np.fromiter(map(nmap.__getitem__, cas), bool, n)
     # the bulk of a sheet: numbers (no type or t="n"), parsed at once
-    numeric = [i for i, (fel, v, t) in enumerate(zip(fels, vs, types, strict=True))
-               if not fel and v and (t == "" or t == "n")]
+    numeric = np.flatnonzero(number).tolist()
     if numeric:
         texts = _pick(vs, numeric)
         try:
@@ -394,10 +408,11 @@ def _take(sheet: Sheet, matches: list, strings: list[str], arrays: list,
         c_cols.extend(_pick(cols, numeric))
         c_vals.extend(values)
     memo = state.inline
-    others = [i for i, (fel, v, t, is_) in enumerate(zip(fels, vs, types, iss, strict=True))
-              if not fel and (v or is_) and not (v and (t == "" or t == "n"))]
+    if any(iss):
+        has_v |= np.fromiter(map(truth, iss), bool, n)
+    others = np.flatnonzero(const & has_v & ~number).tolist()
     for i in others:
-        v, t, is_ = vs[i], types[i], iss[i]
+        v, t, is_ = vs[i], tmap[cas[i]], iss[i]
         if t == "" or t == "n":  # an <is> without a number: as _number("") reads it
             value = _constant(v)
         elif is_ or t == "inlineStr":

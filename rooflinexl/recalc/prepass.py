@@ -38,8 +38,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from openpyxl.utils.cell import range_boundaries
-
 from rooflinexl.addresses import (
     COLUMN_PATTERN,
     MAX_COL,
@@ -227,6 +225,8 @@ class TableInfo:
 
 def read_tables(wb) -> dict[str, TableInfo]:
     """Every table of an openpyxl workbook, keyed by upper-case name (and display name)."""
+    from openpyxl.utils.cell import range_boundaries
+
     out: dict[str, TableInfo] = {}
     for ws in wb.worksheets:
         for tbl in ws.tables.values():
@@ -1262,6 +1262,7 @@ def prepare_workbook(
     which cells call SUBTOTAL. The copy lives in a new temporary directory (or in
     ``workdir``); call :meth:`PrepassResult.cleanup` when done.
     """
+    from openpyxl.utils.cell import range_boundaries
     from openpyxl.utils.datetime import CALENDAR_MAC_1904
     from openpyxl.worksheet.formula import ArrayFormula, DataTableFormula
 
@@ -2383,6 +2384,8 @@ def formula_texts(toks: list, formulas: Mapping[tuple[str, str], str],
     >>> print("".join(t.text for t in toks))
     {FALSE,TRUE;TRUE,FALSE}
     """
+    from openpyxl.utils.cell import range_boundaries
+
     areas: dict[str, list[tuple[int, int, int, int]]] = {}
     for (s, _anchor), ref in (arrays or {}).items():
         c1, r1, c2, r2 = range_boundaries(ref)

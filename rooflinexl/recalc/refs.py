@@ -212,18 +212,22 @@ def group_keys(rows: list[int], col: int, texts: list[str],
     comparing texts: a cell whose text is that copy has the first one's relative form. What
     is left (at most a few anchors are tried) is grouped by :func:`_keys_by_digits`.
     """
-    out = [-1] * len(texts)
-    todo = list(range(len(texts)))
+    n = len(texts)
+    out = [-1] * n
+    todo = list(range(n))
     for _ in range(8):
         if len(todo) < 2:
             break
         a = todo[0]
         t = template(texts[a], rows[a], col)
-        copies = render_at(t, [rows[i] for i in todo], col)
+        whole = len(todo) == n
+        copies = render_at(t, rows if whole else [rows[i] for i in todo], col)
         if copies is None:
             break
-        same = list(map(operator.eq, [texts[i] for i in todo], copies))
+        same = list(map(operator.eq, texts if whole else [texts[i] for i in todo], copies))
         kid = key_ids.setdefault(t.key(), len(key_ids))
+        if whole and all(same):  # the whole column filled down from its first formula
+            return [kid] * n
         for i, hit in zip(todo, same, strict=True):
             if hit:
                 out[i] = kid
