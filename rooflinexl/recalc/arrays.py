@@ -37,21 +37,14 @@ import numpy as np
 from rooflinexl.addresses import column_letters
 from rooflinexl.recalc.compile import OPERATORS, Arr, Call, Lit, Rng, Unsupported
 from rooflinexl.recalc.functions import EXCEL_NUMBERS, excel_numbers
-from rooflinexl.recalc.kernels import BlockEval, function_of
+from rooflinexl.recalc.kernels import BlockEval, function_of, is_operator, operator_of
 from rooflinexl.recalc.prepass import SCALAR_ARGUMENT_FUNCTIONS
+from rooflinexl.recalc.values import ERRORS, Array, from_formulas
 
 __all__ = ["ArrayEval", "excel_broadcast", "first_value", "lay_out"]
 
 
-def _formulas():
-    from formulas.functions import Array
-    from formulas.functions.operators import OPERATORS
-    from formulas.tokens.operand import Error
-
-    return Array, OPERATORS, Error.errors
-
-
-_Array, _OPERATORS, _ERRORS = _formulas()
+_Array, _ERRORS = Array, ERRORS
 #: ranges larger than this are not held as one array
 _MAX_CELLS = 20_000_000
 #: functions applied element by element with Excel's broadcasting of their arguments
@@ -68,7 +61,7 @@ _REFUSED = frozenset({"OFFSET", "INDIRECT", "ISREF", "AREAS", "CELL", "ISFORMULA
 def _grid(x) -> np.ndarray | None:
     """``x`` as a 2-D object array when it is an array, else None (a scalar)."""
     if hasattr(x, "ranges") and hasattr(x, "value"):  # formulas' Ranges
-        x = x.value
+        x = from_formulas(x.value)
     if isinstance(x, np.ndarray):
         if x.ndim == 0:
             return None
@@ -274,6 +267,8 @@ class ArrayEval:
         takes its first cell: then its values."""
         from formulas.ranges import Ranges
 
+        from rooflinexl.recalc.values import to_formulas
+
         g = _grid(values)
         if g is None:
             return values
@@ -284,7 +279,7 @@ class ArrayEval:
             return values
         a, b = self._rows(node)
         ref = f"{column_letters(node.c1)}{a}:{column_letters(node.c2)}{b}"
-        return Ranges().push(ref, np.asarray(values, dtype=object))
+        return Ranges().push(ref, to_formulas(np.asarray(values, dtype=object)))
 
     # -------------------------------------------------------------- calls
     def call(self, node: Call):
@@ -307,17 +302,15 @@ class ArrayEval:
                         for a, p in zip(node.args[1:], args[1:], strict=True)]
             if node.args and isinstance(node.args[0], Rng):
                 args[0] = self.index_source(node.args[0], args[0], args[1:])
-        if name in _ELEMENTWISE or node.written in _OPERATORS:
+        if name in _ELEMENTWISE or is_operator(node.written):
             args = excel_broadcast(args)
-        fn = _OPERATORS[node.written] if node.written in _OPERATORS else function_of(
+        fn = operator_of(node.written) if is_operator(node.written) else function_of(
             node.written)
-        if isinstance(fn, dict):
-            fn = fn["function"]
         if name == "INDEX":  # formulas' impure wrapper: its first argument is "compiling"
             args = [False, *args]
         try:
             res = fn(*args)
-        except Exception as ex:  # noqa: BLE001 - formulas' own failure: per cell, as there
+        except Exception as ex:  # noqa: BLE001 - a borrowed function's failure: per cell
             raise Unsupported(f"{node.written} failed ({type(ex).__name__})") from None
         res = self._result(res)
         if name in ("TREND", "GROWTH") and args:  # new_x, by default known_x, known_y
@@ -327,7 +320,7 @@ class ArrayEval:
     @staticmethod
     def _result(res):
         if hasattr(res, "ranges") and hasattr(res, "value"):
-            res = res.value
+            res = from_formulas(res.value)
         if isinstance(res, (list, tuple)):  # formulas' MODE.MULT, TREND: a list
             res = np.array(list(res) or [_ERRORS["#N/A"]], dtype=object)
             if res.ndim != 1:
@@ -377,7 +370,8 @@ class ArrayEval:
 
         fn = _ADAPTERS.get(node.name)
         if fn is None:
-            fn = _ADAPTERS[node.name] = engine.adapter(node.name, self.functions[node.name])
+            fn = _ADAPTERS[node.name] = engine.host_call(node.name,
+                                                         self.functions[node.name])
         args = [self.value(a) for a in node.args]
         self._calls += 1
         current = self.tokens[0]

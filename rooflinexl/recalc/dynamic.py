@@ -269,7 +269,7 @@ def _runs(tg: list, r0: int) -> list[tuple[int, int, object]]:
     """Consecutive rows (offsets a..b from the block's first row ``r0``) whose targets
     are the same reference, or the same offset from each row: (a, b, node standing for
     the call there)."""
-    from formulas.tokens.operand import Error
+    from rooflinexl.recalc.values import ERRORS
 
     out = []
     i, n = 0, len(tg)
@@ -279,7 +279,7 @@ def _runs(tg: list, r0: int) -> list[tuple[int, int, object]]:
         if isinstance(t, str):
             while j < n and tg[j] == t:
                 j += 1
-            out.append((i, j - 1, Lit(Error.errors[t])))
+            out.append((i, j - 1, Lit(ERRORS[t])))
             i = j
             continue
         s, r1, c1, r2, c2, whole = t
@@ -363,12 +363,12 @@ def _cells_of(rng: Rng, a: int, b: int, spread: tuple[int, int]) -> list:
     """Rows a..b of column ``k`` of an array formula's range starting at row ``top``
     (``spread``), showing the fixed reference ``rng``: [(first, last, cell reference
     relative to the row, or #N/A past its end)]."""
-    from formulas.tokens.operand import Error
+    from rooflinexl.recalc.values import ERRORS
 
     if rng.r1_rel:
         raise Unsupported("a relative dynamic reference over an array formula's range")
     top, k = spread
-    na = Lit(Error.errors["#N/A"])
+    na = Lit(ERRORS["#N/A"])
     c = rng.c1 if rng.c1 == rng.c2 else rng.c1 + k
     if c > rng.c2:
         return [(a, b, na)]

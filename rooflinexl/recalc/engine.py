@@ -250,16 +250,21 @@ def to_host(arg: Any, in_errors: list[ExcelError]) -> Any:
 def _host_elem(x: Any, in_errors: list[ExcelError]) -> Any:
     import numpy as np
 
-    F = _formulas()
+    from rooflinexl.recalc.values import BLANK, from_formulas
+
     if isinstance(x, np.ndarray) and x.ndim == 0:  # formulas' -1.1 in an array constant
         return _host_elem(x.item(), in_errors)
-    if x is _empty() or x is None:
+    if x is BLANK or x is None:
         return None
-    if isinstance(x, F.XlError):
-        code = str(x) if str(x) in EXCEL_ERRORS else "#VALUE!"
+    x = from_formulas(x)  # a formulas value (the per-cell engine's): the engine's own
+    if x is BLANK:
+        return None
+    if isinstance(x, ExcelError):
+        written = getattr(x, "written", None) or str(x)
+        code = written if written in EXCEL_ERRORS else "#VALUE!"
         err = ExcelError(code, "error value in an argument")
-        if code != str(x):
-            err.written = str(x)  # #GETTING_DATA ...: ERROR.TYPE tells them apart
+        if code != written:
+            err.written = written  # #GETTING_DATA ...: ERROR.TYPE tells them apart
         in_errors.append(err)
         return err
     if isinstance(x, np.generic):
@@ -279,17 +284,18 @@ def _error_code(x: Any) -> str | None:
 
 def from_host(out: Any, name: str, state: State | None, in_errors: list[ExcelError],
               plain_text: bool = False) -> Any:
-    """A host return value as ``formulas`` wants it (XlError, scalar or Array). With
-    ``plain_text`` (the engine's own functions, ``func.plain_text``) only an
+    """A host return value as the engine's value (:mod:`rooflinexl.recalc.values`: one of
+    its ``ERRORS``, ``BLANK``, a scalar or an ``Array``). With ``plain_text`` (the
+    engine's own functions, ``func.plain_text``) only an
     :class:`~rooflinexl.errors.ExcelError` is an error value, and the text ``"#DIV/0!"``
     stays text (``TRIM`` of a cell holding that text)."""
     import numpy as np
 
-    F = _formulas()
+    from rooflinexl.recalc.values import BLANK, ERRORS, Array
+
+    F = types.SimpleNamespace(Error=types.SimpleNamespace(errors=ERRORS), Array=Array)
 
     def elem(x: Any, pos: tuple[int, int] | None) -> Any:
-        if isinstance(x, F.XlError):
-            return x
         if isinstance(x, np.generic):
             x = x.item()
         code = None if plain_text and type(x) is str else _error_code(x)
@@ -298,8 +304,8 @@ def from_host(out: Any, name: str, state: State | None, in_errors: list[ExcelErr
                 reason = getattr(x, "reason", "") or f"{name} returned {code}"
                 state.record(code, reason, pos)
             return F.Error.errors[code]
-        if x is None:
-            return _empty()
+        if x is None or x is BLANK:
+            return BLANK
         if isinstance(x, float) and not math.isfinite(x):
             if state is not None:
                 state.record("#NUM!", f"{name} returned a non-finite number ({x})", pos)
@@ -333,7 +339,24 @@ def from_host(out: Any, name: str, state: State | None, in_errors: list[ExcelErr
 
 def adapter(name: str, func: Callable) -> Callable:
     """``func`` (host conventions) as a ``formulas`` custom function."""
+    from rooflinexl.recalc.values import to_formulas
+
     F = _formulas()
+    inner = host_call(name, func)
+
+    def call(*args: Any) -> Any:
+        return to_formulas(inner(*args))
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = getattr(func, "__doc__", None)
+    return F.wrap_func(call)
+
+
+def host_call(name: str, func: Callable) -> Callable:
+    """``func`` (host conventions) as a function of the engine's values
+    (:mod:`rooflinexl.recalc.values`): arguments through :func:`to_host`, the result
+    through :func:`from_host`; a failure is an error value with its reason recorded."""
+    from rooflinexl.recalc.values import ERRORS, Array
 
     def call(*args: Any) -> Any:
         state = STATE.get()
@@ -350,17 +373,16 @@ def adapter(name: str, func: Callable) -> Callable:
                 msg = f"{type(ex).__name__}: {msg}"
             if state is not None:
                 state.record(code, f"{name}: {msg}")
-            return F.Error.errors[code]
+            return ERRORS[code]
         res = from_host(out, name, state, in_errors, plain)
-        if filler is not None and isinstance(res, F.Array):
+        if filler is not None and isinstance(res, Array):
             res._default = filler  # where an array formula's range is larger than the result
         return res
 
     filler = getattr(func, "array_filler", None)
     plain = getattr(func, "plain_text", False)
     call.__name__ = call.__qualname__ = name
-    call.__doc__ = getattr(func, "__doc__", None)
-    return F.wrap_func(call)
+    return call
 
 
 @contextlib.contextmanager
@@ -400,13 +422,14 @@ def _numbers_function(kind: str) -> Callable:
     rules (:func:`rooflinexl.recalc.functions.excel_numbers`); it receives references
     unresolved, to tell a cell's ``"3"`` (skipped) from a typed ``"3"`` (a number)."""
     from rooflinexl.recalc.functions import excel_numbers
+    from rooflinexl.recalc.values import to_formulas
 
     F = _formulas()
 
     def call(*args: Any) -> Any:
         in_errors: list[ExcelError] = []
         out = excel_numbers(kind, [host_numbers_arg(a, in_errors) for a in args])
-        return from_host(out, kind, STATE.get(), in_errors)
+        return to_formulas(from_host(out, kind, STATE.get(), in_errors))
 
     call.__name__ = call.__qualname__ = kind
     return F.wrap_func(call, ranges=True)
@@ -558,6 +581,7 @@ def _index_function(formulas_index: dict) -> dict:
     from formulas.functions import wrap_impure_func
 
     from rooflinexl.recalc.functions import index_array
+    from rooflinexl.recalc.values import to_formulas
 
     F = _formulas()
     inner = formulas_index["function"]
@@ -571,7 +595,7 @@ def _index_function(formulas_index: dict) -> dict:
         host = [to_host(p.value if hasattr(p, "ranges") else p, in_errors) for p in pos]
         grid = to_host(array, in_errors)
         out = index_array(grid if isinstance(grid, list) else [[grid]], *host)
-        return from_host(out, "INDEX", STATE.get(), in_errors)
+        return to_formulas(from_host(out, "INDEX", STATE.get(), in_errors))
 
     return {**formulas_index, "function": wrap_impure_func(F.wrap_func(call, ranges=True))}
 
@@ -1010,19 +1034,28 @@ def _is_known(name: str, table: Mapping[str, Any], registered: set[str], not_imp
 
 
 def py_value(x: Any) -> Any:
-    """A formulas result element as a plain Python value."""
+    """A result element (the engine's value or a formulas one) as a plain Python value."""
+    import sys
+
     import numpy as np
 
-    F = _formulas()
-    from formulas.excel import XlCircular
+    from rooflinexl.recalc.values import BLANK
 
-    if isinstance(x, XlCircular):
-        return ExcelError("#VALUE!", "circular reference")
-    if isinstance(x, F.XlError):
-        code = str(x)
-        return ExcelError(code if code in EXCEL_ERRORS else "#N/A")
-    if x is _empty() or x is None:
+    if type(x) is ExcelError:
+        return ExcelError(str(x))
+    if x is BLANK or x is None:
         return None
+    if "formulas" in sys.modules:
+        F = _formulas()
+        from formulas.excel import XlCircular
+
+        if isinstance(x, XlCircular):
+            return ExcelError("#VALUE!", "circular reference")
+        if isinstance(x, F.XlError):
+            code = str(x)
+            return ExcelError(code if code in EXCEL_ERRORS else "#N/A")
+        if x is _empty():
+            return None
     if hasattr(x, "ranges") and hasattr(x, "value"):
         v = np.asarray(x.value)
         return py_value(v.flat[0]) if v.size else None

@@ -2,12 +2,14 @@
 
 Every operator and function has a numpy path for the rows whose operands are
 plain numbers (the everyday case, written to give the same bits as the
-``formulas`` library's scalar code) and hands every other row to ``formulas``'
-own implementation, so text, booleans, blanks and error values behave exactly
-as in the per-cell engine:
+per-cell engine's scalar code) and hands every other row to an implementation
+over single values, so text, booleans, blanks and error values behave exactly
+as in the per-cell engine: the operators' own (:mod:`rooflinexl.recalc.operators`),
+a function's still borrowed from ``formulas`` (:func:`function_of`, through
+:func:`rooflinexl.recalc.values.borrowed`):
 
-* element-wise functions (operators, IF, ROUND ...) get the odd rows as one
-  column array, which ``formulas`` maps over element by element;
+* element-wise functions (operators, IF, INT ...) get the odd rows as one
+  column array, mapped over element by element;
 * functions that reduce their arguments (SUM, MAX, AND ...) or look values up
   (MATCH, VLOOKUP ...) are called once per distinct row of arguments;
 * rooflinexl's own functions are called once with whole columns (their host
@@ -30,23 +32,28 @@ from rooflinexl.recalc.compile import (
     array_constant,
 )
 from rooflinexl.recalc.functions import EXCEL_NUMBERS, excel_numbers
+from rooflinexl.recalc.operators import BINARY, UNARY, apply
 from rooflinexl.recalc.prepass import display_function_name
-from rooflinexl.recalc.values import BOOL, EMPTY, ERR, NUM, OTHER, STR, Vec
+from rooflinexl.recalc.values import (
+    BOOL,
+    EMPTY,
+    ERR,
+    ERRORS,
+    NUM,
+    OTHER,
+    STR,
+    Array,
+    Vec,
+    borrowed,
+)
 
-__all__ = ["BlockEval", "RangeArg", "function_of", "now_serial", "reset_clock"]
+__all__ = ["BlockEval", "RangeArg", "function_of", "is_operator", "now_serial", "operator_of",
+           "reset_clock"]
 
 
-def _formulas():
-    import schedula as sh
-    from formulas.functions import Array
-    from formulas.functions.operators import OPERATORS
-    from formulas.tokens.operand import Error
-
-    return sh.EMPTY, Array, OPERATORS, Error.errors
-
-
-_EMPTY, _Array, _OPERATORS, _ERRORS = _formulas()
+_Array, _ERRORS = Array, ERRORS
 _TABLE: dict = {}
+_BORROWED: dict = {}
 
 
 def _function(written: str):
@@ -70,8 +77,31 @@ def _function(written: str):
     return f
 
 
-#: the per-cell engine's implementation of a function (public for the array evaluator)
-function_of = _function
+def function_of(written: str):
+    """The per-cell engine's implementation of the function ``written``, borrowed from
+    ``formulas`` (:func:`_function`), taking and returning the engine's own values."""
+    fn = _BORROWED.get(written)
+    if fn is None:
+        f = _function(written)
+        if isinstance(f, dict):
+            f = f["function"]
+        fn = _BORROWED[written] = borrowed(f)
+    return fn
+
+
+def operator_of(written: str):
+    """Our own operator ``written`` (``+``, ``U-``, ``%`` ...; :mod:`rooflinexl.recalc.
+    operators`), element by element over values and arrays."""
+    op = BINARY.get(written) or UNARY[written.lower()]
+    return lambda *args: apply(op, *args)
+
+
+_OPERATOR_NAMES = frozenset(BINARY) | {name.upper() for name in UNARY}
+
+
+def is_operator(written: str) -> bool:
+    """Whether ``written`` (as a compiled call's ``written``) is an operator."""
+    return written in _OPERATOR_NAMES
 _NUMERIC = (NUM, BOOL, EMPTY)
 #: ranges (times the block's rows, for a relative one) larger than this go per cell
 _MAX_RANGE_CELLS = 20_000_000
@@ -243,14 +273,13 @@ class BlockEval:
         return RangeArg(kind, num, obj, npy, True, node)
 
     # ------------------------------------------------------- formulas calls
-    def _fn(self, written: str):
-        f = _OPERATORS[written] if written in _OPERATORS else _function(written)
-        if isinstance(f, dict):
-            f = f["function"]
-        return f
+    @staticmethod
+    def _fn(written: str):
+        return operator_of(written) if written in _OPERATOR_NAMES else function_of(written)
 
     def delegate(self, written: str, args: list, lits: list[bool] | None = None) -> Vec:
-        """formulas' element-wise ``written`` over Vec args (length m or 1)."""
+        """The element-wise ``written`` (an operator or a borrowed function) over Vec
+        args (length m or 1)."""
         fn = self._fn(written)
         lits = lits or [False] * len(args)
         m = max(len(a) for a in args) if args else 1
@@ -586,7 +615,7 @@ class BlockEval:
         return Vec.assemble(n, out_parts)
 
     def _reduce_rows(self, written: str, parts, rows: np.ndarray) -> Vec:
-        """formulas' ``written`` called per row (memoised on distinct scalar arguments)."""
+        """The borrowed ``written`` called per row (memoised on distinct scalar arguments)."""
         fn = self._fn(written)
         objs = {}
         for k, (kind, p) in enumerate(parts):
@@ -930,7 +959,33 @@ class BlockEval:
         return self.delegate(node.written, args, [isinstance(a, Lit) for a in node.args])
 
     f_CEILING = f_FLOOR = _delegated  # ROUND & co.: the engine's own (functions.py)
-    f_INT = f_MOD = f_SIGN = f_LOG10 = f_LEN = f_LOWER = f_UPPER = _delegated  # TRUNC: ours
+    f_SIGN = f_LOG10 = f_LEN = f_LOWER = f_UPPER = _delegated  # TRUNC: ours
+
+    def f_INT(self, node):
+        """INT of numbers (Microsoft, "INT function": rounded down to an integer); other
+        rows as the per-cell engine."""
+        if len(node.args) != 1:
+            return self._delegated(node)
+        return self._unary(node, lambda x: _numbers(np.floor(x)))
+
+    def f_MOD(self, node):
+        """MOD of numbers (Microsoft, "MOD function": the remainder with the divisor's
+        sign; a divisor of 0 is #DIV/0!); other rows as the per-cell engine."""
+        if len(node.args) != 2:
+            return self._delegated(node)
+
+        def fast(x, y):
+            x, y = np.broadcast_arrays(x, y)
+            zero = y == 0
+            r = np.mod(x, np.where(zero, 1.0, y))
+            bad = ~np.isfinite(r) & ~zero
+            parts = [(np.flatnonzero(~zero & ~bad), _npnumbers(r[~zero & ~bad]))]
+            if zero.any():
+                parts.append((np.flatnonzero(zero), _err("#DIV/0!", 1)))
+            if bad.any():
+                parts.append((np.flatnonzero(bad), _err("#NUM!", 1)))
+            return Vec.assemble(len(r), [(i, v) for i, v in parts if len(i)])
+        return self._unary(node, fast)
 
     # -------------------------------------------------------- lookups
     def f_INDEX(self, node):
@@ -1069,7 +1124,66 @@ class BlockEval:
         return self._classify(res.reshape(-1))
 
     def f_MATCH(self, node):
-        return self._lookup(node, 2, 3)
+        hit = self._match(node)
+        return hit if hit is not None else self._lookup(node, 2, 3)
+
+    def _match(self, node: Call) -> Vec | None:
+        """MATCH of numbers, text or booleans in one fixed row or column, match_type 0 or 1
+        (the default), for every row at once (Microsoft, "MATCH function": 0 the first
+        value equal to lookup_value, text compared case-insensitively; 1 the largest value
+        not above it, by Excel's bisection, :func:`rooflinexl.recalc.functions.
+        excel_bsearch`); an error lookup_value is the result. None for any other form
+        (wildcards, -1, a blank lookup_value ...): the per-cell engine's then."""
+        from rooflinexl.recalc.functions import excel_bsearch
+
+        args = node.args
+        if len(args) not in (2, 3) or not isinstance(args[1], Rng) or args[1].is_cell:
+            return None
+        if isinstance(args[0], Arr) or isinstance(args[0], Rng) and not args[0].is_cell:
+            return None
+        mode = 1
+        if len(args) == 3:
+            lit = args[2]
+            if not (isinstance(lit, Lit) and type(lit.value) in (int, float)
+                    and lit.value in (0, 1)):
+                return None
+            mode = lit.value
+        rng = self.range(args[1])
+        if rng.per_row or 1 not in rng.kind.shape:
+            return None
+        look = self.value(args[0])
+        if not _kinds_mask(look.kind, (NUM, STR, BOOL, ERR)).all():
+            return None
+        if mode == 0 and look.obj is not None and any(
+                isinstance(x, str) and type(x) is str and any(c in x for c in "*?~")
+                for x in look.obj[look.kind == STR].tolist()):
+            return None
+        keys = []
+        flat_obj = None if rng.obj is None else rng.obj.reshape(-1).tolist()
+        for j, (k, x) in enumerate(zip(rng.kind.reshape(-1).tolist(),
+                                       rng.num.reshape(-1).tolist(), strict=True)):
+            keys.append((0, x) if k == NUM else (1, flat_obj[j].lower()) if k == STR
+                        else (2, x != 0) if k == BOOL else None)
+        first: dict = {}
+        if mode == 0:
+            for j, key in enumerate(keys):
+                if key is not None:
+                    first.setdefault(key, j)
+        memo: dict = {}
+        out = []
+        for i in range(len(look)):
+            k = look.kind[i]
+            if k == ERR:
+                out.append(look.obj[i])
+                continue
+            want = ((0, float(look.num[i])) if k == NUM else (1, look.obj[i].lower())
+                    if k == STR else (2, bool(look.num[i])))
+            pos = memo.get(want, -2)
+            if pos == -2:
+                pos = memo[want] = (first.get(want) if mode == 0
+                                    else excel_bsearch(keys, want))
+            out.append(_ERRORS["#N/A"] if pos is None else float(pos + 1))
+        return self._classify(out)
 
     def f_VLOOKUP(self, node):
         return self._lookup(node, 3, 4)
@@ -1121,7 +1235,7 @@ class BlockEval:
                     out_parts.append((idx, res))
             if not clean.all():
                 idx = np.flatnonzero(~clean)
-                adapter = engine.adapter(name, func)
+                adapter = engine.host_call(name, func)
                 vals = []
                 for i in idx.tolist():
                     args = []
