@@ -43,8 +43,6 @@ from rooflinexl.recalc.values import ERRORS, Array, from_formulas
 
 __all__ = ["ArrayEval", "excel_broadcast", "first_value", "lay_out"]
 
-
-_Array, _ERRORS = Array, ERRORS
 #: ranges larger than this are not held as one array
 _MAX_CELLS = 20_000_000
 #: functions applied element by element with Excel's broadcasting of their arguments
@@ -127,9 +125,9 @@ def excel_broadcast(values: list) -> list:
             g = np.repeat(g, w, axis=1)
             b = w
         full = np.empty((h, w), dtype=object)
-        full[:, :] = _ERRORS["#N/A"]
+        full[:, :] = ERRORS["#N/A"]
         full[:a, :b] = g
-        out.append(full.view(_Array))
+        out.append(full.view(Array))
     return out
 
 
@@ -155,7 +153,7 @@ def lay_out(result, height: int, width: int) -> np.ndarray:
     if g is None:
         out.fill(_scalar(result))
         return out
-    out.fill(getattr(g, "_default", _ERRORS["#N/A"]))
+    out.fill(getattr(g, "_default", ERRORS["#N/A"]))
     a, b = g.shape
     if a == 1:
         g = np.repeat(g, height, axis=0)
@@ -240,8 +238,8 @@ class ArrayEval:
         c = node.c1 if node.c1 == node.c2 else (
             self.col if node.c1 <= self.col <= node.c2 else None)
         if r is None or c is None:
-            return _ERRORS["#VALUE!"]
-        return self.store.objects(node.sheet, r, c, r, c).copy().view(_Array)
+            return ERRORS["#VALUE!"]
+        return self.store.objects(node.sheet, r, c, r, c).copy().view(Array)
 
     def _rows(self, node: Rng) -> tuple[int, int]:
         a = node.r1 + self.row if node.r1_rel else node.r1
@@ -256,7 +254,7 @@ class ArrayEval:
         a, b = self._rows(node)
         if (b - a + 1) * (node.c2 - node.c1 + 1) > _MAX_CELLS:
             raise Unsupported("a range too large to hold as an array")
-        return self.store.objects(node.sheet, a, node.c1, b, node.c2).copy().view(_Array)
+        return self.store.objects(node.sheet, a, node.c1, b, node.c2).copy().view(Array)
 
     def index_source(self, node: Rng, values, pos: list):
         """INDEX's first argument, a reference: formulas' ``Ranges`` holding its values,
@@ -322,7 +320,7 @@ class ArrayEval:
         if hasattr(res, "ranges") and hasattr(res, "value"):
             res = from_formulas(res.value)
         if isinstance(res, (list, tuple)):  # formulas' MODE.MULT, TREND: a list
-            res = np.array(list(res) or [_ERRORS["#N/A"]], dtype=object)
+            res = np.array(list(res) or [ERRORS["#N/A"]], dtype=object)
             if res.ndim != 1:
                 raise Unsupported("an array inside an array")
         if isinstance(res, np.ndarray):
@@ -335,7 +333,7 @@ class ArrayEval:
             for x in res.reshape(-1).tolist():
                 if isinstance(x, np.ndarray) and x.size != 1 or hasattr(x, "ranges"):
                     raise Unsupported("an array inside an array")
-            return res if isinstance(res, _Array) else res.view(_Array)
+            return res if isinstance(res, Array) else res.view(Array)
         return res
 
     def row_col(self, node: Call):
@@ -348,9 +346,9 @@ class ArrayEval:
             raise Unsupported(f"{node.name} of something other than a reference")
         if row:
             a, b = self._rows(ref)
-            return np.arange(a, b + 1, dtype=float).astype(object).reshape(-1, 1).view(_Array)
+            return np.arange(a, b + 1, dtype=float).astype(object).reshape(-1, 1).view(Array)
         return np.arange(ref.c1, ref.c2 + 1, dtype=float).astype(object).reshape(
-            1, -1).view(_Array)
+            1, -1).view(Array)
 
     def rows_cols(self, node: Call):
         if len(node.args) != 1:

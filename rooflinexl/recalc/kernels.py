@@ -50,8 +50,6 @@ from rooflinexl.recalc.values import (
 __all__ = ["BlockEval", "RangeArg", "function_of", "is_operator", "now_serial", "operator_of",
            "reset_clock"]
 
-
-_Array, _ERRORS = Array, ERRORS
 _TABLE: dict = {}
 _BORROWED: dict = {}
 
@@ -102,6 +100,8 @@ _OPERATOR_NAMES = frozenset(BINARY) | {name.upper() for name in UNARY}
 def is_operator(written: str) -> bool:
     """Whether ``written`` (as a compiled call's ``written``) is an operator."""
     return written in _OPERATOR_NAMES
+
+
 _NUMERIC = (NUM, BOOL, EMPTY)
 #: ranges (times the block's rows, for a relative one) larger than this go per cell
 _MAX_RANGE_CELLS = 20_000_000
@@ -122,7 +122,7 @@ def _kinds_mask(kind: np.ndarray, kinds: tuple) -> np.ndarray:
 
 def _err(code: str, n: int) -> Vec:
     obj = np.empty(n, dtype=object)
-    obj[:] = _ERRORS[code]
+    obj[:] = ERRORS[code]
     return Vec(np.full(n, ERR, np.uint8), np.zeros(n), obj)
 
 
@@ -147,7 +147,7 @@ def _npnumbers(x: np.ndarray) -> Vec:
 
 def _col(values: np.ndarray) -> np.ndarray:
     """A 1-D object array as a formulas (m, 1) column."""
-    return values.reshape(-1, 1).view(_Array)
+    return values.reshape(-1, 1).view(Array)
 
 
 @dataclass
@@ -272,7 +272,7 @@ class BlockEval:
                     npy[:, dr, dc] = v.npy
         return RangeArg(kind, num, obj, npy, True, node)
 
-    # ------------------------------------------------------- formulas calls
+    # ------------------------------------------- operators and borrowed functions
     @staticmethod
     def _fn(written: str):
         return operator_of(written) if written in _OPERATOR_NAMES else function_of(written)
@@ -296,7 +296,7 @@ class BlockEval:
             return self._classify(res.reshape(-1))
         out = []
         for i in range(m):
-            row = [c if lit else c[i if len(c) > 1 else 0:][:1].reshape(1, 1).view(_Array)
+            row = [c if lit else c[i if len(c) > 1 else 0:][:1].reshape(1, 1).view(Array)
                    for c, lit in zip(cols, lits, strict=True)]
             r = np.asarray(fn(*row), dtype=object)
             if r.size != 1:
@@ -519,7 +519,7 @@ class BlockEval:
         n = max(len(v), len(alt))
         hit = v.kind == ERR
         if which == "#N/A" and hit.any():
-            hit = hit & np.array([x is _ERRORS["#N/A"] for x in v.obj.tolist()])
+            hit = hit & np.array([x is ERRORS["#N/A"] for x in v.obj.tolist()])
         hit = np.broadcast_to(hit, n)
         if not hit.any():
             return v
@@ -639,7 +639,7 @@ class BlockEval:
                 elif kind == "vec":
                     o = objs[k]
                     args.append(np.array([[o[i if len(o) > 1 else 0]]], dtype=object)
-                                .view(_Array))
+                                .view(Array))
                 elif kind == "bare":
                     o = objs[k]
                     args.append(o[i if len(o) > 1 else 0])
@@ -1015,9 +1015,9 @@ class BlockEval:
         if area is not None:
             a, bad = _int_positions(area, n)
             free = np.array([c is None for c in code.tolist()])
-            code[((a < 1) | bad) & free] = _ERRORS["#VALUE!"]
+            code[((a < 1) | bad) & free] = ERRORS["#VALUE!"]
             free = np.array([c is None for c in code.tolist()])
-            code[(a > 1) & free] = _ERRORS["#REF!"]
+            code[(a > 1) & free] = ERRORS["#REF!"]
         r, bad_r = _int_positions(row, n)
         bad_c = np.zeros(n, bool)
         no_area = False  # INDEX(2-D reference, row): no cell, #REF! after the checks below
@@ -1033,10 +1033,10 @@ class BlockEval:
             c, bad_c = _int_positions(col, n)
         r, c = r - 1, c - 1
         free = np.array([x is None for x in code.tolist()])
-        code[((r < -1) | (c < -1) | bad_r | bad_c) & free] = _ERRORS["#VALUE!"]
+        code[((r < -1) | (c < -1) | bad_r | bad_c) & free] = ERRORS["#VALUE!"]
         r, c = np.maximum(r, 0), np.maximum(c, 0)
         free = np.array([x is None for x in code.tolist()])
-        code[((r >= h) | (c >= w) | no_area) & free] = _ERRORS["#REF!"]
+        code[((r >= h) | (c >= w) | no_area) & free] = ERRORS["#REF!"]
         free = np.array([x is None for x in code.tolist()])
         ri = np.where(free, r, 0).astype(np.int64)
         ci = np.where(free, c, 0).astype(np.int64)
@@ -1081,7 +1081,7 @@ class BlockEval:
                 if kind == "vec":
                     o = objs[k]
                     args.append(np.array([[o[i if len(o) > 1 else 0]]], dtype=object)
-                                .view(_Array))
+                                .view(Array))
                 else:
                     args.append(p)
             r = np.asarray(fn(*args), dtype=object)
@@ -1115,7 +1115,7 @@ class BlockEval:
         for kind, p in parts:
             if kind == "vec":
                 args.append(_col(p.objects()) if len(p) > 1 else
-                            np.array([[p.objects()[0]]], dtype=object).view(_Array))
+                            np.array([[p.objects()[0]]], dtype=object).view(Array))
             else:
                 args.append(p)
         res = np.asarray(fn(*args), dtype=object)
@@ -1182,7 +1182,7 @@ class BlockEval:
             if pos == -2:
                 pos = memo[want] = (first.get(want) if mode == 0
                                     else excel_bsearch(keys, want))
-            out.append(_ERRORS["#N/A"] if pos is None else float(pos + 1))
+            out.append(ERRORS["#N/A"] if pos is None else float(pos + 1))
         return self._classify(out)
 
     def f_VLOOKUP(self, node):
@@ -1245,7 +1245,7 @@ class BlockEval:
                         elif kind == "vec":
                             o = p.objects()
                             args.append(np.array([[o[i if len(o) > 1 else 0]]], dtype=object)
-                                        .view(_Array))
+                                        .view(Array))
                         else:
                             args.append(p.row_objects(i))
                     tok = current.set(("rooflinexl-row", i))
@@ -1258,7 +1258,7 @@ class BlockEval:
                         self._record(i, n, [(c, why) for c, why, _ in recs])
                     if r.size > 1:  # an array where the block holds one value per row
                         raise Unsupported(f"{name} returned an array")
-                    vals.append(r.reshape(-1)[0] if r.size else _ERRORS["#VALUE!"])
+                    vals.append(r.reshape(-1)[0] if r.size else ERRORS["#VALUE!"])
                 out_parts.append((idx, self._classify(vals)))
         finally:
             state_var.reset(token_state)
