@@ -143,3 +143,29 @@ def test_array_constants():
         array_constant("{1,2;3}")  # rows of different lengths: Excel refuses it
     with pytest.raises(Unsupported):
         array_constant("{A1}")  # a reference is no constant
+
+
+def test_match_filled_down(tmp_path):
+    """MATCH over a fixed column for every row (Microsoft, "MATCH function": 0 the first
+    equal value, text case-insensitive, no match #N/A; 1 the largest value not above the
+    lookup value in ascending data; an error lookup value is the result)."""
+    from rooflinexl.recalc.blocks import evaluate_blocks
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    table = [10, 20, "b", "A", True, 30]
+    for r, x in enumerate(table, start=1):
+        ws.cell(r, 1).value = x
+    looks = [20, "a", "B", 25, True, "zz", 5, "#N/A"]
+    for r, x in enumerate(looks, start=1):
+        ws.cell(r, 3).value = x
+        ws.cell(r, 4).value = f"=MATCH(C{r},$A$1:$A$6,0)"
+        ws.cell(r, 5).value = f"=MATCH(C{r},$A$1:$A$2)"
+    wb.save(tmp_path / "m.xlsx")
+    ev = evaluate_blocks(tmp_path / "m.xlsx", {})
+    exact = [2.0, 4.0, 3.0, "#N/A", 5.0, "#N/A", "#N/A", "#N/A"]
+    approx = [2.0, "#N/A", "#N/A", 2.0, "#N/A", "#N/A", "#N/A", "#N/A"]
+    for r in range(1, 9):
+        assert matches_excel(ev.cells[("S", f"D{r}")].value, exact[r - 1]), r
+        assert matches_excel(ev.cells[("S", f"E{r}")].value, approx[r - 1]), r

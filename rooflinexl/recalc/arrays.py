@@ -37,9 +37,15 @@ import numpy as np
 from rooflinexl.addresses import column_letters
 from rooflinexl.recalc.compile import OPERATORS, Arr, Call, Lit, Rng, Unsupported
 from rooflinexl.recalc.functions import EXCEL_NUMBERS, excel_numbers
-from rooflinexl.recalc.kernels import BlockEval, function_of, is_operator, operator_of
+from rooflinexl.recalc.kernels import (
+    BlockEval,
+    RangeArg,
+    function_of,
+    is_operator,
+    operator_of,
+)
 from rooflinexl.recalc.prepass import SCALAR_ARGUMENT_FUNCTIONS
-from rooflinexl.recalc.values import ERRORS, Array, from_formulas
+from rooflinexl.recalc.values import ERR, ERRORS, Array, Vec, from_formulas
 
 __all__ = ["ArrayEval", "excel_broadcast", "first_value", "lay_out"]
 
@@ -87,6 +93,15 @@ def _like(res, new_x):
     if 1 not in g.shape:
         return res
     return g.reshape(x.shape)
+
+
+def _whole_line(g: np.ndarray, pos: list) -> bool:
+    """Whether INDEX's positions ``pos`` over the 2-D ``g`` take a whole row or column
+    (a row or column position 0, numbers only, one or two of them)."""
+    numbers = [_scalar(p) for p in pos]
+    return (len(pos) == 2 or len(pos) == 1 and 1 in g.shape) and all(
+        isinstance(x, (int, float)) and not isinstance(x, bool) for x in numbers) and (
+        0 in [int(x) for x in numbers])
 
 
 def excel_broadcast(values: list) -> list:
@@ -256,6 +271,32 @@ class ArrayEval:
             raise Unsupported("a range too large to hold as an array")
         return self.store.objects(node.sheet, a, node.c1, b, node.c2).copy().view(Array)
 
+    def index_cell(self, node: Rng, values, pos: list):
+        """INDEX of a reference at single position values (not arrays, none 0 where
+        :meth:`index_source` takes a whole row or column): the one cell, as a 1x1 array
+        (an error value alone), by :meth:`rooflinexl.recalc.kernels.BlockEval.index_cells`;
+        None for any other form."""
+        g = _grid(values)
+        if g is None or not 1 <= len(pos) <= 3 or any(
+                isinstance(p, np.ndarray) or hasattr(p, "ranges") for p in pos):
+            return None
+        if _whole_line(g, pos):
+            return None
+        cells = Vec.from_objects(g.reshape(-1).tolist())
+        rng = RangeArg(cells.kind.reshape(g.shape), cells.num.reshape(g.shape),
+                       None if cells.obj is None else cells.obj.reshape(g.shape),
+                       None if cells.npy is None else cells.npy.reshape(g.shape), False, node)
+        try:
+            v = BlockEval.index_cells(rng, *[Vec.from_objects([p]) for p in pos])
+        except Unsupported:
+            return None
+        x = v.item(0)
+        if v.kind[0] == ERR:
+            return x
+        out = np.empty((1, 1), dtype=object)
+        out[0, 0] = x
+        return out.view(Array)
+
     def index_source(self, node: Rng, values, pos: list):
         """INDEX's first argument, a reference: formulas' ``Ranges`` holding its values,
         answered as the per-cell engine answers (an empty or text position #VALUE!, one
@@ -263,18 +304,13 @@ class ArrayEval:
         only, one or two of them), whose whole column or row Excel returns (Microsoft,
         "INDEX function"; :func:`rooflinexl.recalc.functions.index_array`), where formulas
         takes its first cell: then its values."""
+        g = _grid(values)
+        if g is None or _whole_line(g, pos):
+            return values
         from formulas.ranges import Ranges
 
         from rooflinexl.recalc.values import to_formulas
 
-        g = _grid(values)
-        if g is None:
-            return values
-        numbers = [_scalar(p) for p in pos]
-        if (len(pos) == 2 or len(pos) == 1 and 1 in g.shape) and all(
-                isinstance(x, (int, float)) and not isinstance(x, bool) for x in numbers) and (
-                0 in [int(x) for x in numbers]):
-            return values
         a, b = self._rows(node)
         ref = f"{column_letters(node.c1)}{a}:{column_letters(node.c2)}{b}"
         return Ranges().push(ref, to_formulas(np.asarray(values, dtype=object)))
@@ -299,6 +335,9 @@ class ArrayEval:
             args[1:] = [_scalar(p[0, 0]) if isinstance(a, Rng) and a.is_cell else p
                         for a, p in zip(node.args[1:], args[1:], strict=True)]
             if node.args and isinstance(node.args[0], Rng):
+                own = self.index_cell(node.args[0], args[0], args[1:])
+                if own is not None:
+                    return own
                 args[0] = self.index_source(node.args[0], args[0], args[1:])
         if name in _ELEMENTWISE or is_operator(node.written):
             args = excel_broadcast(args)

@@ -1151,7 +1151,10 @@ def evaluate(
 
 
 def _override_inputs(model, work: PrepassResult, overrides) -> dict:
-    """formulas node id -> value for the overridden cells the model holds."""
+    """formulas node id -> value (as formulas holds it) for the overridden cells the
+    model holds."""
+    from rooflinexl.recalc.values import to_formulas
+
     to_work = {orig: w for w, orig in work.sheet_names.items()}
     name = os.path.basename(str(work.path))
     nodes = model.dsp.data_nodes
@@ -1159,7 +1162,7 @@ def _override_inputs(model, work: PrepassResult, overrides) -> dict:
     for (sheet, cell), value in overrides.items():
         node = f"'[{name}]{to_work.get(sheet, sheet).upper()}'!{cell}"
         if node in nodes:
-            out[node] = value
+            out[node] = to_formulas(value)
     return out
 
 

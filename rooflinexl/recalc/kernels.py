@@ -995,10 +995,22 @@ class BlockEval:
         rng = self.range(args[0])
         if rng.per_row:
             raise Unsupported("INDEX over a relative range")
-        h, w = rng.kind.shape
         row = self.value(args[1])
         col = self.value(args[2]) if len(args) > 2 else None
         area = self.value(args[3]) if len(args) > 3 else None
+        return self.index_cells(rng, row, col, area)
+
+    @staticmethod
+    def index_cells(rng: RangeArg, row: Vec, col: Vec | None = None,
+                    area: Vec | None = None) -> Vec:
+        """INDEX(reference, row, [col], [area]) over a fixed reference for every row of the
+        position values, as the per-cell engine answers it (Microsoft, "INDEX function",
+        reference form): the cell at (row, col) of ``rng``, a position truncated to a whole
+        number (0 the first); a position error value is the result (the first one), an
+        empty position, text that spells no integer or a position below 0 #VALUE!, one
+        past the reference (or a second area) #REF!. :class:`Unsupported` for a position
+        value of an unusual type."""
+        h, w = rng.kind.shape
         vecs = [v for v in (row, col, area) if v is not None]
         n = max(len(v) for v in vecs)
         for v in vecs:
@@ -1154,9 +1166,11 @@ class BlockEval:
         look = self.value(args[0])
         if not _kinds_mask(look.kind, (NUM, STR, BOOL, ERR)).all():
             return None
-        if mode == 0 and look.obj is not None and any(
-                isinstance(x, str) and type(x) is str and any(c in x for c in "*?~")
-                for x in look.obj[look.kind == STR].tolist()):
+        texts = np.flatnonzero(look.kind == STR)
+        seen: dict = {}  # the distinct lookup texts, in order
+        codes = [seen.setdefault(x, len(seen))
+                 for x in (look.obj[texts].tolist() if len(texts) else [])]
+        if mode == 0 and any(c in x for x in seen for c in "*?~"):  # wildcards
             return None
         keys = []
         flat_obj = None if rng.obj is None else rng.obj.reshape(-1).tolist()
@@ -1169,21 +1183,31 @@ class BlockEval:
             for j, key in enumerate(keys):
                 if key is not None:
                     first.setdefault(key, j)
-        memo: dict = {}
-        out = []
-        for i in range(len(look)):
-            k = look.kind[i]
-            if k == ERR:
-                out.append(look.obj[i])
-                continue
-            want = ((0, float(look.num[i])) if k == NUM else (1, look.obj[i].lower())
-                    if k == STR else (2, bool(look.num[i])))
-            pos = memo.get(want, -2)
-            if pos == -2:
-                pos = memo[want] = (first.get(want) if mode == 0
-                                    else excel_bsearch(keys, want))
-            out.append(ERRORS["#N/A"] if pos is None else float(pos + 1))
-        return self._classify(out)
+
+        def position(want: tuple) -> float:
+            pos = first.get(want) if mode == 0 else excel_bsearch(keys, want)
+            return np.nan if pos is None else float(pos + 1)
+
+        n = len(look)
+        num = np.full(n, np.nan)
+        kind = look.kind
+        for k in (NUM, BOOL):  # each distinct value searched once
+            rows = np.flatnonzero(kind == k)
+            if len(rows):
+                vals, inverse = np.unique(look.num[rows], return_inverse=True)
+                found = [position((0, v) if k == NUM else (2, v != 0)) for v in vals.tolist()]
+                num[rows] = np.array(found)[inverse]
+        if len(texts):
+            found = [position((1, x.lower())) for x in seen]
+            num[texts] = np.array(found)[codes]
+        errs = kind == ERR
+        missing = np.isnan(num) & ~errs
+        out = Vec(np.where(errs | missing, ERR, NUM).astype(np.uint8), np.nan_to_num(num))
+        if errs.any() or missing.any():
+            out.obj = np.empty(n, dtype=object)
+            out.obj[errs] = look.obj[errs]
+            out.obj[missing] = ERRORS["#N/A"]
+        return out
 
     def f_VLOOKUP(self, node):
         return self._lookup(node, 3, 4)

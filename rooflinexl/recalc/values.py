@@ -101,8 +101,24 @@ def _formulas_types():
     return sh.EMPTY, FArray, Error.errors, XlError
 
 
+#: arrays already turned into formulas' (a range passed to every call of a lookup):
+#: id -> (the array, kept so that its id is not reused, its conversion)
+_CONVERTED: dict[int, tuple] = {}
+
+
 def to_formulas(x):
     """``x`` (a value or an array of the engine's values) as ``formulas`` holds it."""
+    if isinstance(x, np.ndarray) and x.size >= 64:
+        hit = _CONVERTED.get(id(x))
+        if hit is None or hit[0] is not x:
+            if len(_CONVERTED) >= 64:
+                _CONVERTED.clear()
+            hit = _CONVERTED[id(x)] = (x, _to_formulas(x))
+        return hit[1]
+    return _to_formulas(x)
+
+
+def _to_formulas(x):
     empty, farray, errors, _ = _formulas_types()
 
     def one(v):
@@ -168,6 +184,7 @@ def borrowing():
             yield
         finally:
             _BORROWING.reset(token)
+            _CONVERTED.clear()
 
 
 def _enter_semantics() -> None:
