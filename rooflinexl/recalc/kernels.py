@@ -1205,7 +1205,8 @@ class BlockEval:
         out = Vec(np.where(errs | missing, ERR, NUM).astype(np.uint8), np.nan_to_num(num))
         if errs.any() or missing.any():
             out.obj = np.empty(n, dtype=object)
-            out.obj[errs] = look.obj[errs]
+            if errs.any():
+                out.obj[errs] = look.obj[errs]
             out.obj[missing] = ERRORS["#N/A"]
         return out
 
