@@ -13,15 +13,16 @@ one dependency graph instead of going to the per-cell engine.
 Rules (Microsoft, "Guidelines and examples of array formulas" and "Dynamic array
 formulas in non-dynamic aware Excel", read 2026-12-01):
 
-* operators and IF, IFERROR, IFNA, CHOOSE, IFS and SWITCH work element by element; an array of
-  one row (column) stretches down (across); otherwise the result is as large as the
-  largest argument and its cells outside a smaller argument are ``#N/A``
-  (:func:`excel_broadcast`);
+* operators (our own, :mod:`rooflinexl.recalc.operators`) and IF, IFERROR, IFNA,
+  CHOOSE, IFS and SWITCH work element by element; an array of one row (column)
+  stretches down (across); otherwise the result is as large as the largest argument
+  and its cells outside a smaller argument are ``#N/A`` (:func:`excel_broadcast`);
 * every other function gets its arguments as the per-cell engine passes them (a
   range as its 2-D values) and is the same implementation both other paths call:
-  ``formulas``' with the engine's replacements (:func:`rooflinexl.recalc.kernels.
-  function_of`), rooflinexl's own through :func:`rooflinexl.recalc.engine.adapter`,
-  SUM & co. by :func:`rooflinexl.recalc.functions.excel_numbers`;
+  rooflinexl's own through :func:`rooflinexl.recalc.engine.host_call`, SUM & co. by
+  :func:`rooflinexl.recalc.functions.excel_numbers`, INDEX of a reference at single
+  positions by the block kernel's rule, the others still borrowed from ``formulas``
+  with the engine's replacements (:func:`rooflinexl.recalc.kernels.function_of`);
 * an array formula's result is laid over its range once (:func:`lay_out`): a single
   row or column repeats, cells outside the result are ``#N/A`` (or the function's
   own filler: ``ISNA`` of the missing cells is TRUE, as Excel evaluates them);
