@@ -81,6 +81,16 @@ CASES = {
     "=1/0&NA()": "#DIV/0!",
     "=-TRUE": -1.0,
     "=50%": 0.5,
+    # an empty cell (Z99) compares as the other side's kind of nothing: FALSE, "" or 0
+    # (Excel's behaviour as observed, e.g. "Oh You False Empty Cell", yoursumbuddy.com, and
+    # HyperFormula's Excel-conformance cases for booleans against an empty cell)
+    "=Z99=FALSE": True,
+    "=Z99<>FALSE": False,
+    "=Z99>=FALSE": True,
+    "=Z99<TRUE": True,
+    '=Z99=""': True,
+    "=Z99=0": True,
+    "=Z99=Z98": True,
     "=SUM({1,2;3,4})": 10.0,    # an array constant
     '=INDEX({1,"b";TRUE,-2.5},2,2)': -2.5,
 }

@@ -293,8 +293,6 @@ def from_host(out: Any, name: str, state: State | None, in_errors: list[ExcelErr
 
     from rooflinexl.recalc.values import BLANK, ERRORS, Array
 
-    F = types.SimpleNamespace(Error=types.SimpleNamespace(errors=ERRORS), Array=Array)
-
     def elem(x: Any, pos: tuple[int, int] | None) -> Any:
         if isinstance(x, np.generic):
             x = x.item()
@@ -303,18 +301,18 @@ def from_host(out: Any, name: str, state: State | None, in_errors: list[ExcelErr
             if not any(x is e for e in in_errors) and state is not None:
                 reason = getattr(x, "reason", "") or f"{name} returned {code}"
                 state.record(code, reason, pos)
-            return F.Error.errors[code]
+            return ERRORS[code]
         if x is None or x is BLANK:
             return BLANK
         if isinstance(x, float) and not math.isfinite(x):
             if state is not None:
                 state.record("#NUM!", f"{name} returned a non-finite number ({x})", pos)
-            return F.Error.errors["#NUM!"]
+            return ERRORS["#NUM!"]
         if isinstance(x, (bool, int, float, str)):
             return x
         if state is not None:
             state.record("#VALUE!", f"{name} returned an unsupported value {x!r}", pos)
-        return F.Error.errors["#VALUE!"]
+        return ERRORS["#VALUE!"]
 
     if isinstance(out, np.ndarray):
         out = out.item() if out.ndim == 0 else out.tolist()
@@ -325,16 +323,16 @@ def from_host(out: Any, name: str, state: State | None, in_errors: list[ExcelErr
     if not out:
         if state is not None:
             state.record("#VALUE!", f"{name} returned an empty array")
-        return F.Error.errors["#VALUE!"]
+        return ERRORS["#VALUE!"]
     rows = out if all(isinstance(r, (list, tuple, np.ndarray)) for r in out) else [out]
     rows = [list(r) for r in rows]
     width = max(len(r) for r in rows)
     arr = np.empty((len(rows), max(width, 1)), object)
-    arr[:, :] = F.Error.errors["#N/A"]  # ragged rows are padded like an Excel spill
+    arr[:, :] = ERRORS["#N/A"]  # ragged rows are padded like an Excel spill
     for i, r in enumerate(rows):
         for j, x in enumerate(r):
             arr[i, j] = elem(x, (i, j))
-    return arr.view(F.Array)
+    return arr.view(Array)
 
 
 def adapter(name: str, func: Callable) -> Callable:
@@ -605,8 +603,9 @@ def excel_semantics(formulas_table: bool = True):
     """While active, ``formulas`` follows Excel where it did not: numbers and booleans
     become text as Excel writes them (:func:`rooflinexl.recalc.functions.value_text`: 15
     significant digits, ``TRUE``) in ``&``, ``LEN``, ``LEFT``, ``CONCAT`` ... (its own
-    ``_str`` prints 17 digits and a numpy boolean as ``True``), and ``^`` is Excel's
-    (:func:`rooflinexl.recalc.functions.power`: ``0^-1`` is ``#DIV/0!``), and ``--x`` is
+    ``_str`` prints 17 digits and a numpy boolean as ``True``), the operators are the
+    block path's own (:mod:`rooflinexl.recalc.operators`: ``0^-1`` is ``#DIV/0!`` ...;
+    :func:`own_operators`), and ``--x`` is
     a number (``formulas`` reads it as ``+x``); complex numbers as text have 15
     significant digits per part; date text outside years 1900-9999 is no date.
     Both evaluation paths run inside it. ``formulas_table=False`` leaves formulas' own
@@ -619,14 +618,9 @@ def excel_semantics(formulas_table: bool = True):
     import formulas.functions.operators as fo
     import formulas.functions.text as ft
     import numpy as np
-    from formulas.tokens.operand import Error
     from formulas.tokens.operator import Operator
 
-    from rooflinexl.recalc.functions import complex_text, power, value_text
-
-    def excel_power(x, y):
-        r = power(x, y)
-        return Error.errors[str(r)] if isinstance(r, ExcelError) else r
+    from rooflinexl.recalc.functions import complex_text, value_text
 
     plain_compile = Operator.compile
 
@@ -656,11 +650,13 @@ def excel_semantics(formulas_table: bool = True):
     table_fixes = table_fixes_of_formulas()
     xnpv, newton = _xirr_fixes()
     with _LOCK:
-        saved = (ft._str, fo._str, fo.OPERATORS["^"], Operator.compile, fe._fmt_complex,
+        saved = (ft._str, fo._str, Operator.compile, fe._fmt_complex,
                  fd._text2datetime, ff._xnpv, ff._newton)
+        operators = own_operators()
+        saved_operators = {k: fo.OPERATORS[k] for k in operators}
         saved_table = {k: table[k] for k in table_fixes if k in table}
         ft._str = fo._str = value_text
-        fo.OPERATORS["^"] = fo.numeric_wrap(excel_power)
+        fo.OPERATORS.update(operators)
         Operator.compile = compile_operator
         fe._fmt_complex = fmt_complex
         fd._text2datetime = text2date
@@ -669,11 +665,39 @@ def excel_semantics(formulas_table: bool = True):
         try:
             yield
         finally:
-            (ft._str, fo._str, fo.OPERATORS["^"], Operator.compile, fe._fmt_complex,
+            (ft._str, fo._str, Operator.compile, fe._fmt_complex,
              fd._text2datetime, ff._xnpv, ff._newton) = saved
+            fo.OPERATORS.update(saved_operators)
             for k in table_fixes:
                 table.pop(k, None)
             table.update(saved_table)
+
+
+@functools.cache
+def own_operators() -> dict[str, Callable]:
+    """The block path's operators (:mod:`rooflinexl.recalc.operators`) as entries of
+    ``formulas``' operator table (``+``, ``U-``, ``&``, ``=`` ...), so that both paths
+    compute an operator alike: ``formulas`` still brings the arguments to one shape,
+    each element is turned into the engine's value and the result back
+    (:func:`rooflinexl.recalc.values.from_formulas`, ``to_formulas``)."""
+    import formulas.functions.operators as fo
+    import numpy as np
+
+    from rooflinexl.recalc.operators import BINARY, UNARY
+    from rooflinexl.recalc.values import from_formulas, to_formulas
+
+    def entry(op):
+        def element(*vals):
+            vals = [v.item() if isinstance(v, np.ndarray) and v.ndim == 0 else v
+                    for v in vals]
+            return to_formulas(op(*[from_formulas(v) for v in vals]))
+
+        element.__name__ = op.__name__
+        return fo.wrap_ufunc(element, input_parser=lambda *a: a,
+                             args_parser=lambda *a: a, check_error=lambda *a: None)
+
+    return {**{k: entry(op) for k, op in BINARY.items()},
+            **{k.upper(): entry(op) for k, op in UNARY.items()}}
 
 
 @functools.cache

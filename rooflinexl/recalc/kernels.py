@@ -412,6 +412,10 @@ class BlockEval:
             ty = np.where(a[1].kind == BOOL, 2, 0)
             x, y = a[0].num, a[1].num
             tx, ty, x, y = np.broadcast_arrays(tx, ty, x, y)
+            # an empty cell against a boolean is FALSE (its number is 0 already)
+            bx, by = np.broadcast_arrays(a[0].kind == EMPTY, a[1].kind == EMPTY)
+            tx = np.where(bx & (ty == 2), 2, tx)
+            ty = np.where(by & (tx == 2), 2, ty)
             out = _bools(op(tx, ty, x, y))
             if ordering and (a[0].npy is not None or a[1].npy is not None):
                 # tuples compare element-wise: a numpy operand decides -> numpy's bool_

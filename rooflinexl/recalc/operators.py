@@ -13,12 +13,14 @@ read 2026-12-01; the cached values of Excel-saved books):
 * ``&`` joins the values as text (:func:`rooflinexl.recalc.functions.value_text`:
   ``TRUE``, 15 significant digits), an empty cell as "";
 * comparisons order numbers < text < booleans, compare text case-insensitively, and
-  read an empty cell as "" against text, else as 0; the result is a boolean.
+  read an empty cell as the other operand's kind of nothing: "" against text, FALSE
+  against a boolean, else 0 (so an empty cell equals FALSE, "" and 0); the result is a
+  boolean.
 
 >>> add(1.0, "2"), str(div(1.0, BLANK)), concat(True, 1.5), lt("a", "B"), gt(True, "z")
 (3.0, '#DIV/0!', 'TRUE1.5', True, True)
->>> str(power_op(0.0, -1.0)), eq(BLANK, ""), eq(BLANK, 0.0), str(add("x", 1.0))
-('#DIV/0!', True, True, '#VALUE!')
+>>> str(power_op(0.0, -1.0)), eq(BLANK, ""), eq(BLANK, 0.0), eq(BLANK, False), str(add("x", 1.0))
+('#DIV/0!', True, True, True, '#VALUE!')
 """
 from __future__ import annotations
 
@@ -141,9 +143,10 @@ def _text(x) -> str:
 
 def _key(x, other) -> tuple:
     """(type order, value): numbers 0, text 1, booleans 2; text upper-cased; an empty
-    cell "" against text, else 0."""
+    cell "" against text, FALSE against a boolean, else 0."""
     if x is BLANK or x is None:
-        x = "" if isinstance(other, str) else 0.0
+        x = ("" if isinstance(other, str) else False if isinstance(other, (bool, np.bool_))
+             else 0.0)
     if isinstance(x, (bool, np.bool_)):
         return 2, bool(x)
     if isinstance(x, str):
