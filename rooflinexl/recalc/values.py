@@ -18,6 +18,7 @@ from __future__ import annotations
 import bisect
 import contextlib
 import contextvars
+import functools
 import sys
 
 import numpy as np
@@ -93,6 +94,7 @@ def kind_of(x) -> int:
 # ------------------------------------------------------- the boundary to formulas
 
 
+@functools.cache
 def _formulas_types():
     import schedula as sh
     from formulas.functions import Array as FArray
