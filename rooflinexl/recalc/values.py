@@ -266,6 +266,9 @@ class Vec:
                 num[i] = x
                 continue
             k = kind_of(x)
+            if (k == STR or k == OTHER) and type(x) is not str:  # formulas' XlError, EMPTY
+                x = from_formulas(x)
+                k = kind_of(x)
             kind[i] = k
             if k == NUM or k == BOOL:
                 num[i] = float(x)
