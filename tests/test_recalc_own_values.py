@@ -82,8 +82,8 @@ CASES = {
     "=-TRUE": -1.0,
     "=50%": 0.5,
     # an empty cell (Z99) compares as the other side's kind of nothing: FALSE, "" or 0
-    # (Excel's behaviour as observed, e.g. "Oh You False Empty Cell", yoursumbuddy.com, and
-    # HyperFormula's Excel-conformance cases for booleans against an empty cell)
+    # (Excel's cached value of =FALSE=D7, D7 empty, in Apache POI's FormulaEvalTestData
+    # workbook saved by Excel: TRUE; also "Oh You False Empty Cell", yoursumbuddy.com)
     "=Z99=FALSE": True,
     "=Z99<>FALSE": False,
     "=Z99>=FALSE": True,
