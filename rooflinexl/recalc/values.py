@@ -130,16 +130,7 @@ def _to_formulas(x):
             return errors.get(getattr(v, "written", None) or str(v), errors["#VALUE!"])
         return v
 
-    if isinstance(x, np.ndarray) and x.dtype == object:
-        out = np.empty(x.shape, dtype=object)
-        flat = out.reshape(-1)
-        flat[:] = [one(v) for v in x.reshape(-1).tolist()] if x.size else []
-        out = out.view(farray) if isinstance(x, Array) or isinstance(x, farray) else out
-        default = getattr(x, "_default", None)
-        if default is not None:
-            out._default = one(default)
-        return out
-    return one(x)
+    return _each(x, one, farray, farray)
 
 
 def from_formulas(x):
@@ -155,18 +146,24 @@ def from_formulas(x):
             return ERRORS.get(str(v), ERRORS["#VALUE!"])
         return v
 
-    if isinstance(x, np.ndarray) and x.dtype == object:
-        out = np.empty(x.shape, dtype=object)
-        flat = out.reshape(-1)
-        flat[:] = [one(v) for v in x.reshape(-1).tolist()] if x.size else []
-        out = out.view(Array) if isinstance(x, farray) or isinstance(x, Array) else out
+    if isinstance(x, (list, tuple)):
+        return type(x)(from_formulas(v) for v in x)
+    return _each(x, one, Array, farray)
+
+
+def _each(x, one, array_class, farray):
+    """``one`` of ``x``, or of each element of an object array ``x`` (our ``Array`` or
+    formulas' becoming ``array_class``, its ``_default`` filler too)."""
+    if not (isinstance(x, np.ndarray) and x.dtype == object):
+        return one(x)
+    out = np.empty(x.shape, dtype=object)
+    out.reshape(-1)[:] = [one(v) for v in x.reshape(-1).tolist()] if x.size else []
+    if isinstance(x, (Array, farray)):
+        out = out.view(array_class)
         default = getattr(x, "_default", None)
         if default is not None:
             out._default = one(default)
-        return out
-    if isinstance(x, (list, tuple)):
-        return type(x)(from_formulas(v) for v in x)
-    return one(x)
+    return out
 
 
 #: while blocks are evaluated: the exit stack that ``formulas``' Excel fixes
