@@ -103,14 +103,15 @@ def _formulas_types():
     return sh.EMPTY, FArray, Error.errors, XlError
 
 
-#: arrays already turned into formulas' (a range passed to every call of a lookup):
-#: id -> (the array, kept so that its id is not reused, its conversion)
+#: arrays already turned into formulas' while blocks are evaluated (a range passed to
+#: every call of a lookup): id -> (the array, kept so that its id is not reused, its
+#: conversion); emptied when the evaluation ends
 _CONVERTED: dict[int, tuple] = {}
 
 
 def to_formulas(x):
     """``x`` (a value or an array of the engine's values) as ``formulas`` holds it."""
-    if isinstance(x, np.ndarray) and x.size >= 64:
+    if isinstance(x, np.ndarray) and x.size >= 64 and _BORROWING.get() is not None:
         hit = _CONVERTED.get(id(x))
         if hit is None or hit[0] is not x:
             if len(_CONVERTED) >= 64:
