@@ -13,15 +13,16 @@ one dependency graph instead of going to the per-cell engine.
 Rules (Microsoft, "Guidelines and examples of array formulas" and "Dynamic array
 formulas in non-dynamic aware Excel", read 2026-12-01):
 
-* operators and IF, IFERROR, IFNA, CHOOSE, IFS and SWITCH work element by element; an array of
-  one row (column) stretches down (across); otherwise the result is as large as the
-  largest argument and its cells outside a smaller argument are ``#N/A``
-  (:func:`excel_broadcast`);
+* operators (our own, :mod:`rooflinexl.recalc.operators`) and IF, IFERROR, IFNA,
+  CHOOSE, IFS and SWITCH work element by element; an array of one row (column)
+  stretches down (across); otherwise the result is as large as the largest argument
+  and its cells outside a smaller argument are ``#N/A`` (:func:`excel_broadcast`);
 * every other function gets its arguments as the per-cell engine passes them (a
   range as its 2-D values) and is the same implementation both other paths call:
-  ``formulas``' with the engine's replacements (:func:`rooflinexl.recalc.kernels.
-  function_of`), rooflinexl's own through :func:`rooflinexl.recalc.engine.adapter`,
-  SUM & co. by :func:`rooflinexl.recalc.functions.excel_numbers`;
+  rooflinexl's own through :func:`rooflinexl.recalc.engine.host_call`, SUM & co. by
+  :func:`rooflinexl.recalc.functions.excel_numbers`, INDEX of a reference at single
+  positions by the block kernel's rule, the others still borrowed from ``formulas``
+  with the engine's replacements (:func:`rooflinexl.recalc.kernels.function_of`);
 * an array formula's result is laid over its range once (:func:`lay_out`): a single
   row or column repeats, cells outside the result are ``#N/A`` (or the function's
   own filler: ``ISNA`` of the missing cells is TRUE, as Excel evaluates them);
@@ -48,22 +49,18 @@ from rooflinexl.recalc.compile import (
     Unsupported,
 )
 from rooflinexl.recalc.functions import EXCEL_NUMBERS, excel_numbers
-from rooflinexl.recalc.kernels import BlockEval, function_of
+from rooflinexl.recalc.kernels import (
+    BlockEval,
+    RangeArg,
+    function_of,
+    is_operator,
+    operator_of,
+)
 from rooflinexl.recalc.prepass import SCALAR_ARGUMENT_FUNCTIONS
-from rooflinexl.recalc.values import ERR, kind_of
+from rooflinexl.recalc.values import ERR, ERRORS, Array, Vec, from_formulas, kind_of
 
 __all__ = ["ArrayEval", "excel_broadcast", "first_value", "lay_out"]
 
-
-def _formulas():
-    from formulas.functions import Array
-    from formulas.functions.operators import OPERATORS
-    from formulas.tokens.operand import Error
-
-    return Array, OPERATORS, Error.errors
-
-
-_Array, _OPERATORS, _ERRORS = _formulas()
 #: ranges larger than this are not held as one array
 _MAX_CELLS = 20_000_000
 #: functions applied element by element with Excel's broadcasting of their arguments
@@ -78,7 +75,7 @@ _REFUSED = frozenset({"OFFSET", "INDIRECT", "CELL", "INFO", "SHEET", "SHEETS", "
 def _grid(x) -> np.ndarray | None:
     """``x`` as a 2-D object array when it is an array, else None (a scalar)."""
     if hasattr(x, "ranges") and hasattr(x, "value"):  # formulas' Ranges
-        x = x.value
+        x = from_formulas(x.value)
     if isinstance(x, np.ndarray):
         if x.ndim == 0:
             return None
@@ -106,6 +103,15 @@ def _like(res, new_x):
     if 1 not in g.shape:
         return res
     return g.reshape(x.shape)
+
+
+def _whole_line(g: np.ndarray, pos: list) -> bool:
+    """Whether INDEX's positions ``pos`` over the 2-D ``g`` take a whole row or column
+    (a row or column position 0, numbers only, one or two of them)."""
+    numbers = [_scalar(p) for p in pos]
+    return (len(pos) == 2 or len(pos) == 1 and 1 in g.shape) and all(
+        isinstance(x, (int, float)) and not isinstance(x, bool) for x in numbers) and (
+        0 in [int(x) for x in numbers])
 
 
 def excel_broadcast(values: list) -> list:
@@ -144,9 +150,9 @@ def excel_broadcast(values: list) -> list:
             g = np.repeat(g, w, axis=1)
             b = w
         full = np.empty((h, w), dtype=object)
-        full[:, :] = _ERRORS["#N/A"]
+        full[:, :] = ERRORS["#N/A"]
         full[:a, :b] = g
-        out.append(full.view(_Array))
+        out.append(full.view(Array))
     return out
 
 
@@ -172,7 +178,7 @@ def lay_out(result, height: int, width: int) -> np.ndarray:
     if g is None:
         out.fill(_scalar(result))
         return out
-    out.fill(getattr(g, "_default", _ERRORS["#N/A"]))
+    out.fill(getattr(g, "_default", ERRORS["#N/A"]))
     a, b = g.shape
     if a == 1:
         g = np.repeat(g, height, axis=0)
@@ -263,12 +269,12 @@ class ArrayEval:
     def error(self, code: str, reason: str):
         """The error value ``code``, its ``reason`` kept in :attr:`records`."""
         self.records.append((None, 0, code, reason))
-        return _ERRORS[code]
+        return ERRORS[code]
 
     @staticmethod
     def array(grid: np.ndarray):
         """A 2-D object array as the evaluator's array value."""
-        return grid.astype(object, copy=False).view(_Array)
+        return grid.astype(object, copy=False).view(Array)
 
     def intersect(self, node: Rng):
         """Microsoft, "Implicit intersection operator: @": a range where one value belongs
@@ -280,8 +286,8 @@ class ArrayEval:
         c = node.c1 if node.c1 == node.c2 else (
             self.col if node.c1 <= self.col <= node.c2 else None)
         if r is None or c is None:
-            return _ERRORS["#VALUE!"]
-        return self.store.objects(node.sheet, r, c, r, c).copy().view(_Array)
+            return ERRORS["#VALUE!"]
+        return self.store.objects(node.sheet, r, c, r, c).copy().view(Array)
 
     def rows_of(self, node: Rng) -> tuple[int, int]:
         """The first and last row of the reference ``node`` where the formula is."""
@@ -300,7 +306,33 @@ class ArrayEval:
         a, b = self._rows(node)
         if (b - a + 1) * (node.c2 - node.c1 + 1) > _MAX_CELLS:
             raise Unsupported("a range too large to hold as an array")
-        return self.store.objects(node.sheet, a, node.c1, b, node.c2).copy().view(_Array)
+        return self.store.objects(node.sheet, a, node.c1, b, node.c2).copy().view(Array)
+
+    def index_cell(self, node: Rng, values, pos: list):
+        """INDEX of a reference at single position values (not arrays, none 0 where
+        :meth:`index_source` takes a whole row or column): the one cell, as a 1x1 array
+        (an error value alone), by :meth:`rooflinexl.recalc.kernels.BlockEval.index_cells`;
+        None for any other form."""
+        g = _grid(values)
+        if g is None or not 1 <= len(pos) <= 3 or any(
+                isinstance(p, np.ndarray) or hasattr(p, "ranges") for p in pos):
+            return None
+        if _whole_line(g, pos):
+            return None
+        cells = Vec.from_objects(g.reshape(-1).tolist())
+        rng = RangeArg(cells.kind.reshape(g.shape), cells.num.reshape(g.shape),
+                       None if cells.obj is None else cells.obj.reshape(g.shape),
+                       None if cells.npy is None else cells.npy.reshape(g.shape), False, node)
+        try:
+            v = BlockEval.index_cells(rng, *[Vec.from_objects([p]) for p in pos])
+        except Unsupported:
+            return None
+        x = v.item(0)
+        if v.kind[0] == ERR:
+            return x
+        out = np.empty((1, 1), dtype=object)
+        out[0, 0] = x
+        return out.view(Array)
 
     def index_source(self, node: Rng, values, pos: list):
         """INDEX's first argument, a reference: formulas' ``Ranges`` holding its values,
@@ -309,19 +341,16 @@ class ArrayEval:
         only, one or two of them), whose whole column or row Excel returns (Microsoft,
         "INDEX function"; :func:`rooflinexl.recalc.functions.index_array`), where formulas
         takes its first cell: then its values."""
+        g = _grid(values)
+        if g is None or _whole_line(g, pos):
+            return values
         from formulas.ranges import Ranges
 
-        g = _grid(values)
-        if g is None:
-            return values
-        numbers = [_scalar(p) for p in pos]
-        if (len(pos) == 2 or len(pos) == 1 and 1 in g.shape) and all(
-                isinstance(x, (int, float)) and not isinstance(x, bool) for x in numbers) and (
-                0 in [int(x) for x in numbers]):
-            return values
+        from rooflinexl.recalc.values import to_formulas
+
         a, b = self._rows(node)
         ref = f"{column_letters(node.c1)}{a}:{column_letters(node.c2)}{b}"
-        return Ranges().push(ref, np.asarray(values, dtype=object))
+        return Ranges().push(ref, to_formulas(np.asarray(values, dtype=object)))
 
     # -------------------------------------------------------------- calls
     def call(self, node: Call):
@@ -354,18 +383,19 @@ class ArrayEval:
             args[1:] = [_scalar(p[0, 0]) if isinstance(a, Rng) and a.is_cell else p
                         for a, p in zip(node.args[1:], args[1:], strict=True)]
             if node.args and isinstance(node.args[0], Rng):
+                own = self.index_cell(node.args[0], args[0], args[1:])
+                if own is not None:
+                    return own
                 args[0] = self.index_source(node.args[0], args[0], args[1:])
-        if name in _ELEMENTWISE or node.written in _OPERATORS:
+        if name in _ELEMENTWISE or is_operator(node.written):
             args = excel_broadcast(args)
-        fn = _OPERATORS[node.written] if node.written in _OPERATORS else function_of(
+        fn = operator_of(node.written) if is_operator(node.written) else function_of(
             node.written)
-        if isinstance(fn, dict):
-            fn = fn["function"]
         if name == "INDEX":  # formulas' impure wrapper: its first argument is "compiling"
             args = [False, *args]
         try:
             res = fn(*args)
-        except Exception as ex:  # noqa: BLE001 - formulas' own failure: per cell, as there
+        except Exception as ex:  # noqa: BLE001 - a borrowed function's failure: per cell
             raise Unsupported(f"{node.written} failed ({type(ex).__name__})") from None
         res = self._result(res)
         if name in ("TREND", "GROWTH") and args:  # new_x, by default known_x, known_y
@@ -375,9 +405,9 @@ class ArrayEval:
     @staticmethod
     def _result(res):
         if hasattr(res, "ranges") and hasattr(res, "value"):
-            res = res.value
+            res = from_formulas(res.value)
         if isinstance(res, (list, tuple)):  # formulas' MODE.MULT, TREND: a list
-            res = np.array(list(res) or [_ERRORS["#N/A"]], dtype=object)
+            res = np.array(list(res) or [ERRORS["#N/A"]], dtype=object)
             if res.ndim != 1:
                 raise Unsupported("an array inside an array")
         if isinstance(res, np.ndarray):
@@ -390,7 +420,7 @@ class ArrayEval:
             for x in res.reshape(-1).tolist():
                 if isinstance(x, np.ndarray) and x.size != 1 or hasattr(x, "ranges"):
                     raise Unsupported("an array inside an array")
-            return res if isinstance(res, _Array) else res.view(_Array)
+            return res if isinstance(res, Array) else res.view(Array)
         return res
 
     def row_col(self, node: Call):
@@ -403,9 +433,9 @@ class ArrayEval:
             raise Unsupported(f"{node.name} of something other than a reference")
         if row:
             a, b = self._rows(ref)
-            return np.arange(a, b + 1, dtype=float).astype(object).reshape(-1, 1).view(_Array)
+            return np.arange(a, b + 1, dtype=float).astype(object).reshape(-1, 1).view(Array)
         return np.arange(ref.c1, ref.c2 + 1, dtype=float).astype(object).reshape(
-            1, -1).view(_Array)
+            1, -1).view(Array)
 
     def rows_cols(self, node: Call):
         if len(node.args) != 1:
@@ -429,7 +459,8 @@ class ArrayEval:
 
         fn = _ADAPTERS.get(node.name)
         if fn is None:
-            fn = _ADAPTERS[node.name] = engine.adapter(node.name, self.functions[node.name])
+            fn = _ADAPTERS[node.name] = engine.host_call(node.name,
+                                                         self.functions[node.name])
         args = [self.value(a) for a in node.args]
         self._calls += 1
         current = self.tokens[0]

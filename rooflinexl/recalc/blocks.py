@@ -91,7 +91,17 @@ from rooflinexl.recalc.refs import (
     render_rows,
     template,
 )
-from rooflinexl.recalc.values import BOOL, EMPTY, ERR, NUM, STR, SheetStore, Vec
+from rooflinexl.recalc.values import (
+    BOOL,
+    EMPTY,
+    ERR,
+    ERRORS,
+    NUM,
+    STR,
+    SheetStore,
+    Vec,
+    borrowing,
+)
 
 __all__ = ["BlockCells", "BlockRewrites", "PathCounts", "evaluate_blocks"]
 
@@ -752,12 +762,10 @@ def _final(v: Vec) -> tuple[list, list[int]]:
     return out, np.flatnonzero((k != NUM) | bad).tolist()
 
 
-def _formulas_value(x):
-    """A CellResult value as formulas holds it (for the store)."""
-    from formulas.tokens.operand import Error
-
+def _store_value(x):
+    """A CellResult value as the store holds it."""
     if isinstance(x, ExcelError):
-        return Error.errors.get(str(x), Error.errors["#VALUE!"])
+        return ERRORS.get(str(x), ERRORS["#VALUE!"])
     if x is None:
         return 0.0
     if isinstance(x, bool):
@@ -1176,9 +1184,7 @@ class _Run:
         for r in rows[hit].tolist():
             self.forced[(u.sheet, f"{letters}{r}")] = why
             cells.add((r, u.col))
-        from formulas.tokens.operand import Error
-
-        err = Vec.from_objects([Error.errors["#VALUE!"]])
+        err = Vec.from_objects([ERRORS["#VALUE!"]])
         idx = np.flatnonzero(hit)
         rest = np.flatnonzero(~hit)
         return Vec.assemble(n, [(idx, err), (rest, v.take(rest))])
@@ -1204,9 +1210,7 @@ def _marker():
     """A cell not computed yet, while blocks are computed row by row (:meth:`_Run.by_rows`):
     an error value (#VALUE!) to everything reading it, told apart from every real one by
     identity."""
-    from formulas.tokens.operand import XlError
-
-    return XlError("#VALUE!")
+    return ExcelError("#VALUE!", "not computed yet")
 
 
 def _same(a: Vec, b: Vec) -> bool:
@@ -1330,7 +1334,7 @@ def _evaluate_blocks(path, functions, limits: Limits, engine_mode: str) -> Evalu
             _refuse_per_cell(units)
         run = _Run(book, ctx, units, functions)
         try:
-            with engine.excel_semantics(formulas_table=False):
+            with borrowing():
                 _evaluate(run, units, edges, path, functions)
         except _Retry:
             continue
@@ -1636,17 +1640,15 @@ def _take_per_cell(run: _Run, ev: Evaluation, keep: dict | None) -> None:
             run.poison.setdefault(sheet, set()).add(m)
         rows, vals = points.setdefault((sheet, m[1]), ([], []))
         rows.append(m[0])
-        vals.append(_formulas_value(res.value))
+        vals.append(_store_value(res.value))
     for (sheet, col), (rows, vals) in points.items():
         run.store.column(sheet, col).add_points(rows, Vec.from_objects(vals))
     run.store.forget_ranges()
 
 
 def _set_constant(cell, x) -> None:
-    from formulas.tokens.operand import XlError
-
-    if isinstance(x, XlError):
-        cell.value = str(x)
+    if isinstance(x, ExcelError):
+        cell.value = getattr(x, "written", None) or str(x)
         cell.data_type = "e"
     elif isinstance(x, (bool, np.bool_)):
         cell.value = bool(x)

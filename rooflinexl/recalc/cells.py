@@ -56,9 +56,9 @@ class Unordered(Unsupported):
 
 
 def _error(code: str = "#VALUE!"):
-    from formulas.tokens.operand import XlError
+    from rooflinexl.recalc.values import ERRORS
 
-    return XlError(code)
+    return ERRORS[code]
 
 
 class _Watch(SheetStore):

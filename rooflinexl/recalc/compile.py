@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from rooflinexl.addresses import (
     COLUMN_PATTERN,
     ROW_PATTERN,
@@ -124,14 +126,90 @@ class Eta:
 
 
 def array_constant(text: str):
-    """The array ``formulas`` makes of the array constant ``text`` (what a function
-    receives from the per-cell engine)."""
-    import formulas
+    """The array constant ``text`` (``{1,2;3,4}``) as a 2-D object array (Microsoft,
+    "Use array constants in array formulas": columns split by commas, rows by
+    semicolons; numbers, text in double quotes, TRUE/FALSE, error values). A whole
+    number written without a sign is an ``int``, as the per-cell engine passes it; an
+    empty element is 0. :class:`Unsupported` for anything else (a reference, a formula).
 
-    try:
-        return formulas.Parser().ast("=" + text)[1].compile()()
-    except Exception as ex:  # noqa: BLE001 - formulas raises assorted types here
-        raise Unsupported(f"array constant {text}") from ex
+    >>> array_constant('{1,2.5;"a""b",TRUE}').tolist()
+    [[1, 2.5], ['a"b', True]]
+    >>> array_constant("{-1,#N/A,50%}").tolist()
+    [[-1.0, '#N/A', 0.5]]
+    """
+    from rooflinexl.recalc.values import ERRORS, Array
+
+    body = text.strip()
+    if not (body.startswith("{") and body.endswith("}")):
+        raise Unsupported(f"array constant {text}")
+    rows: list[list] = [[]]
+    i, s = 0, body[1:-1]
+    while True:
+        item, i = _array_item(s, i, text, ERRORS)
+        rows[-1].append(item)
+        if i >= len(s):
+            break
+        if s[i] == ";":
+            rows.append([])
+        i += 1
+    if len({len(r) for r in rows}) != 1:
+        raise Unsupported(f"array constant {text} (rows of different lengths)")
+    out = np.empty((len(rows), len(rows[0])), dtype=object)
+    for r, row in enumerate(rows):
+        for c, x in enumerate(row):
+            out[r, c] = x
+    return out.view(Array)
+
+
+_ARRAY_NUMBER = re.compile(r"\s*(?P<sign>[+-]*)\s*(?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)"
+                           r"\s*(?P<pct>%?)\s*(?=[,;]|$)")
+
+
+def _array_item(s: str, i: int, text: str, errors) -> tuple[object, int]:
+    """One element of an array constant's body ``s`` from position ``i``: (value, the
+    position of the separator after it or len(s))."""
+    while i < len(s) and s[i] == " ":
+        i += 1
+    if i >= len(s) or s[i] in ",;":
+        return 0, i
+    if s[i] == '"':
+        j, parts = i + 1, []
+        while True:
+            k = s.find('"', j)
+            if k < 0:
+                raise Unsupported(f"array constant {text} (unclosed text)")
+            parts.append(s[j:k])
+            if s[k + 1:k + 2] == '"':
+                parts.append('"')
+                j = k + 2
+                continue
+            j = k + 1
+            break
+        while j < len(s) and s[j] == " ":
+            j += 1
+        if j < len(s) and s[j] not in ",;":
+            raise Unsupported(f"array constant {text}")
+        return "".join(parts), j
+    m = _ARRAY_NUMBER.match(s, i)
+    if m is not None:
+        num = m.group("num")
+        sign = -1 if m.group("sign").count("-") % 2 else 1
+        if m.group("pct"):
+            value: object = sign * float(num) / 100
+        elif not m.group("sign") and num.isdigit():
+            value = int(num)
+        else:
+            value = sign * float(num)
+        return value, m.end()
+    j = i
+    while j < len(s) and s[j] not in ",;":
+        j += 1
+    word = s[i:j].strip()
+    if word.upper() in ("TRUE", "FALSE"):
+        return word.upper() == "TRUE", j
+    if word.upper() in errors and word.upper() != "#GETTING_DATA":
+        return errors[word.upper()], j
+    raise Unsupported(f"array constant {text} ({word!r})")
 
 
 Node = Lit | Rng | Call | Arr | Param | Eta
@@ -698,11 +776,11 @@ def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, refs):
     if kind == "empty":
         return Lit(0)  # an omitted argument reads as 0 (FALSE), as in the per-cell engine
     if kind == "err":
-        from formulas.tokens.operand import Error
+        from rooflinexl.recalc.values import ERRORS
 
-        if item[1] not in Error.errors:
+        if item[1] not in ERRORS:
             raise Unsupported(f"error literal {item[1]}")
-        return Lit(Error.errors[item[1]])
+        return Lit(ERRORS[item[1]])
     if kind == "ref" and item[1].upper().startswith("_XLPM."):
         return Param(item[1][6:].upper())
     if kind == "ref" and item[1].upper().startswith("_XLETA."):
@@ -728,10 +806,10 @@ def _intersection(a, b):
     """Microsoft, "Calculation operators and precedence in Excel": the space is the
     intersection operator, the cells common to two references; none in common is
     ``#NULL!``."""
-    from formulas.tokens.operand import Error
+    from rooflinexl.recalc.values import ERRORS
 
     for x in (a, b):  # A1:B1 C1:D1 E1:F1: nothing in common already
-        if isinstance(x, Lit) and x.value is Error.errors["#NULL!"]:
+        if isinstance(x, Lit) and x.value is ERRORS["#NULL!"]:
             return x
     if isinstance(a, Call) and a.name == UNION or isinstance(b, Call) and b.name == UNION:
         # (A,B) C is (A C, B C), an area per pair (test.xlsx LOOKUP!V4: 4 areas, two alike)
@@ -747,7 +825,7 @@ def _intersection(a, b):
     r1, r2 = max(a.r1, b.r1), min(a.r2, b.r2)
     c1, c2 = max(a.c1, b.c1), min(a.c2, b.c2)
     if r1 > r2 or c1 > c2:
-        return Lit(Error.errors["#NULL!"])
+        return Lit(ERRORS["#NULL!"])
     return Rng(a.sheet, r1, c1, r2, c2, a.r1_rel, a.r2_rel)
 
 

@@ -349,7 +349,7 @@ def _runs(tg: list, r0: int) -> list[tuple[int, int, object]]:
     """Consecutive rows (offsets a..b from the block's first row ``r0``) whose targets
     are the same reference, or the same offset from each row: (a, b, node standing for
     the call there)."""
-    from formulas.tokens.operand import Error
+    from rooflinexl.recalc.values import ERRORS
 
     out = []
     i, n = 0, len(tg)
@@ -359,7 +359,7 @@ def _runs(tg: list, r0: int) -> list[tuple[int, int, object]]:
         if isinstance(t, str):
             while j < n and tg[j] == t:
                 j += 1
-            out.append((i, j - 1, Lit(Error.errors[t])))
+            out.append((i, j - 1, Lit(ERRORS[t])))
             i = j
             continue
         s, r1, c1, r2, c2, whole = t
@@ -443,12 +443,12 @@ def _cells_of(rng: Rng, a: int, b: int, spread: tuple[int, int]) -> list:
     """Rows a..b of column ``k`` of an array formula's range starting at row ``top``
     (``spread``), showing the fixed reference ``rng``: [(first, last, cell reference
     relative to the row, or #N/A past its end)]."""
-    from formulas.tokens.operand import Error
+    from rooflinexl.recalc.values import ERRORS
 
     if rng.r1_rel:
         raise Unsupported("a relative dynamic reference over an array formula's range")
     top, k = spread
-    na = Lit(Error.errors["#N/A"])
+    na = Lit(ERRORS["#N/A"])
     c = rng.c1 if rng.c1 == rng.c2 else rng.c1 + k
     if c > rng.c2:
         return [(a, b, na)]
@@ -471,8 +471,8 @@ def fold_error_bases(node):
     the cells it names.
 
     >>> from rooflinexl.recalc.compile import Call, Lit
-    >>> from formulas.tokens.operand import Error  # the compiler's error constants
-    >>> ref = Lit(Error.errors["#REF!"])
+    >>> from rooflinexl.recalc.values import ERRORS  # the compiler's error constants
+    >>> ref = Lit(ERRORS["#REF!"])
     >>> tree = Call("+", [Call("OFFSET", [ref, Lit(-1.0), Lit(0.0)]), Lit(1.0)])
     >>> fold_error_bases(tree).args[0] is ref
     True

@@ -250,16 +250,21 @@ def to_host(arg: Any, in_errors: list[ExcelError]) -> Any:
 def _host_elem(x: Any, in_errors: list[ExcelError]) -> Any:
     import numpy as np
 
-    F = _formulas()
+    from rooflinexl.recalc.values import BLANK, from_formulas
+
     if isinstance(x, np.ndarray) and x.ndim == 0:  # formulas' -1.1 in an array constant
         return _host_elem(x.item(), in_errors)
-    if x is _empty() or x is None:
+    if x is BLANK or x is None:
         return None
-    if isinstance(x, F.XlError):
-        code = str(x) if str(x) in EXCEL_ERRORS else "#VALUE!"
+    x = from_formulas(x)  # a formulas value (the per-cell engine's): the engine's own
+    if x is BLANK:
+        return None
+    if isinstance(x, ExcelError):
+        written = getattr(x, "written", None) or str(x)
+        code = written if written in EXCEL_ERRORS else "#VALUE!"
         err = ExcelError(code, "error value in an argument")
-        if code != str(x):
-            err.written = str(x)  # #GETTING_DATA ...: ERROR.TYPE tells them apart
+        if code != written:
+            err.written = written  # #GETTING_DATA ...: ERROR.TYPE tells them apart
         in_errors.append(err)
         return err
     if isinstance(x, np.generic):
@@ -279,17 +284,16 @@ def _error_code(x: Any) -> str | None:
 
 def from_host(out: Any, name: str, state: State | None, in_errors: list[ExcelError],
               plain_text: bool = False) -> Any:
-    """A host return value as ``formulas`` wants it (XlError, scalar or Array). With
-    ``plain_text`` (the engine's own functions, ``func.plain_text``) only an
+    """A host return value as the engine's value (:mod:`rooflinexl.recalc.values`: one of
+    its ``ERRORS``, ``BLANK``, a scalar or an ``Array``). With ``plain_text`` (the
+    engine's own functions, ``func.plain_text``) only an
     :class:`~rooflinexl.errors.ExcelError` is an error value, and the text ``"#DIV/0!"``
     stays text (``TRIM`` of a cell holding that text)."""
     import numpy as np
 
-    F = _formulas()
+    from rooflinexl.recalc.values import BLANK, ERRORS, Array
 
     def elem(x: Any, pos: tuple[int, int] | None) -> Any:
-        if isinstance(x, F.XlError):
-            return x
         if isinstance(x, np.generic):
             x = x.item()
         code = None if plain_text and type(x) is str else _error_code(x)
@@ -297,18 +301,18 @@ def from_host(out: Any, name: str, state: State | None, in_errors: list[ExcelErr
             if not any(x is e for e in in_errors) and state is not None:
                 reason = getattr(x, "reason", "") or f"{name} returned {code}"
                 state.record(code, reason, pos)
-            return F.Error.errors[code]
-        if x is None:
-            return _empty()
+            return ERRORS[code]
+        if x is None or x is BLANK:
+            return BLANK
         if isinstance(x, float) and not math.isfinite(x):
             if state is not None:
                 state.record("#NUM!", f"{name} returned a non-finite number ({x})", pos)
-            return F.Error.errors["#NUM!"]
+            return ERRORS["#NUM!"]
         if isinstance(x, (bool, int, float, str)):
             return x
         if state is not None:
             state.record("#VALUE!", f"{name} returned an unsupported value {x!r}", pos)
-        return F.Error.errors["#VALUE!"]
+        return ERRORS["#VALUE!"]
 
     if isinstance(out, np.ndarray):
         out = out.item() if out.ndim == 0 else out.tolist()
@@ -319,16 +323,16 @@ def from_host(out: Any, name: str, state: State | None, in_errors: list[ExcelErr
     if not out:
         if state is not None:
             state.record("#VALUE!", f"{name} returned an empty array")
-        return F.Error.errors["#VALUE!"]
+        return ERRORS["#VALUE!"]
     rows = out if all(isinstance(r, (list, tuple, np.ndarray)) for r in out) else [out]
     rows = [list(r) for r in rows]
     width = max(len(r) for r in rows)
     arr = np.empty((len(rows), max(width, 1)), object)
-    arr[:, :] = F.Error.errors["#N/A"]  # ragged rows are padded like an Excel spill
+    arr[:, :] = ERRORS["#N/A"]  # ragged rows are padded like an Excel spill
     for i, r in enumerate(rows):
         for j, x in enumerate(r):
             arr[i, j] = elem(x, (i, j))
-    return arr.view(F.Array)
+    return arr.view(Array)
 
 
 def _is_omitted(x: Any) -> bool:
@@ -342,7 +346,24 @@ def _is_omitted(x: Any) -> bool:
 
 def adapter(name: str, func: Callable) -> Callable:
     """``func`` (host conventions) as a ``formulas`` custom function."""
+    from rooflinexl.recalc.values import to_formulas
+
     F = _formulas()
+    inner = host_call(name, func)
+
+    def call(*args: Any) -> Any:
+        return to_formulas(inner(*args))
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = getattr(func, "__doc__", None)
+    return F.wrap_func(call)
+
+
+def host_call(name: str, func: Callable) -> Callable:
+    """``func`` (host conventions) as a function of the engine's values
+    (:mod:`rooflinexl.recalc.values`): arguments through :func:`to_host`, the result
+    through :func:`from_host`; a failure is an error value with its reason recorded."""
+    from rooflinexl.recalc.values import ERRORS, Array
 
     def call(*args: Any) -> Any:
         state = STATE.get()
@@ -360,9 +381,9 @@ def adapter(name: str, func: Callable) -> Callable:
                 msg = f"{type(ex).__name__}: {msg}"
             if state is not None:
                 state.record(code, f"{name}: {msg}")
-            return F.Error.errors[code]
+            return ERRORS[code]
         res = from_host(out, name, state, in_errors, plain)
-        if filler is not None and isinstance(res, F.Array):
+        if filler is not None and isinstance(res, Array):
             res._default = filler  # where an array formula's range is larger than the result
         return res
 
@@ -370,8 +391,7 @@ def adapter(name: str, func: Callable) -> Callable:
     plain = getattr(func, "plain_text", False)
     omitted = getattr(func, "omitted", None)  # what it takes for an argument left out
     call.__name__ = call.__qualname__ = name
-    call.__doc__ = getattr(func, "__doc__", None)
-    return F.wrap_func(call)
+    return call
 
 
 @contextlib.contextmanager
@@ -411,13 +431,14 @@ def _numbers_function(kind: str) -> Callable:
     rules (:func:`rooflinexl.recalc.functions.excel_numbers`); it receives references
     unresolved, to tell a cell's ``"3"`` (skipped) from a typed ``"3"`` (a number)."""
     from rooflinexl.recalc.functions import excel_numbers
+    from rooflinexl.recalc.values import to_formulas
 
     F = _formulas()
 
     def call(*args: Any) -> Any:
         in_errors: list[ExcelError] = []
         out = excel_numbers(kind, [host_numbers_arg(a, in_errors) for a in args])
-        return from_host(out, kind, STATE.get(), in_errors)
+        return to_formulas(from_host(out, kind, STATE.get(), in_errors))
 
     call.__name__ = call.__qualname__ = kind
     return F.wrap_func(call, ranges=True)
@@ -571,6 +592,7 @@ def _index_function(formulas_index: dict) -> dict:
     from formulas.functions import wrap_impure_func
 
     from rooflinexl.recalc.functions import index_array
+    from rooflinexl.recalc.values import to_formulas
 
     F = _formulas()
     inner = formulas_index["function"]
@@ -584,7 +606,7 @@ def _index_function(formulas_index: dict) -> dict:
         host = [to_host(p.value if hasattr(p, "ranges") else p, in_errors) for p in pos]
         grid = to_host(array, in_errors)
         out = index_array(grid if isinstance(grid, list) else [[grid]], *host)
-        return from_host(out, "INDEX", STATE.get(), in_errors)
+        return to_formulas(from_host(out, "INDEX", STATE.get(), in_errors))
 
     return {**formulas_index, "function": wrap_impure_func(F.wrap_func(call, ranges=True))}
 
@@ -594,8 +616,9 @@ def excel_semantics(formulas_table: bool = True):
     """While active, ``formulas`` follows Excel where it did not: numbers and booleans
     become text as Excel writes them (:func:`rooflinexl.recalc.functions.value_text`: 15
     significant digits, ``TRUE``) in ``&``, ``LEN``, ``LEFT``, ``CONCAT`` ... (its own
-    ``_str`` prints 17 digits and a numpy boolean as ``True``), and ``^`` is Excel's
-    (:func:`rooflinexl.recalc.functions.power`: ``0^-1`` is ``#DIV/0!``), and ``--x`` is
+    ``_str`` prints 17 digits and a numpy boolean as ``True``), the operators are the
+    block path's own (:mod:`rooflinexl.recalc.operators`: ``0^-1`` is ``#DIV/0!`` ...;
+    :func:`own_operators`), and ``--x`` is
     a number (``formulas`` reads it as ``+x``); complex numbers as text have 15
     significant digits per part; date text outside years 1900-9999 is no date.
     Both evaluation paths run inside it. ``formulas_table=False`` leaves formulas' own
@@ -607,14 +630,9 @@ def excel_semantics(formulas_table: bool = True):
     import formulas.functions.operators as fo
     import formulas.functions.text as ft
     import numpy as np
-    from formulas.tokens.operand import Error
     from formulas.tokens.operator import Operator
 
-    from rooflinexl.recalc.functions import complex_text, power, value_text
-
-    def excel_power(x, y):
-        r = power(x, y)
-        return Error.errors[str(r)] if isinstance(r, ExcelError) else r
+    from rooflinexl.recalc.functions import complex_text, value_text
 
     plain_compile = Operator.compile
 
@@ -643,11 +661,12 @@ def excel_semantics(formulas_table: bool = True):
     table = _formulas().get_functions() if formulas_table else {}
     table_fixes = table_fixes_of_formulas()
     with _LOCK:
-        saved = (ft._str, fo._str, fo.OPERATORS["^"], Operator.compile, fe._fmt_complex,
-                 fd._text2datetime)
+        saved = (ft._str, fo._str, Operator.compile, fe._fmt_complex, fd._text2datetime)
+        operators = own_operators()
+        saved_operators = {k: fo.OPERATORS[k] for k in operators}
         saved_table = {k: table[k] for k in table_fixes if k in table}
         ft._str = fo._str = value_text
-        fo.OPERATORS["^"] = fo.numeric_wrap(excel_power)
+        fo.OPERATORS.update(operators)
         Operator.compile = compile_operator
         fe._fmt_complex = fmt_complex
         fd._text2datetime = text2date
@@ -655,11 +674,38 @@ def excel_semantics(formulas_table: bool = True):
         try:
             yield
         finally:
-            (ft._str, fo._str, fo.OPERATORS["^"], Operator.compile, fe._fmt_complex,
-             fd._text2datetime) = saved
+            (ft._str, fo._str, Operator.compile, fe._fmt_complex, fd._text2datetime) = saved
+            fo.OPERATORS.update(saved_operators)
             for k in table_fixes:
                 table.pop(k, None)
             table.update(saved_table)
+
+
+@functools.cache
+def own_operators() -> dict[str, Callable]:
+    """The block path's operators (:mod:`rooflinexl.recalc.operators`) as entries of
+    ``formulas``' operator table (``+``, ``U-``, ``&``, ``=`` ...), so that both paths
+    compute an operator alike: ``formulas`` still brings the arguments to one shape,
+    each element is turned into the engine's value and the result back
+    (:func:`rooflinexl.recalc.values.from_formulas`, ``to_formulas``)."""
+    import formulas.functions.operators as fo
+    import numpy as np
+
+    from rooflinexl.recalc.operators import BINARY, UNARY
+    from rooflinexl.recalc.values import from_formulas, to_formulas
+
+    def entry(op):
+        def element(*vals):
+            vals = [v.item() if isinstance(v, np.ndarray) and v.ndim == 0 else v
+                    for v in vals]
+            return to_formulas(op(*[from_formulas(v) for v in vals]))
+
+        element.__name__ = op.__name__
+        return fo.wrap_ufunc(element, input_parser=lambda *a: a,
+                             args_parser=lambda *a: a, check_error=lambda *a: None)
+
+    return {**{k: entry(op) for k, op in BINARY.items()},
+            **{k.upper(): entry(op) for k, op in UNARY.items()}}
 
 
 @functools.cache
@@ -895,19 +941,28 @@ def _is_known(name: str, table: Mapping[str, Any], registered: set[str], not_imp
 
 
 def py_value(x: Any) -> Any:
-    """A formulas result element as a plain Python value."""
+    """A result element (the engine's value or a formulas one) as a plain Python value."""
+    import sys
+
     import numpy as np
 
-    F = _formulas()
-    from formulas.excel import XlCircular
+    from rooflinexl.recalc.values import BLANK
 
-    if isinstance(x, XlCircular):
-        return ExcelError("#VALUE!", "circular reference")
-    if isinstance(x, F.XlError):
-        code = str(x)
-        return ExcelError(code if code in EXCEL_ERRORS else "#N/A")
-    if x is _empty() or x is None:
+    if type(x) is ExcelError:
+        return ExcelError(str(x))
+    if x is BLANK or x is None:
         return None
+    if "formulas" in sys.modules:
+        F = _formulas()
+        from formulas.excel import XlCircular
+
+        if isinstance(x, XlCircular):
+            return ExcelError("#VALUE!", "circular reference")
+        if isinstance(x, F.XlError):
+            code = str(x)
+            return ExcelError(code if code in EXCEL_ERRORS else "#N/A")
+        if x is _empty():
+            return None
     if hasattr(x, "ranges") and hasattr(x, "value"):
         v = np.asarray(x.value)
         return py_value(v.flat[0]) if v.size else None
@@ -1006,7 +1061,10 @@ def evaluate(
 
 
 def _override_inputs(model, work: PrepassResult, overrides) -> dict:
-    """formulas node id -> value for the overridden cells the model holds."""
+    """formulas node id -> value (as formulas holds it) for the overridden cells the
+    model holds."""
+    from rooflinexl.recalc.values import to_formulas
+
     to_work = {orig: w for w, orig in work.sheet_names.items()}
     name = os.path.basename(str(work.path))
     nodes = model.dsp.data_nodes
@@ -1014,7 +1072,7 @@ def _override_inputs(model, work: PrepassResult, overrides) -> dict:
     for (sheet, cell), value in overrides.items():
         node = f"'[{name}]{to_work.get(sheet, sheet).upper()}'!{cell}"
         if node in nodes:
-            out[node] = value
+            out[node] = to_formulas(value)
     return out
 
 

@@ -2,12 +2,14 @@
 
 Every operator and function has a numpy path for the rows whose operands are
 plain numbers (the everyday case, written to give the same bits as the
-``formulas`` library's scalar code) and hands every other row to ``formulas``'
-own implementation, so text, booleans, blanks and error values behave exactly
-as in the per-cell engine:
+per-cell engine's scalar code) and hands every other row to an implementation
+over single values, so text, booleans, blanks and error values behave exactly
+as in the per-cell engine: the operators' own (:mod:`rooflinexl.recalc.operators`),
+a function's still borrowed from ``formulas`` (:func:`function_of`, through
+:func:`rooflinexl.recalc.values.borrowed`):
 
-* element-wise functions (operators, IF, ROUND ...) get the odd rows as one
-  column array, which ``formulas`` maps over element by element;
+* element-wise functions (operators, IF, INT ...) get the odd rows as one
+  column array, mapped over element by element;
 * functions that reduce their arguments (SUM, MAX, AND ...) or look values up
   (MATCH, VLOOKUP ...) are called once per distinct row of arguments;
 * rooflinexl's own functions are called once with whole columns (their host
@@ -30,23 +32,26 @@ from rooflinexl.recalc.compile import (
     array_constant,
 )
 from rooflinexl.recalc.functions import EXCEL_NUMBERS, excel_numbers
+from rooflinexl.recalc.operators import BINARY, UNARY, apply
 from rooflinexl.recalc.prepass import display_function_name
-from rooflinexl.recalc.values import BOOL, EMPTY, ERR, NUM, OTHER, STR, Vec
+from rooflinexl.recalc.values import (
+    BOOL,
+    EMPTY,
+    ERR,
+    ERRORS,
+    NUM,
+    OTHER,
+    STR,
+    Array,
+    Vec,
+    borrowed,
+)
 
-__all__ = ["BlockEval", "RangeArg", "function_of", "now_serial", "reset_clock"]
+__all__ = ["BlockEval", "RangeArg", "function_of", "is_operator", "now_serial", "operator_of",
+           "reset_clock"]
 
-
-def _formulas():
-    import schedula as sh
-    from formulas.functions import Array
-    from formulas.functions.operators import OPERATORS
-    from formulas.tokens.operand import Error
-
-    return sh.EMPTY, Array, OPERATORS, Error.errors
-
-
-_EMPTY, _Array, _OPERATORS, _ERRORS = _formulas()
 _TABLE: dict = {}
+_BORROWED: dict = {}
 
 
 def _function(written: str):
@@ -70,8 +75,33 @@ def _function(written: str):
     return f
 
 
-#: the per-cell engine's implementation of a function (public for the array evaluator)
-function_of = _function
+def function_of(written: str):
+    """The per-cell engine's implementation of the function ``written``, borrowed from
+    ``formulas`` (:func:`_function`), taking and returning the engine's own values."""
+    fn = _BORROWED.get(written)
+    if fn is None:
+        f = _function(written)
+        if isinstance(f, dict):
+            f = f["function"]
+        fn = _BORROWED[written] = borrowed(f)
+    return fn
+
+
+def operator_of(written: str):
+    """Our own operator ``written`` (``+``, ``U-``, ``%`` ...; :mod:`rooflinexl.recalc.
+    operators`), element by element over values and arrays."""
+    op = BINARY.get(written) or UNARY[written.lower()]
+    return lambda *args: apply(op, *args)
+
+
+_OPERATOR_NAMES = frozenset(BINARY) | {name.upper() for name in UNARY}
+
+
+def is_operator(written: str) -> bool:
+    """Whether ``written`` (as a compiled call's ``written``) is an operator."""
+    return written in _OPERATOR_NAMES
+
+
 _NUMERIC = (NUM, BOOL, EMPTY)
 #: ranges (times the block's rows, for a relative one) larger than this go per cell
 _MAX_RANGE_CELLS = 20_000_000
@@ -92,7 +122,7 @@ def _kinds_mask(kind: np.ndarray, kinds: tuple) -> np.ndarray:
 
 def _err(code: str, n: int) -> Vec:
     obj = np.empty(n, dtype=object)
-    obj[:] = _ERRORS[code]
+    obj[:] = ERRORS[code]
     return Vec(np.full(n, ERR, np.uint8), np.zeros(n), obj)
 
 
@@ -117,7 +147,7 @@ def _npnumbers(x: np.ndarray) -> Vec:
 
 def _col(values: np.ndarray) -> np.ndarray:
     """A 1-D object array as a formulas (m, 1) column."""
-    return values.reshape(-1, 1).view(_Array)
+    return values.reshape(-1, 1).view(Array)
 
 
 @dataclass
@@ -242,15 +272,14 @@ class BlockEval:
                     npy[:, dr, dc] = v.npy
         return RangeArg(kind, num, obj, npy, True, node)
 
-    # ------------------------------------------------------- formulas calls
-    def _fn(self, written: str):
-        f = _OPERATORS[written] if written in _OPERATORS else _function(written)
-        if isinstance(f, dict):
-            f = f["function"]
-        return f
+    # ------------------------------------------- operators and borrowed functions
+    @staticmethod
+    def _fn(written: str):
+        return operator_of(written) if written in _OPERATOR_NAMES else function_of(written)
 
     def delegate(self, written: str, args: list, lits: list[bool] | None = None) -> Vec:
-        """formulas' element-wise ``written`` over Vec args (length m or 1)."""
+        """The element-wise ``written`` (an operator or a borrowed function) over Vec
+        args (length m or 1)."""
         fn = self._fn(written)
         lits = lits or [False] * len(args)
         m = max(len(a) for a in args) if args else 1
@@ -267,7 +296,7 @@ class BlockEval:
             return self._classify(res.reshape(-1))
         out = []
         for i in range(m):
-            row = [c if lit else c[i if len(c) > 1 else 0:][:1].reshape(1, 1).view(_Array)
+            row = [c if lit else c[i if len(c) > 1 else 0:][:1].reshape(1, 1).view(Array)
                    for c, lit in zip(cols, lits, strict=True)]
             r = np.asarray(fn(*row), dtype=object)
             if r.size != 1:
@@ -383,6 +412,10 @@ class BlockEval:
             ty = np.where(a[1].kind == BOOL, 2, 0)
             x, y = a[0].num, a[1].num
             tx, ty, x, y = np.broadcast_arrays(tx, ty, x, y)
+            # an empty cell against a boolean is FALSE (its number is 0 already)
+            bx, by = np.broadcast_arrays(a[0].kind == EMPTY, a[1].kind == EMPTY)
+            tx = np.where(bx & (ty == 2), 2, tx)
+            ty = np.where(by & (tx == 2), 2, ty)
             out = _bools(op(tx, ty, x, y))
             if ordering and (a[0].npy is not None or a[1].npy is not None):
                 # tuples compare element-wise: a numpy operand decides -> numpy's bool_
@@ -490,7 +523,7 @@ class BlockEval:
         n = max(len(v), len(alt))
         hit = v.kind == ERR
         if which == "#N/A" and hit.any():
-            hit = hit & np.array([x is _ERRORS["#N/A"] for x in v.obj.tolist()])
+            hit = hit & np.array([x is ERRORS["#N/A"] for x in v.obj.tolist()])
         hit = np.broadcast_to(hit, n)
         if not hit.any():
             return v
@@ -586,7 +619,7 @@ class BlockEval:
         return Vec.assemble(n, out_parts)
 
     def _reduce_rows(self, written: str, parts, rows: np.ndarray) -> Vec:
-        """formulas' ``written`` called per row (memoised on distinct scalar arguments)."""
+        """The borrowed ``written`` called per row (memoised on distinct scalar arguments)."""
         fn = self._fn(written)
         objs = {}
         for k, (kind, p) in enumerate(parts):
@@ -610,7 +643,7 @@ class BlockEval:
                 elif kind == "vec":
                     o = objs[k]
                     args.append(np.array([[o[i if len(o) > 1 else 0]]], dtype=object)
-                                .view(_Array))
+                                .view(Array))
                 elif kind == "bare":
                     o = objs[k]
                     args.append(o[i if len(o) > 1 else 0])
@@ -930,7 +963,33 @@ class BlockEval:
         return self.delegate(node.written, args, [isinstance(a, Lit) for a in node.args])
 
     f_CEILING = f_FLOOR = _delegated  # ROUND & co.: the engine's own (functions.py)
-    f_INT = f_MOD = f_SIGN = f_LOG10 = f_LEN = f_LOWER = f_UPPER = _delegated  # TRUNC: ours
+    f_SIGN = f_LOG10 = f_LEN = f_LOWER = f_UPPER = _delegated  # TRUNC: ours
+
+    def f_INT(self, node):
+        """INT of numbers (Microsoft, "INT function": rounded down to an integer); other
+        rows as the per-cell engine."""
+        if len(node.args) != 1:
+            return self._delegated(node)
+        return self._unary(node, lambda x: _numbers(np.floor(x)))
+
+    def f_MOD(self, node):
+        """MOD of numbers (Microsoft, "MOD function": the remainder with the divisor's
+        sign; a divisor of 0 is #DIV/0!); other rows as the per-cell engine."""
+        if len(node.args) != 2:
+            return self._delegated(node)
+
+        def fast(x, y):
+            x, y = np.broadcast_arrays(x, y)
+            zero = y == 0
+            r = np.mod(x, np.where(zero, 1.0, y))
+            bad = ~np.isfinite(r) & ~zero
+            parts = [(np.flatnonzero(~zero & ~bad), _npnumbers(r[~zero & ~bad]))]
+            if zero.any():
+                parts.append((np.flatnonzero(zero), _err("#DIV/0!", 1)))
+            if bad.any():
+                parts.append((np.flatnonzero(bad), _err("#NUM!", 1)))
+            return Vec.assemble(len(r), [(i, v) for i, v in parts if len(i)])
+        return self._unary(node, fast)
 
     # -------------------------------------------------------- lookups
     def f_INDEX(self, node):
@@ -940,10 +999,22 @@ class BlockEval:
         rng = self.range(args[0])
         if rng.per_row:
             raise Unsupported("INDEX over a relative range")
-        h, w = rng.kind.shape
         row = self.value(args[1])
         col = self.value(args[2]) if len(args) > 2 else None
         area = self.value(args[3]) if len(args) > 3 else None
+        return self.index_cells(rng, row, col, area)
+
+    @staticmethod
+    def index_cells(rng: RangeArg, row: Vec, col: Vec | None = None,
+                    area: Vec | None = None) -> Vec:
+        """INDEX(reference, row, [col], [area]) over a fixed reference for every row of the
+        position values, as the per-cell engine answers it (Microsoft, "INDEX function",
+        reference form): the cell at (row, col) of ``rng``, a position truncated to a whole
+        number (0 the first); a position error value is the result (the first one), an
+        empty position, text that spells no integer or a position below 0 #VALUE!, one
+        past the reference (or a second area) #REF!. :class:`Unsupported` for a position
+        value of an unusual type."""
+        h, w = rng.kind.shape
         vecs = [v for v in (row, col, area) if v is not None]
         n = max(len(v) for v in vecs)
         for v in vecs:
@@ -960,9 +1031,9 @@ class BlockEval:
         if area is not None:
             a, bad = _int_positions(area, n)
             free = np.array([c is None for c in code.tolist()])
-            code[((a < 1) | bad) & free] = _ERRORS["#VALUE!"]
+            code[((a < 1) | bad) & free] = ERRORS["#VALUE!"]
             free = np.array([c is None for c in code.tolist()])
-            code[(a > 1) & free] = _ERRORS["#REF!"]
+            code[(a > 1) & free] = ERRORS["#REF!"]
         r, bad_r = _int_positions(row, n)
         bad_c = np.zeros(n, bool)
         no_area = False  # INDEX(2-D reference, row): no cell, #REF! after the checks below
@@ -978,10 +1049,10 @@ class BlockEval:
             c, bad_c = _int_positions(col, n)
         r, c = r - 1, c - 1
         free = np.array([x is None for x in code.tolist()])
-        code[((r < -1) | (c < -1) | bad_r | bad_c) & free] = _ERRORS["#VALUE!"]
+        code[((r < -1) | (c < -1) | bad_r | bad_c) & free] = ERRORS["#VALUE!"]
         r, c = np.maximum(r, 0), np.maximum(c, 0)
         free = np.array([x is None for x in code.tolist()])
-        code[((r >= h) | (c >= w) | no_area) & free] = _ERRORS["#REF!"]
+        code[((r >= h) | (c >= w) | no_area) & free] = ERRORS["#REF!"]
         free = np.array([x is None for x in code.tolist()])
         ri = np.where(free, r, 0).astype(np.int64)
         ci = np.where(free, c, 0).astype(np.int64)
@@ -1026,7 +1097,7 @@ class BlockEval:
                 if kind == "vec":
                     o = objs[k]
                     args.append(np.array([[o[i if len(o) > 1 else 0]]], dtype=object)
-                                .view(_Array))
+                                .view(Array))
                 else:
                     args.append(p)
             r = np.asarray(fn(*args), dtype=object)
@@ -1060,7 +1131,7 @@ class BlockEval:
         for kind, p in parts:
             if kind == "vec":
                 args.append(_col(p.objects()) if len(p) > 1 else
-                            np.array([[p.objects()[0]]], dtype=object).view(_Array))
+                            np.array([[p.objects()[0]]], dtype=object).view(Array))
             else:
                 args.append(p)
         res = np.asarray(fn(*args), dtype=object)
@@ -1069,7 +1140,79 @@ class BlockEval:
         return self._classify(res.reshape(-1))
 
     def f_MATCH(self, node):
-        return self._lookup(node, 2, 3)
+        hit = self._match(node)
+        return hit if hit is not None else self._lookup(node, 2, 3)
+
+    def _match(self, node: Call) -> Vec | None:
+        """MATCH of numbers, text or booleans in one fixed row or column, match_type 0 or 1
+        (the default), for every row at once (Microsoft, "MATCH function": 0 the first
+        value equal to lookup_value, text compared case-insensitively; 1 the largest value
+        not above it, by Excel's bisection, :func:`rooflinexl.recalc.functions.
+        excel_bsearch`); an error lookup_value is the result. None for any other form
+        (wildcards, -1, a blank lookup_value ...): the per-cell engine's then."""
+        from rooflinexl.recalc.functions import excel_bsearch
+
+        args = node.args
+        if len(args) not in (2, 3) or not isinstance(args[1], Rng) or args[1].is_cell:
+            return None
+        if isinstance(args[0], Arr) or isinstance(args[0], Rng) and not args[0].is_cell:
+            return None
+        mode = 1
+        if len(args) == 3:
+            lit = args[2]
+            if not (isinstance(lit, Lit) and type(lit.value) in (int, float)
+                    and lit.value in (0, 1)):
+                return None
+            mode = lit.value
+        rng = self.range(args[1])
+        if rng.per_row or 1 not in rng.kind.shape:
+            return None
+        look = self.value(args[0])
+        if not _kinds_mask(look.kind, (NUM, STR, BOOL, ERR)).all():
+            return None
+        texts = np.flatnonzero(look.kind == STR)
+        seen: dict = {}  # the distinct lookup texts, in order
+        codes = [seen.setdefault(x, len(seen))
+                 for x in (look.obj[texts].tolist() if len(texts) else [])]
+        if mode == 0 and any(c in x for x in seen for c in "*?~"):  # wildcards
+            return None
+        keys = []
+        flat_obj = None if rng.obj is None else rng.obj.reshape(-1).tolist()
+        for j, (k, x) in enumerate(zip(rng.kind.reshape(-1).tolist(),
+                                       rng.num.reshape(-1).tolist(), strict=True)):
+            keys.append((0, x) if k == NUM else (1, flat_obj[j].lower()) if k == STR
+                        else (2, x != 0) if k == BOOL else None)
+        first: dict = {}
+        if mode == 0:
+            for j, key in enumerate(keys):
+                if key is not None:
+                    first.setdefault(key, j)
+
+        def position(want: tuple) -> float:
+            pos = first.get(want) if mode == 0 else excel_bsearch(keys, want)
+            return np.nan if pos is None else float(pos + 1)
+
+        n = len(look)
+        num = np.full(n, np.nan)
+        kind = look.kind
+        for k in (NUM, BOOL):  # each distinct value searched once
+            rows = np.flatnonzero(kind == k)
+            if len(rows):
+                vals, inverse = np.unique(look.num[rows], return_inverse=True)
+                found = [position((0, v) if k == NUM else (2, v != 0)) for v in vals.tolist()]
+                num[rows] = np.array(found)[inverse]
+        if len(texts):
+            found = [position((1, x.lower())) for x in seen]
+            num[texts] = np.array(found)[codes]
+        errs = kind == ERR
+        missing = np.isnan(num) & ~errs
+        out = Vec(np.where(errs | missing, ERR, NUM).astype(np.uint8), np.nan_to_num(num))
+        if errs.any() or missing.any():
+            out.obj = np.empty(n, dtype=object)
+            if errs.any():
+                out.obj[errs] = look.obj[errs]
+            out.obj[missing] = ERRORS["#N/A"]
+        return out
 
     def f_VLOOKUP(self, node):
         return self._lookup(node, 3, 4)
@@ -1121,7 +1264,7 @@ class BlockEval:
                     out_parts.append((idx, res))
             if not clean.all():
                 idx = np.flatnonzero(~clean)
-                adapter = engine.adapter(name, func)
+                adapter = engine.host_call(name, func)
                 vals = []
                 for i in idx.tolist():
                     args = []
@@ -1131,7 +1274,7 @@ class BlockEval:
                         elif kind == "vec":
                             o = p.objects()
                             args.append(np.array([[o[i if len(o) > 1 else 0]]], dtype=object)
-                                        .view(_Array))
+                                        .view(Array))
                         else:
                             args.append(p.row_objects(i))
                     tok = current.set(("rooflinexl-row", i))
@@ -1144,7 +1287,7 @@ class BlockEval:
                         self._record(i, n, [(c, why) for c, why, _ in recs])
                     if r.size > 1:  # an array where the block holds one value per row
                         raise Unsupported(f"{name} returned an array")
-                    vals.append(r.reshape(-1)[0] if r.size else _ERRORS["#VALUE!"])
+                    vals.append(r.reshape(-1)[0] if r.size else ERRORS["#VALUE!"])
                 out_parts.append((idx, self._classify(vals)))
         finally:
             state_var.reset(token_state)

@@ -13,8 +13,8 @@ Values are decoded the way the per-cell engine sees them (openpyxl as
 ``formulas`` configures it): shared strings with ``_xHHHH_`` escapes resolved,
 numbers as the doubles written (:func:`excel_double`; ``formulas`` rounded to 15
 decimals, which made 1E-20 zero and 1.234567E-9 1.235E-9; the per-cell engine's model
-reads them the same way), error constants as ``formulas``' ``XlError``; dates stay
-serial numbers.
+reads them the same way), error constants as the engine's error values
+(``values.ERRORS``); dates stay serial numbers.
 
 Shared formulas (``<f t="shared" si=".." ref="..">``) are kept as a reference
 to their master cell: the block evaluator groups cells by their relative form,
@@ -158,9 +158,9 @@ unescape = unescape_xml
 
 
 def _errors():
-    from formulas.tokens.operand import Error
+    from rooflinexl.recalc.values import ERRORS
 
-    return Error.errors
+    return ERRORS
 
 
 def excel_double(text: str) -> float:

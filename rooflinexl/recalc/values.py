@@ -1,36 +1,76 @@
-"""Column vectors of spreadsheet values, and the per-sheet store the blocks read from.
+"""Column vectors of spreadsheet values, the per-sheet store the blocks read from,
+and the engine's own value types.
 
 A :class:`Vec` holds one value per row of a block (or a single value that
 broadcasts): a kind code per element, the numbers in a float array, and the
 other values (text, error values, anything unusual) in an object array. The
-values are those the ``formulas`` library works with, so that any element can
-be handed to one of its functions unchanged: Python ``float``/``bool``/``str``,
-``formulas``' ``XlError`` tokens and ``schedula``'s ``EMPTY``.
+values are the engine's own: Python ``float``/``bool``/``str``, the error
+values of :data:`ERRORS` (:class:`~rooflinexl.errors.ExcelError`), :data:`BLANK`
+for an empty cell, and :class:`Array` for a 2-D result.
+
+A function still borrowed from the ``formulas`` library is called through
+:func:`borrowed`, the one place that turns these values into ``formulas``' types
+(``XlError``, ``schedula.EMPTY``, its ``Array``) and its results back
+(:func:`to_formulas`, :func:`from_formulas`); ``formulas`` is imported only then.
 """
 from __future__ import annotations
 
 import bisect
+import contextlib
+import contextvars
+import functools
+import sys
 
 import numpy as np
 
-__all__ = ["BOOL", "EMPTY", "ERR", "NUM", "OTHER", "STR", "Vec", "SheetStore"]
+from rooflinexl.errors import EXCEL_ERRORS, ExcelError
+
+__all__ = ["BLANK", "BOOL", "EMPTY", "ERR", "ERRORS", "NUM", "OTHER", "STR", "Array",
+           "SheetStore", "Vec", "borrowed", "borrowing", "from_formulas", "kind_of",
+           "to_formulas"]
 
 EMPTY, NUM, STR, BOOL, ERR, OTHER = 0, 1, 2, 3, 4, 5
 _KIND_NAMES = ("blank", "number", "text", "boolean", "error", "other")
 
 
-def _tokens():
-    import schedula as sh
-    from formulas.tokens.operand import XlError
+class _Blank:
+    """The value of an empty cell (one instance, :data:`BLANK`)."""
 
-    return sh.EMPTY, XlError
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "BLANK"
+
+    def __reduce__(self):
+        return "BLANK"
 
 
-_EMPTY_TOKEN, _XL_ERROR = _tokens()
+#: the value of an empty cell
+BLANK = _Blank()
+
+
+def _error_values() -> dict[str, ExcelError]:
+    out = {code: ExcelError(code) for code in EXCEL_ERRORS}
+    # a cell saved holding #GETTING_DATA (a cube function still fetching): shown as #N/A,
+    # the code kept for ERROR.TYPE and for the borrowed functions
+    getting = ExcelError("#N/A")
+    getting.written = "#GETTING_DATA"
+    out["#GETTING_DATA"] = getting
+    return out
+
+
+#: the error values, one instance per code (a block's results are these; an error a
+#: function returns with its own reason is recorded apart, see ``engine.State``)
+ERRORS: dict[str, ExcelError] = _error_values()
+
+
+class Array(np.ndarray):
+    """A 2-D object array holding a formula's array result; ``_default`` (when set) is
+    what lies past its end when laid out over a larger range (``TRUE`` for ``ISNA``)."""
 
 
 def kind_of(x) -> int:
-    """Kind code of one formulas value."""
+    """Kind code of one value."""
     t = type(x)
     if t is float:
         return NUM
@@ -38,9 +78,9 @@ def kind_of(x) -> int:
         return STR
     if t is bool:
         return BOOL
-    if x is _EMPTY_TOKEN or x is None:
+    if x is BLANK or x is None:
         return EMPTY
-    if t is _XL_ERROR:
+    if t is ExcelError:
         return ERR
     if isinstance(x, np.bool_):
         return BOOL
@@ -51,12 +91,129 @@ def kind_of(x) -> int:
     return OTHER
 
 
+# ------------------------------------------------------- the boundary to formulas
+
+
+@functools.cache
+def _formulas_types():
+    import schedula as sh
+    from formulas.functions import Array as FArray
+    from formulas.tokens.operand import Error, XlError
+
+    return sh.EMPTY, FArray, Error.errors, XlError
+
+
+#: arrays already turned into formulas' while blocks are evaluated (a range passed to
+#: every call of a lookup): id -> (the array, kept so that its id is not reused, its
+#: conversion); emptied when the evaluation ends
+_CONVERTED: dict[int, tuple] = {}
+
+
+def to_formulas(x):
+    """``x`` (a value or an array of the engine's values) as ``formulas`` holds it."""
+    if isinstance(x, np.ndarray) and x.size >= 64 and _BORROWING.get() is not None:
+        hit = _CONVERTED.get(id(x))
+        if hit is None or hit[0] is not x:
+            if len(_CONVERTED) >= 64:
+                _CONVERTED.clear()
+            hit = _CONVERTED[id(x)] = (x, _to_formulas(x))
+        return hit[1]
+    return _to_formulas(x)
+
+
+def _to_formulas(x):
+    empty, farray, errors, _ = _formulas_types()
+
+    def one(v):
+        if v is BLANK:
+            return empty
+        if type(v) is ExcelError:
+            return errors.get(getattr(v, "written", None) or str(v), errors["#VALUE!"])
+        return v
+
+    return _each(x, one, farray, farray)
+
+
+def from_formulas(x):
+    """A ``formulas`` value or array as the engine's (its ``Ranges`` left as they are)."""
+    if "formulas" not in sys.modules:
+        return x
+    empty, farray, _, xlerror = _formulas_types()
+
+    def one(v):
+        if v is empty:
+            return BLANK
+        if isinstance(v, xlerror):
+            return ERRORS.get(str(v), ERRORS["#VALUE!"])
+        return v
+
+    if isinstance(x, (list, tuple)):
+        return type(x)(from_formulas(v) for v in x)
+    return _each(x, one, Array, farray)
+
+
+def _each(x, one, array_class, farray):
+    """``one`` of ``x``, or of each element of an object array ``x`` (our ``Array`` or
+    formulas' becoming ``array_class``, its ``_default`` filler too)."""
+    if not (isinstance(x, np.ndarray) and x.dtype == object):
+        return one(x)
+    out = np.empty(x.shape, dtype=object)
+    out.reshape(-1)[:] = [one(v) for v in x.reshape(-1).tolist()] if x.size else []
+    if isinstance(x, (Array, farray)):
+        out = out.view(array_class)
+        default = getattr(x, "_default", None)
+        if default is not None:
+            out._default = one(default)
+    return out
+
+
+#: while blocks are evaluated: the exit stack that ``formulas``' Excel fixes
+#: (engine.excel_semantics) are entered into when a borrowed function is first called
+_BORROWING: contextvars.ContextVar[contextlib.ExitStack | None] = contextvars.ContextVar(
+    "rooflinexl_borrowing", default=None)
+
+
+@contextlib.contextmanager
+def borrowing():
+    """Evaluation in which :func:`borrowed` functions may be called: ``formulas``' Excel
+    fixes (:func:`rooflinexl.recalc.engine.excel_semantics`) are applied at the first
+    such call and undone at the end; nothing of ``formulas`` is imported otherwise."""
+    with contextlib.ExitStack() as stack:
+        token = _BORROWING.set(stack)
+        try:
+            yield
+        finally:
+            _BORROWING.reset(token)
+            _CONVERTED.clear()
+
+
+def _enter_semantics() -> None:
+    stack = _BORROWING.get()
+    if stack is not None and not getattr(stack, "entered", False):
+        from rooflinexl.recalc import engine
+
+        stack.enter_context(engine.excel_semantics(formulas_table=False))
+        stack.entered = True
+
+
+def borrowed(fn):
+    """``fn``, a function of ``formulas``' table, taking and returning the engine's values
+    (its arguments turned into ``formulas``' types, its result back)."""
+
+    def call(*args):
+        _enter_semantics()
+        return from_formulas(fn(*[to_formulas(a) for a in args]))
+
+    call.__name__ = getattr(fn, "__name__", "borrowed")
+    return call
+
+
 class Vec:
     """Values of one expression for every row of a block (length n) or for all (length 1).
 
     ``kind`` codes each element; numbers (and booleans as 0/1) are in ``num``;
     text, error values and anything else in ``obj``. ``npy`` marks numbers and
-    booleans that ``formulas`` holds as numpy scalars (SUM gives ``float64``,
+    booleans that ``formulas`` held as numpy scalars (SUM gives ``float64``,
     AND gives ``bool_``): they print and compare alike, except that an
     ordering comparison with one yields a numpy ``bool_``, which ``&`` spells
     ``True`` rather than ``TRUE`` -- kept so the per-cell engine's text is matched.
@@ -94,7 +251,7 @@ class Vec:
 
     @staticmethod
     def from_objects(values) -> Vec:
-        """Classify formulas values (a sequence or 1-D object array)."""
+        """Classify values (a sequence or 1-D object array)."""
         values = list(values)
         n = len(values)
         kind = np.empty(n, np.uint8)
@@ -107,6 +264,9 @@ class Vec:
                 num[i] = x
                 continue
             k = kind_of(x)
+            if (k == STR or k == OTHER) and type(x) is not str:  # formulas' XlError, EMPTY
+                x = from_formulas(x)
+                k = kind_of(x)
             kind[i] = k
             if k == NUM or k == BOOL:
                 num[i] = float(x)
@@ -133,7 +293,7 @@ class Vec:
         return self.npy if self.npy is not None else np.zeros(len(self.kind), bool)
 
     def objects(self) -> np.ndarray:
-        """Object array of formulas values."""
+        """Object array of the values."""
         n = len(self.kind)
         out = np.empty(n, dtype=object)
         k = self.kind
@@ -151,7 +311,7 @@ class Vec:
             b = bool(self.num[i])
             out[i] = np.bool_(b) if npy is not None and npy[i] else b
         for i in np.flatnonzero(k == EMPTY).tolist():
-            out[i] = _EMPTY_TOKEN
+            out[i] = BLANK
         if self.obj is not None:
             other = (k != NUM) & (k != BOOL) & (k != EMPTY)
             out[other] = self.obj[other]
@@ -165,7 +325,7 @@ class Vec:
         if k == BOOL:
             return np.bool_(self.num[i] != 0) if npy else bool(self.num[i])
         if k == EMPTY:
-            return _EMPTY_TOKEN
+            return BLANK
         return self.obj[i]
 
     def take(self, idx) -> Vec:
@@ -389,7 +549,7 @@ class SheetStore:
         return hit
 
     def objects(self, sheet: str, r1: int, c1: int, r2: int, c2: int) -> np.ndarray:
-        """The range as formulas passes it to a function: a 2-D object array."""
+        """The range as a function receives it: a 2-D object array."""
         key = ("obj", sheet, r1, c1, r2, c2)
         hit = self._ranges.get(key)
         if hit is None:
