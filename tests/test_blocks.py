@@ -379,7 +379,7 @@ def test_shared_formulas_from_excel_are_blocks(tmp_path):
 # ------------------------------------------------------------- fallback
 
 
-def test_running_totals_are_blocks_and_unsupported_functions_go_per_cell(tmp_path):
+def test_running_totals_and_reference_functions_are_blocks(tmp_path):
     def extra(wb):
         ws = wb["S"]
         ws["D2"] = "=A2"
@@ -388,18 +388,16 @@ def test_running_totals_are_blocks_and_unsupported_functions_go_per_cell(tmp_pat
 
     p = book(tmp_path, {"A": [1, 2, 3, 4, 5]}, {
         "B": "=A{r}*10",
-        "C": "=AREAS($A$2:$A$6)*5-2+B{r}",  # not covered (reads a reference): per cell
-        "E": "=C{r}+D{r}",  # reads per-cell results: a block afterwards
+        "C": "=AREAS($A$2:$A$6)*5-2+B{r}",  # reads a reference, not its values
+        "E": "=C{r}+D{r}",
     }, 5, extra=extra)
     ev = evaluate_blocks(p, FUNCTIONS)
     assert values(ev, "C", 5) == [13, 23, 33, 43, 53]
     assert values(ev, "D", 5) == [1, 3, 6, 10, 15]
     assert values(ev, "E", 5) == [14, 26, 39, 53, 68]
-    assert ev.paths.block_cells == 15  # B, D2, D3:D6 (row by row, top down), E
-    assert ev.paths.cell_cells == 5  # C
-    whys = {why for _, _, why in ev.paths.fallbacks}
-    assert whys == {"function AREAS"}
-    assert ev.paths.summary() == "block: 15 cells in 4 blocks; per-cell: 5"
+    assert ev.paths.block_cells == 20  # B, C, D2, D3:D6 (row by row, top down), E
+    assert ev.paths.cell_cells == 0
+    assert ev.paths.summary() == "block: 20 cells in 5 blocks; per-cell: 0"
 
 
 def test_cells_downstream_of_a_cycle_are_not_computed(tmp_path):
@@ -456,10 +454,11 @@ def test_engine_option_and_environment_variable(tmp_path, monkeypatch):
     assert "ROOFLINEXL_RECALC_ENGINE" not in os.environ
     res = CliRunner().invoke(main, ["recalc", str(p), "-o", str(out)])
     assert "block: 3 cells in 1 blocks; per-cell: 0" in res.output
-    q = book(tmp_path, {"A": [1, 2, 3]}, {"B": "=AREAS(A{r})"}, 3, name="c.xlsx")
+    q = book(tmp_path, {"A": [1, 2, 3]}, {"B": '=CELL("row",A{r})'}, 3, name="c.xlsx")
     res = CliRunner().invoke(main, ["recalc", str(q), "-o", str(out), "--engine", "blocks"])
     assert res.exit_code == 2
-    assert "3 formula cells need the per-cell engine (S!B2:B4: function AREAS)" in res.output
+    assert ("3 formula cells need the per-cell engine (S!B2:B4: CELL in a filled-down "
+            "block)") in res.output
     monkeypatch.setenv("ROOFLINEXL_RECALC_ENGINE", "cells")
     assert recalc_book(p, None, write=False).evaluation.paths.cell_cells == 3
     with pytest.raises(ValueError):
