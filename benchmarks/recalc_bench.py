@@ -143,10 +143,10 @@ def section_recalc(quick: bool, bytecode: bool = True) -> list[str]:
     lines = ["", "## recalc: N-row plan, 3 native formulas + MATMUL_TIME per row "
              "(40-chip table)", ""]
     tmp = Path(tempfile.mkdtemp(prefix="rooflinexl-bench-"))
-    _warm(tmp, bytecode)
     rows_out = []
     splits = []
     try:
+        _warm(tmp, bytecode)
         profile = write_profile(tmp / "lo-profile")
         lo_version = ""
         if lo:
