@@ -785,6 +785,7 @@ class _Run:
         self.cycle_of: dict[int, int] = {u.id: u.cycle for u in units if u.cycle is not None}
         self._index: _Index | None = None  # which unit writes which cells (dynamic refs)
 
+    @paused_gc()  # a block makes many lists and no cycles (the collector cost a third)
     def block(self, u: Unit) -> None:
         if u.array_mode:
             self.array_unit(u)
