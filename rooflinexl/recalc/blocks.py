@@ -813,6 +813,7 @@ class _Run:
             self._formula_cells = FormulaCells(self.book)
         return self._formula_cells
 
+    @paused_gc()  # a block makes many lists and no cycles (the collector cost a third)
     def block(self, u: Unit) -> None:
         if u.array_mode:
             self.array_unit(u)
