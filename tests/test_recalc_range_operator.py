@@ -36,6 +36,10 @@ def ev(tmp_path_factory):
     ws["G4"] = "=SUM(#REF!:A4)"
     ws["G5"] = "=ROWS(INDEX(A3:A9,2):INDEX(A3:A9,5))"
     ws["G6"] = "=SUM(INDEX(A1:E1,1,0):A1)"  # column 0: the whole row of the reference
+    # what Excel leaves of references to deleted cells (umya-spreadsheet's issue_216.xlsx,
+    # saved by Excel, caches #REF! for SUM(OFFSET(#REF!,-1,0):#REF!) and ROW(#REF!))
+    ws["G7"] = "=SUM(OFFSET(#REF!,-1,0):A1)"
+    ws["G8"] = "=ROW()-ROW(#REF!)"
     p = tmp_path_factory.mktemp("rng") / "r.xlsx"
     wb.save(p)
     return evaluate_blocks(p)
@@ -56,6 +60,8 @@ def test_running_and_remaining_sums(ev):
     ("G4", "#REF!"),  # an end that is an error value
     ("G5", 4),  # A4:A7
     ("G6", 150),  # A1:E1
+    ("G7", "#REF!"),
+    ("G8", "#REF!"),
 ])
 def test_cases(ev, cell, want):
     got = ev.value("S", cell)

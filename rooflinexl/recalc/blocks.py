@@ -1290,7 +1290,7 @@ def _evaluate_blocks(path, functions, limits: Limits, engine_mode: str) -> Evalu
             u.compiled = hit
             u.array_mode = hit.arrays_inside is not None
     for u in units:
-        if u.compiled is not None and dynamic.dynamic_calls(u.compiled.tree):
+        if u.compiled is not None:  # ROW(#REF!), OFFSET(#REF!,..), #REF!:B4: the error
             u.compiled.tree = dynamic.fold_error_bases(u.compiled.tree)
         u.reads = _reads_of_compiled(u) if u.compiled is not None else _reads_per_cell(u, ctx)
         if u.compiled is not None and dynamic.dynamic_calls(u.compiled.tree):

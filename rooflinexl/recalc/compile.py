@@ -717,7 +717,8 @@ def _reference_end(node) -> bool:
         return kind_of(node.value) == ERR
     if isinstance(node, Call):
         return node.name in ("INDEX", "OFFSET", "INDIRECT") and bool(node.args) and (
-            node.name == "INDIRECT" or isinstance(node.args[0], Rng))
+            node.name == "INDIRECT" or isinstance(node.args[0], Rng) or isinstance(
+                node.args[0], Lit) and kind_of(node.args[0].value) == ERR)
     return isinstance(node, Rng)
 
 

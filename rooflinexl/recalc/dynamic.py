@@ -465,8 +465,9 @@ def _cells_of(rng: Rng, a: int, b: int, spread: tuple[int, int]) -> list:
 
 def fold_error_bases(node):
     """``node`` with every ``OFFSET`` whose reference is an error constant
-    (``OFFSET(#REF!,-1,0)``, what Excel leaves of a reference to deleted cells) replaced by
-    that error: it refers to no cell, and Excel's value is the error (an argument that is an
+    (``OFFSET(#REF!,-1,0)``, what Excel leaves of a reference to deleted cells), and every
+    range operator with such an end (``#REF!:B4``), replaced by that error: it refers to
+    no cell, and Excel's value is the error (an argument that is an
     error value is the result; ``ROW(OFFSET(#REF!,..))`` too). The formula then reads only
     the cells it names.
 
@@ -483,9 +484,13 @@ def fold_error_bases(node):
             kind_of(node.args[0].value) == ERR):
         return node.args[0]
     args = [fold_error_bases(a) for a in node.args]
-    if all(a is b for a, b in zip(args, node.args, strict=True)):
-        return node
+    if node.name == ":":  # #REF!:B4 is #REF! (the range operator of an error value)
+        end = next((a for a in args if isinstance(a, Lit) and kind_of(a.value) == ERR), None)
+        if end is not None:
+            return end
     if node.name in _POSITION and len(args) == 1 and isinstance(args[0], Lit) and (
             kind_of(args[0].value) == ERR):
         return args[0]  # ROW(#REF!) is #REF!
+    if all(a is b for a, b in zip(args, node.args, strict=True)):
+        return node
     return replace(node, args=args)
