@@ -59,7 +59,7 @@ from rooflinexl.recalc.kernels import (
 from rooflinexl.recalc.prepass import SCALAR_ARGUMENT_FUNCTIONS
 from rooflinexl.recalc.values import ERR, ERRORS, Array, Vec, from_formulas, kind_of
 
-__all__ = ["ArrayEval", "excel_broadcast", "first_value", "lay_out"]
+__all__ = ["ArrayEval", "each_element", "excel_broadcast", "first_value", "lay_out"]
 
 #: ranges larger than this are not held as one array
 _MAX_CELLS = 20_000_000
@@ -112,6 +112,25 @@ def _whole_line(g: np.ndarray, pos: list) -> bool:
     return (len(pos) == 2 or len(pos) == 1 and 1 in g.shape) and all(
         isinstance(x, (int, float)) and not isinstance(x, bool) for x in numbers) and (
         0 in [int(x) for x in numbers])
+
+
+def each_element(grids: list, fn) -> np.ndarray:
+    """``fn`` of the values at each position of the 2-D arrays ``grids`` laid over each
+    other as Excel lays arguments (:func:`excel_broadcast`): a 2-D object array.
+
+    >>> a = np.array([[1, 2]], dtype=object); b = np.array([[10], [20]], dtype=object)
+    >>> each_element([a, b], sum).tolist()
+    [[11, 12], [21, 22]]
+    """
+    grids = excel_broadcast(grids)
+    h = max(g.shape[0] for g in grids)
+    w = max(g.shape[1] for g in grids)
+    grids = [np.broadcast_to(g, (h, w)) for g in grids]
+    out = np.empty((h, w), dtype=object)
+    for i in range(h):
+        for j in range(w):
+            out[i, j] = fn([g[i, j] for g in grids])
+    return out
 
 
 def excel_broadcast(values: list) -> list:

@@ -30,6 +30,7 @@ from rooflinexl.recalc.parser import ParseError, parse
 from rooflinexl.recalc.prepass import (
     date_1904_problem,
     display_function_name,
+    kept_rectangles,
     normalise_function_name,
     relative_names,
     rewrite_formula,
@@ -684,30 +685,11 @@ def _literal_int(node) -> int | None:
 
 
 def _kept(rng: Rng, row: int, rows_out: set, cells_out: set) -> list[Rng]:
-    """The rectangles covering what ``rng`` (in the block's row ``row``) keeps: per
-    column, the runs of kept rows; neighbouring columns with the same runs in one."""
+    """The references covering what ``rng`` (in the block's row ``row``) keeps
+    (:func:`rooflinexl.recalc.prepass.kept_rectangles`)."""
     r1, r2 = rng.rows_at(row)
-    runs_of = []
-    for c in range(rng.c1, rng.c2 + 1):
-        runs, start = [], None
-        for r in range(r1, r2 + 2):
-            keep = r <= r2 and r not in rows_out and (r, c) not in cells_out
-            if keep and start is None:
-                start = r
-            elif not keep and start is not None:
-                runs.append((start, r - 1))
-                start = None
-        runs_of.append(runs)
-    out = []
-    k = 0
-    while k < len(runs_of):
-        j = k
-        while j + 1 < len(runs_of) and runs_of[j + 1] == runs_of[k]:
-            j += 1
-        out += [Rng(rng.sheet, a, rng.c1 + k, b, rng.c1 + j, False, False)
-                for a, b in runs_of[k]]
-        k = j + 1
-    return out
+    return [Rng(rng.sheet, a, ca, b, cb, False, False)
+            for a, ca, b, cb in kept_rectangles(r1, rng.c1, r2, rng.c2, rows_out, cells_out)]
 
 
 def _reference_end(node) -> bool:

@@ -170,17 +170,10 @@ def _lambda(ev, node: Call) -> Closure:
 def _map(ev, fn, args: list, name: str):
     if not args:
         return ev.error("#VALUE!", "MAP without an array")
-    from rooflinexl.recalc.arrays import excel_broadcast
+    from rooflinexl.recalc.arrays import each_element
 
-    grids = excel_broadcast([_grid(a) for a in args])
-    h = max(g.shape[0] for g in grids)
-    w = max(g.shape[1] for g in grids)
-    grids = [np.broadcast_to(g, (h, w)) for g in grids]
-    out = np.empty((h, w), dtype=object)
-    for i in range(h):
-        for j in range(w):
-            out[i, j] = _one(ev, apply(ev, fn, [g[i, j] for g in grids], name), name)
-    return ev.array(out)
+    return ev.array(each_element([_grid(a) for a in args],
+                                 lambda vals: _one(ev, apply(ev, fn, vals, name), name)))
 
 
 def _fold(ev, fn, args: list, name: str):
@@ -233,17 +226,10 @@ def _makearray(ev, fn, args: list, name: str):
     if len(args) != 2:
         return ev.error("#VALUE!", "MAKEARRAY takes rows, columns and a LAMBDA")
     if any(isinstance(a, np.ndarray) and a.size > 1 for a in args):
-        from rooflinexl.recalc.arrays import excel_broadcast, first_value
+        from rooflinexl.recalc.arrays import each_element, first_value
 
-        grids = excel_broadcast([_grid(a) for a in args])
-        h = max(g.shape[0] for g in grids)
-        w = max(g.shape[1] for g in grids)
-        grids = [np.broadcast_to(g, (h, w)) for g in grids]
-        out = np.empty((h, w), dtype=object)
-        for i in range(h):
-            for j in range(w):
-                out[i, j] = first_value(_makearray(ev, fn, [g[i, j] for g in grids], name))
-        return ev.array(out)
+        return ev.array(each_element([_grid(a) for a in args], lambda vals: first_value(
+            _makearray(ev, fn, vals, name))))
     rows = _size(ev, _grid(args[0])[0, 0], "rows")
     cols = _size(ev, _grid(args[1])[0, 0], "columns")
     for n in (rows, cols):

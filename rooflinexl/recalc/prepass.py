@@ -64,6 +64,7 @@ __all__ = [
     "SHEET_ROWS",
     "Token",
     "clip_ranges",
+    "kept_rectangles",
     "rewrite_formula",
     "sheet_skips",
     "tokenize",
@@ -1781,7 +1782,22 @@ def _kept_pieces(arg: list, skips, sheet, nested: bool, hidden: bool, filtered: 
                  if r1 <= r <= r2 and c1 <= c <= c2} if nested else set()
     if not rows_out and not cells_out:
         return None
-    # per column, the runs of rows kept; neighbouring columns with the same runs merge
+    sheet_part = f"{prefix}!" if prefix else ""
+    pieces = []
+    for a, ca, b, cb in kept_rectangles(r1, c1, r2, c2, rows_out, cells_out):
+        tl, br = f"{column_letters(ca)}{a}", f"{column_letters(cb)}{b}"
+        pieces.append(sheet_part + (tl if tl == br else f"{tl}:{br}"))
+    return pieces
+
+
+def kept_rectangles(r1: int, c1: int, r2: int, c2: int, rows_out, cells_out) -> list:
+    """The rectangles (r1, c1, r2, c2) covering what the range r1..r2 by c1..c2 keeps
+    without the rows ``rows_out`` and the (row, col) cells ``cells_out``: per column, the
+    runs of rows kept; neighbouring columns with the same runs in one rectangle.
+
+    >>> kept_rectangles(1, 1, 6, 2, {4}, {(3, 1)})
+    [(1, 1, 2, 1), (5, 1, 6, 1), (1, 2, 3, 2), (5, 2, 6, 2)]
+    """
     runs_of = []
     for c in range(c1, c2 + 1):
         runs, start = [], None
@@ -1793,19 +1809,15 @@ def _kept_pieces(arg: list, skips, sheet, nested: bool, hidden: bool, filtered: 
                 runs.append((start, r - 1))
                 start = None
         runs_of.append(runs)
-    sheet_part = f"{prefix}!" if prefix else ""
-    pieces = []
+    out = []
     c = 0
     while c < len(runs_of):
         d = c
         while d + 1 < len(runs_of) and runs_of[d + 1] == runs_of[c]:
             d += 1
-        for a, b in runs_of[c]:
-            tl = f"{column_letters(c1 + c)}{a}"
-            br = f"{column_letters(c1 + d)}{b}"
-            pieces.append(sheet_part + (tl if tl == br else f"{tl}:{br}"))
+        out += [(a, c1 + c, b, c1 + d) for a, b in runs_of[c]]
         c = d + 1
-    return pieces
+    return out
 
 
 def held_rows(ws) -> list[list]:

@@ -162,7 +162,7 @@ def index_of_union(ev, node: Call):
     one past the last is ``#REF!``). Arrays of positions or area numbers give one value
     per element, as Excel cached for ``{=INDEX((C52:C54,D52:D54),E52:E54,1,E52:E54)}``
     in test.xlsx (LOOKUP!AS52:AS54)."""
-    from rooflinexl.recalc.arrays import excel_broadcast, first_value
+    from rooflinexl.recalc.arrays import each_element, first_value
 
     areas = node.args[0].args
     if not 2 <= len(node.args) <= 4:
@@ -185,13 +185,5 @@ def index_of_union(ev, node: Call):
 
     if not any(isinstance(v, np.ndarray) and v.size > 1 for v in values):
         return one([first_value(v) if isinstance(v, np.ndarray) else v for v in values])
-    grids = excel_broadcast([v if isinstance(v, np.ndarray) else np.array([[v]], dtype=object)
-                             for v in values])
-    h = max(g.shape[0] for g in grids)
-    w = max(g.shape[1] for g in grids)
-    grids = [np.broadcast_to(g, (h, w)) for g in grids]
-    out = np.empty((h, w), dtype=object)
-    for i in range(h):
-        for j in range(w):
-            out[i, j] = first_value(one([g[i, j] for g in grids]))
-    return ev.array(out)
+    grids = [v if isinstance(v, np.ndarray) else np.array([[v]], dtype=object) for v in values]
+    return ev.array(each_element(grids, lambda vals: first_value(one(vals))))
