@@ -963,7 +963,7 @@ class BlockEval:
         return self.delegate(node.written, args, [isinstance(a, Lit) for a in node.args])
 
     f_CEILING = f_FLOOR = _delegated  # ROUND & co.: the engine's own (functions.py)
-    f_SIGN = f_LOG10 = f_LEN = f_LOWER = f_UPPER = _delegated  # TRUNC: ours
+    # SIGN, LOG10, LEN, LOWER, UPPER, TRUNC: our own (scalars.py), called as functions
 
     def f_INT(self, node):
         """INT of numbers (Microsoft, "INT function": rounded down to an integer); other

@@ -687,6 +687,59 @@ def _proper(text):
     return "".join(out)
 
 
+def _len(text):
+    """LEN(text): the number of characters, as Excel counts them (UTF-16 code units: a
+    character outside the Basic Multilingual Plane is 2); a number is counted in its text
+    of 15 significant digits, a boolean as TRUE or FALSE.
+
+    >>> _len("Phoenix, AZ"), _len(1 / 3), _len(True), _len(None), _len("\U0001F600")
+    (11, 17, 4, 0, 2)
+    """
+    return len(excel_text(text).encode("utf-16-le")) // 2
+
+
+def _case(upper: bool):
+    """UPPER(text) or LOWER(text): letters in one case; a letter whose other case is more
+    than one character (``ß`` upper case is ``SS`` in Unicode) stays as it is, as Excel
+    keeps the length.
+
+    >>> _case(True)("total"), _case(False)("E. E. Cummings"), _case(True)("straße")
+    ('TOTAL', 'e. e. cummings', 'STRAßE')
+    >>> _case(False)(True), _case(True)(1.5)
+    ('true', '1.5')
+    """
+    def change(text):
+        out = []
+        for ch in excel_text(text):
+            other = ch.upper() if upper else ch.lower()
+            out.append(other if len(other) == 1 else ch)
+        return "".join(out)
+    return change
+
+
+def _sign(number):
+    """SIGN(number): 1, 0 or -1.
+
+    >>> _sign(10), _sign(4 - 4), _sign(-0.00001), _sign(True)
+    (1.0, 0.0, -1.0, 1.0)
+    """
+    v = excel_number(number, "SIGN: number")
+    return float((v > 0) - (v < 0))
+
+
+def _log10(number):
+    """LOG10(number): the base-10 logarithm; of 0 or less #NUM! (Microsoft's examples:
+    LOG10(86) is 1.934498451, LOG10(10) 1, LOG10(1E5) 5).
+
+    >>> round(_log10(86), 9), _log10(10), _log10(1e5)
+    (1.934498451, 1.0, 5.0)
+    """
+    v = excel_number(number, "LOG10: number")
+    if v <= 0:
+        raise Fail("#NUM!", f"LOG10 of {value_text(v)}, not a positive number")
+    return math.log10(v)
+
+
 def _exact(text1, text2):
     return excel_text(text1) == excel_text(text2)
 
@@ -710,7 +763,9 @@ for _name, _fn, _lo, _hi in (
         ("SEARCH", _search, 2, 3), ("SEARCHB", _search, 2, 3),
         ("SUBSTITUTE", _substitute, 3, 4), ("REPLACE", _replace, 4, 4),
         ("REPLACEB", _replace, 4, 4), ("REPT", _rept, 2, 2), ("TRIM", _trim, 1, 1),
-        ("PROPER", _proper, 1, 1), ("EXACT", _exact, 2, 2), ("VALUE", _value, 1, 1)):
+        ("PROPER", _proper, 1, 1), ("EXACT", _exact, 2, 2), ("VALUE", _value, 1, 1),
+        ("LEN", _len, 1, 1), ("UPPER", _case(True), 1, 1), ("LOWER", _case(False), 1, 1),
+        ("SIGN", _sign, 1, 1), ("LOG10", _log10, 1, 1)):
     SCALARS[_name] = lift(_name, _fn, _lo, _hi)
 del _name, _fn, _lo, _hi
 SCALARS.update(CONCAT=_concat, TEXTJOIN=_textjoin)
