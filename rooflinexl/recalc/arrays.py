@@ -161,18 +161,23 @@ def excel_broadcast(values: list) -> list:
         if g is None or g.shape in ((1, 1), (h, w)):
             out.append(v)
             continue
+        g = _stretched(g, h, w)
         a, b = g.shape
-        if a == 1:
-            g = np.repeat(g, h, axis=0)
-            a = h
-        if b == 1:
-            g = np.repeat(g, w, axis=1)
-            b = w
         full = np.empty((h, w), dtype=object)
         full[:, :] = ERRORS["#N/A"]
         full[:a, :b] = g
         out.append(full.view(Array))
     return out
+
+
+def _stretched(g: np.ndarray, height: int, width: int) -> np.ndarray:
+    """The 2-D array ``g`` with a single row repeated down to ``height`` rows and a single
+    column across to ``width`` columns, as Excel lays one row or column over a range."""
+    if g.shape[0] == 1:
+        g = np.repeat(g, height, axis=0)
+    if g.shape[1] == 1:
+        g = np.repeat(g, width, axis=1)
+    return g
 
 
 def lay_out(result, height: int, width: int) -> np.ndarray:
@@ -198,14 +203,8 @@ def lay_out(result, height: int, width: int) -> np.ndarray:
         out.fill(_scalar(result))
         return out
     out.fill(getattr(g, "_default", ERRORS["#N/A"]))
-    a, b = g.shape
-    if a == 1:
-        g = np.repeat(g, height, axis=0)
-        a = height
-    if b == 1:
-        g = np.repeat(g, width, axis=1)
-        b = width
-    a, b = min(a, height), min(b, width)
+    g = _stretched(g, height, width)
+    a, b = min(g.shape[0], height), min(g.shape[1], width)
     out[:a, :b] = g[:a, :b]
     return out
 

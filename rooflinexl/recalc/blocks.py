@@ -389,7 +389,7 @@ def _indirect_literals(body: str, calls: list[str], names, tables) -> list[str] 
 
     dynamic = [c.upper().replace("_XLFN.", "") for c in calls]
     if dynamic.count("OFFSET") != len(_OFFSET_OF_ERROR.findall(body)):
-        return None  # OFFSET(#REF!,..) refers to no cell (dynamic.fold_error_bases)
+        return None  # OFFSET(#REF!,..) refers to no cell (compile.fold_error_bases)
     found = _INDIRECT_LITERAL.findall(body)
     if len(found) != dynamic.count("INDIRECT") or found and _INDIRECT_RANGE.search(body):
         return None
@@ -1290,8 +1290,6 @@ def _evaluate_blocks(path, functions, limits: Limits, engine_mode: str) -> Evalu
             u.compiled = hit
             u.array_mode = hit.arrays_inside is not None
     for u in units:
-        if u.compiled is not None:  # ROW(#REF!), OFFSET(#REF!,..), #REF!:B4: the error
-            u.compiled.tree = dynamic.fold_error_bases(u.compiled.tree)
         u.reads = _reads_of_compiled(u) if u.compiled is not None else _reads_per_cell(u, ctx)
         if u.compiled is not None and dynamic.dynamic_calls(u.compiled.tree):
             u.reads, u.dynamic = None, u.region is None
@@ -1717,6 +1715,13 @@ class _ByCell(Mapping):
             return None
         return c, row - c.r0
 
+    def _get(self, key) -> tuple[_Column, int]:
+        """:meth:`_find`, or :class:`KeyError` for a key no column holds."""
+        found = self._find(key)
+        if found is None:
+            raise KeyError(key)
+        return found
+
     @staticmethod
     def _keys_of(c: _Column):
         n = c.r1 - c.r0 + 1
@@ -1739,10 +1744,7 @@ class BlockRewrites(_ByCell):
         hit = self._extra.get(key)
         if hit is not None:
             return hit
-        found = self._find(key)
-        if found is None:
-            raise KeyError(key)
-        c, i = found
+        c, i = self._get(key)
         return c.texts[i], render_rows(c.template, c.r0 + i, c.r0 + i, c.col)[0]
 
     def __contains__(self, key) -> bool:
@@ -1779,10 +1781,7 @@ class BlockCells(_ByCell):
         hit = self._made.get(key)
         if hit is not None:
             return hit
-        found = self._find(key)
-        if found is None:
-            raise KeyError(key)
-        c, i = found
+        c, i = self._get(key)
         v = c.values[i]
         res = CellResult(c.sheet, key[1], c.texts[i], v,
                          v.reason if isinstance(v, ExcelError) else "", c.array_ref)

@@ -215,6 +215,8 @@ def _array_item(s: str, i: int, text: str, errors) -> tuple[object, int]:
 
 Node = Lit | Rng | Call | Arr | Param | Eta
 
+#: functions of a reference's position: of an error value, that error (ROW(#REF!))
+POSITION_FUNCTIONS = frozenset({"ROW", "COLUMN", "ROWS", "COLUMNS"})
 #: operators the evaluator knows (formulas names)
 OPERATORS = frozenset({"+", "-", "*", "/", "^", "&", "=", "<>", "<", ">", "<=", ">=",
                        "u-", "u+", "%"})
@@ -550,7 +552,7 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
         node = _build(tree, ctx, sheet, row0, col, tpl, sticky, refs)
     except RecursionError:  # ~1,000 chained operators (Excel allows 8,192 characters)
         raise Unsupported("formula too deeply nested for the block evaluator") from None
-    node = _left_out(ctx, node, row0, row1)
+    node = _left_out(ctx, fold_error_bases(node), row0, row1)
     stack = [node]
     arrays_inside = None
     unknown: list[str] = []
@@ -582,6 +584,38 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
 
 
 _SUBTOTAL_CALLS = ("SUBTOTAL", "AGGREGATE")
+
+
+def fold_error_bases(node):
+    """``node`` with every ``OFFSET`` whose reference is an error constant
+    (``OFFSET(#REF!,-1,0)``, what Excel leaves of a reference to deleted cells), and every
+    range operator with such an end (``#REF!:B4``), replaced by that error: it refers to
+    no cell, and Excel's value is the error (an argument that is an
+    error value is the result; ``ROW(OFFSET(#REF!,..))`` too). The formula then reads only
+    the cells it names.
+
+    >>> from rooflinexl.recalc.values import ERRORS  # the compiler's error constants
+    >>> ref = Lit(ERRORS["#REF!"])
+    >>> tree = Call("+", [Call("OFFSET", [ref, Lit(-1.0), Lit(0.0)]), Lit(1.0)])
+    >>> fold_error_bases(tree).args[0] is ref
+    True
+    """
+    if not isinstance(node, Call):
+        return node
+    if node.name == "OFFSET" and node.args and isinstance(node.args[0], Lit) and (
+            kind_of(node.args[0].value) == ERR):
+        return node.args[0]
+    args = [fold_error_bases(a) for a in node.args]
+    if node.name == ":":  # #REF!:B4 is #REF! (the range operator of an error value)
+        end = next((a for a in args if isinstance(a, Lit) and kind_of(a.value) == ERR), None)
+        if end is not None:
+            return end
+    if node.name in POSITION_FUNCTIONS and len(args) == 1 and isinstance(args[0], Lit) and (
+            kind_of(args[0].value) == ERR):
+        return args[0]  # ROW(#REF!) is #REF!
+    if all(a is b for a, b in zip(args, node.args, strict=True)):
+        return node
+    return Call(node.name, args, node.written, node.per_row)
 
 
 def _left_out(ctx: Context, node, row0: int, row1: int):
@@ -625,8 +659,7 @@ def _leave_out(ctx: Context, call: Call, row0: int, row1: int) -> Node:
     last = 3 if not sub and num is not None and num >= 14 else len(call.args)
     found = {}  # argument position -> (hidden rows, nested cells, filtered) inside it
     for k, arg in enumerate(call.args[first:last], first):
-        if isinstance(arg, Lit) or isinstance(arg, Call) and arg.name == ":" and any(
-                isinstance(end, Lit) for end in arg.args):  # omitted; #REF!:B4 is #REF!
+        if isinstance(arg, Lit):  # omitted, or an error value (#REF!:B4, folded)
             continue
         if not isinstance(arg, Rng):
             raise Unsupported(f"{name} of something other than a reference")

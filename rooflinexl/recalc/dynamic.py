@@ -30,7 +30,7 @@ from dataclasses import replace
 import numpy as np
 
 from rooflinexl.addresses import column_number, unquote_sheet
-from rooflinexl.recalc.compile import Call, Context, Lit, Rng, Unsupported
+from rooflinexl.recalc.compile import POSITION_FUNCTIONS, Call, Context, Lit, Rng, Unsupported
 from rooflinexl.recalc.refs import MAX_COL, MAX_ROW
 from rooflinexl.recalc.values import BOOL, EMPTY, ERR, NUM, STR, kind_of
 
@@ -48,9 +48,6 @@ _REFERENCE_ENDS = frozenset({"INDEX"})
 _CLIP_SAFE = frozenset({"SUM", "COUNT", "COUNTA", "AVERAGE", "MIN", "MAX", "VLOOKUP",
                         "HLOOKUP", "MATCH", "XLOOKUP", "SUMIF", "SUMIFS", "AVERAGEIF",
                         "AVERAGEIFS", "MAXIFS", "MINIFS"})
-
-#: functions of a reference's position: of an error value, that error
-_POSITION = frozenset({"ROW", "COLUMN", "ROWS", "COLUMNS"})
 
 _SHEET = r"(?:'(?:[^']|'')+'|[^'!\[\]]+)"
 _A1_RECT = re.compile(r"^\$?([A-Z]{1,3})\$?([0-9]{1,7})(?::\$?([A-Z]{1,3})\$?([0-9]{1,7}))?$",
@@ -279,8 +276,7 @@ def _end_targets(ev, end) -> list:
             out.append("#VALUE!")
             continue
         h, w = rb - ra + 1, c2 - c1 + 1
-        row, col = (int(x) for x in (nums + [None])[:2]) if len(nums) == 2 else (
-            int(nums[0]), None)
+        row, col = int(nums[0]), int(nums[1]) if len(nums) == 2 else None
         if col is None:  # INDEX(reference, n): along a row or column of one
             if h == 1 and w > 1:
                 row, col = 1, row
@@ -430,7 +426,7 @@ def evaluate(tree, r0: int, r1: int, ctx: Context, make_eval: Callable,
         if isinstance(new, Rng):
             new = replace(new, name=None)
         old = node
-        if isinstance(new, Lit) and parent is not None and parent.name in _POSITION:
+        if isinstance(new, Lit) and parent is not None and parent.name in POSITION_FUNCTIONS:
             old = parent  # ROW(#REF!) is #REF!
         pieces = [(r0 + a, r0 + b, new)]
         if spread is not None and node is tree and isinstance(new, Rng):
@@ -461,36 +457,3 @@ def _cells_of(rng: Rng, a: int, b: int, spread: tuple[int, int]) -> list:
     if last < b:
         out.append((max(a, last + 1), b, na))
     return out
-
-
-def fold_error_bases(node):
-    """``node`` with every ``OFFSET`` whose reference is an error constant
-    (``OFFSET(#REF!,-1,0)``, what Excel leaves of a reference to deleted cells), and every
-    range operator with such an end (``#REF!:B4``), replaced by that error: it refers to
-    no cell, and Excel's value is the error (an argument that is an
-    error value is the result; ``ROW(OFFSET(#REF!,..))`` too). The formula then reads only
-    the cells it names.
-
-    >>> from rooflinexl.recalc.compile import Call, Lit
-    >>> from rooflinexl.recalc.values import ERRORS  # the compiler's error constants
-    >>> ref = Lit(ERRORS["#REF!"])
-    >>> tree = Call("+", [Call("OFFSET", [ref, Lit(-1.0), Lit(0.0)]), Lit(1.0)])
-    >>> fold_error_bases(tree).args[0] is ref
-    True
-    """
-    if not isinstance(node, Call):
-        return node
-    if node.name == "OFFSET" and node.args and isinstance(node.args[0], Lit) and (
-            kind_of(node.args[0].value) == ERR):
-        return node.args[0]
-    args = [fold_error_bases(a) for a in node.args]
-    if node.name == ":":  # #REF!:B4 is #REF! (the range operator of an error value)
-        end = next((a for a in args if isinstance(a, Lit) and kind_of(a.value) == ERR), None)
-        if end is not None:
-            return end
-    if node.name in _POSITION and len(args) == 1 and isinstance(args[0], Lit) and (
-            kind_of(args[0].value) == ERR):
-        return args[0]  # ROW(#REF!) is #REF!
-    if all(a is b for a, b in zip(args, node.args, strict=True)):
-        return node
-    return replace(node, args=args)

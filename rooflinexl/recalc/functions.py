@@ -39,8 +39,8 @@ from rooflinexl.errors import ExcelError
 __all__ = ["BUILTINS", "CELL_INFO", "ETA_PREFIX", "EXCEL_NUMBERS", "REF_POSITION", "character_set",
            "complex_text", "cut_position", "dates_from_1904", "excel_bsearch", "excel_numbers",
            "imcsc", "imlog2", "index_array", "lookup_index", "lookup_range_flag",
-           "offset_address", "power", "set_date_system", "use_character_set", "use_date_system",
-           "value_text"]
+           "mean_and_squares", "offset_address", "power", "set_date_system",
+           "use_character_set", "use_date_system", "value_text"]
 
 def value_text(x) -> str:
     """A value as Excel turns it into text (``&``, ``LEN``, ``LEFT`` ...).
@@ -4077,6 +4077,24 @@ BUILTINS.update({"FORECAST.ETS": _forecast_ets, "FORECAST.ETS.CONFINT": _forecas
 
 # ------------------------------------------------------------------ SKEW and SKEW.P
 
+def mean_and_squares(values) -> tuple[float, float]:
+    """(mean, sum of squared deviations from it) of the numbers ``values``, in Excel's
+    order of operations: the running sum divided by the count, then the running sum of
+    ``(x - mean) * (x - mean)`` (what SKEW's and T.TEST's last digits follow).
+
+    >>> mean_and_squares([1.0, 2.0, 4.0])
+    (2.3333333333333335, 4.666666666666666)
+    """
+    total = 0.0
+    for v in values:
+        total += v
+    mean = total / len(values)
+    squares = 0.0
+    for v in values:
+        squares += (v - mean) * (v - mean)
+    return mean, squares
+
+
 def skew(values, population: bool):
     """SKEW (``population`` False) or SKEW.P of the numbers ``values``, in the order
     Excel adds them, or ``#DIV/0!`` (fewer than three numbers, or no spread).
@@ -4097,13 +4115,7 @@ def skew(values, population: bool):
     n = len(values)
     if n < 3:
         return ExcelError("#DIV/0!", "SKEW needs at least three numbers")
-    total = 0.0
-    for v in values:
-        total += v
-    mean = total / n
-    squares = 0.0
-    for v in values:
-        squares += (v - mean) * (v - mean)
+    mean, squares = mean_and_squares(values)
     s = math.sqrt(squares / (n if population else n - 1))
     if s == 0:
         return ExcelError("#DIV/0!", "SKEW of numbers that do not vary")

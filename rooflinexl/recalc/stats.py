@@ -30,7 +30,7 @@ import math
 from statistics import NormalDist
 
 from rooflinexl.errors import ExcelError
-from rooflinexl.recalc.functions import BUILTINS
+from rooflinexl.recalc.functions import BUILTINS, mean_and_squares
 from rooflinexl.recalc.scalars import Fail, excel_bool, excel_number, lift
 
 __all__ = ["STATS"]
@@ -1005,15 +1005,10 @@ def _tested(name: str, fn, scalars: tuple[int, ...]):
 
 
 def _mean_var(v: list[float]) -> tuple[float, float]:
-    """(mean, sample variance) of ``v``: the running sum, then the squared deviations."""
+    """(mean, sample variance) of ``v`` (:func:`~rooflinexl.recalc.functions.
+    mean_and_squares`)."""
     n = len(v)
-    total = 0.0
-    for x in v:
-        total += x
-    mean = total / n
-    ss = 0.0
-    for x in v:
-        ss += (x - mean) * (x - mean)
+    mean, ss = mean_and_squares(v)
     return mean, ss / (n - 1) if n > 1 else 0.0
 
 
