@@ -60,7 +60,7 @@ def run_blocks(path, expect_cells=None, *, compare=True):
     """Evaluate by blocks (every cell must take the block path) and, unless told
     otherwise, check every value and reason against the per-cell engine."""
     ev = evaluate_blocks(path, FUNCTIONS)
-    assert ev.paths.cell_cells == 0, ev.paths.fallbacks
+    assert ev.paths.unsupported_cells == 0, ev.paths.unsupported
     if expect_cells is not None:
         assert ev.paths.block_cells == expect_cells
     if compare:
@@ -396,8 +396,8 @@ def test_running_totals_and_reference_functions_are_blocks(tmp_path):
     assert values(ev, "D", 5) == [1, 3, 6, 10, 15]
     assert values(ev, "E", 5) == [14, 26, 39, 53, 68]
     assert ev.paths.block_cells == 20  # B, C, D2, D3:D6 (row by row, top down), E
-    assert ev.paths.cell_cells == 0
-    assert ev.paths.summary() == "block: 20 cells in 5 blocks; per-cell: 0"
+    assert ev.paths.unsupported_cells == 0
+    assert ev.paths.summary() == "block: 20 cells in 5 blocks; not supported: 0"
 
 
 def test_cells_downstream_of_a_cycle_are_not_computed(tmp_path):
@@ -428,7 +428,7 @@ def test_ten_thousand_row_plan_is_fast_and_right(tmp_path):
     result = recalc_book(p, tmp_path / "out.xlsx")
     seconds = time.perf_counter() - t
     ev = result.evaluation
-    assert ev.paths.summary() == "block: 40,000 cells in 4 blocks; per-cell: 0"
+    assert ev.paths.summary() == "block: 40,000 cells in 4 blocks; not supported: 0"
     assert result.exit_code == 0
     assert seconds < 15  # about 1 s on the 2-core CI machine; generous for noise
     wb = openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True, read_only=True)
@@ -442,7 +442,7 @@ def test_ten_thousand_row_plan_is_fast_and_right(tmp_path):
         t_math = 2 * b * d * f / peak[chip]
         t_hbm = (2 * b * d + 2 * d * f + 2 * b * f) / bw[chip]
         assert h_ == pytest.approx(max(t_math, t_hbm), rel=1e-12)
-    assert "block: 40,000 cells in 4 blocks; per-cell: 0" in result.report()
+    assert "block: 40,000 cells in 4 blocks; not supported: 0" in result.report()
 
 
 def test_engine_option_and_environment_variable(tmp_path, monkeypatch):
@@ -450,17 +450,17 @@ def test_engine_option_and_environment_variable(tmp_path, monkeypatch):
     out = tmp_path / "o.xlsx"
     res = CliRunner().invoke(main, ["recalc", str(p), "-o", str(out), "--engine", "cells"])
     assert res.exit_code == 0, res.output
-    assert "block: 0 cells in 0 blocks; per-cell: 3" in res.output
+    assert "block: 0 cells in 0 blocks; not supported: 3" in res.output
     assert "ROOFLINEXL_RECALC_ENGINE" not in os.environ
     res = CliRunner().invoke(main, ["recalc", str(p), "-o", str(out)])
-    assert "block: 3 cells in 1 blocks; per-cell: 0" in res.output
+    assert "block: 3 cells in 1 blocks; not supported: 0" in res.output
     q = book(tmp_path, {"A": [1, 2, 3]}, {"B": '=CELL("row",A{r})'}, 3, name="c.xlsx")
     res = CliRunner().invoke(main, ["recalc", str(q), "-o", str(out), "--engine", "blocks"])
     assert res.exit_code == 2
     assert ("3 formula cells need the per-cell engine (S!B2:B4: CELL in a filled-down "
             "block)") in res.output
     monkeypatch.setenv("ROOFLINEXL_RECALC_ENGINE", "cells")
-    assert recalc_book(p, None, write=False).evaluation.paths.cell_cells == 3
+    assert recalc_book(p, None, write=False).evaluation.paths.unsupported_cells == 3
     with pytest.raises(ValueError):
         recalc_book(p, None, write=False, engine="fast")
 

@@ -98,7 +98,7 @@ def test_array_formula_matches_excel(tmp_path, case):
                 got = ev.cells[("S", c.coordinate)].value
                 assert matches_excel(got, w), (engine, c.coordinate, got, w)
     auto = evs["auto"].paths
-    assert auto.cell_cells == 0, auto.fallbacks  # the array evaluator, not per cell
+    assert auto.unsupported_cells == 0, auto.unsupported  # the array evaluator, not per cell
 
 
 @pytest.mark.parametrize("case", PLAIN_CASES, ids=[c[3] for c in PLAIN_CASES])
@@ -112,7 +112,7 @@ def test_plain_cell_with_arrays_matches_excel(tmp_path, case):
     for engine, ev in evs.items():
         got = ev.cells[("S", cell)].value
         assert matches_excel(got, want), (engine, got, want)
-    assert evs["auto"].paths.cell_cells == 0, evs["auto"].paths.fallbacks
+    assert evs["auto"].paths.unsupported_cells == 0, evs["auto"].paths.unsupported
 
 
 def test_implicit_intersection_in_a_plain_cell(tmp_path):

@@ -45,7 +45,7 @@ def test_a_circle_is_named_in_each_of_its_cells_and_what_reads_it_is_not_compute
     assert ev.cells[("S", "D1")].reason == NOT_COMPUTED
     assert ev.value("S", "F1") == 10  # off the circle: computed
     assert res.exit_code == 1
-    assert ev.paths.cell_cells == 0  # no per-cell engine
+    assert ev.paths.unsupported_cells == 0  # no per-cell engine
 
 
 def test_a_cell_reading_itself_names_itself(tmp_path):
@@ -68,7 +68,7 @@ def test_a_cycle_of_blocks_no_cell_of_which_reads_itself(tmp_path):
         assert res.evaluation.value("S", f"C{r}") == 2 * b
         b = 2 * b + 1
     assert res.exit_code == 0
-    assert res.evaluation.paths.fallbacks == []
+    assert res.evaluation.paths.unsupported == []
 
 
 def test_a_branch_not_taken_does_not_close_a_circle(tmp_path):
@@ -141,7 +141,7 @@ def test_offset_of_a_deleted_reference_reads_no_cell(tmp_path):
         assert ev.value("S", f"C{r}") == 2 * r
         assert ev.value("S", f"D{r}") == -r
     assert str(ev.value("S", "E1")) == "#REF!"
-    assert ev.paths.cell_cells == 0
+    assert ev.paths.unsupported_cells == 0
 
 
 @pytest.mark.parametrize("iterate", [False, True])
@@ -163,7 +163,7 @@ def test_indirect_reading_its_own_column_below(tmp_path):
     res = _recalc(tmp_path, {**cells, "A6": 10})
     for r in range(1, 6):
         assert res.evaluation.value("S", f"A{r}") == 10 + 6 - r
-    assert res.evaluation.paths.cell_cells == 0
+    assert res.evaluation.paths.unsupported_cells == 0
 
 
 def test_indirect_reaching_a_block_that_reads_it(tmp_path):
@@ -180,7 +180,7 @@ def test_indirect_reaching_a_block_that_reads_it(tmp_path):
         b = 2 * (b + 1)
         assert res.evaluation.value("S", f"B{r}") == b
     assert res.exit_code == 0
-    assert res.evaluation.paths.cell_cells == 0
+    assert res.evaluation.paths.unsupported_cells == 0
 
 
 def test_too_many_dynamic_formulas_to_order_as_blocks_go_cell_by_cell(tmp_path, monkeypatch):
@@ -205,4 +205,4 @@ def test_too_many_dynamic_formulas_to_order_as_blocks_go_cell_by_cell(tmp_path, 
     for r in range(1, 8):
         assert ev.value("S", f"E{r}") == 2 * a[r + 1] + 1
     assert ev.value("S", "E8") == 1  # D9 is blank
-    assert ev.paths.cell_cells == 0
+    assert ev.paths.unsupported_cells == 0

@@ -113,7 +113,7 @@ def test_lambda_helper_array_matches_excel(tmp_path, case):
                 got = ev.cells[("S", c.coordinate)].value
                 assert matches_excel(got, w), (engine, c.coordinate, got, w)
     auto = evs["auto"].paths
-    assert auto.cell_cells == 0, auto.fallbacks  # the array evaluator, not per cell
+    assert auto.unsupported_cells == 0, auto.unsupported  # the array evaluator, not per cell
 
 
 @pytest.mark.parametrize("case", PLAIN_CASES, ids=[c[3] for c in PLAIN_CASES])
@@ -127,7 +127,7 @@ def test_lambda_in_a_plain_cell_matches_excel(tmp_path, case):
     for engine, ev in evs.items():
         got = ev.cells[("S", cell)].value
         assert matches_excel(got, want), (engine, got, want)
-    assert evs["auto"].paths.cell_cells == 0, evs["auto"].paths.fallbacks
+    assert evs["auto"].paths.unsupported_cells == 0, evs["auto"].paths.unsupported
 
 
 @pytest.mark.parametrize("formula,why", [
@@ -142,7 +142,7 @@ def test_lambda_errors_name_their_reason(tmp_path, formula, why):
     evs = {"auto": _book(tmp_path, "A1", [], lambda ws: ws.__setitem__("C1", formula))["auto"]}
     got = evs["auto"].cells[("S", "C1")]
     assert str(got.value) == "#VALUE!" and why in (got.reason or ""), (got.value, got.reason)
-    assert evs["auto"].paths.cell_cells == 0, evs["auto"].paths.fallbacks
+    assert evs["auto"].paths.unsupported_cells == 0, evs["auto"].paths.unsupported
 
 
 def test_named_lambda_as_a_value_and_called_in_a_lambda(tmp_path):
@@ -167,4 +167,4 @@ def test_named_lambda_as_a_value_and_called_in_a_lambda(tmp_path):
         assert matches_excel(ev.cells[("S", "E1")].value, 13), engine
     auto = evs["auto"]
     assert [auto.cells[("S", c)].value for c in ("C1", "C2")] == [4, 9]
-    assert auto.paths.cell_cells == 0, auto.paths.fallbacks
+    assert auto.paths.unsupported_cells == 0, auto.paths.unsupported

@@ -84,4 +84,4 @@ def test_filled_down_column_of_mixed_values(tmp_path):
         "0.333333333333333", "TOTAL", "TRUE", "", "#DIV/0!", "-2.5"]
     assert [x if isinstance(x, (int, float)) else str(x) for x in col("D")] == [
         1, "#VALUE!", 1, 0, "#DIV/0!", -1]
-    assert ev.paths.cell_cells == 0
+    assert ev.paths.unsupported_cells == 0

@@ -65,7 +65,7 @@ def test_name_formulas_are_evaluated_where_used(results, engine):
 
 
 def test_name_formulas_take_the_block_path(results):
-    assert results["auto"].paths.fallbacks == []
+    assert results["auto"].paths.unsupported == []
 
 
 @pytest.mark.parametrize("engine", ENGINES)

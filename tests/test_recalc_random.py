@@ -66,4 +66,4 @@ def test_volatile_functions_per_row_and_one_clock(tmp_path, engine):
     assert {cells[("Sheet", f"D{r}")].value for r in range(1, 201)} <= {before, after}
     assert all(cells[("Sheet", f"E{r}")].value is True for r in range(1, 201))
     if engine == "auto":
-        assert res.paths.fallbacks == []
+        assert res.paths.unsupported == []

@@ -69,4 +69,4 @@ def test_cases(ev, cell, want):
 
 
 def test_all_as_blocks(ev):
-    assert ev.paths.cell_cells == 0
+    assert ev.paths.unsupported_cells == 0

@@ -71,7 +71,7 @@ def test_reference_functions_in_plain_cells_match_excel(tmp_path):
         for f, want in PLAIN_CASES:
             got = ev.cells[("S", cells[f])].value
             assert matches_excel(got, want), (engine, f, got, want)
-    assert evs["auto"].paths.cell_cells == 0, evs["auto"].paths.fallbacks
+    assert evs["auto"].paths.unsupported_cells == 0, evs["auto"].paths.unsupported
 
 
 @pytest.mark.parametrize("ref,formula,want", [
@@ -94,7 +94,7 @@ def test_reference_functions_in_array_formulas_match_excel(tmp_path, ref, formul
         got = [ev.cells[("S", c.coordinate)].value for c in row]
         assert all(matches_excel(g, w) for g, w in zip(got, want, strict=True)), (
             engine, got, want)
-    assert evs["auto"].paths.cell_cells == 0, evs["auto"].paths.fallbacks
+    assert evs["auto"].paths.unsupported_cells == 0, evs["auto"].paths.unsupported
 
 
 def test_cell_in_single_cells_matches_excel(tmp_path):
@@ -116,7 +116,7 @@ def test_cell_in_single_cells_matches_excel(tmp_path):
         for cell, (f, want) in cases.items():
             got = ev.cells[("S", cell)].value
             assert matches_excel(got, want), (engine, f, got, want)
-    assert evs["auto"].paths.cell_cells == 0, evs["auto"].paths.fallbacks
+    assert evs["auto"].paths.unsupported_cells == 0, evs["auto"].paths.unsupported
 
 
 def test_sheet_name_with_an_apostrophe(tmp_path):
@@ -143,7 +143,7 @@ def test_sheet_name_with_an_apostrophe(tmp_path):
         for key, w in want.items():
             assert matches_excel(ev.cells[key].value, w), (engine, key, ev.cells[key].value)
         if engine == "auto":  # no cell per cell (the SUBTOTAL too is a block)
-            assert ev.paths.cell_cells == 0, ev.paths.fallbacks
+            assert ev.paths.unsupported_cells == 0, ev.paths.unsupported
 
 
 @pytest.mark.parametrize("ref,formula,want,engines", [
@@ -165,7 +165,7 @@ def test_chain_of_range_operators(tmp_path, ref, formula, want, engines):
         got = [ev.cells[("S", c.coordinate)].value for c in row]
         assert all(matches_excel(g, w) for g, w in zip(got, want, strict=True)), (
             engine, got, want)
-    assert evs["auto"].paths.cell_cells == 0, evs["auto"].paths.fallbacks
+    assert evs["auto"].paths.unsupported_cells == 0, evs["auto"].paths.unsupported
 
 
 def test_rows_columns_and_index_of_a_union(tmp_path):
@@ -185,4 +185,4 @@ def test_rows_columns_and_index_of_a_union(tmp_path):
     for engine, ev in evs.items():
         got = {c: ev.cells[("S", c)].value for c in want}
         assert all(matches_excel(got[c], w) for c, w in want.items()), (engine, got)
-    assert evs["auto"].paths.cell_cells == 0, evs["auto"].paths.fallbacks
+    assert evs["auto"].paths.unsupported_cells == 0, evs["auto"].paths.unsupported

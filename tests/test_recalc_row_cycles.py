@@ -41,7 +41,7 @@ def test_blocks_reading_the_row_above_of_each_other(tmp_path, engine):
         balance = balance + interest - 50
         assert cells[("Sheet", f"D{r}")].value == pytest.approx(balance, rel=1e-12)
     assert res.exit_code == 0
-    assert res.evaluation.paths.fallbacks == []
+    assert res.evaluation.paths.unsupported == []
 
 
 @pytest.mark.parametrize("engine", ENGINES)

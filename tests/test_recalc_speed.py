@@ -79,7 +79,7 @@ def test_excel_answer(evaluations, engine, formula):
 
 def test_the_cases_run_on_the_block_path(evaluations):
     _, evs = evaluations
-    assert evs["auto"].paths.cell_cells == 0, evs["auto"].paths.fallbacks
+    assert evs["auto"].paths.unsupported_cells == 0, evs["auto"].paths.unsupported
 
 
 def test_a_filled_down_convert_is_one_block(tmp_path):
@@ -121,7 +121,7 @@ def test_lookups_in_array_constants(tmp_path, engine):
         assert (str(got) if isinstance(want, str) and want.startswith("#") else got) == want, (
             formula, got)
     if engine == "auto":
-        assert ev.paths.cell_cells == 0, ev.paths.fallbacks
+        assert ev.paths.unsupported_cells == 0, ev.paths.unsupported
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -156,7 +156,7 @@ def test_an_array_formula_of_one_function_spreads_over_its_range(tmp_path, engin
     assert [ev.value("S", f"{c}7") for c in "JKLM"] == [False, False, False, True]
     assert [ev.value("S", f"J{r}") for r in (9, 10, 11)] == [0.908789, 0.5, 0.908789]
     if engine == "auto":
-        assert ev.paths.cell_cells == 0, ev.paths.fallbacks
+        assert ev.paths.unsupported_cells == 0, ev.paths.unsupported
 
 
 # the differential test's random workbooks, with functions that run row by row on the

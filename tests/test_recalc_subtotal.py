@@ -111,7 +111,7 @@ def test_block_path_when_nothing_is_left_out(tmp_path):
     assert [ev.value("S", f"H{r}") for r in range(2, 6)] == [48, 55, 48, 55]
     # sheet F: the same rows under an autoFilter with criteria, row 7 hidden: filtered
     assert (ev.value("F", "C1"), ev.value("F", "C2")) == (48, 48)
-    assert not ev.paths.fallbacks  # the hidden row and the nested subtotal taken out
+    assert not ev.paths.unsupported  # the hidden row and the nested subtotal taken out
 
 
 def test_computed_function_number_and_options(tmp_path):
@@ -142,7 +142,7 @@ def test_computed_function_number_and_options(tmp_path):
     assert [ev.value("S", f"C{r}") for r in range(1, 9)] == want
     assert [ev.value("S", f"D{r}") for r in range(1, 9)] == want
     assert [ev.value("S", f"F{r}") for r in range(1, 4)] == [33, 10, 20]
-    assert ev.paths.cell_cells == 0
+    assert ev.paths.unsupported_cells == 0
 
 
 def test_error_values(tmp_path):

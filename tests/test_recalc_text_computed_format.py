@@ -38,7 +38,7 @@ def test_text_with_format_from_a_cell(tmp_path):
     wb.save(p)
     ev = evaluate_blocks(p)
     assert [ev.value("S", f"C{r}") for r in range(1, len(ROWS) + 1)] == [w for *_, w in ROWS]
-    assert ev.paths.cell_cells == 0  # one block, no cell per cell
+    assert ev.paths.unsupported_cells == 0  # one block, no cell per cell
     cells = recalc_book(p, write=False, engine="cells").evaluation
     assert [cells.value("S", f"C{r}") for r in range(1, len(ROWS) + 1)] == [
         w for *_, w in ROWS]

@@ -51,4 +51,4 @@ def test_unknown_functions_are_name_errors(results, engine):
 
 
 def test_unknown_functions_stay_on_the_block_path(results):
-    assert results["auto"].evaluation.paths.fallbacks == []
+    assert results["auto"].evaluation.paths.unsupported == []

@@ -19,27 +19,18 @@ time; a growing range (``SUM($A$2:A2)``) is summed cumulatively.
 Blocks on a cycle (and dynamic references that cannot be ordered as blocks) are
 computed cell by cell in the order their values need (:mod:`rooflinexl.recalc.cells`).
 
-Fallback policy. A block the evaluator does not cover (a function outside the
-supported set, an array formula the array evaluator refuses ...) goes to the
-per-cell engine (:func:`rooflinexl.recalc.engine.evaluate_workbook`, the
-``formulas`` library). It gets a copy of the workbook in which the
-per-cell cells keep their formulas, every formula cell they depend on holds
-its block-computed value (fed to ``formulas`` exactly, not through the
-file's 15-digit rounding) and every other formula is removed, so ``formulas``
-loads only what it must compute. Blocks that read per-cell results are
-evaluated afterwards; blocks that both feed and read per-cell cells join the
-per-cell set. The result says how many cells took each path, and why.
-
-Values, error values and the reason for every error cell are the per-cell
-engine's: the differential tests (``tests/test_blocks_differential.py``)
-compare both paths on generated workbooks.
+What the engine does not support (a function it does not implement, a construct the
+compiler refuses, found before or while computing) is an error value in each of its cells,
+``#NAME?`` for a function and ``#VALUE!`` otherwise, whose reason names what
+(:func:`unsupported_error`); those cells are set first and what reads them gets the error,
+with where it came from. Nothing is guessed. ``engine_mode="cells"`` (``--engine cells``)
+computes every formula as a block of one row, by the same machinery: the differential
+tests (``tests/test_blocks_differential.py``) compare both on generated workbooks.
 """
 from __future__ import annotations
 
 import bisect
 import re
-import shutil
-import tempfile
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -68,19 +59,11 @@ from rooflinexl.recalc.functions import set_date_system, use_character_set, use_
 from rooflinexl.recalc.kernels import BlockEval, dispatch_order, reset_clock
 from rooflinexl.recalc.loader import (
     Book,
-    legacy_arrays,
-    malformed_xml,
-    misread_texts,
-    openpyxl_copy,
     read_book,
     saved_character_set,
 )
 from rooflinexl.recalc.prepass import (
-    held_rows,
-    resolve_formulatext,
     set_sheet_order,
-    set_text,
-    sheet_skips,
     use_sheet_order,
 )
 from rooflinexl.recalc.reffunctions import FormulaCells
@@ -108,19 +91,19 @@ __all__ = ["BlockCells", "BlockRewrites", "PathCounts", "evaluate_blocks"]
 
 @dataclass
 class PathCounts:
-    """How many formula cells each evaluation path computed."""
+    """How many formula cells were computed as blocks, and which the engine does not support."""
 
     block_cells: int = 0
     blocks: int = 0
-    cell_cells: int = 0  # per-cell path (formulas)
-    #: why cells went per cell: (first address, cells, reason), largest first
-    fallbacks: list[tuple[str, int, str]] = field(default_factory=list)
+    unsupported_cells: int = 0  # error values: formulas the engine does not support
+    #: what is not supported: (first address, cells, reason), largest first
+    unsupported: list[tuple[str, int, str]] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
 
     def summary(self) -> str:
-        """``block: 40,000 cells in 4 blocks; per-cell: 0``"""
+        """``block: 40,000 cells in 4 blocks; not supported: 0``"""
         return (f"block: {self.block_cells:,} cells in {self.blocks:,} blocks; "
-                f"per-cell: {self.cell_cells:,}")
+                f"not supported: {self.unsupported_cells:,}")
 
 
 # ------------------------------------------------------------------- units
@@ -169,7 +152,10 @@ class Unit:
 
 
 @paused_gc()
-def _units(book: Book, ctx: Context) -> list[Unit]:
+def _units(book: Book, ctx: Context, one_row: bool = False) -> list[Unit]:
+    """The formula cells as units: runs of one relative formula down a column (blocks), each
+    of one row with ``one_row`` (``--engine cells``: a cell is a block of one row), and
+    every array formula and what-if data table."""
     units: list[Unit] = []
     key_ids: dict[str, int] = {}
     for sheet in book.sheets:
@@ -217,7 +203,7 @@ def _units(book: Book, ctx: Context) -> list[Unit]:
                 r, k = r[order], k[order]
                 texts = [texts[i] for i in order.tolist()]
                 tpls = [tpls[i] for i in order.tolist()]
-            breaks = np.flatnonzero((np.diff(r) != 1) | (np.diff(k) != 0)) + 1
+            breaks = np.flatnonzero((np.diff(r) != 1) | (np.diff(k) != 0) | one_row) + 1
             starts = [0, *breaks.tolist()]
             ends = [*breaks.tolist(), len(r)]
             for a, b in zip(starts, ends, strict=True):
@@ -327,140 +313,10 @@ def _reads_of_compiled(u: Unit) -> list:
     return out
 
 
-def _reads_per_cell(u: Unit, ctx: Context) -> list | None:
-    """What a per-cell unit reads, from its text; None when it cannot be told."""
-    from rooflinexl.recalc.parser import references
-    from rooflinexl.recalc.prepass import rewrite_formula
-
-    texts = _cell_texts(u)
-    rows = [(u.r0, texts[0])] if u.r0 == u.r1 else [(u.r0, texts[0]), (u.r1, texts[-1])]
-    out = []
-    for row, text in rows:
-        try:
-            rw = rewrite_formula(text, tables=ctx.book.tables, function_names=ctx.registered,
-                                 sheet=u.sheet, row=row, col=u.col, clip=ctx.clip,
-                                 defined=ctx.defined, arrays=ctx.arrays,
-                                 external=ctx.book.external)
-            if rw.too_deep:
-                continue  # the cell is an error value, reading nothing
-            if "static intersection" in rw.kinds:
-                return None  # the overlap of the rows between need not lie between
-            body = rw.text.replace("\n", "")
-            body = body[1:] if body.startswith("=") else body
-        except Exception:  # noqa: BLE001 - cannot tell: assume it reads anything
-            return None
-        try:
-            spans, calls = references(body)
-        except Exception:  # noqa: BLE001 - a construct the parser refuses: its tokens
-            reads = _reads_of_tokens(body, u.sheet, ctx)
-            if reads is None:
-                return None
-            out.extend(reads)
-            continue
-        literal = _indirect_literals(body, calls, ctx.names,
-                                     {t.casefold() for t in ctx.book.tables})
-        if literal is None:
-            return None
-        reads = _span_reads(spans + literal, u.sheet, ctx)
-        if reads is None:
-            return None
-        out.extend(reads)
-    if u.r0 != u.r1:  # a per-cell run: the rows in between read the rows in between
-        spans: dict = {}
-        for s, r1, c1, r2, c2 in out:
-            spans.setdefault((s, c1, c2), []).append((r1, r2))
-        out = [(s, min(a for a, _ in v), c1, max(b for _, b in v), c2)
-               for (s, c1, c2), v in spans.items()]
-    return out
-
-
 _OFFSET_OF_ERROR = re.compile(r'(?i)\bOFFSET\(\s*#REF!\s*,')
 _INDIRECT_LITERAL = re.compile(r'(?i)\bINDIRECT\(\s*"([^"]*)"\s*\)')
 #: INDIRECT next to a range operator: the range between reads more than either end
 _INDIRECT_RANGE = re.compile(r'(?i)\bINDIRECT\(\s*"[^"]*"\s*\)\s*:|:\s*(?:_xlfn\.)?INDIRECT\b')
-
-
-def _indirect_literals(body: str, calls: list[str], names, tables) -> list[str] | None:
-    """The reference texts of ``INDIRECT("...")`` calls with one text literal, an A1
-    reference or one of the defined ``names`` (what they read; a text that is no
-    reference at all, #REF!, reads nothing); None when a call is OFFSET or an INDIRECT of
-    anything else, or of a text naming a table, a whole column ..."""
-    from rooflinexl.recalc.compile import parse_a1
-
-    dynamic = [c.upper().replace("_XLFN.", "") for c in calls]
-    if dynamic.count("OFFSET") != len(_OFFSET_OF_ERROR.findall(body)):
-        return None  # OFFSET(#REF!,..) refers to no cell (compile.fold_error_bases)
-    found = _INDIRECT_LITERAL.findall(body)
-    if len(found) != dynamic.count("INDIRECT") or found and _INDIRECT_RANGE.search(body):
-        return None
-    out = []
-    for text in found:
-        text = text.strip()
-        if parse_a1(text, "") is not None or text.upper() in names:
-            out.append(text)
-        elif any(ch in text for ch in "[!:") or text.casefold() in tables:
-            return None  # a table's column, a sheet-scoped name, whole columns ...
-        # else no reference (#REF!): reads nothing
-    return out
-
-
-def _span_reads(spans: list[str], sheet: str, ctx: Context, depth: int = 0) -> list | None:
-    """The cells reference spans read (``S!A1:B2``, a defined name, a name whose text is a
-    formula, followed); None when one cannot be placed. A reference to a sheet the
-    workbook does not have (another workbook's) reads none of its cells."""
-    from rooflinexl.recalc.compile import parse_a1
-
-    out = []
-    for span in spans:
-        if span.startswith(("[0]", "'[0]")):  # this workbook, written as external link 0
-            span = span.replace("[0]", "", 1)
-            span = span[1:] if span.startswith("!") else span
-        elif span.startswith(("[", "'[")):
-            continue  # another workbook's reference: its cached value
-        ref = parse_a1(span, sheet)
-        if ref is not None:
-            if "[" in ref[0] or ref[0].casefold() not in ctx.sheet_names:
-                continue  # another workbook's cell (its cached value), or #REF!
-            out.append((ctx.sheet(ref[0]), *ref[1:]))
-            continue
-        if ":" in span or "!" in span:
-            return None  # a whole row or column, a sheet-scoped name
-        try:
-            rng = ctx.name(span)
-            if not isinstance(rng, Rng):  # a name standing for a formula: what it reads
-                raise Unsupported(span)
-        except Unsupported:
-            if span.upper() in ctx.names:
-                if depth > 16:
-                    return None
-                inner = _name_reads(ctx, span, depth + 1)
-                if inner is None:
-                    return None  # a name we cannot place
-                out.extend(inner)
-            continue
-        out.append((rng.sheet, rng.r1, rng.c1, rng.r2, rng.c2))
-    return out
-
-
-def _name_reads(ctx: Context, name: str, depth: int = 0) -> list | None:
-    """What a defined name that is a formula (``=FALSE``, ``=Sheet1!$A$1*2``) reads: its
-    sheet-qualified cell references and the names it uses; None when it cannot be told."""
-    from rooflinexl.recalc.compile import parse_a1
-    from rooflinexl.recalc.parser import references
-
-    text = ctx.names[name.upper()]
-    body = text[1:] if text.startswith("=") else text
-    try:
-        spans, calls = references(body)
-    except Exception:  # noqa: BLE001 - a construct the parser refuses: its tokens
-        return _reads_of_tokens(body, "", ctx, depth)
-    if any(c.upper().replace("_XLFN.", "") in ("INDIRECT", "OFFSET") for c in calls):
-        return None
-    for span in spans:
-        ref = parse_a1(span, "")
-        if ref is not None and not ref[0]:
-            return None  # a cell without its sheet: relative to where the name is used
-    return _span_reads(spans, "", ctx, depth)
 
 
 _STRING = re.compile(r'"(?:[^"]|"")*"')
@@ -469,49 +325,6 @@ _CELL_TOKEN = re.compile(
     r"(?<![\w.$])(?P<cell>\$?[A-Za-z]{1,3}\$?[0-9]+)(?![\w.(!])")
 _WORD = re.compile(r"(?<![\w.$!'\]])([A-Za-z_\\][\w.]*)(?![\w.(!\[])")
 _WHOLE = re.compile(r"(?<![\w.])\$?(?:[A-Za-z]{1,3}:\$?[A-Za-z]{1,3}|[0-9]+:\$?[0-9]+)(?![\w.])")
-
-
-def _reads_of_tokens(body: str, sheet: str, ctx: Context, depth: int = 0) -> list | None:
-    """What a formula the parser refuses (a chain of range operators ``A1:B2:C3``, another
-    workbook's reference ...) reads, from its reference tokens: on each sheet the
-    rectangle around every cell and defined name it names there (a range operator's
-    result lies within it); None when that cannot be told (a whole row or column,
-    INDIRECT, OFFSET, a name we cannot place)."""
-    from rooflinexl.addresses import unquote_sheet
-    from rooflinexl.recalc.compile import parse_a1
-
-    text = re.sub(r"\[0\]!?", "", _STRING.sub('""', body))  # [0]: this workbook
-    if _WHOLE.search(text) or re.search(r"(?i)\b(?:_xlfn\.)?(?:INDIRECT|OFFSET)\s*\(", text):
-        return None
-    if re.search(r"\[(?!\d+\])", text):
-        return None  # a structured reference (a table's column): not told here
-    boxes: dict[str, list[int]] = {}
-
-    def add(s: str, r1: int, c1: int, r2: int, c2: int) -> None:
-        b = boxes.get(s)
-        if b is None:
-            boxes[s] = [r1, c1, r2, c2]
-        else:
-            b[:] = [min(b[0], r1), min(b[1], c1), max(b[2], r2), max(b[3], c2)]
-
-    for m in _CELL_TOKEN.finditer(text):
-        if not m.group("sheet") and not sheet:
-            return None  # a defined name's cell without its sheet: relative to its user
-        s = unquote_sheet(m.group("sheet")) if m.group("sheet") else sheet
-        if "[" in s or s.casefold() not in ctx.sheet_names:
-            continue  # another workbook's cell, or #REF!
-        ref = parse_a1(m.group("cell"), s)
-        add(ctx.sheet(s), ref[1], ref[2], ref[3], ref[4])
-    for m in _WORD.finditer(_CELL_TOKEN.sub(" ", text)):
-        word = m.group(1)
-        if word.upper() not in ctx.names:
-            continue
-        reads = _span_reads([word], sheet, ctx, depth + 1)
-        if reads is None:
-            return None
-        for s, r1, c1, r2, c2 in reads:
-            add(s, r1, c1, r2, c2)
-    return [(s, *b) for s, b in boxes.items()]
 
 
 def _lag(u: Unit) -> int:
@@ -762,19 +575,6 @@ def _final(v: Vec) -> tuple[list, list[int]]:
     return out, np.flatnonzero((k != NUM) | bad).tolist()
 
 
-def _store_value(x):
-    """A CellResult value as the store holds it."""
-    if isinstance(x, ExcelError):
-        return ERRORS.get(str(x), ERRORS["#VALUE!"])
-    if x is None:
-        return 0.0
-    if isinstance(x, bool):
-        return x
-    if isinstance(x, (int, float)):
-        return float(x)
-    return x
-
-
 # ------------------------------------------------------------- evaluation
 
 
@@ -796,9 +596,9 @@ class _Run:
         self.grids: dict[int, list[Vec]] = {}  # array formula unit id -> its columns' values
         self.records: dict[int, tuple[dict, list]] = {}
         self.state = engine.State()
+        #: the cells of formulas the engine does not support (error values)
         self.per_cell: dict[tuple[str, str], CellResult] = {}
-        self.per_cell_ev: Evaluation | None = None
-        #: cells formulas leaves uncomputed (on or after a cycle): sheet -> {(row, col)}
+        #: cells on a circular reference, or reading one: sheet -> {(row, col)}
         self.poison: dict[str, set[tuple[int, int]]] = {}
         self.forced: dict[tuple[str, str], str] = {}  # (sheet, cell) -> own reason
         #: unit -> id of its cycle, for cycles evaluated by iteration (calcPr iterate)
@@ -1161,12 +961,11 @@ class _Run:
         if self._index is None:
             self._index = _Index(self.units)
         return {w for w in self._index.writers(sheet, r1, c1, r2, c2)
-                if w not in self.values and not (
-                    self.units[w].why is not None and self.per_cell_ev is not None)}
+                if w not in self.values and self.units[w].why is None}
 
     def _poisoned(self, u: Unit, v: Vec) -> Vec:
-        """Rows reading a cell the per-cell engine could not compute: not computed either
-        (formulas computes nothing downstream of a cycle)."""
+        """Rows reading a cell on a circular reference (:func:`cells.schedule`): not
+        computed either, as Excel computes nothing downstream of a circle."""
         n = u.r1 - u.r0 + 1
         rows = np.arange(u.r0, u.r1 + 1)
         hit = np.zeros(n, bool)
@@ -1262,11 +1061,9 @@ def _evaluate_blocks(path, functions, limits: Limits, engine_mode: str) -> Evalu
     book = read_book(path, limits)
     set_date_system(book.date1904)  # TEXT's serial numbers (evaluate_blocks restores it)
     set_sheet_order(s.name for s in book.sheets)  # 3-D references (restored likewise)
-    if engine_mode == "cells":
-        return _all_per_cell(path, functions, "--engine cells", t0, book)
     t_load = time.perf_counter()
     ctx = Context(book, set(functions))
-    units = _units(book, ctx)
+    units = _units(book, ctx, one_row=engine_mode == "cells")
     compiled: dict[tuple, Compiled | Unsupported] = {}
     for u in units:
         if u.why is not None or u.compiled is not None:
@@ -1290,11 +1087,14 @@ def _evaluate_blocks(path, functions, limits: Limits, engine_mode: str) -> Evalu
             u.compiled = hit
             u.array_mode = hit.arrays_inside is not None
     for u in units:
-        u.reads = _reads_of_compiled(u) if u.compiled is not None else _reads_per_cell(u, ctx)
         if u.compiled is not None and dynamic.dynamic_calls(u.compiled.tree):
-            u.reads, u.dynamic = None, u.region is None
+            u.dynamic = u.region is None
             if (why := dynamic.static_problem(u.compiled.tree)) is not None:
                 u.why, u.dynamic = why, False
+        # a formula the engine does not support is an error value: it reads nothing
+        u.reads = ([] if u.why is not None else None if u.dynamic or (
+            u.compiled is not None and dynamic.dynamic_calls(u.compiled.tree))
+            else _reads_of_compiled(u))
     index = _Index(units)
     edges = _graph(units, index)
     by_cells = _order_dynamic(units, edges)
@@ -1330,11 +1130,11 @@ def _evaluate_blocks(path, functions, limits: Limits, engine_mode: str) -> Evalu
     t_plan = time.perf_counter()
     while True:
         if engine_mode == "blocks":
-            _refuse_per_cell(units)
+            _refuse_unsupported(units)
         run = _Run(book, ctx, units, functions)
         try:
             with borrowing():
-                _evaluate(run, units, edges, path, functions)
+                _evaluate(run, units, edges)
         except _Retry:
             continue
         break
@@ -1350,77 +1150,61 @@ class _Retry(Exception):
     pass
 
 
-def _refuse_per_cell(units: list[Unit]) -> None:
+def _refuse_unsupported(units: list[Unit]) -> None:
     bad = [u for u in units if u.why is not None]
     if bad:
         where = "; ".join(f"{u.address()}: {u.why}" for u in bad[:5])
         more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
         raise engine.EngineError(
-            f"--engine blocks: {sum(u.cells for u in bad)} formula cells need the per-cell "
-            f"engine ({where}{more}); use --engine auto")
+            f"--engine blocks: {sum(u.cells for u in bad)} formula cells are not supported "
+            f"by the engine ({where}{more}); --engine auto makes them error values")
 
 
-def _evaluate(run: _Run, units: list[Unit], edges, path: Path, functions) -> None:
-    fallback = {u.id for u in units if u.why is not None}
-    reverse: list[set[int]] = [set() for _ in units]
-    for u, deps in enumerate(edges):
-        for w in deps:
-            reverse[w].add(u)
-    per_cell: set[int] = set()
-    if fallback:
-        anc = _closure(fallback, edges)
-        desc = _closure(fallback, reverse)
-        per_cell = fallback | (anc & desc)
-        for uid in (anc & desc) - fallback:
-            units[uid].why = "between cells that go per cell"
-        after = desc - per_cell
-        before = set(range(len(units))) - per_cell - after
-    else:
-        anc = set()
-        after = set()
-        before = set(range(len(units)))
-    for stage, ids in (("before", before), ("per-cell", per_cell), ("after", after)):
-        if stage == "per-cell":
-            if ids:
-                _per_cell(run, units, ids, anc, path, functions)
+def _evaluate(run: _Run, units: list[Unit], edges) -> None:
+    """Every unit: those the engine does not support first (error values), then the rest in
+    dependency order; a unit found unsupported while computing makes a new round
+    (:class:`_Retry`) in which it is one of the first."""
+    unsupported = {u.id for u in units if u.why is not None}
+    if unsupported:
+        _unsupported(run, units, unsupported)
+    ids = set(range(len(units))) - unsupported
+    # a block found unsupported while computing is an error value in the next round;
+    # the stage goes on without what reads it, so one round finds every such block
+    failed: set[int] = set()
+    for grp in _topo(ids, edges, run.cycle_of):
+        # a dynamic unit is tried whatever it may read: what it does read is checked
+        # when it is resolved (so one round finds the dynamic units that fail)
+        if failed and any(w in failed for uid in grp
+                          for w in (units[uid].named if units[uid].dynamic
+                                    else edges[uid])):
+            failed.update(grp)
             continue
-        # a block found unsupported while computing goes per cell in the next round; the
-        # stage goes on without what reads it, so one round finds every such block
-        failed: set[int] = set()
-        for grp in _topo(ids, edges, run.cycle_of):
-            # a dynamic unit is tried whatever it may read: what it does read is checked
-            # when it is resolved (so one round finds the dynamic units that fail)
-            if failed and any(w in failed for uid in grp
-                              for w in (units[uid].named if units[uid].dynamic
-                                        else edges[uid])):
-                failed.update(grp)
-                continue
-            try:
-                if grp[0] in run.cycle_of and run.book.iterate and not units[grp[0]].by_cells:
-                    run.iterate([units[uid] for uid in grp])
-                elif grp[0] in run.cycle_of:
-                    _cycle(run, units, grp)
-                else:
-                    try:
-                        run.block(units[grp[0]])
-                    except cells.Unordered:
+        try:
+            if grp[0] in run.cycle_of and run.book.iterate and not units[grp[0]].by_cells:
+                run.iterate([units[uid] for uid in grp])
+            elif grp[0] in run.cycle_of:
+                _cycle(run, units, grp)
+            else:
+                try:
+                    run.block(units[grp[0]])
+                except cells.Unordered:
+                    raise
+                except Unsupported:
+                    u = units[grp[0]]
+                    if u.array_mode:
                         raise
-                    except Unsupported:
-                        u = units[grp[0]]
-                        if u.array_mode:
-                            raise
-                        u.array_mode = True  # values the block kernels cannot hold
-                        run.block(u)
-            except cells.Unordered as ex:  # cell by cell in the next round
-                failed.update(grp)
-                _regroup(units, edges, grp[0] if ex.by is None else ex.by, ex)
-            except Unsupported as ex:
-                failed.update(grp)
-                for uid in grp:
-                    units[uid].why = str(ex)
-        if failed:
-            _fail_alike(units, failed)
-            raise _Retry
+                    u.array_mode = True  # values the block kernels cannot hold
+                    run.block(u)
+        except cells.Unordered as ex:  # cell by cell in the next round
+            failed.update(grp)
+            _regroup(units, edges, grp[0] if ex.by is None else ex.by, ex)
+        except Unsupported as ex:
+            failed.update(grp)
+            for uid in grp:
+                units[uid].why = str(ex)
+    if failed:
+        _fail_alike(units, failed)
+        raise _Retry
 
 
 def _cycle(run: _Run, units: list[Unit], grp: list[int]) -> None:
@@ -1492,178 +1276,45 @@ def _fail_alike(units: list[Unit], failed: set[int]) -> None:
                 u.why = why
 
 
-# ------------------------------------------------------------- per-cell path
+# ------------------------------------------------------------- not supported
 
 
-def _per_cell(run: _Run, units: list[Unit], ids: set[int], anc: set[int], path: Path,
-              functions) -> None:
-    """The per-cell engine on a copy holding only what the units ``ids`` need."""
-    from openpyxl.worksheet.formula import ArrayFormula
+def unsupported_error(why: str) -> ExcelError:
+    """The error value of a formula the engine does not support, and why: ``#NAME?`` for a
+    function (DESIGN.md section 4: an unsupported function is ``#NAME?`` naming it),
+    ``#VALUE!`` for anything else; never a guessed value.
 
-    area = _read_area(run.ctx, units, ids)
-    if len(ids) == len(units) and (area is None or sum(
-            len(s.const_rows) for s in run.book.sheets) < 4 * sum(u.cells for u in units)):
-        # everything per cell and little to leave out: the workbook as it is (a copy costs
-        # a read and a write of it)
-        _take_per_cell(run, engine.evaluate(path, functions, book=run.book), None)
-        return
-    keep: dict[str, set[str]] = {}  # formulas kept, per sheet
-    for uid in ids:
-        u = units[uid]
-        if u.array_ref:  # a column of an array formula: its anchor holds the formula
-            keep.setdefault(u.sheet, set()).add(u.array_ref.split(":")[0])
-            continue
-        for r in range(u.r0, u.r1 + 1):
-            keep.setdefault(u.sheet, set()).add(f"{col_letters(u.col)}{r}")
-    values: dict[str, dict[str, object]] = {}  # block values the per-cell cells read
-    for uid in anc - ids:
-        u = units[uid]
-        v = run.values.get(uid)
-        if v is None:
-            continue
-        d = values.setdefault(u.sheet, {})
-        if uid in run.grids:  # an array formula's range
-            r0, c0, _, _ = u.region
-            for j, col_v in enumerate(run.grids[uid]):
-                for i, x in enumerate(col_v.objects().tolist()):
-                    d[f"{col_letters(c0 + j)}{r0 + i}"] = x
-            continue
-        objs = v.objects().tolist()
-        for i, r in enumerate(range(u.r0, u.r1 + 1)):
-            d[f"{col_letters(u.col)}{r}"] = objs[i]
-    tmp = Path(tempfile.mkdtemp(prefix="rooflinexl-cells-"))
-    try:
-        wb = openpyxl_copy(path)
-        # what SUBTOTAL leaves out, before the formulas computed here become constants
-        skips = {ws.title: sheet_skips(ws) for ws in wb.worksheets}
-        overrides: dict[tuple[str, str], object] = {}
-        # FORMULATEXT, ISFORMULA read formulas the copy turns into constants: resolve first
-        texts = {}
-        for ws in wb.worksheets:
-            for row in held_rows(ws):
-                for c in row:
-                    t = c.value.text if isinstance(c.value, ArrayFormula) else c.value
-                    if c.data_type == "f" and isinstance(t, str):
-                        texts[(ws.title, c.coordinate)] = t
-        if any("FORMULATEXT" in t.upper() or "ISFORMULA" in t.upper()
-               for t in texts.values()):
-            arrays = legacy_arrays(run.book)
-            for (title, coord), t in texts.items():
-                if coord in keep.get(title, ()):
-                    c = wb[title][coord]
-                    if isinstance(c.value, ArrayFormula):
-                        c.value = ArrayFormula(c.value.ref, resolve_formulatext(
-                            t, texts, title, ranges=True, arrays=arrays))
-                    else:
-                        c.value = resolve_formulatext(t, texts, title, arrays=arrays)
-        for ws in wb.worksheets:
-            kept = keep.get(ws.title, set())
-            vals = values.get(ws.title, {})
-            for row in held_rows(ws):
-                for c in row:
-                    if c.data_type != "f" or c.coordinate in kept:
-                        continue
-                    coord = c.coordinate
-                    if coord in vals:
-                        x = vals[coord]
-                        _set_constant(c, x)
-                        overrides[(ws.title, coord)] = x
-                    else:
-                        c.value = None
-            if area is not None:
-                _prune(ws, area.get(ws.title, {}), kept)
-        for (title, coord), text in misread_texts(run.book).items():
-            if wb[title][coord].data_type != "f":
-                set_text(wb[title][coord], text)
-        copy = tmp / path.name
-        with malformed_xml(path):  # openpyxl's writer trips over some data its reader took
-            wb.save(copy)
-        ev = engine.evaluate(copy, functions, overrides=overrides, skips=skips)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    _take_per_cell(run, ev, keep)
+    >>> unsupported_error("function _xlfn.SHEET")
+    ExcelError('#NAME?', 'not supported by the engine: function _xlfn.SHEET')
+    """
+    code = "#NAME?" if why.startswith("function ") or " function " in why else "#VALUE!"
+    return ExcelError(code, f"not supported by the engine: {why}")
 
 
-def _read_area(ctx: Context, units: list[Unit], ids: set[int]) -> dict | None:
-    """Every cell the per-cell units ``ids`` can read: sheet -> column -> sorted, merged
-    row intervals; None when one of them may read anything (INDIRECT, OFFSET, a name
-    that is not a range ...)."""
-    spans: dict[str, dict[int, list]] = {}
-    for uid in ids:
-        reads = _reads_per_cell(units[uid], ctx)  # from the text: dynamic references say so
-        if reads is None:
-            return None
-        for sheet, r1, c1, r2, c2 in reads:
-            cols = spans.setdefault(sheet, {})
-            for c in range(c1, c2 + 1):
-                cols.setdefault(c, []).append((r1, r2))
-    for cols in spans.values():
-        for c, iv in cols.items():
-            iv.sort()
-            merged = [list(iv[0])]
-            for a, b in iv[1:]:
-                if a <= merged[-1][1] + 1:
-                    merged[-1][1] = max(merged[-1][1], b)
-                else:
-                    merged.append([a, b])
-            cols[c] = ([a for a, _ in merged], [b for _, b in merged])
-    return spans
-
-
-def _prune(ws, cols: dict, kept: set[str]) -> None:
-    """Drop from ``ws`` (openpyxl) every cell outside ``cols`` (:func:`_read_area`) but
-    the formulas ``kept``: the per-cell engine compiles every cell of the copy, and a
-    sheet of data no formula there reads cost minutes (a pivot table's source)."""
-    for (r, c), cell in list(ws._cells.items()):
-        iv = cols.get(c)
-        if iv is not None:
-            k = bisect.bisect_right(iv[0], r) - 1
-            if k >= 0 and r <= iv[1][k]:
-                continue
-        if cell.data_type == "f" and cell.coordinate in kept:
-            continue
-        del ws._cells[(r, c)]
-
-
-def _take_per_cell(run: _Run, ev: Evaluation, keep: dict | None) -> None:
-    """The per-cell engine's results for the kept cells, into the run and its store."""
-    run.per_cell_ev = ev
+def _unsupported(run: _Run, units: list[Unit], ids: set[int]) -> None:
+    """Every cell of the units ``ids`` (formulas the engine does not support): the error
+    value of :func:`unsupported_error`, into the run and its store, before anything else is
+    computed (so what reads them gets that error, with where it came from)."""
     points: dict[tuple[str, int], tuple[list, list]] = {}
-    for key, res in ev.cells.items():
-        sheet, cell = key
-        if keep is not None and cell not in keep.get(sheet, ()) and res.array_ref is None:
-            continue
-        run.per_cell[key] = res
-        m = parse_cell(cell)
-        if res.reason == _NOT_COMPUTED:
-            run.poison.setdefault(sheet, set()).add(m)
-        rows, vals = points.setdefault((sheet, m[1]), ([], []))
-        rows.append(m[0])
-        vals.append(_store_value(res.value))
+    for uid in sorted(ids):
+        u = units[uid]
+        err = unsupported_error(u.why)
+        texts = _cell_texts(u)
+        if u.region is not None:
+            r0, c0, r1, c1 = u.region
+            where = [(r, c, texts[0]) for r in range(r0, r1 + 1) for c in range(c0, c1 + 1)]
+        else:
+            where = [(r, u.col, t) for r, t in zip(range(u.r0, u.r1 + 1), texts, strict=True)]
+        for r, c, text in where:
+            cell = f"{col_letters(c)}{r}"
+            run.per_cell[(u.sheet, cell)] = CellResult(u.sheet, cell, text, err, err.reason,
+                                                       u.array_ref)
+            rows, vals = points.setdefault((u.sheet, c), ([], []))
+            rows.append(r)
+            vals.append(ERRORS[str(err)])
     for (sheet, col), (rows, vals) in points.items():
         run.store.column(sheet, col).add_points(rows, Vec.from_objects(vals))
     run.store.forget_ranges()
-
-
-def _set_constant(cell, x) -> None:
-    if isinstance(x, ExcelError):
-        cell.value = getattr(x, "written", None) or str(x)
-        cell.data_type = "e"
-    elif isinstance(x, (bool, np.bool_)):
-        cell.value = bool(x)
-    elif isinstance(x, float):
-        cell.value = float(x) if np.isfinite(x) else "#NUM!"
-    elif isinstance(x, str):
-        set_text(cell, x)
-    else:
-        cell.value = None
-
-
-def _all_per_cell(path: Path, functions, why: str, t0: float, book: Book) -> Evaluation:
-    ev = engine.evaluate(path, functions, book=book)
-    ev.paths = PathCounts(0, 0, len(ev.cells), [("workbook", len(ev.cells), why)] if ev.cells
-                          else [], {"compute": time.perf_counter() - t0})
-    return ev
 
 
 # ------------------------------------------------------------ collecting
@@ -1855,11 +1506,11 @@ def _collect(run: _Run, units: list[Unit], book: Book, ctx: Context) -> Evaluati
     rewrites: dict[tuple[str, str], tuple[str, str]] = {}  # per cell, and names
     paths = PathCounts()
     errors: list[tuple[Unit, int, str]] = []
-    fallback_why: dict[str, list] = {}
+    unsupported_why: dict[str, list] = {}
     for u in units:
         if u.why is not None:
-            paths.cell_cells += u.cells
-            ent = fallback_why.setdefault(u.why, [u.address(), 0])
+            paths.unsupported_cells += u.cells
+            ent = unsupported_why.setdefault(u.why, [u.address(), 0])
             ent[1] += u.cells
             continue
         paths.blocks += 1
@@ -1895,18 +1546,12 @@ def _collect(run: _Run, units: list[Unit], book: Book, ctx: Context) -> Evaluati
             rewritten.append(_Column(sheet, u.col, u.r0, u.r1, col_letters(u.col), texts, [],
                                      None, u.compiled.rw_template))
         column(u, u.col, u.r0, u.r1, texts, run.values[u.id])
-    if run.per_cell_ev is not None:
-        for k, v in run.per_cell_ev.rewrites.items():
-            if k in run.per_cell or not k[0]:
-                rewrites[k] = v
-    else:
-        rewrites.update(_name_rewrites(ctx))
+    rewrites.update(_name_rewrites(ctx))
     sheets = [s.name for s in book.sheets]
     cells = BlockCells(columns, run.per_cell, sheets)
-    paths.fallbacks = sorted(((a, n, why) for why, (a, n) in fallback_why.items()),
+    paths.unsupported = sorted(((a, n, why) for why, (a, n) in unsupported_why.items()),
                              key=lambda x: -x[1])
-    unknown = set(run.per_cell_ev.unknown_functions) if run.per_cell_ev else set()
-    unknown.update(name for u in units if u.why is None for name in u.compiled.unknown)
+    unknown = {name for u in units if u.why is None for name in u.compiled.unknown}
     ev = Evaluation(cells, unknown, BlockRewrites(rewritten, rewrites), sheets)
     ev.paths = paths
     _Reasons(run, units, cells, ctx).explain(errors)

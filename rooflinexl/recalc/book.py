@@ -2,17 +2,16 @@
 
 The pipeline (DESIGN.md section 7): open and check the package once
 (:func:`rooflinexl.ooxml.open_package`; the readers below reuse the open
-archive), evaluate every formula with our Excel
-functions registered -- filled-down formulas as numpy blocks
-(:func:`rooflinexl.recalc.blocks.evaluate_blocks`), the rest per cell by the
-``formulas`` library (:func:`rooflinexl.recalc.engine.evaluate_workbook`) --
-then write the computed values into the original file's sheet XML, formulas
-and every other part kept byte for byte, atomically
+archive), evaluate every formula with our Excel functions registered
+(:func:`rooflinexl.recalc.blocks.evaluate_blocks`: filled-down formulas as numpy
+blocks, cycles cell by cell, a formula the engine does not support an error value
+naming why), then write the computed values into the original file's sheet XML,
+formulas and every other part kept byte for byte, atomically
 (:func:`rooflinexl.ooxml.stamp_cached_values`).
 
 ``engine="cells"`` (``rooflinexl recalc --engine cells``, or the environment
-variable ``ROOFLINEXL_RECALC_ENGINE=cells``) evaluates everything per cell,
-for debugging and differential testing.
+variable ``ROOFLINEXL_RECALC_ENGINE=cells``) computes every formula as a block of
+one row, for debugging and differential testing.
 """
 from __future__ import annotations
 
@@ -65,10 +64,10 @@ class RecalcResult:
         paths = getattr(ev, "paths", None)
         if paths is not None:
             lines.append(f"  {paths.summary()}")
-            for where, cells, why in paths.fallbacks[:5]:
-                lines.append(f"    per-cell {where} ({cells:,} cells): {why}")
-            if len(paths.fallbacks) > 5:
-                lines.append(f"    ... and {len(paths.fallbacks) - 5} more per-cell groups")
+            for where, cells, why in paths.unsupported[:5]:
+                lines.append(f"    not supported: {where} ({cells:,} cells): {why}")
+            if len(paths.unsupported) > 5:
+                lines.append(f"    ... and {len(paths.unsupported) - 5} more not supported")
         # counted from the cells' keys (the block path makes no result per cell for this)
         formulas = Counter(sheet for sheet, _cell in ev.cells)
         bad = Counter(c.sheet for c in errors)
@@ -140,8 +139,10 @@ def recalc_book(src, dst=None, *, limits: Limits = Limits(), write: bool = True,
     write : bool
         False to compute only (``--check``).
     engine : {"auto", "blocks", "cells", "libreoffice"}, optional
-        ``auto``/``blocks``: filled-down formulas as numpy blocks, the rest per
-        cell; ``cells``: everything per cell (the ``formulas`` library);
+        ``auto``: filled-down formulas as numpy blocks, a formula the engine does
+        not support an error value; ``blocks``: the same, but such a formula is an
+        :class:`~rooflinexl.recalc.engine.EngineError` (a CI gate); ``cells``: every
+        formula as a block of one row;
         ``libreoffice``: headless LibreOffice with the rooflinexl add-in
         (:func:`rooflinexl.libreoffice.engine.evaluate_libreoffice`). Default
         :func:`default_engine`.

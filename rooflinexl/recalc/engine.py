@@ -1,46 +1,30 @@
-"""Evaluate every formula of a workbook headlessly with the ``formulas`` library.
+"""The engine's results, its function registry and the host-call adapter.
 
-:func:`evaluate_workbook` runs the pre-pass (:mod:`rooflinexl.recalc.prepass`)
-on a temporary copy, registers the caller's Excel functions as ``formulas``
-custom functions for the duration of the call, computes the workbook and
-returns one :class:`CellResult` per formula cell (each cell of an array
-formula's range included) with plain Python values and, for error values, the
-reason: the message of the function that produced the error, the cell the
-error came from, or what the native formula did wrong.
-
-Writing the values back into the file is not done here.
+:class:`CellResult` and :class:`Evaluation` are what an evaluation gives (one result per
+formula cell, each cell of an array formula's range included: the value and, for an
+error value, its reason); :func:`register_function` adds Excel functions for every later
+evaluation; :func:`host_call` calls a function written for spreadsheet hosts (ranges as
+lists of rows, ``None`` for empty cells) with the engine's values, its failures error
+values with their reasons (:class:`State`); :func:`evaluate_workbook` computes a workbook
+(:func:`rooflinexl.recalc.blocks.evaluate_blocks`). Writing the values back into the file
+is not done here.
 """
 from __future__ import annotations
 
 import contextlib
 import contextvars
 import functools
-import logging
 import math
 import os
-import re
 import threading
 import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from rooflinexl.addresses import (
-    COLUMN_PATTERN,
-    ROW_PATTERN,
-    cell_name,
-    column_letters,
-    parse_cell,
-    parse_range,
-)
 from rooflinexl.errors import EXCEL_ERRORS, ExcelError, RooflineError
 from rooflinexl.recalc.prepass import (
     OMITTED,
-    FormulaCell,
-    PrepassResult,
-    display_function_name,
-    normalise_function_name,
-    prepare_workbook,
 )
 
 __all__ = [
@@ -171,41 +155,18 @@ DESCRIPTIONS = {
     "#NAME?": "unknown name or function",
 }
 
-_CELL_REF = rf"\$?{COLUMN_PATTERN}\$?{ROW_PATTERN}"
-_KEY_RE = re.compile(
-    rf"^'\[(?P<book>[^\]]*)\](?P<sheet>.*)'!(?P<ref>{_CELL_REF}(?::{_CELL_REF})?)$"
-)
 
 
 class State:
-    """Per-evaluation bookkeeping shared with the function adapters."""
+    """Per-evaluation bookkeeping shared with the function adapters: the reasons of the
+    error values our functions return, by the cell computing (:data:`CURRENT`)."""
 
     def __init__(self) -> None:
-        # formulas node id of the calling cell -> [(code, reason, (row, col) | None)]
+        # the calling cell -> [(code, reason, (row, col) | None)]
         self.udf_errors: dict[str | None, list[tuple[str, str, tuple[int, int] | None]]] = {}
-
-        # (working-copy sheet, upper case; cell) -> the formula cell, while loading
-        self.formula_at: dict[tuple[str, str], FormulaCell] = {}
-        self.unknown: Callable[[FormulaCell], list[str]] = lambda fc: []
-        # (sheet, cell) -> (code, reason) of formulas the engine could not compile
-        self.failed: dict[tuple[str, str], tuple[str, str]] = {}
 
     def record(self, code: str, reason: str, pos: tuple[int, int] | None = None) -> None:
         self.udf_errors.setdefault(CURRENT.get(), []).append((code, reason, pos))
-
-    def compile_failed(self, sheet: str, crd: str, problem: str) -> str:
-        """The error code for a formula that formulas cannot compile (its reason kept)."""
-        fc = self.formula_at.get((sheet.upper(), crd.split(":")[0].replace("$", "")))
-        if fc is None:
-            raise EngineError(f"the headless engine cannot compile {sheet}!{crd} ({problem})")
-        unknown = self.unknown(fc)
-        if unknown:
-            code, reason = "#NAME?", "unknown function " + ", ".join(unknown)
-        else:
-            code = "#VALUE!"
-            reason = f"the headless engine cannot parse {fc.formula} ({problem})"
-        self.failed[(fc.sheet, fc.cell)] = (code, reason)
-        return code
 
 
 def _formulas():
@@ -344,21 +305,6 @@ def _is_omitted(x: Any) -> bool:
     return isinstance(x, str) and x == OMITTED
 
 
-def adapter(name: str, func: Callable) -> Callable:
-    """``func`` (host conventions) as a ``formulas`` custom function."""
-    from rooflinexl.recalc.values import to_formulas
-
-    F = _formulas()
-    inner = host_call(name, func)
-
-    def call(*args: Any) -> Any:
-        return to_formulas(inner(*args))
-
-    call.__name__ = call.__qualname__ = name
-    call.__doc__ = getattr(func, "__doc__", None)
-    return F.wrap_func(call)
-
-
 def host_call(name: str, func: Callable) -> Callable:
     """``func`` (host conventions) as a function of the engine's values
     (:mod:`rooflinexl.recalc.values`): arguments through :func:`to_host`, the result
@@ -392,22 +338,6 @@ def host_call(name: str, func: Callable) -> Callable:
     omitted = getattr(func, "omitted", None)  # what it takes for an argument left out
     call.__name__ = call.__qualname__ = name
     return call
-
-
-@contextlib.contextmanager
-def _registered(functions: Mapping[str, Callable]):
-    """Register adapters in formulas' (global) function table; restore it afterwards."""
-    F = _formulas()
-    table = F.get_functions()
-    saved = dict(table)
-    try:
-        for name, fn in functions.items():
-            table[name.upper()] = adapter(name.upper(), fn)
-        table.update(formulas_overrides(saved))
-        yield table
-    finally:
-        table.clear()
-        table.update(saved)
 
 
 def host_numbers_arg(arg: Any, in_errors: list[ExcelError]) -> tuple[bool, Any]:
@@ -771,173 +701,7 @@ def table_fixes_of_formulas() -> dict[str, Callable]:
                           now_serial()))))}}
 
 
-@contextlib.contextmanager
-def _quiet_progress():
-    """formulas draws a tqdm progress bar while loading; switch it off."""
-    import formulas.excel as fx
-
-    real = fx.tqdm
-    fx.tqdm = types.SimpleNamespace(tqdm=functools.partial(real.tqdm, disable=True))
-    try:
-        yield
-    finally:
-        fx.tqdm = real
-
-
-class _Tracked:
-    """Wraps a cell's compiled function so adapters know which cell calls them."""
-
-    def __init__(self, func: Callable, node: str) -> None:
-        self.func, self.node = func, node
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        token = CURRENT.set(self.node)
-        try:
-            return self.func(*args, **kwargs)
-        finally:
-            CURRENT.reset(token)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.func, name)
-
-
 # ----------------------------------------------------------------------- evaluation
-
-
-@functools.cache
-def _model_class():
-    import formulas
-    import schedula as sh
-    from formulas.cell import Cell
-
-    from rooflinexl.recalc.prepass import held_rows
-
-    class _Model(formulas.ExcelModel):
-        """formulas folds calls with constant arguments while compiling a cell:
-        track the cell then too, so a function's error reason reaches it."""
-
-        def push(self, worksheet, context):
-            """formulas' ``push``, over the cells the sheet holds only: formulas walked
-            every position of the used rectangle (``iter_rows``), creating and compiling
-            an empty cell for each (one formula at XFD12 made 393,000 of them, 12 s in
-            IronCalc's ROW_COLUM.xlsx). An absent cell still reads as empty."""
-            worksheet, context = self.add_sheet(worksheet, context)
-            references = self.references
-            formula_references = self.formula_references(context)
-            formula_ranges = self.formula_ranges(context)
-            ctx = {"external_links": self.external_links(context), **context}
-            cells = [self.compile_cell(c, ctx, references, formula_references)
-                     for row in held_rows(worksheet) for c in row if hasattr(c, "value")]
-            for cell in cells:
-                self.add_cell(sh.await_result(cell), ctx, formula_ranges)
-            return self
-
-        def compile_cell(self, cell, context, references, formula_references):
-            """formulas' ``compile_cell``, a number cell's double kept as written, as the
-            block path's loader reads it (:func:`rooflinexl.recalc.loader.excel_double`):
-            formulas rounded it to 15 decimals (1E-20 became 0, 1.234567E-9 1.235E-9;
-            POI's NumberFormatApproxTests.xlsx, saved by Excel, shows 1.2345678E-142
-            as '#.#e+0' as 1.2e-142)."""
-            crd = formula_references.get(cell.coordinate, cell.coordinate)
-            val = cell.value
-            if cell.data_type == "f":
-                val = val if isinstance(val, str) else val.text
-                val = val[1:] if val[:2] == "==" else val
-            return self._compile_cell(crd, val, context, cell.data_type != "s", references)
-
-        @staticmethod
-        def _compile_cell(crd, val, context, check_formula, references):
-            try:
-                cell = Cell(crd, val, context=context, check_formula=check_formula)
-                token = CURRENT.set(cell.output)
-                try:
-                    cell.compile(references=references, context=context)
-                finally:
-                    CURRENT.reset(token)
-            except Exception as ex:  # noqa: BLE001 - formulas raises assorted types here
-                # only this cell fails (an error constant with the reason), so the model
-                # loads once instead of failing and loading again without the cell
-                state = STATE.get()
-                if state is None or not isinstance(val, str) or not val.startswith("="):
-                    raise
-                code = state.compile_failed(context.get("sheet", ""), crd, _problem(ex))
-                cell = Cell(crd, "=" + code, context=context, check_formula=check_formula)
-                cell.compile(references=references, context=context)
-            return cell
-
-    return _Model
-
-
-def _load_model(path: str):
-    from rooflinexl.recalc.loader import reading_values_only
-
-    with _quiet_progress(), _no_external_books(path), reading_values_only():
-        # circular=True would cost about a third of the load time on every book;
-        # cells on (or downstream of) a cycle are simply absent from the solution
-        return _model_class()().loads(path).finish(circular=False)
-
-
-@contextlib.contextmanager
-def _no_external_books(path: str):
-    """Let ``formulas`` read ``path`` only: a reference into another workbook (an external
-    link, ``=[1]Sheet!A1``) is never followed, so it becomes ``#REF!`` instead of reading
-    whatever file the link names (SECURITY.md)."""
-    from formulas.excel import xlreader
-
-    allowed = os.path.realpath(path)
-    original = xlreader.load_workbook
-
-    def guarded(fpath, *args, **kwargs):
-        if os.path.realpath(fpath) != allowed:
-            raise EngineError(f"external workbook links are never followed ({fpath})")
-        return original(fpath, *args, **kwargs)
-
-    with _EXTERNAL_LOCK:
-        xlreader.load_workbook = guarded
-        try:
-            yield
-        finally:
-            xlreader.load_workbook = original
-
-
-_EXTERNAL_LOCK = threading.RLock()
-
-# formulas logs each unresolved reference (an external link we refuse, a missing sheet) as a
-# warning on stderr; the cell's #REF! and its reason already say it, in the report.
-logging.getLogger("formulas").setLevel(logging.ERROR)
-# schedula (formulas' dispatcher) logs a function that fails inside an array formula
-# (POWER of ranges of different shapes) with its traceback on stderr, which reads as a crash;
-# the cell holds the error value and its reason
-logging.getLogger("schedula").setLevel(logging.CRITICAL)
-
-
-def _parse_problem(text: str) -> str | None:
-    """Why formulas cannot parse/compile ``text`` (``None`` when it can)."""
-    from formulas.cell import Cell
-
-    try:
-        Cell("A1", text).compile()
-    except Exception as ex:  # noqa: BLE001 - formulas raises assorted types here
-        return _problem(ex)
-    return None
-
-
-def _problem(ex: Exception) -> str:
-    """formulas' parse/compile exception as a short reason."""
-    msg = ex.args[0] if ex.args else str(ex)
-    if isinstance(msg, str) and "%s" in msg:
-        msg = msg.replace("%s", "").strip().rstrip(":")
-    return str(msg) or type(ex).__name__
-
-
-def _is_known(name: str, table: Mapping[str, Any], registered: set[str], not_impl: Any) -> bool:
-    up = name.upper()
-    if normalise_function_name(up, registered) is not None:
-        return True
-    if up in table and table.get(up) is not not_impl:
-        return True
-    base = display_function_name(up)
-    return base in ("LET", "LAMBDA") or up.startswith("_XLETA.")
 
 
 def py_value(x: Any) -> Any:
@@ -985,14 +749,6 @@ def py_value(x: Any) -> Any:
     return str(x)
 
 
-def _cells_of(ref: str) -> list[tuple[int, int, str]]:
-    min_row, min_col, max_row, max_col = parse_range(ref)
-    return [
-        (r - min_row, c - min_col, cell_name(r, c))
-        for r in range(min_row, max_row + 1)
-        for c in range(min_col, max_col + 1)
-    ]
-
 
 def evaluate_workbook(
     path: str | os.PathLike,
@@ -1000,288 +756,40 @@ def evaluate_workbook(
 ) -> Evaluation:
     """Compute every formula of the workbook at ``path``; the file is only read.
 
-    ``functions`` maps upper-case Excel names to Python callables that take
-    arguments as spreadsheet hosts pass them (a range -> list of row lists with
-    ``None`` for empty cells; a single cell or literal -> scalar; an omitted
-    argument -> ``None``) and return a scalar or a list of row lists, with error
-    values as :class:`~rooflinexl.errors.ExcelError` or strings like ``"#N/A"``.
-    An exception raised by a function becomes ``#VALUE!`` (or the ``excel``
-    code of a rooflinexl exception) with the message as reason.
+    Parameters
+    ----------
+    path : path-like
+        An .xlsx or .xlsm workbook.
+    functions : mapping of str to callable, optional
+        Upper-case Excel names to Python callables that take arguments as spreadsheet
+        hosts pass them (a range -> list of row lists with ``None`` for empty cells; a
+        single cell or literal -> scalar; an omitted argument -> ``None``) and return a
+        scalar or a list of row lists, with error values as
+        :class:`~rooflinexl.errors.ExcelError` or strings like ``"#N/A"``. An exception
+        raised by a function becomes ``#VALUE!`` (or the ``excel`` code of a rooflinexl
+        exception) with the message as reason. Added to the Excel functions the engine
+        implements and those of :func:`register_function`.
 
-    Raises :class:`EngineError` when the engine cannot load the workbook.
+    Returns
+    -------
+    Evaluation
+        One :class:`CellResult` per formula cell (each cell of an array formula's range
+        included): the value and, for an error value, its reason.
+
+    Raises
+    ------
+    EngineError
+        The workbook does not exist.
+    rooflinexl.ooxml.UnusableWorkbookError
+        The file is not a workbook, is encrypted or over a limit.
+
+    Notes
+    -----
+    The same evaluation as ``rooflinexl recalc`` (:func:`rooflinexl.recalc.blocks.
+    evaluate_blocks`), without writing anything.
     """
-    from rooflinexl.recalc.functions import use_character_set, use_date_system
-    from rooflinexl.recalc.loader import read_book, saved_character_set
+    from rooflinexl.recalc.blocks import evaluate_blocks
 
     if not os.path.exists(path):
         raise EngineError(f"no such workbook: {path}")
-    book = read_book(path)
-    with use_character_set(saved_character_set(path)), use_date_system(book.date1904):
-        return evaluate(path, functions, book=book)
-
-
-def evaluate(
-    path: str | os.PathLike,
-    functions: Mapping[str, Callable] | None = None,
-    overrides: Mapping[tuple[str, str], Any] | None = None,
-    book=None,
-    skips=None,
-) -> Evaluation:
-    """:func:`evaluate_workbook`, with ``overrides``: (sheet, 'B7') -> a value
-    (as ``formulas`` holds it) that replaces the cell's value before
-    calculating, so that a number keeps every bit (a number read from the
-    file is rounded to 15 decimals), ``book``: the workbook as our loader reads it, and
-    ``skips``: what SUBTOTAL leaves out of each sheet
-    (:func:`rooflinexl.recalc.prepass.prepare_workbook`)."""
-    functions = all_functions(functions)
-    registered = set(functions)
-    path = os.fspath(path)
-    if not os.path.exists(path):
-        raise EngineError(f"no such workbook: {path}")
-    with _LOCK, _registered(functions) as table, excel_semantics():
-        F = _formulas()
-        work = prepare_workbook(path, function_names=registered, book=book, skips=skips)
-        state = State()
-        token = STATE.set(state)
-        try:
-            model, work = _load_with_fallback(path, work, registered, table, F, state, book,
-                                              skips)
-            for node, cell in model.cells.items():
-                if getattr(cell, "func", None) is not None:
-                    cell.func.func = _Tracked(cell.func.func, node)
-            inputs = _override_inputs(model, work, overrides) if overrides else None
-            try:
-                sol = model.calculate(inputs=inputs) if inputs else model.calculate()
-            except Exception as ex:
-                raise EngineError(f"the headless engine failed on {path}: {ex}") from ex
-            return _collect(work, model, sol, state, table, registered, F)
-        finally:
-            STATE.reset(token)
-            work.cleanup()
-
-
-def _override_inputs(model, work: PrepassResult, overrides) -> dict:
-    """formulas node id -> value (as formulas holds it) for the overridden cells the
-    model holds."""
-    from rooflinexl.recalc.values import to_formulas
-
-    to_work = {orig: w for w, orig in work.sheet_names.items()}
-    name = os.path.basename(str(work.path))
-    nodes = model.dsp.data_nodes
-    out = {}
-    for (sheet, cell), value in overrides.items():
-        node = f"'[{name}]{to_work.get(sheet, sheet).upper()}'!{cell}"
-        if node in nodes:
-            out[node] = to_formulas(value)
-    return out
-
-
-def _load_with_fallback(path, work: PrepassResult, registered, table, F, state: State,
-                        book=None, skips=None):
-    to_work = {orig: w for w, orig in work.sheet_names.items()}
-    state.formula_at = {(to_work.get(fc.sheet, fc.sheet).upper(), fc.cell): fc
-                        for fc in work.formulas}
-    state.unknown = lambda fc: _unknown_in(fc, table, registered, F)
-    state.failed.clear()
-    try:
-        model = _load_model(str(work.path))
-        work.replaced.update(state.failed)
-        return model, work
-    except Exception as first:
-        state.failed.clear()
-        bad: dict[tuple[str, str], tuple[str, str]] = {}
-        for fc in work.formulas:
-            problem = _parse_problem(fc.text)
-            if problem is None:
-                continue
-            unknown = _unknown_in(fc, table, registered, F)
-            if unknown:
-                bad[(fc.sheet, fc.cell)] = (
-                    "#NAME?", "unknown function " + ", ".join(unknown)
-                )
-            else:
-                bad[(fc.sheet, fc.cell)] = (
-                    "#VALUE!", f"the headless engine cannot parse {fc.formula} ({problem})"
-                )
-        if not bad:
-            raise EngineError(f"the headless engine cannot load {path}: {first}") from first
-        work.cleanup()
-        state.udf_errors.clear()
-        work = prepare_workbook(path, function_names=registered, replace=bad, book=book,
-                                skips=skips)
-        try:
-            return _load_model(str(work.path)), work
-        except Exception as ex:
-            work.cleanup()
-            where = "; ".join(f"{s}!{c}: {r}" for (s, c), (_, r) in bad.items())
-            raise EngineError(f"the headless engine cannot load {path}: {ex} ({where})") from ex
-
-
-def _unknown_in(fc: FormulaCell, table, registered, F) -> list[str]:
-    out = []
-    for name in fc.functions:
-        if not _is_known(name, table, registered, F.not_implemented):
-            d = display_function_name(name)
-            if d not in out:
-                out.append(d)
-    return out
-
-
-def _collect(work: PrepassResult, model, sol, state: State, table, registered, F) -> Evaluation:
-    import numpy as np
-
-    to_work = {orig: w for w, orig in work.sheet_names.items()}
-    index: dict[tuple[str, str], str] = {}
-    for key in sol:
-        if isinstance(key, str):
-            m = _KEY_RE.match(key)
-            if m:
-                index[(m.group("sheet").upper(), m.group("ref").replace("$", ""))] = key
-    sheet_order = {s: i for i, s in enumerate(work.sheet_names.values())}
-
-    results: dict[tuple[str, str], CellResult] = {}
-    node_of: dict[tuple[str, str], tuple[str | None, int, int]] = {}
-    unknown_by_cell: dict[tuple[str, str], list[str]] = {}
-    text_by_cell: dict[tuple[str, str], str] = {}
-    notes_by_cell: dict[tuple[str, str], list[str]] = {}
-    unknown_all: set[str] = set()
-
-    for fc in work.formulas:
-        unknown = _unknown_in(fc, table, registered, F)
-        unknown_all.update(unknown)
-        wsheet = to_work.get(fc.sheet, fc.sheet).upper()
-        ref = fc.array_ref or fc.cell
-        node = index.get((wsheet, ref))
-        raw = sol[node].value if node is not None and hasattr(sol[node], "value") else None
-        arr = np.asarray(raw, dtype=object) if raw is not None else None
-        targets = _cells_of(ref) if fc.array_ref else [(0, 0, fc.cell)]
-        for i, j, addr in targets:
-            key = (fc.sheet, addr)
-            if key in work.replaced:
-                code, reason = work.replaced[key]
-                value: Any = ExcelError(code, reason)
-            elif arr is None:
-                value = ExcelError(
-                    "#VALUE!", "not computed: a circular reference, or depends on one"
-                )
-            elif arr.ndim == 2 and i < arr.shape[0] and j < arr.shape[1]:
-                value = py_value(arr[i, j])
-            elif arr.ndim == 2 and arr.shape == (1, 1):
-                value = py_value(arr[0, 0])
-            else:
-                value = ExcelError("#N/A", "outside the array formula's result")
-            results[key] = CellResult(fc.sheet, addr, fc.formula, value, "", fc.array_ref)
-            node_of[key] = (node, i, j)
-            unknown_by_cell[key] = unknown
-            notes_by_cell[key] = fc.notes
-            text_by_cell[key] = fc.text
-
-    ordered = sorted(
-        results.items(),
-        key=lambda kv: (sheet_order.get(kv[0][0], 1 << 30), *parse_cell(kv[0][1])),
-    )
-    results = dict(ordered)
-    ev = Evaluation(results, unknown_all, dict(work.rewrites), list(work.sheet_names.values()))
-    _explain(ev, work, model, sol, state, node_of, unknown_by_cell, notes_by_cell, text_by_cell, F)
-    return ev
-
-
-def _explain(
-    ev, work, model, sol, state, node_of, unknown_by_cell, notes_by_cell, text_by_cell, F
-) -> None:
-    """Fill ``reason`` of every error cell (never left empty)."""
-    import numpy as np
-
-    memo: dict[tuple[str, str], tuple[str, str]] = {}  # key -> (origin address, root reason)
-
-    def own_reason(key, res: CellResult) -> str | None:
-        code = str(res.value)
-        if res.value.reason:
-            return res.value.reason
-        node, i, j = node_of[key]
-        recs = [r for r in state.udf_errors.get(node, []) if r[0] == code]
-        for want in ((i, j), None):
-            for r in recs:
-                if r[2] == want:
-                    return r[1]
-        if recs:
-            return recs[0][1]
-        if notes_by_cell.get(key) and code in ("#REF!", "#VALUE!"):
-            return "; ".join(notes_by_cell[key])
-        return None
-
-    def source(key, res: CellResult) -> tuple[str, str, Any] | None:
-        """(sheet, cell, value) of a precedent holding the same error."""
-        node = node_of[key][0]
-        cell = model.cells.get(node) if node is not None else None
-        if cell is None or not cell.inputs:
-            return None
-        code = str(res.value)
-        for inp in cell.inputs:
-            if isinstance(inp, F.XlError):
-                continue
-            val = sol.get(inp)
-            if val is None or not hasattr(val, "ranges") or not val.ranges:
-                continue
-            arr = np.asarray(val.value, dtype=object)
-            if arr.ndim != 2:
-                continue
-            hits = [
-                (a, b) for a in range(arr.shape[0]) for b in range(arr.shape[1])
-                if isinstance(arr[a, b], F.XlError) and str(arr[a, b]) == code
-            ]
-            if not hits:
-                continue
-            a, b = hits[0]
-            rng = val.ranges[0]
-            wsheet = rng.get("sheet")
-            if not wsheet:
-                continue
-            sheet = next(
-                (orig for w, orig in work.sheet_names.items() if w.upper() == wsheet.upper()),
-                wsheet,
-            )
-            addr = f"{column_letters(int(rng['n1']) + b)}{int(rng['r1']) + a}"
-            return sheet, addr, arr[a, b]
-        return None
-
-    def origin(key, depth=0) -> tuple[str, str]:
-        if key in memo:
-            return memo[key]
-        res = ev.cells[key]
-        memo[key] = (f"{res.sheet}!{res.cell}", "circular chain of errors")
-        own = own_reason(key, res)
-        if own is not None:
-            memo[key] = (f"{res.sheet}!{res.cell}", own)
-            return memo[key]
-        src = source(key, res) if depth < 500 else None
-        if src is not None:
-            s_sheet, s_cell, _ = src
-            if (s_sheet, s_cell) in ev.cells and (s_sheet, s_cell) != key:
-                memo[key] = origin((s_sheet, s_cell), depth + 1)
-            else:
-                memo[key] = (f"{s_sheet}!{s_cell}", "an error value typed into the cell")
-            return memo[key]
-        code = str(res.value)
-        unknown = unknown_by_cell.get(key) or []
-        if code == "#NAME?" and unknown:
-            why = "unknown function " + ", ".join(unknown)
-        elif text_by_cell.get(key, "").replace(" ", "").upper() == "=" + code:
-            why = f"the formula is the error constant {code}"
-        elif code == "#NAME?":
-            why = "unknown name, or a function the headless engine does not support"
-        else:
-            why = f"{DESCRIPTIONS.get(code, 'error')} in this formula"
-        memo[key] = (f"{res.sheet}!{res.cell}", why)
-        return memo[key]
-
-    for key, res in ev.cells.items():
-        if not res.is_error:
-            continue
-        where, why = origin(key)
-        if where == f"{res.sheet}!{res.cell}":
-            reason = why
-        else:
-            reason = f"propagated from {where}: {why}"
-        res.reason = reason
-        res.value = ExcelError(str(res.value), reason)
+    return evaluate_blocks(path, functions)

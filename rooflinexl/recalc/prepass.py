@@ -1,8 +1,5 @@
-"""Pre-pass: a working copy of a workbook that the ``formulas`` engine can load.
-
-``formulas`` 1.3.4 cannot parse several things Excel writes into ``.xlsx`` files
-(see ``reference/research-recalc.md``), so before evaluation every formula (and
-every workbook-level defined name) is rewritten on a temporary copy:
+"""Pre-pass: every formula (and every defined name) rewritten into what the engine's
+compiler (:mod:`rooflinexl.recalc.compile`) reads, before it is parsed.
 
 * structured references to Excel tables (``Chips[bf16_flops]``,
   ``Chips[[#Headers],[chip]]``, ``Chips[@hbm_bw]`` ...) become absolute A1
@@ -17,9 +14,10 @@ every workbook-level defined name) is rewritten on a temporary copy:
 * a cell reference of row 0 (``A0``: no such cell, an undefined name to Excel)
   becomes ``#NAME?``;
 * an omitted argument of a registered function (``CRIT_BATCH(Chips,"H100",,8192)``)
-  becomes the string :data:`OMITTED`, because ``formulas`` would pass ``0``;
-* sheets whose name contains an apostrophe are renamed (``formulas`` cannot
-  address them) and every reference to them follows.
+  becomes the string :data:`OMITTED`;
+* whole-column and whole-row ranges are clipped to the used area, relative
+  defined names written out where they are used, OFFSET with constant arguments
+  made the range it means, SUBTOTAL's references split around what it leaves out.
 
 The rewriting uses a small scanner that knows Excel's lexical rules (string
 literals, quoted sheet names, bracketed table specifiers with ``'`` escapes),
@@ -30,13 +28,9 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import os
 import re
-import shutil
-import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from rooflinexl.addresses import (
     COLUMN_PATTERN,
@@ -53,12 +47,8 @@ from rooflinexl.errors import ExcelError
 __all__ = [
     "MAX_NESTING",
     "OMITTED",
-    "FormulaCell",
-    "PrepassResult",
     "Rewrite",
     "TableInfo",
-    "prepare_workbook",
-    "read_tables",
     "rename_functions",
     "SHEET_COLS",
     "SHEET_ROWS",
@@ -66,7 +56,6 @@ __all__ = [
     "clip_ranges",
     "kept_rectangles",
     "rewrite_formula",
-    "sheet_skips",
     "tokenize",
     "used_area",
 ]
@@ -222,32 +211,6 @@ class TableInfo:
 
     def contains(self, row: int, col: int) -> bool:
         return self.min_row <= row <= self.max_row and self.min_col <= col <= self.max_col
-
-
-def read_tables(wb) -> dict[str, TableInfo]:
-    """Every table of an openpyxl workbook, keyed by upper-case name (and display name)."""
-    from openpyxl.utils.cell import range_boundaries
-
-    out: dict[str, TableInfo] = {}
-    for ws in wb.worksheets:
-        for tbl in ws.tables.values():
-            min_col, min_row, max_col, max_row = range_boundaries(tbl.ref)
-            header = 1 if tbl.headerRowCount is None else int(tbl.headerRowCount)
-            totals = int(tbl.totalsRowCount or 0)
-            cols = [c.name for c in (tbl.tableColumns or [])]
-            if len(cols) != max_col - min_col + 1:
-                cols = [
-                    str(ws.cell(min_row, c).value if header else f"Column{c - min_col + 1}")
-                    for c in range(min_col, max_col + 1)
-                ]
-            info = TableInfo(
-                tbl.displayName or tbl.name, ws.title, min_row, max_row, min_col, max_col,
-                header, totals, cols,
-            )
-            for key in {tbl.name, tbl.displayName}:
-                if key:
-                    out[key.upper()] = info
-    return out
 
 
 class _StructRefError(Exception):
@@ -1144,275 +1107,6 @@ def _struct(info: TableInfo, bracket: str, row: int | None, res: Rewrite) -> str
 # ------------------------------------------------------------------------- workbook
 
 
-@dataclass
-class FormulaCell:
-    """One formula cell (or the anchor of an array formula) of the workbook."""
-
-    sheet: str  # original sheet title
-    cell: str  # A1 address without $
-    formula: str  # as in the user's file
-    text: str  # as given to formulas
-    array_ref: str | None = None  # 'D2:E3' for an array formula
-    functions: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-
-@dataclass
-class PrepassResult:
-    """The working copy and what the pre-pass did to it."""
-
-    path: Path  # the working copy (inside ``tmpdir``)
-    tmpdir: Path | None
-    formulas: list[FormulaCell]
-    #: ``(sheet, cell)`` or ``("", "name:Foo")`` for a defined name -> (before, after)
-    rewrites: dict[tuple[str, str], tuple[str, str]]
-    #: working-copy sheet title -> original title
-    sheet_names: dict[str, str]
-    tables: dict[str, TableInfo]
-    #: cells whose formula was replaced by an error constant -> (code, reason)
-    replaced: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
-
-    def cleanup(self) -> None:
-        if self.tmpdir is not None:
-            shutil.rmtree(self.tmpdir, ignore_errors=True)
-            self.tmpdir = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.cleanup()
-
-
-#: characters openpyxl cannot write into a constant cell (XML cannot carry them; a
-#: carriage return would be read back as a line feed)
-_UNWRITABLE = re.compile("[\x00-\x08\x0b-\x1f]")
-
-
-def set_text(cell, text: str) -> None:
-    """Give the openpyxl ``cell`` the text ``text`` such that ``formulas``, reading the saved
-    copy with openpyxl, sees exactly that text: empty text and text with control characters,
-    which a constant cannot carry through openpyxl, become a formula that makes the text.
-
-    >>> from openpyxl import Workbook
-    >>> c = Workbook().active["A1"]
-    >>> set_text(c, "a" + chr(1) + "b"); c.value
-    '="a"&CHAR(1)&"b"'
-    >>> set_text(c, ""); c.value
-    '=""'
-    >>> set_text(c, "_x0041_"); c.value, c.data_type
-    ('_x0041_', 's')
-    """
-    if text == "":
-        # empty text is no empty cell (COUNTA counts it, COUNTIF "<>" matches it), but a
-        # constant "" is dropped on the way to the per-cell engine: keep it a formula
-        cell.value = '=""'
-    elif _UNWRITABLE.search(text):
-        parts = []  # every control character as CHAR(n): a formula loses its line feeds
-        for piece in re.split("([\x00-\x1f])", text):
-            if not piece:
-                continue
-            if len(piece) == 1 and piece < " ":
-                parts.append(f"CHAR({ord(piece)})")
-            else:
-                parts.append('"' + piece.replace('"', '""') + '"')
-        cell.value = "=" + "&".join(parts)
-    else:
-        cell.value = text
-        cell.data_type = "s"
-
-
-def _safe_sheet_names(titles: list[str]) -> dict[str, str]:
-    """Old -> new names for sheets ``formulas`` cannot address (apostrophes)."""
-    taken = {t.upper() for t in titles}
-    renames = {}
-    for t in titles:
-        if "'" not in t:
-            continue
-        base = t.replace("'", "_")[:28]
-        new, k = base, 1
-        while new.upper() in taken:
-            k += 1
-            new = f"{base}_{k}"
-        taken.add(new.upper())
-        renames[t] = new
-    return renames
-
-
-def prepare_workbook(
-    src: str | os.PathLike,
-    *,
-    function_names: Iterable[str] = (),
-    replace: Mapping[tuple[str, str], tuple[str, str]] | None = None,
-    workdir: str | os.PathLike | None = None,
-    book=None,
-    skips: Mapping[str, SheetSkips] | None = None,
-) -> PrepassResult:
-    """Write a rewritten working copy of ``src`` and describe it.
-
-    ``book`` (:class:`rooflinexl.recalc.loader.Book` of ``src``, or of the workbook ``src``
-    copies) tells what openpyxl does not: the constant texts it misreads
-    (:func:`~rooflinexl.recalc.loader.misread_texts`), which the copy holds instead
-    (:func:`set_text`), and which array formulas are legacy ones (ISFORMULA of their cells).
-
-    ``replace`` maps ``(sheet, cell)`` (original names) to ``(error_code, reason)``:
-    those formulas become the constant error (used for formulas the engine
-    cannot parse at all). ``skips`` (sheet, by its original name -> :class:`SheetSkips`)
-    replaces what SUBTOTAL and AGGREGATE leave out of the sheets ``src`` holds: a copy
-    holding the block evaluator's values where the workbook has formulas no longer shows
-    which cells call SUBTOTAL. The copy lives in a new temporary directory (or in
-    ``workdir``); call :meth:`PrepassResult.cleanup` when done.
-    """
-    from openpyxl.utils.cell import range_boundaries
-    from openpyxl.utils.datetime import CALENDAR_MAC_1904
-    from openpyxl.worksheet.formula import ArrayFormula, DataTableFormula
-
-    from rooflinexl.recalc.loader import malformed_xml, openpyxl_copy
-
-    src = Path(src)
-    known = {n.upper() for n in function_names}
-    replace = dict(replace or {})
-    wb = openpyxl_copy(src)
-    titles = [ws.title for ws in wb.worksheets]
-    renames = _safe_sheet_names(titles)
-    for ws in wb.worksheets:
-        if ws.title in renames:
-            ws.title = renames[ws.title]
-    back = {ws.title: orig for ws, orig in zip(wb.worksheets, titles, strict=True)}
-    tables = read_tables(wb)
-    clip = used_area([(ws.max_row, ws.max_column) for ws in wb.worksheets]
-                     + [range_boundaries(ref)[3:1:-1] for ws in wb.worksheets
-                        for ref in ws.array_formulae.values()])
-    defined = {n: d.attr_text for ws in wb.worksheets for n, d in ws.defined_names.items()}
-    defined.update((n, d.attr_text) for n, d in wb.defined_names.items())
-    rewrites: dict[tuple[str, str], tuple[str, str]] = {}
-    cells: list[FormulaCell] = []
-    replaced: dict[tuple[str, str], tuple[str, str]] = {}
-
-    # formulas reads workbook-scope names only: promote sheet-scope names that
-    # do not clash (print areas and other built-in names stay where they are)
-    for ws in wb.worksheets:
-        for name, dn in list(ws.defined_names.items()):
-            if name.startswith("_xlnm.") or name in wb.defined_names:
-                continue
-            if sum(name in w.defined_names for w in wb.worksheets) > 1:
-                continue
-            del ws.defined_names[name]
-            dn.localSheetId = None
-            wb.defined_names[name] = dn
-    relative = relative_names(defined)
-    if book is not None:
-        external = book.external
-    else:  # a copy the block evaluator wrote (openpyxl keeps its external links)
-        from rooflinexl.ooxml.package import external_cells, open_package
-
-        with open_package(src) as zf:
-            external = external_cells(zf)
-    for name, dn in list(wb.defined_names.items()):
-        value = dn.attr_text
-        if not value:
-            continue
-        if _LAMBDA_TEXT.match(value) or name.upper() in relative:  # written out where used
-            del wb.defined_names[name]
-            continue
-        rw = rewrite_formula(
-            "=" + value, tables=tables, function_names=known, sheet_renames=renames, clip=clip,
-            defined=defined, external=external,
-        )
-        if rw.changed:
-            dn.attr_text = rw.text[1:]
-            rewrites[("", f"name:{name}")] = (value, rw.text[1:])
-
-    given = skips or {}
-    skips = {ws.title: given[back[ws.title]] if back[ws.title] in given else sheet_skips(ws)
-             for ws in wb.worksheets}
-    arrays = {(ws.title, anchor.replace("$", "")): ref.replace("$", "")
-              for ws in wb.worksheets for anchor, ref in ws.array_formulae.items()}
-    to_title = {orig: title for title, orig in back.items()}
-    misread, legacy = {}, None
-    if book is not None:
-        from rooflinexl.recalc.loader import legacy_arrays, misread_texts
-
-        misread = misread_texts(book)
-        legacy = {(to_title.get(s, s), a): ref for (s, a), ref in legacy_arrays(book).items()}
-    texts = {}
-    for ws in wb.worksheets:
-        for row in held_rows(ws):
-            for c in row:
-                if c.data_type == "f":
-                    v = c.value
-                    v = v.text if isinstance(v, ArrayFormula) else v
-                    if isinstance(v, str):
-                        texts[(ws.title, c.coordinate)] = v if v.startswith("=") else "=" + v
-    for ws in wb.worksheets:
-        orig_sheet = back[ws.title]
-        for row in held_rows(ws):
-            for c in row:
-                if c.data_type != "f":
-                    continue
-                v = c.value
-                ref = None
-                if isinstance(v, ArrayFormula):
-                    text, ref = v.text or "", v.ref
-                elif isinstance(v, DataTableFormula):
-                    key = (orig_sheet, c.coordinate)
-                    replace.setdefault(key, ("#VALUE!", "what-if data tables are not supported"))
-                    text = "=TABLE()"
-                elif isinstance(v, str):
-                    text = v
-                else:
-                    continue
-                if not text.startswith("="):
-                    text = "=" + text
-                key = (orig_sheet, c.coordinate)
-                rw = rewrite_formula(
-                    text, tables=tables, function_names=known, sheet=ws.title,
-                    row=c.row, col=c.column, sheet_renames=renames, clip=clip,
-                    defined=defined, skips=skips, arrays=arrays, implicit=ref is None,
-                    formulas=texts, legacy=legacy, external=external,
-                )
-                new = rw.text
-                if rw.too_deep:
-                    replace.setdefault(key, ("#NUM!", rw.too_deep))
-                if wb.epoch == CALENDAR_MAC_1904 and (why := date_1904_problem(rw.functions)):
-                    replace.setdefault(key, ("#VALUE!", why))
-                if rw.error:
-                    replace.setdefault(key, rw.error)
-                if key in replace:
-                    code, reason = replace[key]
-                    new = "=" + code
-                    replaced[key] = (code, reason)
-                if new != text:
-                    if ref is not None:
-                        c.value = ArrayFormula(ref, new)
-                    else:
-                        c.value = new
-                    rewrites[key] = (text, new)
-                cells.append(
-                    FormulaCell(
-                        orig_sheet, c.coordinate, text, new,
-                        ref.replace("$", "") if ref else None, rw.functions, rw.notes,
-                    )
-                )
-    for (sheet, coord), text in misread.items():
-        title = to_title.get(sheet)
-        if title is not None and wb[title][coord].data_type != "f":
-            set_text(wb[title][coord], text)
-    tmpdir = None
-    if workdir is None:
-        tmpdir = Path(tempfile.mkdtemp(prefix="rooflinexl-recalc-"))
-        workdir = tmpdir
-    dst = Path(workdir) / "book.xlsx"
-    try:
-        with malformed_xml(src):  # openpyxl's writer trips over some data its reader took
-            wb.save(dst)
-    except Exception:
-        if tmpdir is not None:
-            shutil.rmtree(tmpdir, ignore_errors=True)
-        raise
-    return PrepassResult(dst, tmpdir, cells, rewrites, back, tables, replaced)
-
-
 # ------------------------------------------------------------------ eta-reduced functions
 
 #: the functions whose ``_xleta.NAME`` arguments the engine's own table reads
@@ -1818,47 +1512,6 @@ def kept_rectangles(r1: int, c1: int, r2: int, c2: int, rows_out, cells_out) -> 
         out += [(a, c1 + c, b, c1 + d) for a, b in runs_of[c]]
         c = d + 1
     return out
-
-
-def held_rows(ws) -> list[list]:
-    """The cells ``ws`` holds, row by row. ``iter_rows`` walks (and creates) every position
-    of the used rectangle: 393,000 empty cells for a sheet with one formula at XFD12
-    (IronCalc's ROW_COLUM.xlsx), each then compiled by formulas."""
-    rows: dict[int, list] = {}
-    for (r, _c), cell in sorted(ws._cells.items()):
-        rows.setdefault(r, []).append(cell)
-    return list(rows.values())
-
-
-def sheet_skips(ws) -> SheetSkips:
-    """Hidden rows, rows a filter hides and SUBTOTAL/AGGREGATE cells of an openpyxl sheet."""
-    hidden = frozenset(r for r, d in ws.row_dimensions.items() if d.hidden)
-    filters = []
-    if ws.auto_filter is not None and ws.auto_filter.ref and ws.auto_filter.filterColumn:
-        filters.append(ws.auto_filter.ref)
-    for table in ws.tables.values():
-        af = getattr(table, "autoFilter", None)
-        if af is not None and af.filterColumn:
-            filters.append(table.ref)
-    # A file does not tell the rows a filter hid from those hidden by hand; with a filter
-    # in effect on the sheet, Excel treats every hidden row of it as filtered, also one
-    # outside the filter's range: EPPlus's SubtotalFilters.xlsx (saved by Excel), sheets
-    # HiddenByAutoFilter and HiddenByTableFilter, cache SUBTOTAL(9,$B14:$B16) as 3 with
-    # row 16 hidden below a filtered A1:B4 (E1:F4), where HiddenRowWithAutoFilterNoFilter
-    # (a filter with no criteria) caches 6. (Its sheet Sheet1 caches 6 for a row hidden
-    # beside a filtered A1:B4, in columns M:N: what Excel remembers of how each row was
-    # hidden is not in the file; this rule, also IronCalc's, matches three of the four.)
-    filtered = hidden if filters else frozenset()
-    subtotals = set()
-    for row in held_rows(ws):
-        for c in row:
-            if c.data_type != "f":
-                continue
-            v = c.value
-            up = (v if isinstance(v, str) else getattr(v, "text", None) or "").upper()
-            if "SUBTOTAL(" in up or "AGGREGATE(" in up:
-                subtotals.add((c.row, c.column))
-    return SheetSkips(hidden, filtered, frozenset(subtotals))
 
 
 # ------------------------------------------------------------------ OFFSET
@@ -2447,23 +2100,6 @@ def formula_texts(toks: list, formulas: Mapping[tuple[str, str], str],
         changed = True
         i += 1
     return changed
-
-
-def resolve_formulatext(formula: str, formulas: Mapping[tuple[str, str], str],
-                        sheet: str, ranges: bool = False,
-                        arrays: Mapping[tuple[str, str], str] | None = None) -> str:
-    """``formula`` with its ``FORMULATEXT(ref)`` and ``ISFORMULA(ref)`` calls made
-    literals (:func:`formula_texts`, ``ranges`` for an array formula).
-
-    >>> resolve_formulatext("=LEN(FORMULATEXT(A1))", {("S", "A1"): "=1+1"}, "S")
-    '=LEN("=1+1")'
-    """
-    up = formula.upper()
-    if "FORMULATEXT" not in up and "ISFORMULA" not in up:
-        return formula
-    toks = _tokenize(formula)
-    return ("".join(t.text for t in toks) if formula_texts(toks, formulas, sheet, ranges, arrays)
-            else formula)
 
 
 def _excel_base_name(name: str) -> str:
