@@ -244,9 +244,10 @@ def _set_engine(ctx, value):
 @_limits_options
 @click.option("--engine", type=click.Choice(["auto", "blocks", "cells", "libreoffice"]),
               default=None, expose_value=False, callback=lambda ctx, _p, v: _set_engine(ctx, v),
-              help="auto/blocks: filled-down formulas as numpy blocks, the rest per cell "
-                   "(default); cells: everything per cell (formulas library, for debugging); "
-                   "libreoffice: headless LibreOffice with the rooflinexl add-in (a second, "
+              help="auto: filled-down formulas as numpy blocks, a formula the engine does "
+                   "not support an error value naming why (default); blocks: the same, but such "
+                   "a formula fails the command; cells: every formula as a block of one row "
+                   "(for debugging); libreoffice: headless LibreOffice with the rooflinexl add-in (a second, "
                    "independent engine). Also $ROOFLINEXL_RECALC_ENGINE.")
 @click.pass_context
 def recalc(ctx, books, output, in_place, quiet, check, fail_on, jobs, fmt, reports, rtol,

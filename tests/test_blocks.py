@@ -450,17 +450,18 @@ def test_engine_option_and_environment_variable(tmp_path, monkeypatch):
     out = tmp_path / "o.xlsx"
     res = CliRunner().invoke(main, ["recalc", str(p), "-o", str(out), "--engine", "cells"])
     assert res.exit_code == 0, res.output
-    assert "block: 0 cells in 0 blocks; not supported: 3" in res.output
+    # a cell is a block of one row
+    assert "block: 3 cells in 3 blocks; not supported: 0" in res.output
     assert "ROOFLINEXL_RECALC_ENGINE" not in os.environ
     res = CliRunner().invoke(main, ["recalc", str(p), "-o", str(out)])
     assert "block: 3 cells in 1 blocks; not supported: 0" in res.output
-    q = book(tmp_path, {"A": [1, 2, 3]}, {"B": '=CELL("row",A{r})'}, 3, name="c.xlsx")
+    q = book(tmp_path, {"A": [1, 2, 3]}, {"B": '=_xlfn.SHEET()+A{r}'}, 3, name="c.xlsx")
     res = CliRunner().invoke(main, ["recalc", str(q), "-o", str(out), "--engine", "blocks"])
     assert res.exit_code == 2
-    assert ("3 formula cells need the per-cell engine (S!B2:B4: CELL in a filled-down "
-            "block)") in res.output
+    assert ("3 formula cells are not supported by the engine (S!B2:B4: function "
+            "_xlfn.SHEET)") in res.output
     monkeypatch.setenv("ROOFLINEXL_RECALC_ENGINE", "cells")
-    assert recalc_book(p, None, write=False).evaluation.paths.unsupported_cells == 3
+    assert recalc_book(p, None, write=False).evaluation.paths.blocks == 3
     with pytest.raises(ValueError):
         recalc_book(p, None, write=False, engine="fast")
 

@@ -1086,6 +1086,37 @@ def _evaluate_blocks(path, functions, limits: Limits, engine_mode: str) -> Evalu
         else:
             u.compiled = hit
             u.array_mode = hit.arrays_inside is not None
+    units = _by_rows(units, ctx)  # what only fails as a block: a block of one row per cell
+    edges = _plan(units)
+    t_plan = time.perf_counter()
+    while True:
+        if engine_mode == "blocks":
+            _refuse_unsupported(units)
+        run = _Run(book, ctx, units, functions)
+        try:
+            with borrowing():
+                _evaluate(run, units, edges)
+        except _Retry:
+            split = _by_rows(units, ctx)  # blocks found unsupported while computing
+            if len(split) != len(units):
+                units = split
+                for u in units:
+                    u.cycle, u.by_cells = None, False
+                edges = _plan(units)
+            continue
+        break
+    t_eval = time.perf_counter()
+    ev = _collect(run, units, book, ctx)
+    t_done = time.perf_counter()
+    ev.paths.seconds = {"load": t_load - t0, "plan": t_plan - t_load,
+                        "compute": t_eval - t_plan, "collect": t_done - t_eval}
+    return ev
+
+
+def _plan(units: list[Unit]) -> list[set[int]]:
+    """What each unit reads, and so the units it comes after (``edges[u]``); which units
+    are on a cycle (``Unit.cycle``), a running total (``Unit.lag``) or computed cell by
+    cell (``Unit.by_cells``)."""
     for u in units:
         if u.compiled is not None and dynamic.dynamic_calls(u.compiled.tree):
             u.dynamic = u.region is None
@@ -1110,40 +1141,44 @@ def _evaluate_blocks(path, functions, limits: Limits, engine_mode: str) -> Evalu
             if not units[uid].lag:
                 edges[uid].add(uid)
         for k, comp in enumerate(_components(edges)):
-            if all(units[uid].compiled is not None for uid in comp):
-                # by iteration when the workbook enables it, as Excel does; otherwise cell
-                # by cell (cells.schedule), as Excel follows the cells a formula really
-                # reads (a loan schedule's INDEX(balance column, ROW()-1): the row above)
-                for uid in comp:
-                    units[uid].cycle = k
-                continue
+            # by iteration when the workbook enables it, as Excel does; otherwise cell by
+            # cell (cells.schedule), as Excel follows the cells a formula really reads (a
+            # loan schedule's INDEX(balance column, ROW()-1): the row above)
             for uid in comp:
-                u = units[uid]
-                if u.why is None:
-                    u.why = ("reads its own cells (e.g. a running total)" if uid in edges[uid]
-                             else "on a cycle of blocks")
+                units[uid].cycle = k
     if by_cells:  # one group, cycles in it included
         k = 1 + max((u.cycle for u in units if u.cycle is not None), default=-1)
         for uid in by_cells:
             if units[uid].compiled is not None and units[uid].why is None:
                 units[uid].cycle, units[uid].by_cells = k, True
-    t_plan = time.perf_counter()
-    while True:
-        if engine_mode == "blocks":
-            _refuse_unsupported(units)
-        run = _Run(book, ctx, units, functions)
-        try:
-            with borrowing():
-                _evaluate(run, units, edges)
-        except _Retry:
+    return edges
+
+
+def _by_rows(units: list[Unit], ctx: Context) -> list[Unit]:
+    """``units``, each block the engine does not support as a block (CELL's address
+    filled down, a range with one end fixed and one relative ...) as a block of one row
+    per cell when its first row compiles alone; the ids renumbered."""
+    out: list[Unit] = []
+    for u in units:
+        if u.why is None or u.region is not None or u.r0 == u.r1:
+            u.id = len(out)
+            out.append(u)
             continue
-        break
-    t_eval = time.perf_counter()
-    ev = _collect(run, units, book, ctx)
-    t_done = time.perf_counter()
-    ev.paths.seconds = {"load": t_load - t0, "plan": t_plan - t_load,
-                        "compute": t_eval - t_plan, "collect": t_done - t_eval}
-    return ev
+        rows = []
+        for r, text in zip(range(u.r0, u.r1 + 1), _cell_texts(u), strict=True):
+            one = Unit(0, u.sheet, u.col, r, r, u.key, text, texts=[text])
+            try:
+                one.compiled = compile_block(ctx, u.sheet, r, u.col, text, r)
+                one.array_mode = one.compiled.arrays_inside is not None
+            except Unsupported as ex:
+                one.why = str(ex)
+            if not rows and one.why is not None:  # not a matter of the block: as it was
+                break
+            rows.append(one)
+        for one in rows or [u]:
+            one.id = len(out)
+            out.append(one)
+    return out
 
 
 class _Retry(Exception):
