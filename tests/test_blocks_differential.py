@@ -1,4 +1,5 @@
-"""Differential test: the block evaluator and the per-cell engine agree on every cell.
+"""Differential test: formulas computed as blocks filled down and as blocks of one row
+(``engine_mode="cells"``) agree on every cell.
 
 Workbooks are generated (hypothesis): a data region with numbers, numeric
 text, words, booleans, blanks and error values, a lookup table with a
@@ -24,8 +25,6 @@ from openpyxl.worksheet.table import Table
 
 from rooflinexl.errors import ExcelError
 from rooflinexl.recalc.blocks import evaluate_blocks
-from rooflinexl.recalc.cells import NOT_COMPUTED
-from rooflinexl.recalc.engine import evaluate_workbook
 from rooflinexl.udfs import FUNCTIONS
 
 DATA_COLS = "ABCDE"
@@ -251,16 +250,13 @@ def same(a, b) -> bool:
 
 def check(path) -> None:
     blocks = evaluate_blocks(path, FUNCTIONS)
-    cells = evaluate_workbook(path, FUNCTIONS)
+    cells = evaluate_blocks(path, FUNCTIONS, engine_mode="cells")
+    assert blocks.paths.blocks < cells.paths.blocks  # the generated books fill formulas down
     assert list(blocks.cells) == list(cells.cells)
     bad = []
     for key, c in cells.cells.items():
         b = blocks.cells[key]
-        # a cell on a circular reference: the block path names the circle (cells.py), the
-        # per-cell engine cannot
-        named = c.reason == NOT_COMPUTED and b.reason.startswith("circular reference: ")
-        if not same(b.value, c.value) or (b.reason != c.reason and not named) or (
-                b.formula != c.formula):
+        if not same(b.value, c.value) or b.reason != c.reason or b.formula != c.formula:
             bad.append((key, c.formula, repr(b.value), repr(c.value), b.reason, c.reason))
     assert not bad, "\n".join(map(str, bad[:5])) + f"\npaths: {blocks.paths.summary()}"
     assert blocks.rewrites == cells.rewrites
@@ -273,10 +269,10 @@ def test_fixed_seeds(tmp_path, seed):
     check(p)
 
 
-@pytest.mark.xfail(strict=True, reason="the block path words the first error reason of "
-                   "CRIT_BATCH(..ROUND(text)..)&AVERAGE(..'none'..) as AVERAGE's, the per-cell "
-                   "path as ROUND's (same #VALUE!; found by the random search, also on db56f89)")
 def test_seed_2921654_error_reason_order(tmp_path):
+    """Found by the random search: ``CRIT_BATCH(..ROUND(text)..)&AVERAGE(..'none'..)``, the
+    first error's reason worded alike on both paths (the per-cell ``formulas`` path, gone
+    now, worded it as ROUND's)."""
     p = tmp_path / "seed2921654.xlsx"
     make_book(p, 2921654)
     check(p)

@@ -122,7 +122,8 @@ class Unit:
     text: str  # anchor formula (original text, with '=')
     template: object = None  # refs.Template of the original anchor text
     compiled: Compiled | None = None
-    why: str | None = None  # set: the per-cell path, and why
+    why: str | None = None  # set: not supported, and why (its cells are error values)
+    code: str | None = None  # with ``why``: the error value by Excel's rules (ErrorFormula)
     region: tuple[int, int, int, int] | None = None  # output range of an array formula
     lag: int = 0  # > 0: reads its own column that many rows up or more (a running total)
     array_ref: str | None = None  # 'A1:C7': a column of this array formula's range
@@ -1079,10 +1080,10 @@ def _evaluate_blocks(path, functions, limits: Limits, engine_mode: str) -> Evalu
                 hit = compile_block(ctx, u.sheet, u.r0, u.col, u.text, u.r1)
             except Unsupported as ex:
                 hit = ex
-            if cache_key:
+            if cache_key and not getattr(hit, "row_bound", False):
                 compiled[cache_key] = hit
         if isinstance(hit, Unsupported):
-            u.why = str(hit)
+            u.why, u.code = str(hit), getattr(hit, "code", None)
         else:
             u.compiled = hit
             u.array_mode = hit.arrays_inside is not None
@@ -1160,7 +1161,7 @@ def _by_rows(units: list[Unit], ctx: Context) -> list[Unit]:
     per cell when its first row compiles alone; the ids renumbered."""
     out: list[Unit] = []
     for u in units:
-        if u.why is None or u.region is not None or u.r0 == u.r1:
+        if u.why is None or u.code or u.region is not None or u.r0 == u.r1:
             u.id = len(out)
             out.append(u)
             continue
@@ -1171,7 +1172,7 @@ def _by_rows(units: list[Unit], ctx: Context) -> list[Unit]:
                 one.compiled = compile_block(ctx, u.sheet, r, u.col, text, r)
                 one.array_mode = one.compiled.arrays_inside is not None
             except Unsupported as ex:
-                one.why = str(ex)
+                one.why, one.code = str(ex), getattr(ex, "code", None)
             if not rows and one.why is not None:  # not a matter of the block: as it was
                 break
             rows.append(one)
@@ -1186,7 +1187,7 @@ class _Retry(Exception):
 
 
 def _refuse_unsupported(units: list[Unit]) -> None:
-    bad = [u for u in units if u.why is not None]
+    bad = [u for u in units if u.why is not None and u.code is None]
     if bad:
         where = "; ".join(f"{u.address()}: {u.why}" for u in bad[:5])
         more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
@@ -1319,11 +1320,18 @@ def unsupported_error(why: str) -> ExcelError:
     function (DESIGN.md section 4: an unsupported function is ``#NAME?`` naming it),
     ``#VALUE!`` for anything else; never a guessed value.
 
-    >>> unsupported_error("function _xlfn.SHEET")
-    ExcelError('#NAME?', 'not supported by the engine: function _xlfn.SHEET')
+    >>> err = unsupported_error("function _xlfn.SHEET")
+    >>> str(err), err.reason
+    ('#NAME?', 'not supported by the engine: function _xlfn.SHEET')
+    >>> str(unsupported_error("the formula cannot be parsed: missing operand"))
+    '#VALUE!'
     """
-    code = "#NAME?" if why.startswith("function ") or " function " in why else "#VALUE!"
+    code = "#NAME?" if _FUNCTION_WHY.match(why) else "#VALUE!"
     return ExcelError(code, f"not supported by the engine: {why}")
+
+
+#: the reason of a function the compiler does not have (``function _xlfn.SHEET``)
+_FUNCTION_WHY = re.compile(r"(?:array formula: )?function [^ ]+$")
 
 
 def _unsupported(run: _Run, units: list[Unit], ids: set[int]) -> None:
@@ -1333,7 +1341,7 @@ def _unsupported(run: _Run, units: list[Unit], ids: set[int]) -> None:
     points: dict[tuple[str, int], tuple[list, list]] = {}
     for uid in sorted(ids):
         u = units[uid]
-        err = unsupported_error(u.why)
+        err = ExcelError(u.code, u.why) if u.code else unsupported_error(u.why)
         texts = _cell_texts(u)
         if u.region is not None:
             r0, c0, r1, c1 = u.region
@@ -1544,9 +1552,10 @@ def _collect(run: _Run, units: list[Unit], book: Book, ctx: Context) -> Evaluati
     unsupported_why: dict[str, list] = {}
     for u in units:
         if u.why is not None:
-            paths.unsupported_cells += u.cells
-            ent = unsupported_why.setdefault(u.why, [u.address(), 0])
-            ent[1] += u.cells
+            if u.code is None:  # not an error value by Excel's rules: not supported
+                paths.unsupported_cells += u.cells
+                ent = unsupported_why.setdefault(u.why, [u.address(), 0])
+                ent[1] += u.cells
             continue
         paths.blocks += 1
         sheet = u.sheet
@@ -1686,7 +1695,9 @@ class _Reasons:
             self.memo[key] = out
             return out
         text = u.compiled.text if u is not None and u.compiled is not None else ""
-        if text.replace(" ", "").upper() == "=" + code:
+        if u is not None and u.compiled is not None and u.compiled.notes:
+            why = "; ".join(u.compiled.notes)
+        elif text.replace(" ", "").upper() == "=" + code:
             why = f"the formula is the error constant {code}"
         elif code == "#NAME?":
             why = "unknown name, or a function the headless engine does not support"

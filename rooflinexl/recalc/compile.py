@@ -45,7 +45,16 @@ __all__ = ["ARRAY_MODE", "Arr", "Call", "Eta", "LAMBDA_MODE", "Lit", "Node", "Pa
 
 
 class Unsupported(Exception):
-    """A construct the block evaluator does not cover (the cells go per cell)."""
+    """A construct the engine does not cover (its cells are error values naming it)."""
+
+
+class ErrorFormula(Unsupported):
+    """A formula whose value is an error by Excel's own rules, ``code`` (a function nested
+    deeper than Excel allows is ``#NUM!``): its cells hold it, with the reason."""
+
+    def __init__(self, code: str, reason: str):
+        super().__init__(reason)
+        self.code = code
 
 
 # ------------------------------------------------------------------ the tree
@@ -344,6 +353,12 @@ class Compiled:
     #: why the block kernels cannot evaluate it (a function returning an array where one
     #: value belongs): evaluated in array mode (:mod:`rooflinexl.recalc.arrays`)
     arrays_inside: str | None = None
+    #: what the pre-pass wrote an error value in for (a table column that does not exist,
+    #: ``Chips[nope]`` as ``#REF!``): the reason of the error values it gives
+    notes: tuple[str, ...] = ()
+    #: the pre-pass wrote in something of this row (an intersection's overlap, CELL's
+    #: address, another workbook's cached value): not for another block of the same formula
+    row_bound: bool = False
 
 
 # ------------------------------------------------------------------- parsing
@@ -499,7 +514,7 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
                          row=row0, col=col, clip=ctx.clip, defined=ctx.defined,
                          arrays=ctx.arrays, external=ctx.book.external)
     if rw.too_deep:
-        raise Unsupported(rw.too_deep)
+        raise ErrorFormula("#NUM!", rw.too_deep)
     if "indirect" in rw.kinds:  # whether it is a plain cell's whole formula: per cell
         raise Unsupported("ROW/COLUMN of INDIRECT")
     if "cell" in rw.kinds and row1 > row0:  # CELL's address, row and column are written
@@ -510,8 +525,6 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
         raise Unsupported("an intersection of references in a filled-down block")
     if ctx.book.date1904 and (why := date_1904_problem(rw.functions)):
         raise Unsupported(why)
-    if rw.notes:
-        raise Unsupported("; ".join(rw.notes))
     body = rw.text.replace("\n", "")
     tpl = template(body, row0, col)
     sticky: set[tuple[int, int]] = set()  # (ref, corner) of table-row references
@@ -544,7 +557,7 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
     try:
         tree = parse(body[1:], base=1)
     except ParseError as ex:
-        raise Unsupported(f"{ex}") from None
+        raise Unsupported(f"the formula cannot be parsed: {ex}") from None
     except RecursionError:  # ~1,000 chained operators (Excel allows 8,192 characters)
         raise Unsupported("formula too deeply nested for the block evaluator") from None
     refs: list[Rng] = []
@@ -580,9 +593,12 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
                 k += 1
         tpl = replace(tpl, pieces=tuple(pieces))
     return Compiled(node, body, rw.changed, refs, tpl, unknown=tuple(unknown),
-                    arrays_inside=arrays_inside)
+                    arrays_inside=arrays_inside, notes=tuple(rw.notes),
+                    row_bound=bool(rw.kinds & _ROW_BOUND))
 
 
+#: what the pre-pass writes in for one row (:attr:`Compiled.row_bound`)
+_ROW_BOUND = frozenset({"static intersection", "cell", "external", "indirect"})
 _SUBTOTAL_CALLS = ("SUBTOTAL", "AGGREGATE")
 
 
