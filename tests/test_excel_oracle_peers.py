@@ -45,32 +45,48 @@ def test_every_formula_cell_equals_excels_cached_value(path):
 
 
 
-def test_formulatext_is_the_formula_bar_text():
+def test_formulatext_is_the_formula_bar_text(tmp_path):
     """Microsoft, "FORMULATEXT function": ``=FORMULATEXT(A2)`` next to ``=TODAY()`` in A2
     is the text ``=TODAY()`` (what the formula bar shows, so without the file's ``_xlfn.``
     prefixes); a range gives its upper-left cell's formula; a cell without a formula is
     #N/A. Excel's cached values in DAY.xlsx (IronCalc's docs/DAY.xlsx): C2
     ``=FORMULATEXT(B2)`` is ``=DAY(A2)``, C3 is ``=DAY(DATE(2024,12,25))``."""
-    from rooflinexl.recalc.book import recalc_book
-    from rooflinexl.recalc.prepass import resolve_formulatext
+    import openpyxl
 
-    texts = {("S", "A2"): "=TODAY()", ("S", "A3"): "=_xlfn.XLOOKUP(1,B1:B2,C1:C2)"}
-    assert resolve_formulatext("=_xlfn.FORMULATEXT(A2)", texts, "S") == '="=TODAY()"'
-    assert resolve_formulatext("=FORMULATEXT(A3:A9)", texts, "S") == \
-        '="=XLOOKUP(1,B1:B2,C1:C2)"'
-    assert resolve_formulatext("=FORMULATEXT(A1)", texts, "S") == "=#N/A"
+    from rooflinexl.recalc.book import recalc_book
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    ws["A1"], ws["A2"], ws["A3"] = 7, "=TODAY()", "=_xlfn.XLOOKUP(1,B1:B2,C1:C2)"
+    ws["D1"] = "=_xlfn.FORMULATEXT(A2)"
+    ws["D2"] = "=_xlfn.FORMULATEXT(A3:A9)"
+    ws["D3"] = "=_xlfn.FORMULATEXT(A1)"
+    wb.save(tmp_path / "ft.xlsx")
+    got = recalc_book(tmp_path / "ft.xlsx", None, write=False).evaluation
+    assert got.value("S", "D1") == "=TODAY()"
+    assert got.value("S", "D2") == "=XLOOKUP(1,B1:B2,C1:C2)"
+    assert str(got.value("S", "D3")) == "#N/A"
     res = recalc_book(DATA / "DAY.xlsx", None, write=False)
     got = {k: v.value for k, v in res.evaluation.cells.items()}
     assert got[("Sheet1", "C2")] == "=DAY(A2)"
     assert got[("Sheet1", "C3")] == "=DAY(DATE(2024,12,25))"
 
 
-def test_isformula_tells_formula_cells():
+def test_isformula_tells_formula_cells(tmp_path):
     """Microsoft, "ISFORMULA function": TRUE when the reference is to a cell holding a
     formula (its example: A2 ``=TODAY()`` gives TRUE, A3 holding 7 gives FALSE)."""
-    from rooflinexl.recalc.prepass import resolve_formulatext
+    import openpyxl
 
-    texts = {("S", "A2"): "=TODAY()", ("S", "C10"): "=1+1"}
-    assert resolve_formulatext("=_xlfn.ISFORMULA(A2)", texts, "S") == "=TRUE"
-    assert resolve_formulatext("=ISFORMULA(A3)", texts, "S") == "=FALSE"
-    assert resolve_formulatext("=_xlfn.ISFORMULA(S!C10)", texts, "S") == "=TRUE"
+    from rooflinexl.recalc.book import recalc_book
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    ws["A2"], ws["A3"], ws["C10"] = "=TODAY()", 7, "=1+1"
+    ws["D1"] = "=_xlfn.ISFORMULA(A2)"
+    ws["D2"] = "=_xlfn.ISFORMULA(A3)"
+    ws["D3"] = "=_xlfn.ISFORMULA(S!C10)"
+    wb.save(tmp_path / "isf.xlsx")
+    got = recalc_book(tmp_path / "isf.xlsx", None, write=False).evaluation
+    assert [got.value("S", f"D{r}") for r in (1, 2, 3)] == [True, False, True]

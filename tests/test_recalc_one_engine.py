@@ -1,0 +1,145 @@
+"""One engine (issue 13, item 1): every formula is computed by rooflinexl's own evaluator.
+
+No ``formulas`` library: a formula the engine does not support is an error value whose
+reason names what (never a guessed value), a cell is a block of one row
+(``--engine cells``), and what fails only as a filled-down block is computed row by row.
+Expected values: Microsoft's documentation (read 2026-12-02) and hand derivations written
+here; the dev corpus' cached values are Excel's own.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from rooflinexl.recalc.book import recalc_book
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _save(wb, tmp_path, name="b.xlsx") -> Path:
+    p = tmp_path / name
+    wb.save(p)
+    return p
+
+
+def test_recalculates_excels_books_with_formulas_unimportable(tmp_path):
+    """The dev corpus (Excel-saved, tests/data/excel-oracle-dev) in a fresh interpreter in
+    which ``formulas`` and ``schedula`` cannot be imported: every formula cell equals
+    Excel's cached value, as in tests/test_excel_oracle.py."""
+    script = """
+import json, sys
+for m in ("formulas", "schedula"):
+    sys.modules[m] = None  # import formulas -> ImportError
+sys.path.insert(0, "tests")
+from excel_oracle import compare_book, workbooks
+total = same = 0
+for path in workbooks("tests/data/excel-oracle-dev"):
+    m = compare_book(path)
+    assert not m.failure, (path, m.failure)
+    total += m.cells
+    same += m.matched
+print(json.dumps([total, same]))
+"""
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
+                         text=True, timeout=600, check=False)
+    assert out.returncode == 0, out.stderr[-3000:]
+    total, same = json.loads(out.stdout.strip().splitlines()[-1])
+    assert total == 19_901 and same == total  # the corpus README: 19,901 formula cells
+
+
+@pytest.mark.parametrize("engine", ["auto", "cells"])
+def test_the_same_formula_in_rows_apart_reads_its_own_row(tmp_path, engine):
+    """``=B$1:B$15 A7:D7`` (the intersection operator) in G7 is B7 (Microsoft, "Calculation
+    operators and precedence": ``=SUM(B5:B15 A7:D7)`` sums B7). The same formula in rows
+    1, 3 and 7, not filled down between: each its own row (it was a wrong number before:
+    the compiled G1 was used for G7)."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    for r in range(1, 16):
+        for c in range(1, 5):
+            ws.cell(r, c, c if r != 7 else r)  # B r is 2, B7 is 7
+    for r in (1, 3, 7):
+        ws[f"G{r}"] = f"=B$1:B$15 A{r}:D{r}"
+    ev = recalc_book(_save(wb, tmp_path), write=False, engine=engine).evaluation
+    assert [ev.value("S", f"G{r}") for r in (1, 3, 7)] == [2, 2, 7]
+
+
+def test_what_fails_as_a_block_is_computed_row_by_row(tmp_path):
+    """``CELL("row",A2)`` filled down (CELL's address is written in per row): Microsoft,
+    "CELL function": "row" is the row number of the cell in reference."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    for r in range(2, 7):
+        ws[f"A{r}"] = r
+        ws[f"B{r}"] = f'=CELL("row",A{r})*10'
+    res = recalc_book(_save(wb, tmp_path), write=False)
+    ev = res.evaluation
+    assert [ev.value("S", f"B{r}") for r in range(2, 7)] == [20, 30, 40, 50, 60]
+    assert ev.paths.unsupported_cells == 0 and res.exit_code == 0
+
+
+def test_an_unsupported_construct_is_an_error_naming_it(tmp_path):
+    """A formula the engine does not support: an error value whose reason names it, the
+    cells reading it that error with where it came from, exit 1, and ``--engine blocks``
+    refuses the book (DESIGN.md section 4: never a guessed value)."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    ws["A1"] = 4
+    ws["B1"] = "=_xlfn.SHEET()"  # a function Excel has and the engine does not
+    ws["C1"] = "=B1+A1"
+    ws["D1"] = "=A1*2"
+    p = _save(wb, tmp_path)
+    res = recalc_book(p, write=False)
+    ev = res.evaluation
+    b1, c1 = ev.cells[("S", "B1")], ev.cells[("S", "C1")]
+    assert str(b1.value) == "#NAME?" and b1.reason == (
+        "not supported by the engine: function _xlfn.SHEET")
+    assert str(c1.value) == "#NAME?" and c1.reason == (
+        "propagated from S!B1: not supported by the engine: function _xlfn.SHEET")
+    assert ev.value("S", "D1") == 8
+    assert res.exit_code == 1
+    assert ev.paths.unsupported == [("S!B1", 1, "function _xlfn.SHEET")]
+    assert "not supported: S!B1 (1 cells): function _xlfn.SHEET" in res.report()
+    from rooflinexl.recalc.engine import EngineError
+
+    with pytest.raises(EngineError, match="not supported by the engine"):
+        recalc_book(p, write=False, engine="blocks")
+
+
+def test_an_unparsable_formula_is_an_error_that_says_so(tmp_path):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws["A1"] = "=SUM(1,"
+    ev = recalc_book(_save(wb, tmp_path), write=False).evaluation
+    a1 = ev.cells[("Sheet", "A1")]
+    assert str(a1.value) == "#VALUE!"
+    assert a1.reason.startswith("not supported by the engine: the formula cannot be parsed")
+
+
+def test_a_missing_table_column_is_ref_with_the_reason_and_iferror_catches_it(tmp_path):
+    """A structured reference to a column the table does not have (a damaged or
+    hand-edited file; Excel refuses to enter one): #REF! with the reason, and like any
+    error value IFERROR's value_if_error replaces it (Microsoft, "IFERROR function")."""
+    from openpyxl.worksheet.table import Table
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    ws["A1"], ws["A2"], ws["A3"] = "x", 1, 2
+    ws.add_table(Table(displayName="T", ref="A1:A3"))
+    ws["C1"] = "=SUM(T[nope])"
+    ws["C2"] = "=IFERROR(SUM(T[nope]),-1)"
+    ws["C3"] = "=SUM(T[x])"
+    ev = recalc_book(_save(wb, tmp_path), write=False).evaluation
+    c1 = ev.cells[("S", "C1")]
+    assert str(c1.value) == "#REF!" and "T[nope]" in c1.reason and "no column" in c1.reason
+    assert ev.value("S", "C2") == -1
+    assert ev.value("S", "C3") == 3
