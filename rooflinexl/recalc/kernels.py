@@ -1071,6 +1071,11 @@ class BlockEval:
         return Vec(kind, num, obj, npy)
 
     def _lookup(self, node: Call, nmin: int, nmax: int) -> Vec:
+        """A lookup function of ours (:mod:`rooflinexl.recalc.lookups`) over the block:
+        called once per distinct row of per-row arguments, or once over the whole column
+        of lookup values when they are many; a relative range goes through :meth:`udf`."""
+        from rooflinexl.recalc import engine
+
         if not nmin <= len(node.args) <= nmax:
             raise Unsupported(f"{node.name} with {len(node.args)} arguments")
         parts = []
@@ -1078,7 +1083,7 @@ class BlockEval:
             if isinstance(a, Rng) and not a.is_cell:
                 r = self.range(a)
                 if r.per_row:
-                    raise Unsupported(f"{node.name} over a relative range")
+                    return self.udf(node)
                 parts.append(("fixed", r.objects))
             elif isinstance(a, Arr):
                 parts.append(("fixed", self.array(a)))
@@ -1087,9 +1092,10 @@ class BlockEval:
             else:
                 parts.append(("vec", self.value(a)))
         per_row = [k for k, (kind, p) in enumerate(parts) if kind == "vec" and len(p) > 1]
-        fn = self._fn(node.written)
+        fn = engine.host_call(node.name, self.functions[node.name])
         n = self.n if per_row else 1
         objs = {k: p.objects() for k, (kind, p) in enumerate(parts) if kind == "vec"}
+        token = self.tokens[1].set(None)  # no reasons recorded: #N/A is a lookup's answer
 
         def call(i):
             args = []
@@ -1105,24 +1111,26 @@ class BlockEval:
                 raise Unsupported(f"{node.name} returned an array")
             return r.reshape(-1)[0]
 
-        if n == 1:
-            return self._classify([call(0)])
-        keys = list(zip(*[[(type(x), x) for x in objs[k].tolist()] for k in per_row],
-                        strict=True))
-        memo: dict = {}
-        first: list[int] = []
-        inverse = np.empty(n, dtype=np.int64)
-        for i, key in enumerate(keys):
-            j = memo.get(key)
-            if j is None:
-                j = memo[key] = len(first)
-                first.append(i)
-            inverse[i] = j
-        if len(first) > 256 and per_row == [0]:
-            # many distinct lookup values: one call over the column (formulas maps it)
-            vec = parts[0][1]
-            return self.delegate_lookup(node.written, fn, parts, vec)
-        results = self._classify([call(i) for i in first])
+        try:
+            if n == 1:
+                return self._classify([call(0)])
+            keys = list(zip(*[[(type(x), x) for x in objs[k].tolist()] for k in per_row],
+                            strict=True))
+            memo: dict = {}
+            first: list[int] = []
+            inverse = np.empty(n, dtype=np.int64)
+            for i, key in enumerate(keys):
+                j = memo.get(key)
+                if j is None:
+                    j = memo[key] = len(first)
+                    first.append(i)
+                inverse[i] = j
+            if len(first) > 256 and per_row == [0]:
+                # many distinct lookup values: one call over the column (the table read once)
+                return self.delegate_lookup(node.name, fn, parts, parts[0][1])
+            results = self._classify([call(i) for i in first])
+        finally:
+            self.tokens[1].reset(token)
         return Vec(results.kind[inverse], results.num[inverse],
                    None if results.obj is None else results.obj[inverse])
 
