@@ -216,6 +216,7 @@ _WITHOUT_LOOK = r"""
 import json, sys
 import formulas.functions as ff
 import formulas.functions.look as fl
+import formulas.functions.operators  # the cell engine's operators (they import look)
 from rooflinexl.recalc.compile import light_formulas_functions
 
 def refuse(*args, **kwargs):

@@ -44,13 +44,17 @@ from rooflinexl.recalc.functions import (
     excel_bsearch,
     lookup_index,
     lookup_range_flag,
+    value_text,
     wildcard_regex,
     xmatch_key,
     xmatch_position,
 )
 from rooflinexl.recalc.scalars import Fail, excel_number
 
-__all__ = ["LOOKUPS", "hlookup", "match", "vlookup", "xlookup"]
+__all__ = ["LOOKUPS", "MATCH_NOT_FOUND", "hlookup", "match", "vlookup", "xlookup"]
+
+#: the reason of MATCH's #N/A where nothing matches (also the block kernel's fast path)
+MATCH_NOT_FOUND = "MATCH: no match"
 
 
 class _Stop(Exception):
@@ -257,24 +261,25 @@ def match(lookup_value, lookup_array, match_type=None):
     >>> match("b?n*", [["Apple", "banana"]], 0), match(4, [[5, 4, 4, 3]], -1)
     (2.0, 2.0)
     """
-    return _each(lambda v, m: _match_one(v, lookup_array, m), lookup_value,
-                 _first(match_type))
+    lines: dict = {}  # the searched row or column, read once for every lookup value
 
+    def one(value, match_type):
+        try:
+            for x in (value, lookup_array):
+                if _error(x) is not None:
+                    return x
+            mode = _int_arg(match_type, "match_type", 1)
+            if not lines:
+                lines[0] = _line(_rows(lookup_array), "MATCH: lookup_array")
+        except _Stop as stop:
+            return stop.error
+        mode = (mode > 0) - (mode < 0)
+        if value is None and mode == 0:
+            return ExcelError("#N/A", "MATCH: an empty lookup_value matches nothing")
+        pos = lines[0].find(value, mode)
+        return ExcelError("#N/A", MATCH_NOT_FOUND) if pos is None else float(pos + 1)
 
-def _match_one(value, lookup_array, match_type):
-    try:
-        for x in (value, lookup_array):
-            if _error(x) is not None:
-                return x
-        mode = _int_arg(match_type, "match_type", 1)
-        line = _line(_rows(lookup_array), "MATCH: lookup_array")
-    except _Stop as stop:
-        return stop.error
-    mode = (mode > 0) - (mode < 0)
-    if value is None and mode == 0:
-        return ExcelError("#N/A", "MATCH: an empty lookup_value matches nothing")
-    pos = line.find(value, mode)
-    return ExcelError("#N/A", "MATCH: no match") if pos is None else float(pos + 1)
+    return _each(one, lookup_value, _first(match_type))
 
 
 # --------------------------------------------------------------- VLOOKUP, HLOOKUP
@@ -303,7 +308,8 @@ def _table_lookup(vertical: bool, value, table, index, range_lookup):
             return ExcelError("#N/A", f"{name}: an empty lookup_value matches nothing")
         hit = line.below(v) if approx else line.exact(v)
         if hit is None:
-            return ExcelError("#N/A", f"{name}: {v!r} not found")
+            shown = f'"{v}"' if isinstance(v, str) else value_text(v)
+            return ExcelError("#N/A", f"{name}: {shown} not found")
         return later if later is not None else _found(lines[pos][hit])
 
     return _each(one, value, _first(index), _first(range_lookup))
@@ -426,6 +432,8 @@ def xlookup(lookup_value, lookup_array, return_array, if_not_found=None, match_m
     >>> xlookup(9, [[1, 2]], [[5, 6]], "none"), str(xlookup(9, [[1, 2]], [[5, 6]]))
     ('none', '#N/A')
     """
+    line: dict = {}
+
     def one(v, mm, sm):
         try:
             for x in (v, lookup_array, return_array):
@@ -444,8 +452,19 @@ def xlookup(lookup_value, lookup_array, return_array, if_not_found=None, match_m
         if (len(ret) if down else len(ret[0])) != (h if down else w):
             return ExcelError("#VALUE!", "XLOOKUP: return_array's size is not "
                               "lookup_array's")
-        texts = [x for row in rows for x in row]
-        pos = xmatch_position(v, [xmatch_key(x) for x in texts], texts, mode, search)
+        if not line:  # read once for every lookup value
+            line["texts"] = [x for row in rows for x in row]
+            line["keys"] = [xmatch_key(x) for x in line["texts"]]
+        if mode == 0 and search in (1, -1) and not isinstance(v, ExcelError):
+            at = line.get(search)
+            if at is None:  # exact, first (last) to last (first): an index of the keys
+                keys = line["keys"]
+                order = range(len(keys) - 1, -1, -1) if search == 1 else range(len(keys))
+                at = line[search] = {keys[i]: float(i + 1) for i in order
+                                     if keys[i] is not None}
+            pos = at.get(xmatch_key(v, lookup=True)) or ExcelError("#N/A", "XLOOKUP: no match")
+        else:
+            pos = xmatch_position(v, line["keys"], line["texts"], mode, search)
         if isinstance(pos, ExcelError):
             if str(pos) == "#N/A" and if_not_found is not None:
                 return if_not_found
