@@ -375,77 +375,17 @@ def _numbers_function(kind: str) -> Callable:
 
 
 def formulas_overrides(table: Mapping[str, Any]) -> dict:
-    """Excel's rules in place of formulas' INDEX (over an array), approximate MATCH, TEXT,
-    VLOOKUP and HLOOKUP, built from formulas' own entries in ``table``, and the functions of a
-    list of numbers (:data:`~rooflinexl.recalc.functions.EXCEL_NUMBERS`: SUM, COUNT,
-    COUNTA, MEDIAN, STDEV.S ..., also under the ``_xlfn.`` name Excel saves); the per-cell
-    engine's table and the block path's (kernels) both take them."""
+    """Excel's rules in place of formulas' INDEX (over an array) and TEXT, built from
+    formulas' own entries in ``table``, and the functions of a list of numbers
+    (:data:`~rooflinexl.recalc.functions.EXCEL_NUMBERS`: SUM, COUNT, COUNTA, MEDIAN,
+    STDEV.S ..., also under the ``_xlfn.`` name Excel saves); the per-cell engine's table and
+    the block path's (kernels) both take them."""
 
     from rooflinexl.recalc.functions import EXCEL_NUMBERS
 
     numbers = {f"{p}{name}": _numbers_function(name) for name in EXCEL_NUMBERS
                for p in ("", "_XLFN.")}
-    return {**numbers, "INDEX": _index_function(table["INDEX"]),
-            "MATCH": _error_arguments_first(_match_function(), 2),
-            "TEXT": _text_function(),
-            "VLOOKUP": _error_arguments_first(_table_lookup_function(True), 2),
-            "HLOOKUP": _error_arguments_first(_table_lookup_function(False), 2)}
-
-
-def _error_arguments_first(fn: Callable, count: int) -> Callable:
-    """``fn`` returning the first of its first ``count`` arguments that is an error value
-    itself (not a range holding one): ``VLOOKUP(C11,#REF!,2,0)`` is #REF! in Excel (the
-    cached values of MiniExcel's TestIssue772.xlsx), formulas' #VALUE!."""
-    F = _formulas()
-
-    @functools.wraps(fn)
-    def call(*args):
-        for a in args[:count]:
-            if isinstance(a, F.XlError):
-                return a
-        return fn(*args)
-    return call
-
-
-def _table_lookup_function(vertical: bool):
-    """formulas' VLOOKUP (``vertical``) or HLOOKUP, with the index and range_lookup
-    arguments read as Excel reads them (:func:`rooflinexl.recalc.functions.lookup_index`,
-    ``lookup_range_flag``): formulas took index 0 or below as a column counted from the
-    end (``VLOOKUP(8,B3:B7,FALSE)`` the last column, where Excel gives #VALUE!) and any
-    text as TRUE."""
-    import numpy as np
-    from formulas.functions import FoundError, wrap_ufunc
-    from formulas.functions import look as fl
-
-    from rooflinexl.recalc.functions import lookup_index, lookup_range_flag
-
-    F = _formulas()
-
-    def host(x):
-        x = np.ravel(x)[0] if isinstance(x, np.ndarray) else x
-        return _host_elem(x, [])
-
-    def args(val, vec, index, match_type=True):
-        vec = np.atleast_2d(vec)
-        if vertical:
-            vec = vec.T
-        k, later = lookup_index(host(index), vec.shape[0],
-                                "col_index_num" if vertical else "row_index_num")
-        exact = lookup_range_flag(host(match_type))
-        for out in (None if k is not None else later, exact):
-            if isinstance(out, ExcelError):
-                raise FoundError(err=F.Error.errors[str(out)])
-        result = vec[0 if later is not None else k].ravel()
-        later = None if later is None else F.Error.errors[str(later)]
-        return (*fl.args_parser_lookup_array(val, vec[0].ravel(), result, exact), later)
-
-    def lookup(*a):  # the index's range error only where the value is found
-        r = fl.xlookup(*a[:-1])
-        return r if a[-1] is None or isinstance(r, F.XlError) else a[-1]
-
-    return wrap_ufunc(lookup, input_parser=lambda *a: a, args_parser=args,
-                      check_error=lambda *a: fl.get_error(a[1]),
-                      excluded={3, 4, 5, 6, 7, 8, 9})
+    return {**numbers, "INDEX": _index_function(table["INDEX"]), "TEXT": _text_function()}
 
 
 def _text_function():
@@ -484,34 +424,6 @@ def _text_function():
 
     # empty arguments reach xtext as they are (an empty format is not the format "0")
     return ft.wrap_ufunc(xtext, input_parser=lambda *a: a, args_parser=lambda *a: a)
-
-
-def _match_function():
-    """formulas' MATCH (its argument parsing, array handling, exact match and -1), with
-    match_type 1 as Excel's binary search
-    (:func:`rooflinexl.recalc.functions.excel_bsearch`): formulas scanned linearly and
-    stopped at the first larger value, which on unsorted data or duplicates is not what
-    Excel answers (Microsoft, "MATCH function": "finds the largest value that is less
-    than or equal to lookup_value"; Excel searches by bisection)."""
-    from formulas.functions import Error
-    from formulas.functions import look as fl
-
-    from rooflinexl.recalc.functions import excel_bsearch
-
-    def xmatch(value_type, value, value_raw, index, array_type, array, array_raw,
-               match_type=1):
-        if match_type <= 0 or int(value_type) > 2:  # -1: formulas' scan (Excel's cached
-            # values: on ascending data #N/A, test.xlsx LOOKUP!S83), 0: exact
-            return fl.xmatch(value_type, value, value_raw, index, array_type, array,
-                             array_raw, match_type)
-        keys = [(int(t), x) if t <= 2 else None
-                for t, x in zip(array_type.tolist(), array.tolist(), strict=True)]
-        pos = excel_bsearch(keys, (int(value_type), value), descending=match_type < 0)
-        return Error.errors["#N/A"] if pos is None else int(index[pos])
-
-    return fl.wrap_ufunc(
-        xmatch, check_error=lambda *a: fl.get_error(a[1]), excluded={3, 4, 5, 6, 7},
-        args_parser=fl.args_parser_match_array, input_parser=lambda *a: a)
 
 
 def _index_function(formulas_index: dict) -> dict:

@@ -40,7 +40,8 @@ __all__ = ["BUILTINS", "CELL_INFO", "ETA_PREFIX", "EXCEL_NUMBERS", "REF_POSITION
            "complex_text", "cut_position", "dates_from_1904", "excel_bsearch", "excel_numbers",
            "imcsc", "imlog2", "index_array", "lookup_index", "lookup_range_flag",
            "mean_and_squares", "offset_address", "power", "set_date_system",
-           "use_character_set", "use_date_system", "value_text"]
+           "use_character_set", "use_date_system", "value_text", "wildcard_regex",
+           "xmatch_key", "xmatch_position"]
 
 def value_text(x) -> str:
     """A value as Excel turns it into text (``&``, ``LEN``, ``LEFT`` ...).
@@ -623,7 +624,7 @@ class _Cells:
             sel = kind == _STR
             if op == "=":
                 if any(ch in c for ch in "*?~"):
-                    rx = re.compile(_wildcard_regex(c), re.S)
+                    rx = re.compile(wildcard_regex(c), re.S)
                     out = np.zeros(len(kind), bool)
                     for i in np.flatnonzero(sel).tolist():
                         out[i] = rx.fullmatch(self.text[i]) is not None
@@ -643,8 +644,15 @@ _CMP = {"=": lambda a, b: a == b, "<": lambda a, b: a < b, ">": lambda a, b: a >
         "<=": lambda a, b: a <= b, ">=": lambda a, b: a >= b}
 
 
-def _wildcard_regex(pattern: str) -> str:
-    """Excel's ``* ? ~`` pattern as a regular expression (``~*`` a literal star)."""
+def wildcard_regex(pattern: str) -> str:
+    """Excel's ``* ? ~`` pattern as a regular expression (``~*`` a literal star).
+
+    Microsoft, "Using wildcard characters in searches": ``*`` any characters, ``?`` one
+    character, ``~`` followed by ``*``, ``?`` or ``~`` that character itself.
+
+    >>> wildcard_regex("a?c*"), bool(re.fullmatch(wildcard_regex("5~*"), "5*"))
+    ('a.c.*', True)
+    """
     out, i = [], 0
     while i < len(pattern):
         ch = pattern[i]
@@ -1954,10 +1962,14 @@ BUILTINS.update({
 })
 
 
-def _xmatch_key(x, lookup: bool = False):
+def xmatch_key(x, lookup: bool = False):
     """XMATCH's order of values: numbers, then text (without regard to case), then
     booleans; an empty lookup value after them all; an empty cell or an error in the
-    array is no key (None)."""
+    array is no key (None).
+
+    >>> xmatch_key(2), xmatch_key("Ab"), xmatch_key(True), xmatch_key(None, lookup=True)
+    ((0, 2.0), (1, 'ab'), (2, True), (3, 0))
+    """
     if x is None:
         return (3, 0) if lookup else None
     if isinstance(x, ExcelError):
@@ -1969,16 +1981,24 @@ def _xmatch_key(x, lookup: bool = False):
     return (1, str(x).casefold())
 
 
-def _xmatch_one(value, keys: list, texts: list, mode: int, search: int):
-    """XMATCH of one lookup value over ``keys`` (:func:`_xmatch_key` of each cell;
-    ``texts`` the cells themselves, for wildcards and regular expressions)."""
+def xmatch_position(value, keys: list, texts: list, mode: int, search: int):
+    """XMATCH of one lookup value over ``keys`` (:func:`xmatch_key` of each cell;
+    ``texts`` the cells themselves, for wildcards and regular expressions), with
+    ``mode`` XMATCH's match_mode and ``search`` its search_mode (:func:`_xmatch`): the
+    1-based position as a float, or the error value (#N/A none found, #VALUE! a mode
+    Excel does not know).
+
+    >>> cells = [1, 3, 5, 7]
+    >>> xmatch_position(4, [xmatch_key(x) for x in cells], cells, 1, 1)
+    3.0
+    """
     if isinstance(value, ExcelError):
         return value
     if mode not in (0, -1, 1, 2, 3) or search not in (1, -1, 2, -2) or mode >= 2 and abs(
             search) == 2:
         return ExcelError("#VALUE!", f"XMATCH: search_mode {search} (with match_mode "
                           f"{mode}) is not one Excel knows")
-    want = _xmatch_key(value, lookup=True)
+    want = xmatch_key(value, lookup=True)
     hit = None
     if abs(search) == 2:  # binary search over an array taken as sorted that way
         asc = search == 2
@@ -2001,7 +2021,7 @@ def _xmatch_one(value, keys: list, texts: list, mode: int, search: int):
         order = range(len(keys)) if search == 1 else range(len(keys) - 1, -1, -1)
         if mode >= 2 and (want[0] == 1 or mode == 3):
             try:
-                rx = re.compile(_wildcard_regex(str(value)) if mode == 2 else value_text(value),
+                rx = re.compile(wildcard_regex(str(value)) if mode == 2 else value_text(value),
                                 re.S | re.I if mode == 2 else re.S)
             except re.error:
                 return ExcelError("#VALUE!", f"XMATCH: {value!r} is not a regular expression")
@@ -2033,7 +2053,7 @@ def _xmatch(lookup_value, lookup_array, match_mode=None, search_mode=None):
     42 with 3 over text is #N/A); other modes #VALUE!; search_mode 1
     first to last, -1 last to first, 2 / -2 binary search over an array sorted ascending /
     descending (wildcards with it are #VALUE!). Values of all types compare in one order
-    (:func:`_xmatch_key`: numbers, text, booleans; an empty lookup value last), as the
+    (:func:`xmatch_key`: numbers, text, booleans; an empty lookup value last), as the
     `formulas` project's test.xlsx (saved by Excel), sheet LOOKUP rows 171-197, shows:
     "*b?u*" with -1 in {-1.1,2.1,3.1,4.1} is 4. None found is #N/A; an array of lookup
     values gives an array of positions.
@@ -2056,17 +2076,17 @@ def _xmatch(lookup_value, lookup_array, match_mode=None, search_mode=None):
     except _Err as ex:
         return ex.error
     texts = [y for row in g for y in row]
-    keys = [_xmatch_key(y) for y in texts]
+    keys = [xmatch_key(y) for y in texts]
     lookup_value = _listed(lookup_value)
     if not isinstance(lookup_value, list):
-        return _xmatch_one(lookup_value, keys, texts, mode, search)
+        return xmatch_position(lookup_value, keys, texts, mode, search)
     if mode == 0 and search in (1, -1):  # many exact lookups: one index of the keys
         order = range(len(keys)) if search == -1 else range(len(keys) - 1, -1, -1)
         at = {keys[i]: float(i + 1) for i in order if keys[i] is not None}
-        return [[v if isinstance(v, ExcelError) else at.get(_xmatch_key(v, lookup=True))
+        return [[v if isinstance(v, ExcelError) else at.get(xmatch_key(v, lookup=True))
                  or ExcelError("#N/A", "XMATCH: no match") for v in row]
                 for row in _grid(lookup_value)]
-    return [[_xmatch_one(v, keys, texts, mode, search) for v in row]
+    return [[xmatch_position(v, keys, texts, mode, search) for v in row]
             for row in _grid(lookup_value)]
 
 
@@ -5916,5 +5936,6 @@ BUILTINS["LINEST"] = _linest
 #: helpers the scalar functions (:mod:`rooflinexl.recalc.scalars`) share with the ones here
 typed_number, excel_ymd, excel_serial, ddb = _typed_number, _excel_ymd, _serial, _ddb
 import rooflinexl.recalc.engineering  # noqa: E402, F401 - adds its functions to BUILTINS
+from rooflinexl.recalc import lookups as _lookups  # noqa: E402, F401, I001 - adds them to BUILTINS
 from rooflinexl.recalc import scalars  # noqa: E402, F401 - adds them to BUILTINS
 from rooflinexl.recalc import stats as _stats  # noqa: E402, F401, I001 - adds them to BUILTINS

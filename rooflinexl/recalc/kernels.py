@@ -103,6 +103,9 @@ def is_operator(written: str) -> bool:
 
 
 _NUMERIC = (NUM, BOOL, EMPTY)
+#: the arguments (by position) our lookup functions take element by element, a column of
+#: the block's rows there giving a column of results (:mod:`rooflinexl.recalc.lookups`)
+_LIFTED = {"VLOOKUP": (0, 2, 3), "HLOOKUP": (0, 2, 3), "MATCH": (0, 2), "XLOOKUP": (0, 4, 5)}
 #: ranges (times the block's rows, for a relative one) larger than this go per cell
 _MAX_RANGE_CELLS = 20_000_000
 
@@ -1071,6 +1074,13 @@ class BlockEval:
         return Vec(kind, num, obj, npy)
 
     def _lookup(self, node: Call, nmin: int, nmax: int) -> Vec:
+        """A lookup function of ours (:mod:`rooflinexl.recalc.lookups`) over the block,
+        its fixed tables read once: called once with the column of the distinct lookup
+        values (and index, match_mode ... where those vary by row), which it lifts, or,
+        where a per-row argument is not one it lifts or a result may be an array, once per
+        distinct row; a relative range goes through :meth:`udf`."""
+        from rooflinexl.recalc import engine
+
         if not nmin <= len(node.args) <= nmax:
             raise Unsupported(f"{node.name} with {len(node.args)} arguments")
         parts = []
@@ -1078,66 +1088,99 @@ class BlockEval:
             if isinstance(a, Rng) and not a.is_cell:
                 r = self.range(a)
                 if r.per_row:
-                    raise Unsupported(f"{node.name} over a relative range")
-                parts.append(("fixed", r.objects))
+                    return self.udf(node)
+                parts.append(("range", r))
             elif isinstance(a, Arr):
                 parts.append(("fixed", self.array(a)))
             elif isinstance(a, Lit):
                 parts.append(("lit", a.value))
             else:
                 parts.append(("vec", self.value(a)))
-        per_row = [k for k, (kind, p) in enumerate(parts) if kind == "vec" and len(p) > 1]
-        fn = self._fn(node.written)
-        n = self.n if per_row else 1
+        func = self.functions[node.name]
+        in_errors: list = []
+        host = [None if kind == "vec" else _host_rows(p, in_errors) if kind == "range"
+                else engine.to_host(p, in_errors) for kind, p in parts]
         objs = {k: p.objects() for k, (kind, p) in enumerate(parts) if kind == "vec"}
+        per_row = [k for k in objs if len(objs[k]) > 1]
+        n = self.n if per_row else 1
+        first: list[int] = [0]
+        inverse = np.zeros(n, dtype=np.int64)
+        if per_row:
+            keys = list(zip(*[[(type(x), x) for x in objs[k].tolist()] for k in per_row],
+                            strict=True))
+            memo: dict = {}
+            first = []
+            for i, key in enumerate(keys):
+                j = memo.get(key)
+                if j is None:
+                    j = memo[key] = len(first)
+                    first.append(i)
+                inverse[i] = j
 
-        def call(i):
-            args = []
-            for k, (kind, p) in enumerate(parts):
-                if kind == "vec":
-                    o = objs[k]
-                    args.append(np.array([[o[i if len(o) > 1 else 0]]], dtype=object)
-                                .view(Array))
-                else:
-                    args.append(p)
-            r = np.asarray(fn(*args), dtype=object)
-            if r.size != 1:
-                raise Unsupported(f"{node.name} returned an array")
-            return r.reshape(-1)[0]
+        def value_of(k: int, i: int):
+            o = objs[k]
+            return engine.to_host(o[i if len(o) > 1 else 0], in_errors)
 
-        if n == 1:
-            return self._classify([call(0)])
-        keys = list(zip(*[[(type(x), x) for x in objs[k].tolist()] for k in per_row],
-                        strict=True))
-        memo: dict = {}
-        first: list[int] = []
-        inverse = np.empty(n, dtype=np.int64)
-        for i, key in enumerate(keys):
-            j = memo.get(key)
-            if j is None:
-                j = memo[key] = len(first)
-                first.append(i)
-            inverse[i] = j
-        if len(first) > 256 and per_row == [0]:
-            # many distinct lookup values: one call over the column (formulas maps it)
-            vec = parts[0][1]
-            return self.delegate_lookup(node.written, fn, parts, vec)
-        results = self._classify([call(i) for i in first])
-        return Vec(results.kind[inverse], results.num[inverse],
-                   None if results.obj is None else results.obj[inverse])
+        def run(args, where: tuple) -> list:
+            tok = current.set(where)
+            try:
+                out = func(*args)
+                if not lifting and isinstance(out, list) and (len(out) > 1 or len(out[0]) > 1):
+                    raise Unsupported(f"{node.name} returned an array")
+                vals = engine.from_host(out, node.name, self.state, in_errors, True)
+            except Unsupported:
+                raise
+            except Exception as ex:  # noqa: BLE001 - a failure of ours: the cells say so
+                raise Unsupported(f"{node.name} failed ({type(ex).__name__})") from None
+            finally:
+                current.reset(tok)
+            return np.asarray(vals, dtype=object).reshape(-1).tolist()
 
-    def delegate_lookup(self, written, fn, parts, vec: Vec) -> Vec:
-        args = []
-        for kind, p in parts:
-            if kind == "vec":
-                args.append(_col(p.objects()) if len(p) > 1 else
-                            np.array([[p.objects()[0]]], dtype=object).view(Array))
+        rows_of = _rows_of(inverse, len(first))
+
+        def record(where: tuple, j: int | None) -> None:
+            for code, why, pos in self.state.udf_errors.pop(where, []):
+                for i in rows_of(j if j is not None else pos[0] if pos else 0):
+                    self._record(i, n, [(code, why)])
+
+        current, state_var = self.tokens
+        self._calls += 1
+        self._order = (node, self._calls)
+        token_state = state_var.set(self.state)
+        lifted = _LIFTED.get(node.name, ())
+        ret = host[2] if node.name == "XLOOKUP" else None
+        lifting = bool(per_row) and all(k in lifted for k in per_row) and (
+            not isinstance(ret, list) or len(ret) == 1 or all(len(r) == 1 for r in ret))
+        try:
+            if lifting:  # one call over the distinct values (each result a single value)
+                args = list(host)
+                for k in objs:
+                    if k in per_row:
+                        col = np.empty((len(first), 1), dtype=object)
+                        col[:, 0] = [value_of(k, i) for i in first]
+                        args[k] = col
+                    else:
+                        args[k] = value_of(k, 0)
+                where = ("rooflinexl-block", node.name)
+                results = run(args, where)
+                if len(results) != len(first):
+                    raise Unsupported(f"{node.name} over a column")
+                record(where, None)
             else:
-                args.append(p)
-        res = np.asarray(fn(*args), dtype=object)
-        if res.shape != (len(vec), 1):
-            raise Unsupported(f"{written} over a column")
-        return self._classify(res.reshape(-1))
+                results = []
+                for j, i in enumerate(first):
+                    args = list(host)
+                    for k in objs:
+                        args[k] = value_of(k, i)
+                    where = ("rooflinexl-row", i)
+                    results.extend(run(args, where))
+                    record(where, j)
+        finally:
+            state_var.reset(token_state)
+        res = self._classify(results)
+        return Vec(res.kind[inverse], res.num[inverse],
+                   None if res.obj is None else res.obj[inverse],
+                   None if res.npy is None else res.npy[inverse])
 
     def f_MATCH(self, node):
         hit = self._match(node)
@@ -1206,6 +1249,13 @@ class BlockEval:
             num[texts] = np.array(found)[codes]
         errs = kind == ERR
         missing = np.isnan(num) & ~errs
+        if missing.any():  # the reason our MATCH gives (rooflinexl.recalc.lookups)
+            from rooflinexl.recalc.lookups import MATCH_NOT_FOUND
+
+            self._calls += 1
+            self._order = (node, self._calls)
+            for i in np.flatnonzero(missing).tolist():
+                self._record(i, n, [("#N/A", MATCH_NOT_FOUND)])
         out = Vec(np.where(errs | missing, ERR, NUM).astype(np.uint8), np.nan_to_num(num))
         if errs.any() or missing.any():
             out.obj = np.empty(n, dtype=object)
@@ -1356,6 +1406,47 @@ class BlockEval:
         if len(vals) != m:
             return None
         return self._classify(vals)
+
+
+def _rows_of(inverse: np.ndarray, k: int):
+    """``rows(j)``: the rows whose distinct value is the ``j``-th (``inverse[i] == j``)."""
+    order = np.argsort(inverse, kind="stable")
+    bounds = np.searchsorted(inverse[order], np.arange(k + 1))
+    return lambda j: order[bounds[j]:bounds[j + 1]].tolist()
+
+
+#: the last ranges :func:`_host_rows` built: id(kind array) -> (kind array, rows)
+_HOST_ROWS: dict[int, tuple] = {}
+
+
+def _host_rows(r: RangeArg, in_errors: list):
+    """A fixed range as our functions receive it (``engine.to_host``: a list of rows of
+    floats, text, booleans, None for empty cells and error values; one cell its value),
+    built from the range's arrays at once rather than cell by cell, and kept for the next
+    block reading the same range (the store's cached arrays, while they are cached)."""
+    from rooflinexl.recalc import engine
+
+    kind = r.kind
+    hit = _HOST_ROWS.get(id(kind))
+    if hit is not None and hit[0] is kind:
+        in_errors.extend(hit[2])
+        return hit[1]
+    errors: list = []
+    out = r.num.astype(object)
+    out[kind == EMPTY] = None
+    if (kind == BOOL).any():
+        out[kind == BOOL] = [bool(x) for x in r.num[kind == BOOL].tolist()]
+    odd = (kind != NUM) & (kind != BOOL) & (kind != EMPTY)
+    if odd.any():
+        for i, j in zip(*np.nonzero(odd), strict=True):
+            out[i, j] = engine.to_host(r.obj[i, j], errors)
+    rows = out.tolist()
+    rows = rows[0][0] if len(rows) == 1 and len(rows[0]) == 1 else rows
+    if len(_HOST_ROWS) >= 8:
+        del _HOST_ROWS[next(iter(_HOST_ROWS))]
+    _HOST_ROWS[id(kind)] = (kind, rows, errors)
+    in_errors.extend(errors)
+    return rows
 
 
 def _int_positions(v: Vec, n: int) -> tuple[np.ndarray, np.ndarray]:
