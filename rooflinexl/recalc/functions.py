@@ -5559,6 +5559,52 @@ BUILTINS.update({
 })
 
 
+# Microsoft, "CEILING function" and "FLOOR function" (read 2026-12-02), the forms Excel 2007
+# and before had: the number rounded up (CEILING) or down (FLOOR) to a multiple of
+# significance, both arguments required. A positive number with a negative significance
+# is #NUM!; a negative number with a negative significance rounds away from zero
+# (CEILING) or toward zero (FLOOR), with a positive one the other way. As the `formulas`
+# project's test.xlsx (saved by Excel, COMPATIBILITY rows 6 and 16) shows: a significance
+# of 0 is 0 for CEILING and #DIV/0! for FLOOR, an empty number 0 whatever the
+# significance, a boolean in a cell its number, text #VALUE!. The quotient is taken to
+# 15 significant digits before it is rounded, as CEILING.MATH's (CEILING(0.234, 0.01) is
+# 0.24).
+
+
+def _compatible_multiple(name: str, up: bool):
+    def fn(number, significance=None):
+        if significance is None:
+            return ExcelError("#VALUE!", f"{name} takes a number and a significance")
+
+        def values(x: np.ndarray, s: np.ndarray) -> list:
+            out: list = []
+            for xi, si in zip(x.tolist(), s.tolist(), strict=True):
+                if xi == 0:
+                    out.append(0.0)
+                elif si == 0:
+                    out.append(0.0 if up else ExcelError("#DIV/0!", f"{name}: significance 0"))
+                elif xi > 0 and si < 0:
+                    out.append(ExcelError("#NUM!", f"{name}: a positive number with a "
+                                                   "negative significance"))
+                else:
+                    q = float(_round15(np.array([xi / si]))[0])
+                    out.append((math.ceil(q) if up else math.floor(q)) * si + 0.0)
+            return out
+
+        return _elementwise(name, values, number, significance)
+
+    fn.__name__ = name
+    fn.__doc__ = (f"{name}(number, significance) as Excel (see the notes above).\n\n"
+                  f"Microsoft's examples: CEILING(2.5, 1) is 3, CEILING(-2.5, -2) -4,\n"
+                  f"CEILING(-2.5, 2) -2; FLOOR(3.7, 2) is 2, FLOOR(-2.5, -2) -2, FLOOR(2.5, -2)\n"
+                  f"#NUM!.")
+    return fn
+
+
+BUILTINS.update(CEILING=_compatible_multiple("CEILING", True),
+                FLOOR=_compatible_multiple("FLOOR", False))
+
+
 # ------------------------------------------------------------------ ACCRINT
 #
 # Microsoft, "ACCRINT function" (read 2026-12-01): ACCRINT(issue, first_interest,
@@ -5916,5 +5962,5 @@ BUILTINS["LINEST"] = _linest
 #: helpers the scalar functions (:mod:`rooflinexl.recalc.scalars`) share with the ones here
 typed_number, excel_ymd, excel_serial, ddb = _typed_number, _excel_ymd, _serial, _ddb
 import rooflinexl.recalc.engineering  # noqa: E402, F401 - adds its functions to BUILTINS
-from rooflinexl.recalc import scalars  # noqa: E402, F401 - adds them to BUILTINS
+from rooflinexl.recalc import elementary, scalars  # noqa: E402, F401 - add them to BUILTINS
 from rooflinexl.recalc import stats as _stats  # noqa: E402, F401, I001 - adds them to BUILTINS

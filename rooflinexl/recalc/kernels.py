@@ -30,10 +30,11 @@ from rooflinexl.recalc.compile import (
     Rng,
     Unsupported,
     array_constant,
+    canonical_name,
+    unknown_reason,
 )
 from rooflinexl.recalc.functions import EXCEL_NUMBERS, excel_numbers
 from rooflinexl.recalc.operators import BINARY, UNARY, apply
-from rooflinexl.recalc.prepass import display_function_name
 from rooflinexl.recalc.values import (
     BOOL,
     EMPTY,
@@ -76,10 +77,21 @@ def _function(written: str):
 
 
 def function_of(written: str):
-    """The per-cell engine's implementation of the function ``written``, borrowed from
-    ``formulas`` (:func:`_function`), taking and returning the engine's own values."""
+    """The implementation of the Excel function ``written`` (as written, prefixes and all)
+    taking and returning the engine's own values: our own
+    (:func:`rooflinexl.recalc.elementary.elementary_function`, through the host adapter
+    ``engine.host_call``), else -- the lookups only, until they are ours -- borrowed from
+    ``formulas`` (:func:`_function`)."""
     fn = _BORROWED.get(written)
     if fn is None:
+        from rooflinexl.recalc import engine
+        from rooflinexl.recalc.elementary import elementary_function
+
+        name = canonical_name(written)
+        own = elementary_function(name)
+        if own is not None:
+            fn = _BORROWED[written] = engine.host_call(name, own)
+            return fn
         f = _function(written)
         if isinstance(f, dict):
             f = f["function"]
@@ -953,9 +965,9 @@ class BlockEval:
         return _numbers(np.array([serial if time_of_day else float(int(serial))]))
 
     def f_unknown(self, node: Call) -> Vec:
-        """A function no table knows: ``#NAME?``, with the reason naming it."""
-        self.records_all.append((node, 0, "#NAME?",
-                                 f"unknown function {display_function_name(node.written)}"))
+        """A function no table knows: ``#NAME?``, with the reason naming it (a function
+        Excel has that is not implemented, or an unknown name)."""
+        self.records_all.append((node, 0, "#NAME?", unknown_reason(node.written)))
         return _err("#NAME?", 1)
 
     def _delegated(self, node: Call) -> Vec:
