@@ -14,8 +14,11 @@ Written from Microsoft's documentation of each function (read 2026-12-02):
   ``MOD`` (the remainder with the divisor's sign, a divisor of 0 ``#DIV/0!``),
   ``RANDBETWEEN(bottom, top)`` (a whole number; ``bottom`` above ``top`` ``#NUM!``; an
   Analysis ToolPak function: a boolean is ``#VALUE!``, as the `formulas` project's
-  test.xlsx, saved by Excel, shows: ``RANDBETWEEN(-3, TRUE)``). These are entries of
-  :data:`rooflinexl.recalc.functions.BUILTINS` (one adapter for both paths).
+  test.xlsx, saved by Excel, shows: ``RANDBETWEEN(-3, TRUE)``), ``CEILING`` and ``FLOOR``
+  (:data:`rooflinexl.recalc.functions.COMPATIBLE_MULTIPLES`), ``TEXT`` and ``TRIMRANGE``
+  (:data:`ELEMENTARY`). They are not in :data:`rooflinexl.recalc.functions.BUILTINS`
+  while the per-cell engine, which keeps formulas' own, is there: when it goes, they
+  join BUILTINS (``BUILTINS.update(ELEMENTARY)``).
 * the logical functions ``IF``, ``IFERROR``, ``IFNA``, ``NOT``, ``AND``, ``OR``, ``TRUE``,
   ``FALSE`` and ``NA`` (:data:`LOGIC`): Excel reads a condition as a logical value (a
   number is TRUE unless 0, ``"TRUE"``/``"FALSE"`` text their value, other text
@@ -37,6 +40,7 @@ import numpy as np
 from rooflinexl.errors import ExcelError
 from rooflinexl.recalc.functions import (
     BUILTINS,
+    COMPATIBLE_MULTIPLES,
     dates_from_1904,
     excel_numbers,
     index_array,
@@ -146,13 +150,14 @@ def _randbetween(bottom, top):
     return float(lo + int(np.random.random() * (hi - lo + 1)))
 
 
-#: the mathematical functions: entries of BUILTINS
+#: the mathematical functions, TEXT and TRIMRANGE (see the module notes)
 ELEMENTARY: dict = {
     "ABS": lift("ABS", _abs, 1, 1), "SQRT": lift("SQRT", _sqrt, 1, 1),
     "EXP": lift("EXP", _exp, 1, 1), "LN": lift("LN", _ln, 1, 1),
     "LOG": lift("LOG", _log, 1, 2), "POWER": lift("POWER", _power, 2, 2),
     "INT": lift("INT", _int, 1, 1), "MOD": lift("MOD", _mod, 2, 2),
     "RANDBETWEEN": lift("RANDBETWEEN", _randbetween, 2, 2, atp=True),
+    **COMPATIBLE_MULTIPLES,
 }
 
 
@@ -365,7 +370,4 @@ def elementary_function(name: str):
     >>> elementary_function("IF")(True, 2.0, 3.0), elementary_function("VLOOKUP")
     (2.0, None)
     """
-    return BUILTINS.get(name) or LOGIC.get(name)
-
-
-BUILTINS.update(ELEMENTARY)
+    return BUILTINS.get(name) or ELEMENTARY.get(name) or LOGIC.get(name)

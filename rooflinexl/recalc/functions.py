@@ -36,7 +36,8 @@ import numpy as np
 from rooflinexl.addresses import MAX_COL, MAX_ROW, column_letters
 from rooflinexl.errors import ExcelError
 
-__all__ = ["BUILTINS", "CELL_INFO", "ETA_PREFIX", "EXCEL_NUMBERS", "REF_POSITION", "character_set",
+__all__ = ["BUILTINS", "CELL_INFO", "COMPATIBLE_MULTIPLES", "ETA_PREFIX", "EXCEL_NUMBERS",
+           "REF_POSITION", "character_set",
            "complex_text", "cut_position", "dates_from_1904", "excel_bsearch", "excel_numbers",
            "imcsc", "imlog2", "index_array", "lookup_index", "lookup_range_flag",
            "mean_and_squares", "offset_address", "power", "set_date_system",
@@ -5601,8 +5602,9 @@ def _compatible_multiple(name: str, up: bool):
     return fn
 
 
-BUILTINS.update(CEILING=_compatible_multiple("CEILING", True),
-                FLOOR=_compatible_multiple("FLOOR", False))
+#: CEILING and FLOOR (the block and array evaluators' own: :mod:`rooflinexl.recalc.elementary`)
+COMPATIBLE_MULTIPLES = {"CEILING": _compatible_multiple("CEILING", True),
+                        "FLOOR": _compatible_multiple("FLOOR", False)}
 
 
 # ------------------------------------------------------------------ ACCRINT
