@@ -21,12 +21,14 @@ Written from Microsoft's documentation of each function (read 2026-12-02):
   join BUILTINS (``BUILTINS.update(ELEMENTARY)``).
 * the logical functions ``IF``, ``IFERROR``, ``IFNA``, ``NOT``, ``AND``, ``OR``, ``TRUE``,
   ``FALSE`` and ``NA`` (:data:`LOGIC`): Excel reads a condition as a logical value (a
-  number is TRUE unless 0, ``"TRUE"``/``"FALSE"`` text their value, other text
-  ``#VALUE!``); an empty cell chosen by IF, IFERROR or IFNA is 0. ``AND`` and ``OR`` skip
-  empty cells and text (other than ``"TRUE"``/``"FALSE"`` given as a value), also text
-  given as a value (the `formulas` project's test.xlsx, saved by Excel, LOGICAL row 3:
-  ``AND(TRUE,"0")`` is TRUE, ``AND(TRUE,"ciao",#REF!,"0")`` #REF!); with no logical value
-  at all they are ``#VALUE!``; the first error value is the result.
+  number is TRUE unless 0, an empty cell FALSE; IF's of text ``#VALUE!``, as the block
+  kernel's; NOT's ``"TRUE"``/``"FALSE"`` their value); an empty cell chosen by IF,
+  IFERROR or IFNA is 0. ``AND`` and ``OR`` skip empty cells and text (other than
+  ``"TRUE"``/``"FALSE"``), also text given as a value (the `formulas` project's test.xlsx,
+  saved by Excel, LOGICAL row 3: ``AND(TRUE,"0")`` is TRUE, ``AND(TRUE,"ciao",#REF!,"0")``
+  #REF!); with no logical value at all they are ``#VALUE!``; the first error value is the
+  result. ``INDEX`` of an array at single positions (:func:`rooflinexl.recalc.functions.
+  index_array`) is there too, for the array evaluator.
 
 Numbers go through numpy's array functions, as the block evaluator's numpy paths do, so a
 row that is numeric text gives the same bits as a row that is a number.
@@ -174,11 +176,13 @@ def _if(condition, value_if_true=True, value_if_false=False):
     error value in the test is the result, one in the value not picked is not.
 
     >>> f = LOGIC["IF"]
-    >>> f(1, "yes", "no"), f("FALSE", "yes", "no"), f(0, "yes"), str(f("x", 1, 2))
+    >>> f(1, "yes", "no"), f(None, "yes", "no"), f(0, "yes"), str(f("x", 1, 2))
     ('yes', 'no', False, '#VALUE!')
     """
     if isinstance(condition, ExcelError):
         return condition
+    if isinstance(condition, str):  # text, as the block kernel (test.xlsx, LOGICAL!X8)
+        raise Fail("#VALUE!", f"IF: logical_test {condition!r} is text", conversion=True)
     return _chosen(value_if_true if excel_bool(condition, "IF: logical_test")
                    else value_if_false)
 
