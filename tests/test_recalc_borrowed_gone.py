@@ -232,3 +232,24 @@ def test_block_path_without_formulas(evaluation):
     for a in addresses:
         here = ev.value("S", a)
         assert res["values"][a] == [type(here).__name__, str(here)], a
+
+
+def test_empty_cells_and_text_true_in_a_cell(tmp_path):
+    """NPOI's FormulaEvalTestData_Copy.xlsx (saved by Excel), sheet EverythingTests: an
+    empty significance is 0 (CEILING 0: F212, G212), FLOOR(0,0) is 0 (I544), and OR of two
+    empty cells, text and the text "TRUE" in a cell is #VALUE! (G1020)."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    ws["C12"] = 999999.99999
+    ws["E8"] = "nospaces"
+    ws["B18"] = '="TRUE"'
+    cases = {"A1": ("=CEILING(D9,D10)", 0), "A2": ("=CEILING(C12,D11)", 0),
+             "A3": ("=FLOOR(0,0)", 0), "A4": ("=OR(D7,E7,E8,B18)", "#VALUE!")}
+    for cell, (formula, _) in cases.items():
+        ws[cell] = formula
+    path = tmp_path / "npoi.xlsx"
+    wb.save(path)
+    ev = evaluate_blocks(path)
+    for cell, (formula, want) in cases.items():
+        assert _same(ev.value("S", cell), want), (formula, ev.value("S", cell))

@@ -23,12 +23,14 @@ Written from Microsoft's documentation of each function (read 2026-12-02):
   ``FALSE`` and ``NA`` (:data:`LOGIC`): Excel reads a condition as a logical value (a
   number is TRUE unless 0, an empty cell FALSE; IF's of text ``#VALUE!``, as the block
   kernel's; NOT's ``"TRUE"``/``"FALSE"`` their value); an empty cell chosen by IF,
-  IFERROR or IFNA is 0. ``AND`` and ``OR`` skip empty cells and text (other than
-  ``"TRUE"``/``"FALSE"``), also text given as a value (the `formulas` project's test.xlsx,
-  saved by Excel, LOGICAL row 3: ``AND(TRUE,"0")`` is TRUE, ``AND(TRUE,"ciao",#REF!,"0")``
-  #REF!); with no logical value at all they are ``#VALUE!``; the first error value is the
-  result. ``INDEX`` of an array at single positions (:func:`rooflinexl.recalc.functions.
-  index_array`) is there too, for the array evaluator.
+  IFERROR or IFNA is 0. ``AND`` and ``OR`` skip empty cells and text, also text given as
+  a value and ``"TRUE"`` in a cell (the `formulas` project's test.xlsx, saved by Excel,
+  LOGICAL row 3: ``AND(TRUE,"0")`` is TRUE, ``AND(TRUE,"ciao",#REF!,"0")`` #REF!; NPOI's
+  FormulaEvalTestData_Copy.xlsx, EverythingTests!G1020: ``OR`` of two empty cells, one of
+  text and one of ``"TRUE"`` is #VALUE!); with no logical value at all they are
+  ``#VALUE!``; the first error value is the result. ``INDEX`` of an array at single
+  positions (:func:`rooflinexl.recalc.functions.index_array`) is there too, for the
+  array evaluator.
 
 Numbers go through numpy's array functions, as the block evaluator's numpy paths do, so a
 row that is numeric text gives the same bits as a row that is a number.
@@ -222,8 +224,6 @@ def _logical(name: str, combine):
                 return a
             elif isinstance(a, (bool, int, float)):
                 seen.append(bool(a))
-            elif isinstance(a, str) and a.strip().upper() in ("TRUE", "FALSE"):
-                seen.append(a.strip().upper() == "TRUE")
         if not seen:
             return ExcelError("#VALUE!", f"{name}: no logical value among its arguments")
         return combine(seen)

@@ -5566,14 +5566,18 @@ BUILTINS.update({
 # (CEILING) or toward zero (FLOOR), with a positive one the other way. As the `formulas`
 # project's test.xlsx (saved by Excel, COMPATIBILITY rows 6 and 16) shows: a significance
 # of 0 is 0 for CEILING and #DIV/0! for FLOOR, an empty number 0 whatever the
-# significance, a boolean in a cell its number, text #VALUE!. The quotient is taken to
+# significance (FLOOR(0, 0) too: NPOI's FormulaEvalTestData_Copy.xlsx, saved by Excel,
+# EverythingTests!I544), a boolean in a cell its number, text #VALUE!. The quotient is taken to
 # 15 significant digits before it is rounded, as CEILING.MATH's (CEILING(0.234, 0.01) is
 # 0.24).
 
 
+_LEFT_OUT = object()
+
+
 def _compatible_multiple(name: str, up: bool):
-    def fn(number, significance=None):
-        if significance is None:
+    def fn(number, significance=_LEFT_OUT):
+        if significance is _LEFT_OUT:  # (an empty cell is None: 0)
             return ExcelError("#VALUE!", f"{name} takes a number and a significance")
 
         def values(x: np.ndarray, s: np.ndarray) -> list:
