@@ -39,6 +39,7 @@ from rooflinexl.recalc import lambdas, reffunctions
 from rooflinexl.recalc.compile import (
     OPERATORS,
     UNION,
+    UNKNOWN,
     Arr,
     Call,
     Eta,
@@ -46,6 +47,7 @@ from rooflinexl.recalc.compile import (
     Param,
     Rng,
     Unsupported,
+    unknown_reason,
 )
 from rooflinexl.recalc.functions import EXCEL_NUMBERS, excel_numbers
 from rooflinexl.recalc.kernels import (
@@ -394,6 +396,8 @@ class ArrayEval:
         name = node.name
         if name in _REFUSED:
             raise Unsupported(f"function {node.written}")
+        if name == UNKNOWN:  # a function no table knows: #NAME?, as on the block path
+            return self.error("#NAME?", unknown_reason(node.written))
         if name in lambdas.HELPERS:
             return lambdas.call_helper(self, node)
         if name in reffunctions.REFERENCE_FUNCTIONS:
