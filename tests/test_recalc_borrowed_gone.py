@@ -10,7 +10,8 @@ Microsoft's function pages (read 2026-12-02): "CEILING function" (``CEILING(2.5,
 function" (``FLOOR(3.7, 2)`` 2, ``FLOOR(-2.5, -2)`` -2, ``FLOOR(2.5, -2)`` #NUM!,
 ``FLOOR(1.58, 0.1)`` 1.5), "MOD function" (``MOD(3, 2)`` 1, ``MOD(-3, 2)`` 1, ``MOD(3,
 -2)`` -1), "INT function" (``INT(-8.9)`` -9), "POWER function" (``POWER(5, 2)`` 25),
-"SQRT function" (``SQRT(-16)`` #NUM!, ``ABS(-16)`` 16).
+"SQRT function" (``SQRT(-16)`` #NUM!, ``ABS(-16)`` 16), "Implicit intersection operator: @"
+(``_xlfn.SINGLE``: a range's cell in the formula's row or column, else #VALUE!).
 """
 from __future__ import annotations
 
@@ -132,12 +133,23 @@ def _book(tmp_path):
     ws["AK52"] = ArrayFormula("AK52:AL54", "=INDEX({2,3;4,5},E52:E54)")
     ws["AO52"] = ArrayFormula("AO52:AP53", "=INDEX({2,3;4,5},{1,2})")
     ws["AN54"] = ArrayFormula("AN54:AO54", "=INDEX({2,3;4,5},{1})")
+    # SINGLE, Excel's @ (Microsoft, "Implicit intersection operator: @": a range gives the
+    # cell in the formula's row, #VALUE! where it has none; one cell is itself)
+    for r, v in ((1, 10), (2, 20), (3, 30)):
+        ws[f"AX{r}"] = v
+    for cell, formula in SINGLE_FORMULAS.items():
+        ws[cell] = formula
     path = tmp_path / "borrowed.xlsx"
     wb.save(path)
     return path, cells
 
 
-#: the array formulas' cells: Excel's cached values (test.xlsx, LOOKUP)
+SINGLE_FORMULAS = {"AY2": "=_xlfn.SINGLE(AX1:AX3)", "AY3": "=_xlfn.SINGLE(AX1:AX3)",
+                   "AY5": "=_xlfn.SINGLE(AX1:AX3)", "AZ3": "=_xlfn.SINGLE(AX:AX)",
+                   "BA1": "=_xlfn.SINGLE(AX1)+1", "BB2": "=_xlfn.SINGLE(AW2:AX2)"}
+
+
+#: the array formulas' cells: Excel's cached values (test.xlsx, LOOKUP), and SINGLE's
 ARRAYS = {
     "R135": 0, "R136": 1, "R137": 0, "R138": 2,
     "S135": 0, "S136": 1, "S137": 0, "S138": 2, "S139": 0,
@@ -147,6 +159,8 @@ ARRAYS = {
     "AH52": -2, "AH53": -1.1,
     "AK52": "#REF!", "AL52": "#REF!", "AK53": 4, "AL53": 4, "AK54": 2, "AL54": 2,
     "AO52": 2, "AP52": 4, "AO53": 2, "AP53": 4, "AN54": 2, "AO54": 2,
+    # SINGLE (above)
+    "AY2": 20, "AY3": 30, "AY5": "#VALUE!", "AZ3": 30, "BA1": 11, "BB2": "#VALUE!",
 }
 
 

@@ -70,7 +70,7 @@ _ELEMENTWISE = frozenset({"IF", "IFERROR", "IFNA", "CHOOSE", "IFS", "SWITCH"})
 #: run: not evaluated here
 _REFUSED = frozenset({"OFFSET", "INDIRECT", "CELL", "INFO", "SHEET", "SHEETS", "NOW",
                       "TODAY", "RAND", "RANDBETWEEN", "RANDARRAY", "LET", "SUBTOTAL",
-                      "AGGREGATE", "ANCHORARRAY", "SINGLE"})
+                      "AGGREGATE", "ANCHORARRAY"})
 
 
 def _grid(x) -> np.ndarray | None:
@@ -398,6 +398,15 @@ class ArrayEval:
             raise Unsupported(f"function {node.written}")
         if name == UNKNOWN:  # a function no table knows: #NAME?, as on the block path
             return self.error("#NAME?", unknown_reason(node.written))
+        if name == "SINGLE":  # Excel's @: a range's cell where the formula is (intersect),
+            if len(node.args) != 1:  # an array's first value
+                raise Unsupported("SINGLE needs one argument")
+            a = node.args[0]
+            if isinstance(a, Rng) and not a.is_cell:
+                return self.intersect(a)
+            v = self.value(a)
+            g = _grid(v)
+            return v if g is None else g[0, 0]
         if name in lambdas.HELPERS:
             return lambdas.call_helper(self, node)
         if name in reffunctions.REFERENCE_FUNCTIONS:

@@ -229,7 +229,7 @@ FUNCTIONS = frozenset({
     "ABS", "SQRT", "LN", "LOG", "EXP", "POWER",
     "INT", "MOD", "TRUNC", "SIGN", "LOG10", "LEN", "LOWER", "UPPER",
     "INDEX", "MATCH", "VLOOKUP", "HLOOKUP", "XLOOKUP", "ROW", "COLUMN",
-    "RAND", "RANDBETWEEN", "NOW", "TODAY",
+    "RAND", "RANDBETWEEN", "NOW", "TODAY", "SINGLE",
     "INDIRECT", "OFFSET",  # resolved per row before evaluating (recalc.dynamic)
 })
 
@@ -253,7 +253,7 @@ _NOT_READING = frozenset({"ISREF", "AREAS", "ISFORMULA", "FORMULATEXT"})
 
 
 #: functions formulas also knows with the _xlfn. prefix Excel writes
-_PREFIXED = frozenset({"IFNA", "XLOOKUP"})
+_PREFIXED = frozenset({"IFNA", "XLOOKUP", "SINGLE"})
 
 #: functions of formulas' table that the block path must not call per row as a plain
 #: function of values: they read their arguments as references (ROWS, ISFORMULA ...),

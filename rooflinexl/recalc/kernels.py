@@ -977,6 +977,38 @@ class BlockEval:
     f_CEILING = f_FLOOR = _delegated  # ROUND & co.: the engine's own (functions.py)
     # SIGN, LOG10, LEN, LOWER, UPPER, TRUNC: our own (scalars.py), called as functions
 
+    def f_SINGLE(self, node):
+        """SINGLE (``_xlfn.SINGLE``, Excel's ``@``; Microsoft, "Implicit intersection
+        operator: @"): of a range, the cell in the formula's row (a range of several rows)
+        and column (of several columns), #VALUE! where the range has none; of one cell or
+        a value, that value."""
+        if len(node.args) != 1:
+            raise Unsupported("SINGLE needs one argument")
+        a = node.args[0]
+        if not isinstance(a, Rng) or a.is_cell:
+            return self.value(a)
+        rows = np.arange(self.r0, self.r1 + 1)
+        top = a.r1 + rows if a.r1_rel else np.full(self.n, a.r1)
+        bottom = a.r2 + rows if a.r2_rel else np.full(self.n, a.r2)
+        if (top == bottom).all():  # one row: that row's cell
+            ok = np.ones(self.n, bool)
+            ra, rb = (self.r0 + a.r1, self.r1 + a.r1) if a.r1_rel else (a.r1, a.r1)
+        else:  # several rows: the formula's row
+            ok = (top <= rows) & (rows <= bottom)
+            ra, rb = self.r0, self.r1
+        col = a.c1 if a.c1 == a.c2 else self.col
+        if not a.c1 <= col <= a.c2:
+            ok[:] = False
+        if ra < 1:
+            raise Unsupported("reference above row 1")
+        v = self.store.get(a.sheet, col, ra, rb) if ok.any() else _err("#VALUE!", 1)
+        if ok.all():
+            return v.broadcast(self.n) if len(v) != self.n else v
+        v = v.broadcast(self.n) if len(v) != self.n else v
+        idx = np.flatnonzero(ok)
+        return Vec.assemble(self.n, [(idx, v.take(idx)),
+                                     (np.flatnonzero(~ok), _err("#VALUE!", 1))])
+
     def f_INT(self, node):
         """INT of numbers (Microsoft, "INT function": rounded down to an integer); other
         rows as the per-cell engine."""
