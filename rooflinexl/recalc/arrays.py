@@ -35,11 +35,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from rooflinexl.addresses import column_letters
 from rooflinexl.recalc import lambdas, reffunctions
 from rooflinexl.recalc.compile import (
     OPERATORS,
     UNION,
+    UNKNOWN,
     Arr,
     Call,
     Eta,
@@ -47,6 +47,7 @@ from rooflinexl.recalc.compile import (
     Param,
     Rng,
     Unsupported,
+    unknown_reason,
 )
 from rooflinexl.recalc.functions import EXCEL_NUMBERS, excel_numbers
 from rooflinexl.recalc.kernels import (
@@ -69,7 +70,7 @@ _ELEMENTWISE = frozenset({"IF", "IFERROR", "IFNA", "CHOOSE", "IFS", "SWITCH"})
 #: run: not evaluated here
 _REFUSED = frozenset({"OFFSET", "INDIRECT", "CELL", "INFO", "SHEET", "SHEETS", "NOW",
                       "TODAY", "RAND", "RANDBETWEEN", "RANDARRAY", "LET", "SUBTOTAL",
-                      "AGGREGATE", "ANCHORARRAY", "SINGLE"})
+                      "AGGREGATE", "ANCHORARRAY"})
 
 
 def _grid(x) -> np.ndarray | None:
@@ -352,29 +353,60 @@ class ArrayEval:
         out[0, 0] = x
         return out.view(Array)
 
-    def index_source(self, node: Rng, values, pos: list):
-        """INDEX's first argument, a reference: formulas' ``Ranges`` holding its values,
-        answered as the per-cell engine answers (an empty or text position #VALUE!, one
-        position in a 2-D range #REF! ...) -- except a row or column position 0 (numbers
-        only, one or two of them), whose whole column or row Excel returns (Microsoft,
-        "INDEX function"; :func:`rooflinexl.recalc.functions.index_array`), where formulas
-        takes its first cell: then its values."""
+    def index_at_arrays(self, node: Rng, values, pos: list):
+        """INDEX of a reference at positions of which one or more are arrays
+        (``INDEX(A1:C3, {1;3}, 2)``): an array of the cells, one per element of the
+        positions laid over each other (:func:`each_element`), each as :meth:`index_cell`
+        answers it (a position 0 there, a whole row or column, #VALUE!); None for any
+        other form (the array form, :func:`rooflinexl.recalc.functions.index_array`)."""
         g = _grid(values)
-        if g is None or _whole_line(g, pos):
-            return values
-        from formulas.ranges import Ranges
+        if g is None or not 1 <= len(pos) <= 3 or not any(
+                isinstance(p, np.ndarray) and p.ndim > 0 for p in pos):
+            return None
 
-        from rooflinexl.recalc.values import to_formulas
+        def one(ps):
+            hit = self.index_cell(node, values, list(ps))
+            if hit is None:
+                return ERRORS["#VALUE!"]
+            return hit if not isinstance(hit, np.ndarray) else hit[0, 0]
 
-        a, b = self._rows(node)
-        ref = f"{column_letters(node.c1)}{a}:{column_letters(node.c2)}{b}"
-        return Ranges().push(ref, to_formulas(np.asarray(values, dtype=object)))
+        grids = [_grid(p) if _grid(p) is not None else np.array([[p]], dtype=object)
+                 for p in pos]
+        return each_element(grids, one).view(Array)
+
+    @staticmethod
+    def index_array_at_arrays(values, pos: list):
+        """INDEX of an array at positions of which one or more are arrays (``INDEX({2,3;
+        4,5}, {1,2})``): per element of the positions laid over each other the array
+        form's answer, a whole row or column its first value (the `formulas` project's
+        test.xlsx, saved by Excel, LOOKUP AK52:AP54: ``INDEX({2,3;4,5},{1,2})`` is 2 and
+        4, ``INDEX({2,3;4,5},{1})`` 2)."""
+        fn = function_of("INDEX")
+
+        def one(ps):
+            out = fn(values, *ps)
+            return out[0, 0] if isinstance(out, np.ndarray) else out
+
+        grids = [_grid(p) if _grid(p) is not None else np.array([[p]], dtype=object)
+                 for p in pos]
+        return each_element(grids, one).view(Array)
 
     # -------------------------------------------------------------- calls
     def call(self, node: Call):
         name = node.name
         if name in _REFUSED:
             raise Unsupported(f"function {node.written}")
+        if name == UNKNOWN:  # a function no table knows: #NAME?, as on the block path
+            return self.error("#NAME?", unknown_reason(node.written))
+        if name == "SINGLE":  # Excel's @: a range's cell where the formula is (intersect),
+            if len(node.args) != 1:  # an array's first value
+                raise Unsupported("SINGLE needs one argument")
+            a = node.args[0]
+            if isinstance(a, Rng) and not a.is_cell:
+                return self.intersect(a)
+            v = self.value(a)
+            g = _grid(v)
+            return v if g is None else g[0, 0]
         if name in lambdas.HELPERS:
             return lambdas.call_helper(self, node)
         if name in reffunctions.REFERENCE_FUNCTIONS:
@@ -402,15 +434,16 @@ class ArrayEval:
                         for a, p in zip(node.args[1:], args[1:], strict=True)]
             if node.args and isinstance(node.args[0], Rng):
                 own = self.index_cell(node.args[0], args[0], args[1:])
+                if own is None:
+                    own = self.index_at_arrays(node.args[0], args[0], args[1:])
                 if own is not None:
                     return own
-                args[0] = self.index_source(node.args[0], args[0], args[1:])
+            if any(isinstance(p, np.ndarray) and p.ndim > 0 for p in args[1:]):
+                return self.index_array_at_arrays(args[0], args[1:])
         if name in _ELEMENTWISE or is_operator(node.written):
             args = excel_broadcast(args)
         fn = operator_of(node.written) if is_operator(node.written) else function_of(
             node.written)
-        if name == "INDEX":  # formulas' impure wrapper: its first argument is "compiling"
-            args = [False, *args]
         try:
             res = fn(*args)
         except Exception as ex:  # noqa: BLE001 - a borrowed function's failure: per cell

@@ -41,7 +41,8 @@ from rooflinexl.recalc.values import ERR, kind_of
 
 __all__ = ["ARRAY_MODE", "Arr", "Call", "Eta", "LAMBDA_MODE", "Lit", "Node", "Param",
            "REFERENCE_MODE", "Rng", "UNION",
-           "Unsupported", "array_constant", "compile_block", "Compiled", "per_row_function"]
+           "Unsupported", "array_constant", "canonical_name", "compile_block", "Compiled",
+           "known_function", "per_row_function", "unknown_reason"]
 
 
 class Unsupported(Exception):
@@ -237,7 +238,7 @@ FUNCTIONS = frozenset({
     "ABS", "SQRT", "LN", "LOG", "EXP", "POWER",
     "INT", "MOD", "TRUNC", "SIGN", "LOG10", "LEN", "LOWER", "UPPER",
     "INDEX", "MATCH", "VLOOKUP", "HLOOKUP", "XLOOKUP", "ROW", "COLUMN",
-    "RAND", "RANDBETWEEN", "NOW", "TODAY",
+    "RAND", "RANDBETWEEN", "NOW", "TODAY", "SINGLE",
     "INDIRECT", "OFFSET",  # resolved per row before evaluating (recalc.dynamic)
 })
 
@@ -261,7 +262,7 @@ _NOT_READING = frozenset({"ISREF", "AREAS", "ISFORMULA", "FORMULATEXT"})
 
 
 #: functions formulas also knows with the _xlfn. prefix Excel writes
-_PREFIXED = frozenset({"IFNA", "XLOOKUP"})
+_PREFIXED = frozenset({"IFNA", "XLOOKUP", "SINGLE"})
 
 #: functions of formulas' table that the block path must not call per row as a plain
 #: function of values: they read their arguments as references (ROWS, ISFORMULA ...),
@@ -288,48 +289,65 @@ _ARRAY_RESULT = frozenset({
 #: arguments (by position) that must be written as literals for the row-by-row call,
 #: for the same reason (TEXT's format code through str())
 def per_row_function(written: str) -> bool:
-    """Whether the block path calls the per-cell engine's implementation of the function
-    ``written`` (as written, ``_xlfn.`` prefix and all) row by row, with the arguments the
-    per-cell engine would pass it: any function of formulas' table that takes values
-    only (a result that is an array, or a range where a value belongs, still sends the
-    cells per cell when evaluating)."""
-    from formulas.functions import get_functions, not_implemented
-
-    if _canonical(written) in _NOT_PER_ROW or written.upper().startswith("_XLETA."):
+    """Whether the block path calls our implementation of the function ``written`` (as
+    written, ``_xlfn.`` prefix and all) row by row, with the arguments the per-cell engine
+    would pass it: a function of our own table (:data:`rooflinexl.recalc.functions.
+    BUILTINS`, the list functions :data:`~rooflinexl.recalc.functions.EXCEL_NUMBERS`)
+    that takes values only (a result that is an array, or a range where a value belongs,
+    still sends the cells per cell when evaluating)."""
+    canon = _canonical(written)
+    if canon in _NOT_PER_ROW or written.upper().startswith("_XLETA."):
         return False
-    fn = light_formulas_functions().get(written.upper())
-    if fn is None:  # the statistics modules import scipy.stats: only when needed
-        fn = get_functions().get(written.upper())
-    return fn is not None and fn is not not_implemented
+    return _own_function(canon)
 
 
-_LIGHT: dict = {}
+def _own_function(canon: str) -> bool:
+    from rooflinexl.recalc.elementary import elementary_function
+    from rooflinexl.recalc.functions import EXCEL_NUMBERS
+
+    return canon in EXCEL_NUMBERS or elementary_function(canon) is not None
+
+
 #: the name of a call to a function no table knows: ``#NAME?`` in the cell, as Excel gives
 UNKNOWN = "{unknown function}"
 
 
 def known_function(written: str, registered) -> bool:
     """Whether any evaluation path knows the function ``written`` (as written, prefixes
-    and all): rooflinexl's own and the registered ones, the block table, ``formulas``'
-    table; a function none of them knows is ``#NAME?`` (the per-cell engine's rule,
-    ``engine._is_known``)."""
-    from formulas.functions import get_functions, not_implemented
-
+    and all): rooflinexl's own and the registered ones, the block table; a function none
+    of them knows is ``#NAME?`` (:func:`unknown_reason` says why)."""
     up = written.upper()
-    if (up in registered or normalise_function_name(up, registered) is not None
-            or _canonical(up) in FUNCTIONS or _canonical(up) in _NOT_PER_ROW
-            or up.startswith("_XLETA.")
-            or display_function_name(up) in ("LET", "LAMBDA")):
-        return True
-    fn = light_formulas_functions().get(up)
-    if fn is None:
-        fn = get_functions().get(up)
-    return fn is not None and fn is not not_implemented
+    return bool(up in registered or normalise_function_name(up, registered) is not None
+                or _canonical(up) in FUNCTIONS or _canonical(up) in _NOT_PER_ROW
+                or up.startswith("_XLETA.")
+                or display_function_name(up) in ("LET", "LAMBDA")
+                or _own_function(_canonical(up)))
+
+
+def unknown_reason(written: str) -> str:
+    """Why a call of ``written`` (a function :func:`known_function` does not know) is
+    ``#NAME?``: a function Excel has that is not implemented here, or a name Excel does
+    not know (:mod:`rooflinexl.recalc.excelnames`).
+
+    >>> unknown_reason("_xlfn.STOCKHISTORY"), unknown_reason("NOSUCH")
+    ('function STOCKHISTORY is not implemented', 'unknown function NOSUCH')
+    """
+    from rooflinexl.recalc.excelnames import is_excel_function
+
+    shown = display_function_name(written)
+    if is_excel_function(written):
+        return f"function {shown} is not implemented"
+    return f"unknown function {shown}"
+
+
+_LIGHT: dict = {}
 
 
 def light_formulas_functions() -> dict:
     """formulas' function table without its statistics modules (``stat``, ``comp``),
-    whose import (scipy.stats) takes a second or more: most workbooks need neither."""
+    whose import (scipy.stats) takes a second or more: most workbooks need neither. Only
+    the lookups the block path still borrows read it (:func:`rooflinexl.recalc.kernels.
+    function_of`)."""
     if not _LIGHT:
         import importlib
 
@@ -491,12 +509,20 @@ class _NoTemplate:
 _NO_TEMPLATE = _NoTemplate()  # a name's formula: no reference of it moves with the cell
 
 
-def _canonical(name: str) -> str:
+def canonical_name(name: str) -> str:
+    """A function's name upper case, without the ``_xlfn.``/``_xlws.`` prefixes Excel saves.
+
+    >>> canonical_name("_xlfn._xlws.sort")
+    'SORT'
+    """
     up = name.upper()
     for p in ("_XLFN.", "_XLWS."):
         while up.startswith(p):
             up = up[len(p):]
     return up
+
+
+_canonical = canonical_name
 
 
 def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,

@@ -36,7 +36,8 @@ import numpy as np
 from rooflinexl.addresses import MAX_COL, MAX_ROW, column_letters
 from rooflinexl.errors import ExcelError
 
-__all__ = ["BUILTINS", "CELL_INFO", "ETA_PREFIX", "EXCEL_NUMBERS", "REF_POSITION", "character_set",
+__all__ = ["BUILTINS", "CELL_INFO", "COMPATIBLE_MULTIPLES", "ETA_PREFIX", "EXCEL_NUMBERS",
+           "REF_POSITION", "character_set",
            "complex_text", "cut_position", "dates_from_1904", "excel_bsearch", "excel_numbers",
            "imcsc", "imlog2", "index_array", "lookup_index", "lookup_range_flag",
            "mean_and_squares", "offset_address", "power", "set_date_system",
@@ -4957,25 +4958,36 @@ def _place(digits: str, slots: list[str]) -> list[str]:
     return out
 
 
-def _grouped(digits: str, slots: list[str]) -> str:
-    """The integer ``digits`` over the placeholders ``slots`` with thousands separators,
-    unused placeholders padded (0 a zero, ? a space, # nothing) and grouped with the
-    digits: a separator inside space padding is a space (POI's NumberFormatTests.xlsx,
-    saved by Excel: 1234567 as '?,?????????' is '    1,234,567', as '0,0000000'
-    '01,234,567').
+def _place_grouped(digits: str, slots: list[str]) -> list[str]:
+    """The integer ``digits`` over the placeholders ``slots`` (0 # ?) right to left, as
+    :func:`_place`, with thousands separators: each character at the 4th, 7th ...
+    position from the right carries one after it, padding too (0 a zero, ? a space whose
+    separator is a space, # nothing); the literals between the placeholders stay where
+    they are (POI's NumberFormatTests.xlsx, saved by Excel: 1234567 as '?,?????????' is
+    '    1,234,567', as '0,0000000' '01,234,567'; the `formulas` project's test.xlsx,
+    EXTRA!A24: 1234578.555 as '0cc###,00' is '1,2cc34,579').
 
-    >>> _grouped("1234567", list("?????????")), _grouped("1234567", list("0000000000"))
-    ('  1,234,567', '0,001,234,567')
+    >>> "".join(_place_grouped("1234567", list("?????????")))
+    '  1,234,567'
+    >>> _place_grouped("1234567", list("0###00"))
+    ['1,2', '3', '4,', '5', '6', '7']
     """
-    pads = [{"0": "0", "#": "", "?": " "}[c] for c in reversed(slots[:max(0, len(slots)
-                                                                          - len(digits))])]
-    seq = list(reversed(digits)) + pads  # least significant first
+    n = len(slots)
     out = []
-    for p, ch in enumerate(seq):
-        if p and p % 3 == 0:
-            out.append(ch if ch in (" ", "") else ",")
-        out.append(ch)
-    return "".join(reversed(out))
+    for idx, slot in enumerate(slots):
+        pos = n - idx  # from the right, 1 the last
+        pad = {"0": "0", "#": "", "?": " "}[slot]
+        if idx == 0 and len(digits) > pos:
+            chars = [(p, digits[len(digits) - p]) for p in range(len(digits), pos - 1, -1)]
+        else:
+            chars = [(pos, digits[-pos] if pos <= len(digits) else pad)]
+        text = ""
+        for p, ch in chars:
+            text += ch
+            if p > 1 and (p - 1) % 3 == 0 and ch:
+                text += " " if ch == " " else ","
+        out.append(text)
+    return out
 
 
 def _number_section(x: float, toks: list) -> str | None:
@@ -4987,22 +4999,27 @@ def _number_section(x: float, toks: list) -> str | None:
             return "".join(t for _, t in toks), x == 0
         return None
     exp_at = next((k for k, (kind, _) in enumerate(toks) if kind == "exp"), None)
+    if exp_at is not None and any(kind == "." for kind, _ in toks[exp_at:]):
+        return None  # a point after the exponent: Excel's #VALUE! (test.xlsx, EXTRA!A27)
     dot_at = next((k for k, (kind, _) in enumerate(toks)
                    if kind == "." and (exp_at is None or k < exp_at)), None)
     end_mant = exp_at if exp_at is not None else len(toks)
-    # commas: between placeholders of the integer part group; right after the last
-    # placeholder before the point (or the end) scale by 1000
+    # a comma right after a placeholder (or such a comma) is no character: before another
+    # placeholder of the integer part it groups thousands, after the last one of a part
+    # ("0,", "0.#,") it scales by 1000, inside the fraction it is dropped; any other comma
+    # is a literal (the `formulas` project's test.xlsx, saved by Excel, sheet EXTRA:
+    # 1234567890 as '0,## ##, ##' is '1,234,56 7,8 90', as '0,## ## ,##' '1,234,56 7,8 ,90')
     int_end = dot_at if dot_at is not None else end_mant
-    group, scale = False, 0
+    group, scale, flags = False, 0, set()
     for k, (kind, _) in enumerate(toks):
-        if kind != ",":
+        if kind != "," or k == 0 or toks[k - 1][0] not in ("digit", ","):
             continue
-        before = [j for j in digit_at if j < k]
-        nxt = next((kind for kind, _ in toks[k + 1:] if kind != ","), None)
-        if k < int_end and toks[k - 1][0] in ("digit", ",") and k + 1 < len(toks) and (
-                toks[k + 1][0] == "digit"):
+        flags.add(k)
+        part_end = int_end if k < int_end else end_mant
+        later = any(k < j < part_end for j in digit_at)
+        if k < int_end and later:
             group = True
-        elif before and nxt != "digit" and (exp_at is None or k < exp_at):
+        elif not later and (exp_at is None or k < exp_at):
             scale += 1  # after the last placeholder of a part ("0.#,"), not the exponent
     # % multiplies by 100 except in scientific notation (POI's NumberFormatApproxTests.xlsx,
     # saved by Excel: 123456.789 as '#%e-#' is '1%e5')
@@ -5029,16 +5046,14 @@ def _number_section(x: float, toks: list) -> str | None:
     s = f"{q:f}"
     int_digits, _, frac_digits = s.partition(".")
     int_digits = int_digits.lstrip("0")
-    if group:  # the padding of unused placeholders is grouped too ('0,000000000': 0,001,...)
-        int_digits, int_slots = _grouped(int_digits, int_slots), int_slots[:1] + [
-            "#"] * (len(int_slots) - 1)
     frac = list(frac_digits.ljust(len(frac_slots), "0"))
-    for k in range(len(frac_slots) - 1, -1, -1):  # trailing zeros: # nothing, ? space
-        if frac[k] != "0" or frac_slots[k] == "0":
-            break
-        frac[k] = "" if frac_slots[k] == "#" else " "
+    last = max((k for k, c in enumerate(frac) if c != "0"), default=-1)
+    for k in range(last + 1, len(frac_slots)):  # zeros after the last digit: # nothing,
+        if frac_slots[k] != "0":  # ? a space, 0 a zero (test.xlsx, EXTRA!A2:
+            frac[k] = "" if frac_slots[k] == "#" else " "  # '00###.##.0000.00')
     placed = dict(zip([j for j in digit_at if j < (dot_at if dot_at is not None
                                                       else end_mant)],
+                      _place_grouped(int_digits, int_slots) if group else
                       _place(int_digits, int_slots), strict=True))
     placed.update(zip([j for j in digit_at if dot_at is not None and dot_at < j < end_mant],
                       frac, strict=True))
@@ -5061,9 +5076,9 @@ def _number_section(x: float, toks: list) -> str | None:
             out.append(int_digits + "." if k == dot_at and not int_slots else ".")
         elif kind == "exp":  # its sign goes before the exponent's digits ('e+|#': 'e|+5')
             out.append(t[0])
-        elif kind == ",":
+        elif kind == "," and k in flags:
             continue
-        elif kind in ("lit", "%"):
+        elif kind in ("lit", "%", ","):
             out.append(t)
         elif kind == "@":
             return None
@@ -5188,34 +5203,6 @@ def _fraction_section(v: float, toks: list) -> tuple[str, bool] | None:
     return "".join(out), whole_zero
 
 
-def _plain_layout(toks: list) -> bool:
-    """A layout this formatter is checked on: one decimal point; each comma between two
-    placeholders (grouping) or right after the last integer placeholder (scaling); no
-    literal among the integer placeholders where they are grouped. Other layouts (commas
-    beside spaces, several points) are formulas' (test.xlsx, sheet EXTRA, matched it)."""
-    kinds = [k for k, _ in toks]
-    if kinds.count(".") > 1:
-        return False
-    dot = kinds.index(".") if "." in kinds else len(kinds)
-    digits = [k for k in range(dot) if kinds[k] == "digit"]
-    group = False
-    for k, kind in enumerate(kinds):
-        if kind != ",":
-            continue
-        prev_ok = k > 0 and kinds[k - 1] in ("digit", ",")
-        if not prev_ok:
-            return False
-        if k + 1 < len(kinds) and kinds[k + 1] == "digit":
-            group = group or k < dot
-            if k > dot:
-                return False
-        elif digits and k < digits[-1]:
-            return False
-    if group and digits and any(kinds[k] == "lit" for k in range(digits[0], digits[-1])):
-        return False
-    return True
-
-
 #: a condition at the start of a section (after its colours): [<10], [>= -5.5]
 _CONDITION = re.compile(r"^((?:\[[A-Za-z]+\d*\])*)\[(<=|>=|<>|<|>|=)\s*(-?\d+(?:\.\d*)?)\](.*)$",
                         re.S)
@@ -5259,6 +5246,19 @@ def text_format(value, fmt: str):
     if cond is not None:  # [>10]...: the section where the number meets it, else General
         colour, op, limit, rest = cond.groups()
         return text_format(x, colour + rest) if _meets(x, op, float(limit)) else _general(x)
+    if any(_CONDITION.match(sec) for sec in secs[:2]):
+        # conditions in the first two sections: the first section whose condition the
+        # number meets (one without a condition takes any number), else the third, else
+        # General (Microsoft, "Number format codes"; the `formulas` project's test.xlsx,
+        # saved by Excel, EXTRA!A34:A36: 2 as '[<=1]a;[=2]xx;xcx' is 'xx')
+        for sec in secs[:2]:
+            cond = _CONDITION.match(sec)
+            if cond is None:
+                return text_format(x, sec)
+            colour, op, limit, rest = cond.groups()
+            if _meets(x, op, float(limit)):
+                return text_format(x, colour + rest)
+        return text_format(x, secs[2]) if len(secs) > 2 else _general(x)
     if len(secs) == 1 or x > 0 or (x == 0 and len(secs) == 2):
         sec, signed = secs[0], len(secs) == 1
     elif x < 0:
@@ -5274,7 +5274,7 @@ def text_format(value, fmt: str):
     if frac is not None:
         text, zero = frac
         return ("-" + text) if signed and x < 0 and not zero else text
-    if toks is None or '""' in sec or not _plain_layout(toks):
+    if toks is None or '""' in sec:
         return None
     if any(kind == "@" for kind, _ in toks):
         return None
@@ -5577,6 +5577,57 @@ BUILTINS.update({
     "ISO.CEILING": _to_multiple("ISO.CEILING", lambda x, m: True),
     "FLOOR.PRECISE": _to_multiple("FLOOR.PRECISE", lambda x, m: False),
 })
+
+
+# Microsoft, "CEILING function" and "FLOOR function" (read 2026-12-02), the forms Excel 2007
+# and before had: the number rounded up (CEILING) or down (FLOOR) to a multiple of
+# significance, both arguments required. A positive number with a negative significance
+# is #NUM!; a negative number with a negative significance rounds away from zero
+# (CEILING) or toward zero (FLOOR), with a positive one the other way. As the `formulas`
+# project's test.xlsx (saved by Excel, COMPATIBILITY rows 6 and 16) shows: a significance
+# of 0 is 0 for CEILING and #DIV/0! for FLOOR, an empty number 0 whatever the
+# significance (FLOOR(0, 0) too: NPOI's FormulaEvalTestData_Copy.xlsx, saved by Excel,
+# EverythingTests!I544), a boolean in a cell its number, text #VALUE!. The quotient is taken to
+# 15 significant digits before it is rounded, as CEILING.MATH's (CEILING(0.234, 0.01) is
+# 0.24).
+
+
+_LEFT_OUT = object()
+
+
+def _compatible_multiple(name: str, up: bool):
+    def fn(number, significance=_LEFT_OUT):
+        if significance is _LEFT_OUT:  # (an empty cell is None: 0)
+            return ExcelError("#VALUE!", f"{name} takes a number and a significance")
+
+        def values(x: np.ndarray, s: np.ndarray) -> list:
+            out: list = []
+            for xi, si in zip(x.tolist(), s.tolist(), strict=True):
+                if xi == 0:
+                    out.append(0.0)
+                elif si == 0:
+                    out.append(0.0 if up else ExcelError("#DIV/0!", f"{name}: significance 0"))
+                elif xi > 0 and si < 0:
+                    out.append(ExcelError("#NUM!", f"{name}: a positive number with a "
+                                                   "negative significance"))
+                else:
+                    q = float(_round15(np.array([xi / si]))[0])
+                    out.append((math.ceil(q) if up else math.floor(q)) * si + 0.0)
+            return out
+
+        return _elementwise(name, values, number, significance)
+
+    fn.__name__ = name
+    fn.__doc__ = (f"{name}(number, significance) as Excel (see the notes above).\n\n"
+                  f"Microsoft's examples: CEILING(2.5, 1) is 3, CEILING(-2.5, -2) -4,\n"
+                  f"CEILING(-2.5, 2) -2; FLOOR(3.7, 2) is 2, FLOOR(-2.5, -2) -2, FLOOR(2.5, -2)\n"
+                  f"#NUM!.")
+    return fn
+
+
+#: CEILING and FLOOR (the block and array evaluators' own: :mod:`rooflinexl.recalc.elementary`)
+COMPATIBLE_MULTIPLES = {"CEILING": _compatible_multiple("CEILING", True),
+                        "FLOOR": _compatible_multiple("FLOOR", False)}
 
 
 # ------------------------------------------------------------------ ACCRINT
@@ -5937,5 +5988,5 @@ BUILTINS["LINEST"] = _linest
 typed_number, excel_ymd, excel_serial, ddb = _typed_number, _excel_ymd, _serial, _ddb
 import rooflinexl.recalc.engineering  # noqa: E402, F401 - adds its functions to BUILTINS
 from rooflinexl.recalc import lookups as _lookups  # noqa: E402, F401, I001 - adds them to BUILTINS
-from rooflinexl.recalc import scalars  # noqa: E402, F401 - adds them to BUILTINS
+from rooflinexl.recalc import elementary, scalars  # noqa: E402, F401 - add them to BUILTINS
 from rooflinexl.recalc import stats as _stats  # noqa: E402, F401, I001 - adds them to BUILTINS

@@ -30,10 +30,11 @@ from rooflinexl.recalc.compile import (
     Rng,
     Unsupported,
     array_constant,
+    canonical_name,
+    unknown_reason,
 )
 from rooflinexl.recalc.functions import EXCEL_NUMBERS, excel_numbers
 from rooflinexl.recalc.operators import BINARY, UNARY, apply
-from rooflinexl.recalc.prepass import display_function_name
 from rooflinexl.recalc.values import (
     BOOL,
     EMPTY,
@@ -76,10 +77,21 @@ def _function(written: str):
 
 
 def function_of(written: str):
-    """The per-cell engine's implementation of the function ``written``, borrowed from
-    ``formulas`` (:func:`_function`), taking and returning the engine's own values."""
+    """The implementation of the Excel function ``written`` (as written, prefixes and all)
+    taking and returning the engine's own values: our own
+    (:func:`rooflinexl.recalc.elementary.elementary_function`, through the host adapter
+    ``engine.host_call``), else -- the lookups only, until they are ours -- borrowed from
+    ``formulas`` (:func:`_function`)."""
     fn = _BORROWED.get(written)
     if fn is None:
+        from rooflinexl.recalc import engine
+        from rooflinexl.recalc.elementary import elementary_function
+
+        name = canonical_name(written)
+        own = elementary_function(name)
+        if own is not None:
+            fn = _BORROWED[written] = engine.host_call(name, own)
+            return fn
         f = _function(written)
         if isinstance(f, dict):
             f = f["function"]
@@ -956,9 +968,9 @@ class BlockEval:
         return _numbers(np.array([serial if time_of_day else float(int(serial))]))
 
     def f_unknown(self, node: Call) -> Vec:
-        """A function no table knows: ``#NAME?``, with the reason naming it."""
-        self.records_all.append((node, 0, "#NAME?",
-                                 f"unknown function {display_function_name(node.written)}"))
+        """A function no table knows: ``#NAME?``, with the reason naming it (a function
+        Excel has that is not implemented, or an unknown name)."""
+        self.records_all.append((node, 0, "#NAME?", unknown_reason(node.written)))
         return _err("#NAME?", 1)
 
     def _delegated(self, node: Call) -> Vec:
@@ -967,6 +979,38 @@ class BlockEval:
 
     f_CEILING = f_FLOOR = _delegated  # ROUND & co.: the engine's own (functions.py)
     # SIGN, LOG10, LEN, LOWER, UPPER, TRUNC: our own (scalars.py), called as functions
+
+    def f_SINGLE(self, node):
+        """SINGLE (``_xlfn.SINGLE``, Excel's ``@``; Microsoft, "Implicit intersection
+        operator: @"): of a range, the cell in the formula's row (a range of several rows)
+        and column (of several columns), #VALUE! where the range has none; of one cell or
+        a value, that value."""
+        if len(node.args) != 1:
+            raise Unsupported("SINGLE needs one argument")
+        a = node.args[0]
+        if not isinstance(a, Rng) or a.is_cell:
+            return self.value(a)
+        rows = np.arange(self.r0, self.r1 + 1)
+        top = a.r1 + rows if a.r1_rel else np.full(self.n, a.r1)
+        bottom = a.r2 + rows if a.r2_rel else np.full(self.n, a.r2)
+        if (top == bottom).all():  # one row: that row's cell
+            ok = np.ones(self.n, bool)
+            ra, rb = (self.r0 + a.r1, self.r1 + a.r1) if a.r1_rel else (a.r1, a.r1)
+        else:  # several rows: the formula's row
+            ok = (top <= rows) & (rows <= bottom)
+            ra, rb = self.r0, self.r1
+        col = a.c1 if a.c1 == a.c2 else self.col
+        if not a.c1 <= col <= a.c2:
+            ok[:] = False
+        if ra < 1:
+            raise Unsupported("reference above row 1")
+        v = self.store.get(a.sheet, col, ra, rb) if ok.any() else _err("#VALUE!", 1)
+        if ok.all():
+            return v.broadcast(self.n) if len(v) != self.n else v
+        v = v.broadcast(self.n) if len(v) != self.n else v
+        idx = np.flatnonzero(ok)
+        return Vec.assemble(self.n, [(idx, v.take(idx)),
+                                     (np.flatnonzero(~ok), _err("#VALUE!", 1))])
 
     def f_INT(self, node):
         """INT of numbers (Microsoft, "INT function": rounded down to an integer); other

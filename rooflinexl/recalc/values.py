@@ -136,7 +136,7 @@ def _to_formulas(x):
 
 def from_formulas(x):
     """A ``formulas`` value or array as the engine's (its ``Ranges`` left as they are)."""
-    if "formulas" not in sys.modules:
+    if sys.modules.get("formulas") is None:  # not loaded (or made unimportable)
         return x
     empty, farray, _, xlerror = _formulas_types()
 
