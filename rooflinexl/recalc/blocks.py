@@ -84,6 +84,7 @@ from rooflinexl.recalc.prepass import (
     use_sheet_order,
 )
 from rooflinexl.recalc.reffunctions import FormulaCells
+from rooflinexl.recalc.sheetinfo import set_workbook_info, use_workbook_info
 from rooflinexl.recalc.refs import (
     group_keys,
     r1c1_key,
@@ -1251,7 +1252,7 @@ def evaluate_blocks(path, functions: Mapping[str, Callable] | None = None, *,
     """
     reset_clock()  # NOW and TODAY: one moment per recalculation, on both paths
     with use_character_set(saved_character_set(path, limits)), use_date_system(False), \
-            use_sheet_order(()):
+            use_sheet_order(()), use_workbook_info(None):
         return _evaluate_blocks(path, functions, limits, engine_mode)
 
 
@@ -1262,6 +1263,7 @@ def _evaluate_blocks(path, functions, limits: Limits, engine_mode: str) -> Evalu
     book = read_book(path, limits)
     set_date_system(book.date1904)  # TEXT's serial numbers (evaluate_blocks restores it)
     set_sheet_order(s.name for s in book.sheets)  # 3-D references (restored likewise)
+    set_workbook_info(book.info)  # SHEET and INFO (restored likewise)
     if engine_mode == "cells":
         return _all_per_cell(path, functions, "--engine cells", t0, book)
     t_load = time.perf_counter()

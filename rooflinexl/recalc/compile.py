@@ -26,6 +26,7 @@ from rooflinexl.addresses import (
     column_number,
     unquote_sheet,
 )
+from rooflinexl.recalc.functions import REF_POSITION
 from rooflinexl.recalc.parser import ParseError, parse
 from rooflinexl.recalc.prepass import (
     date_1904_problem,
@@ -424,12 +425,28 @@ class Context:
             raise Unsupported(f"reference to a sheet that is not in the workbook: {name}")
         return hit
 
-    def name(self, name: str) -> Node:
+    def name(self, name: str, sheet: str | None = None) -> Node:
+        """The node of the defined name ``name`` used in a formula on ``sheet``: the name
+        of that sheet's scope, else of the workbook's (Microsoft, "Define and use names
+        in formulas": a worksheet-level name is recognised only on its sheet); one defined
+        only on other sheets is ``#NAME?``. Without ``sheet`` (a name's own formula), a
+        sheet-scope name no other sheet defines is found too."""
         key = name.upper()
-        hit = self._name_cache.get(key)
+        local = sheet is not None and (sheet, key) in self.book.local_names
+        cache_key = (sheet, key) if local else key
+        hit = self._name_cache.get(cache_key)
         if hit is not None:
             return hit
-        text = self.names.get(key)
+        if local:
+            text = self.book.local_names[(sheet, key)]
+        elif sheet is not None and key not in self.book.names and key in self.names:
+            from rooflinexl.errors import ExcelError
+
+            scopes = sorted(s for s, n in self.book.local_names if n == key)
+            return Lit(ExcelError("#NAME?", f"name {name} is defined only on sheet "
+                                  f"{', '.join(scopes)}"))
+        else:
+            text = self.names.get(key)
         if text is None:
             raise Unsupported(f"unknown name {name}")
         if key in relative_names(self.defined):  # the pre-pass writes it out where used
@@ -445,7 +462,7 @@ class Context:
         else:
             sheet, r1, c1, r2, c2 = ref
             hit = Rng(self.sheet(sheet), r1, c1, r2, c2, False, False, key)
-        self._name_cache[key] = hit
+        self._name_cache[cache_key] = hit
         return hit
 
     def _name_formula(self, name: str, key: str, text: str, body: str):
@@ -500,8 +517,6 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
                          arrays=ctx.arrays, external=ctx.book.external)
     if rw.too_deep:
         raise Unsupported(rw.too_deep)
-    if "indirect" in rw.kinds:  # whether it is a plain cell's whole formula: per cell
-        raise Unsupported("ROW/COLUMN of INDIRECT")
     if "cell" in rw.kinds and row1 > row0:  # CELL's address, row and column are written
         raise Unsupported("CELL in a filled-down block")  # in: they would not move
     if row1 > row0 and "external" in rw.kinds:  # a cached value written in: it does not move
@@ -553,6 +568,9 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
     except RecursionError:  # ~1,000 chained operators (Excel allows 8,192 characters)
         raise Unsupported("formula too deeply nested for the block evaluator") from None
     node = _left_out(ctx, fold_error_bases(node), row0, row1)
+    if not array and isinstance(node, Call) and node.name == REF_POSITION:
+        # ROW(INDIRECT(..)) as a plain cell's whole formula: Excel shows the first number
+        node = Call(node.name, [*node.args[:3], Lit(1.0)], node.written)
     stack = [node]
     arrays_inside = None
     unknown: list[str] = []
@@ -754,6 +772,10 @@ def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, refs):
         up = written.upper()
         if up.startswith("_XLPM."):  # a LAMBDA held by a parameter, called
             return Call(CALL_PARAM, [Param(up[6:]), *kids], up)
+        if _canonical(written) in ("SHEET", "SHEETS"):  # of the workbook (sheetinfo.py)
+            from rooflinexl.recalc.sheetinfo import sheet_call
+
+            return sheet_call(_canonical(written), kids, sheet, ctx.book.info.sheets)
         if up in ctx.registered:
             return Call(up, kids, up)
         canon = _canonical(written)
@@ -847,9 +869,12 @@ def _intersection(a, b):
 
 def _range(span: str, start: int, end: int, ctx: Context, sheet, row0, tpl, sticky) -> Node:
     if parse_a1(span, sheet) is None and ":" not in span:
-        if "!" in span:
-            raise Unsupported(f"sheet-scoped name {span}")
-        return ctx.name(span)
+        if "!" in span:  # Sheet!Name: the name of that sheet's scope
+            where, _, bare = span.rpartition("!")
+            if "[" in where or not bare or "!" in where:
+                raise Unsupported(f"sheet-scoped name {span}")
+            return ctx.name(bare, ctx.sheet(unquote_sheet(where)))
+        return ctx.name(span, sheet or None)
     ref = parse_a1(span, sheet)
     if ref is None:
         raise Unsupported(f"reference {span}")

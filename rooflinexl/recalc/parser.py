@@ -274,6 +274,9 @@ def _reference(s: _Stream, kind: str, text: str, pos: int):
     span = text
     if _adjacent(s, "!"):  # a sheet prefix
         s.i += 1
+        if [t[1].upper() for t in s.toks[s.i:s.i + 3]] == ["#", "REF", "!"]:
+            s.i += 3  # Sheet1!#REF!: what Excel leaves of a deleted cell's reference
+            return ("err", "#REF!")
         if s.i >= len(s.toks) or s.toks[s.i][0] not in ("word", "number"):
             raise ParseError("a sheet name without a reference")
         span += "!" + s.toks[s.i][1]
