@@ -84,7 +84,6 @@ from rooflinexl.recalc.prepass import (
     use_sheet_order,
 )
 from rooflinexl.recalc.reffunctions import FormulaCells
-from rooflinexl.recalc.sheetinfo import set_workbook_info, use_workbook_info
 from rooflinexl.recalc.refs import (
     group_keys,
     r1c1_key,
@@ -92,6 +91,7 @@ from rooflinexl.recalc.refs import (
     render_rows,
     template,
 )
+from rooflinexl.recalc.sheetinfo import set_workbook_info, use_workbook_info
 from rooflinexl.recalc.values import (
     BOOL,
     EMPTY,

@@ -27,6 +27,7 @@ from rooflinexl.addresses import (
     unquote_sheet,
 )
 from rooflinexl.recalc.functions import REF_POSITION
+from rooflinexl.recalc.links import external_function, external_reference
 from rooflinexl.recalc.parser import ParseError, parse
 from rooflinexl.recalc.prepass import (
     date_1904_problem,
@@ -395,6 +396,8 @@ class Context:
         self._name_cache: dict[str, Node] = {}
         self._resolving: set[str] = set()  # names being resolved (a name using itself)
         self._skips: dict | None = None  # sheet -> (hidden rows, SUBTOTAL/AGGREGATE cells)
+        #: the rows of the block being compiled (another workbook's cells per row)
+        self.block_rows: tuple[int, int] | None = None
         #: the used area ranges reaching the sheet's edge are clipped to
         self.clip = used_area((s.max_row, s.max_col) for s in book.sheets)
         #: every defined name (any scope): other names are #NAME?
@@ -439,10 +442,10 @@ class Context:
             return hit
         if local:
             text = self.book.local_names[(sheet, key)]
-        elif sheet is not None and key not in self.book.names and key in self.names:
+        elif sheet is not None and key not in self.book.names and (
+                scopes := sorted(s for s, n in self.book.local_names if n == key)):
             from rooflinexl.errors import ExcelError
 
-            scopes = sorted(s for s, n in self.book.local_names if n == key)
             return Lit(ExcelError("#NAME?", f"name {name} is defined only on sheet "
                                   f"{', '.join(scopes)}"))
         else:
@@ -514,13 +517,11 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
     tables = ctx.book.tables
     rw = rewrite_formula(text, tables=tables, function_names=ctx.registered, sheet=sheet,
                          row=row0, col=col, clip=ctx.clip, defined=ctx.defined,
-                         arrays=ctx.arrays, external=ctx.book.external)
+                         arrays=ctx.arrays)
     if rw.too_deep:
         raise Unsupported(rw.too_deep)
     if "cell" in rw.kinds and row1 > row0:  # CELL's address, row and column are written
         raise Unsupported("CELL in a filled-down block")  # in: they would not move
-    if row1 > row0 and "external" in rw.kinds:  # a cached value written in: it does not move
-        raise Unsupported("a reference to another workbook's cell in a filled-down block")
     if row1 > row0 and "static intersection" in rw.kinds:  # the overlap is written in
         raise Unsupported("an intersection of references in a filled-down block")
     if ctx.book.date1904 and (why := date_1904_problem(rw.functions)):
@@ -533,10 +534,10 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
     if row1 > row0 and "[" in text:
         nxt = rewrite_formula(text, tables=tables, function_names=ctx.registered, sheet=sheet,
                               row=row0 + 1, col=col, clip=ctx.clip, defined=ctx.defined,
-                         arrays=ctx.arrays, external=ctx.book.external)
+                         arrays=ctx.arrays)
         last = rewrite_formula(text, tables=tables, function_names=ctx.registered, sheet=sheet,
                                row=row1, col=col, clip=ctx.clip, defined=ctx.defined,
-                         arrays=ctx.arrays, external=ctx.book.external)
+                         arrays=ctx.arrays)
         if nxt.notes or last.notes:
             raise Unsupported("table reference outside the table's rows")
         if nxt.text != rw.text:
@@ -563,6 +564,7 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
     except RecursionError:  # ~1,000 chained operators (Excel allows 8,192 characters)
         raise Unsupported("formula too deeply nested for the block evaluator") from None
     refs: list[Rng] = []
+    ctx.block_rows = (row0, row1)  # another workbook's cells per row (links.py)
     try:
         node = _build(tree, ctx, sheet, row0, col, tpl, sticky, refs)
     except RecursionError:  # ~1,000 chained operators (Excel allows 8,192 characters)
@@ -804,6 +806,11 @@ def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, refs):
         a = kids[0]
         return Rng(a.sheet, min(k.r1 for k in kids), min(k.c1 for k in kids),
                    max(k.r2 for k in kids), max(k.c2 for k in kids), a.r1_rel, a.r2_rel)
+    if kind == "xref":  # another workbook's reference: the values the file keeps
+        return external_reference(ctx.book.external, item[1], item[2], item[3],
+                                  ctx.block_rows)
+    if kind == "xcall":
+        return external_function(item[1], item[2])
     if kind == "isect":
         return _intersection(*[_build(a, ctx, sheet, row0, col, tpl, sticky, refs)
                                for a in item[1]])
@@ -879,6 +886,9 @@ def _range(span: str, start: int, end: int, ctx: Context, sheet, row0, tpl, stic
     if ref is None:
         raise Unsupported(f"reference {span}")
     ref_sheet, r1, c1, r2, c2 = ref
+    if (book := re.match(r"^\[(\d+)\](.*)$", ref_sheet)) and int(book.group(1)):
+        return external_reference(ctx.book.external, int(book.group(1)), book.group(2),
+                                  span.rpartition("!")[2], ctx.block_rows)
     ref_sheet = ctx.sheet(ref_sheet)
     inside = [(k, s) for k, (a, b, s) in enumerate(tpl.refs) if start <= a and b <= end]
     if len(inside) > 1:

@@ -5929,7 +5929,7 @@ BUILTINS["LINEST"] = _linest
 typed_number, excel_ymd, excel_serial, ddb = _typed_number, _excel_ymd, _serial, _ddb
 import rooflinexl.recalc.engineering  # noqa: E402, F401 - adds its functions to BUILTINS
 from rooflinexl.recalc import scalars  # noqa: E402, F401 - adds them to BUILTINS
-from rooflinexl.recalc import stats as _stats  # noqa: E402, F401, I001 - adds them to BUILTINS
 from rooflinexl.recalc import sheetinfo as _sheetinfo  # noqa: E402, I001
+from rooflinexl.recalc import stats as _stats  # noqa: E402, F401, I001 - adds them to BUILTINS
 
 BUILTINS.update({_sheetinfo.SHEET_NUMBER: _sheetinfo.sheet_number, "INFO": _sheetinfo.info})
