@@ -244,3 +244,28 @@ def test_other_workbooks_from_the_values_the_file_keeps(tmp_path):
     assert got == {"C1": 20.0, "C2": 50.0, "C3": 70.0, "D1": 14.0, "D2": 6.0, "D3": "xy",
                    "D4": "#REF!", "D5": "#REF!", "D6": "#NAME?"}
     assert ev.paths.cell_cells == 0
+
+
+def test_randarray_shape_bounds_and_whole_numbers(tmp_path):
+    """Microsoft, "RANDARRAY function": rows x columns numbers between min and max (0 and
+    1 when omitted), whole numbers with whole_number TRUE, min above max #VALUE!. Volatile:
+    only the shape and the bounds can be checked (IronCalc's DynamicArrays.xlsx, saved by
+    Excel, has ``{=RANDARRAY(3,3,0,100,TRUE)}`` over A19:C21)."""
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    def build(wb):
+        s = wb.active
+        s.title = "S"
+        s["A1"] = ArrayFormula("A1:C2", "=_xlfn.RANDARRAY(2,3,5,10,TRUE)")
+        s["E1"] = ArrayFormula("E1:E4", "=_xlfn.RANDARRAY(3,,-1,1)")  # the 4th row: #N/A
+        s["G1"] = "=_xlfn.RANDARRAY()"
+        s["G2"] = "=_xlfn.RANDARRAY(1,1,3,2)"
+
+    ev = _evaluate(tmp_path, build)
+    whole = [_value(ev, "S", f"{c}{r}") for r in (1, 2) for c in "ABC"]
+    assert all(isinstance(v, float) and v == int(v) and 5 <= v <= 10 for v in whole), whole
+    col = [_value(ev, "S", f"E{r}") for r in range(1, 5)]
+    assert all(isinstance(v, float) and -1 <= v < 1 for v in col[:3]) and col[3] == "#N/A"
+    assert 0 <= _value(ev, "S", "G1") < 1
+    assert _value(ev, "S", "G2") == "#VALUE!"
+    assert ev.paths.cell_cells == 0

@@ -30,6 +30,7 @@ from rooflinexl.recalc.functions import REF_POSITION
 from rooflinexl.recalc.links import external_function, external_reference
 from rooflinexl.recalc.parser import ParseError, parse
 from rooflinexl.recalc.prepass import (
+    OMITTED,
     date_1904_problem,
     display_function_name,
     kept_rectangles,
@@ -277,6 +278,7 @@ _ARRAY_RESULT = frozenset({
     "CHOOSEROWS", "TAKE", "DROP", "EXPAND", "VSTACK", "HSTACK", "TOCOL", "TOROW", "WRAPROWS",
     "WRAPCOLS", "TEXTSPLIT", "MMULT", "MINVERSE", "MUNIT", "LINEST", "LOGEST", "TREND",
     "GROWTH", "FREQUENCY", "GROUPBY", "PIVOTBY", "TRIMRANGE", "REGEXEXTRACT", "MODE.MULT",
+    "RANDARRAY",
 })
 #: arguments (by position) that must be written as literals for the row-by-row call,
 #: for the same reason (TEXT's format code through str())
@@ -579,7 +581,7 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
     while stack:  # an array result where one value belongs: the array evaluator's
         x = stack.pop()
         if isinstance(x, Call):
-            if not array and x.per_row and x.name in _ARRAY_RESULT:
+            if not array and (x.per_row or x.name == "RANDARRAY") and x.name in _ARRAY_RESULT:
                 arrays_inside = arrays_inside or f"function {x.written} returns an array"
             if not array and (x.name in LAMBDA_MODE or x.name in REFERENCE_MODE):
                 arrays_inside = arrays_inside or f"function {x.written}: array mode"
@@ -778,6 +780,12 @@ def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, refs):
             from rooflinexl.recalc.sheetinfo import sheet_call
 
             return sheet_call(_canonical(written), kids, sheet, ctx.book.info.sheets)
+        if _canonical(written) == "RANDARRAY":  # randarray.py; omitted: the defaults
+            from rooflinexl.recalc.randarray import DEFAULTS
+
+            return Call("RANDARRAY", [Lit(DEFAULTS[k]) if a == ("empty",) or a == (
+                "str", OMITTED) else kid for k, (a, kid) in enumerate(
+                    zip(item[2], kids, strict=True))], up)
         if up in ctx.registered:
             return Call(up, kids, up)
         canon = _canonical(written)

@@ -5928,8 +5928,10 @@ BUILTINS["LINEST"] = _linest
 #: helpers the scalar functions (:mod:`rooflinexl.recalc.scalars`) share with the ones here
 typed_number, excel_ymd, excel_serial, ddb = _typed_number, _excel_ymd, _serial, _ddb
 import rooflinexl.recalc.engineering  # noqa: E402, F401 - adds its functions to BUILTINS
+from rooflinexl.recalc import randarray as _randarray  # noqa: E402, I001
 from rooflinexl.recalc import scalars  # noqa: E402, F401 - adds them to BUILTINS
 from rooflinexl.recalc import sheetinfo as _sheetinfo  # noqa: E402, I001
 from rooflinexl.recalc import stats as _stats  # noqa: E402, F401, I001 - adds them to BUILTINS
 
-BUILTINS.update({_sheetinfo.SHEET_NUMBER: _sheetinfo.sheet_number, "INFO": _sheetinfo.info})
+BUILTINS.update({_sheetinfo.SHEET_NUMBER: _sheetinfo.sheet_number, "INFO": _sheetinfo.info,
+                 "RANDARRAY": _randarray.randarray})
