@@ -247,8 +247,8 @@ def _set_engine(ctx, value):
               help="auto: filled-down formulas as numpy blocks, a formula the engine does "
                    "not support an error value naming why (default); blocks: the same, but such "
                    "a formula fails the command; cells: every formula as a block of one row "
-                   "(for debugging); libreoffice: headless LibreOffice with the rooflinexl add-in (a second, "
-                   "independent engine). Also $ROOFLINEXL_RECALC_ENGINE.")
+                   "(for debugging); libreoffice: headless LibreOffice with the rooflinexl "
+                   "add-in (a second, independent engine). Also $ROOFLINEXL_RECALC_ENGINE.")
 @click.pass_context
 def recalc(ctx, books, output, in_place, quiet, check, fail_on, jobs, fmt, reports, rtol,
            **limits):

@@ -213,12 +213,6 @@ def test_indirect_of_text_the_block_itself_computes(tmp_path, engine):
 
 #: (workbook, sheet, cell) -> (Excel's value, ours today, why) in IronCalc's ROW_COLUM.xlsx
 KNOWN = {
-    # ROW/COLUMN(INDIRECT(text)) is the pre-pass's position function, which does not
-    # resolve another sheet's reference
-    ("ROW_COLUM.xlsx", "ROW_COLUMN", "K6"): (5.0, "#VALUE!", "position of another sheet"),
-    ("ROW_COLUM.xlsx", "ROW_COLUMN", "L6"): (4.0, "#VALUE!", "position of another sheet"),
-    ("ROW_COLUM.xlsx", "ROW_COLUMN", "K7"): ("#REF!", "#VALUE!", "position of another sheet"),
-    ("ROW_COLUM.xlsx", "ROW_COLUMN", "L7"): ("#REF!", "#VALUE!", "position of another sheet"),
     # OFFSET with written numbers is rewritten before evaluating: a negative size is
     # #VALUE! in Excel, a size of 0.9 one column
     ("ROW_COLUM.xlsx", "OFFSET", "K38"): ("#VALUE!", "#REF!", "negative height"),

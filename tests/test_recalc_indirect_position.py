@@ -1,9 +1,8 @@
 """ROW/COLUMN/ROWS/COLUMNS of INDIRECT(text): the position of the reference the text names.
 
 Expected values are Excel's cached values in IronCalc's ROW_COLUM.xlsx (MIT; saved by
-Excel), sheet ROW_COLUMN, J3:L24: the reference texts are copied into column J. Where
-Excel gives a number we cannot (a sheet-qualified text), the cell is an error with a
-message, never a number.
+Excel), sheet ROW_COLUMN, J3:L24: the reference texts are copied into column J; a
+sheet-qualified text is resolved against the workbook's sheets.
 """
 from __future__ import annotations
 
@@ -27,7 +26,8 @@ for _i, (_text, (_row, _col)) in enumerate(TEXTS.items(), start=1):
 CASES['=SUM(ROW(INDIRECT("3:5")))'] = 12
 CASES['=SUMPRODUCT(COLUMN(INDIRECT("B1:D1")))'] = 9
 CASES['=ROWS(INDIRECT("D5:E7"))+COLUMNS(INDIRECT("D5:E7"))'] = 5
-CASES['=ROW(INDIRECT("OTHER!D5"))'] = "#VALUE!"  # Excel: 5; not resolved here
+CASES['=ROW(INDIRECT("OTHER!D5"))'] = 5  # ROW_COLUMN!K6 (the book has a sheet Other)
+CASES['=COLUMN(INDIRECT("NonExist!W3"))'] = "#REF!"  # ROW_COLUMN!L7: no such sheet
 
 
 @pytest.fixture(scope="module")
@@ -35,6 +35,7 @@ def evaluations(tmp_path_factory):
     wb = openpyxl.Workbook()
     ws = wb.active
     ws.title = "S"
+    wb.create_sheet("Other")
     for i, text in enumerate(TEXTS, start=1):
         ws[f"J{i}"] = text
     return evaluate_cases(wb, ws, "A", CASES, tmp_path_factory.mktemp("indirect"))

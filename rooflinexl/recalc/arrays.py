@@ -69,7 +69,7 @@ _ELEMENTWISE = frozenset({"IF", "IFERROR", "IFNA", "CHOOSE", "IFS", "SWITCH"})
 #: functions that read their argument as a reference, or depend on where or when they
 #: run: not evaluated here
 _REFUSED = frozenset({"OFFSET", "INDIRECT", "CELL", "INFO", "SHEET", "SHEETS", "NOW",
-                      "TODAY", "RAND", "RANDBETWEEN", "RANDARRAY", "LET", "SUBTOTAL",
+                      "TODAY", "RAND", "RANDBETWEEN", "LET", "SUBTOTAL",
                       "AGGREGATE", "ANCHORARRAY"})
 
 

@@ -74,6 +74,7 @@ from rooflinexl.recalc.refs import (
     render_rows,
     template,
 )
+from rooflinexl.recalc.sheetinfo import set_workbook_info, use_workbook_info
 from rooflinexl.recalc.values import (
     BOOL,
     EMPTY,
@@ -1051,7 +1052,7 @@ def evaluate_blocks(path, functions: Mapping[str, Callable] | None = None, *,
     """
     reset_clock()  # NOW and TODAY: one moment per recalculation, on both paths
     with use_character_set(saved_character_set(path, limits)), use_date_system(False), \
-            use_sheet_order(()):
+            use_sheet_order(()), use_workbook_info(None):
         return _evaluate_blocks(path, functions, limits, engine_mode)
 
 
@@ -1062,6 +1063,7 @@ def _evaluate_blocks(path, functions, limits: Limits, engine_mode: str) -> Evalu
     book = read_book(path, limits)
     set_date_system(book.date1904)  # TEXT's serial numbers (evaluate_blocks restores it)
     set_sheet_order(s.name for s in book.sheets)  # 3-D references (restored likewise)
+    set_workbook_info(book.info)  # SHEET and INFO (restored likewise)
     t_load = time.perf_counter()
     ctx = Context(book, set(functions))
     units = _units(book, ctx, one_row=engine_mode == "cells")

@@ -26,8 +26,11 @@ from rooflinexl.addresses import (
     column_number,
     unquote_sheet,
 )
+from rooflinexl.recalc.functions import REF_POSITION
+from rooflinexl.recalc.links import external_function, external_reference
 from rooflinexl.recalc.parser import ParseError, parse
 from rooflinexl.recalc.prepass import (
+    OMITTED,
     date_1904_problem,
     display_function_name,
     kept_rectangles,
@@ -285,6 +288,7 @@ _ARRAY_RESULT = frozenset({
     "CHOOSEROWS", "TAKE", "DROP", "EXPAND", "VSTACK", "HSTACK", "TOCOL", "TOROW", "WRAPROWS",
     "WRAPCOLS", "TEXTSPLIT", "MMULT", "MINVERSE", "MUNIT", "LINEST", "LOGEST", "TREND",
     "GROWTH", "FREQUENCY", "GROUPBY", "PIVOTBY", "TRIMRANGE", "REGEXEXTRACT", "MODE.MULT",
+    "RANDARRAY",
 })
 #: arguments (by position) that must be written as literals for the row-by-row call,
 #: for the same reason (TEXT's format code through str())
@@ -427,6 +431,8 @@ class Context:
         self._name_cache: dict[str, Node] = {}
         self._resolving: set[str] = set()  # names being resolved (a name using itself)
         self._skips: dict | None = None  # sheet -> (hidden rows, SUBTOTAL/AGGREGATE cells)
+        #: the rows of the block being compiled (another workbook's cells per row)
+        self.block_rows: tuple[int, int] | None = None
         #: the used area ranges reaching the sheet's edge are clipped to
         self.clip = used_area((s.max_row, s.max_col) for s in book.sheets)
         #: every defined name (any scope): other names are #NAME?
@@ -457,12 +463,28 @@ class Context:
             raise Unsupported(f"reference to a sheet that is not in the workbook: {name}")
         return hit
 
-    def name(self, name: str) -> Node:
+    def name(self, name: str, sheet: str | None = None) -> Node:
+        """The node of the defined name ``name`` used in a formula on ``sheet``: the name
+        of that sheet's scope, else of the workbook's (Microsoft, "Define and use names
+        in formulas": a worksheet-level name is recognised only on its sheet); one defined
+        only on other sheets is ``#NAME?``. Without ``sheet`` (a name's own formula), a
+        sheet-scope name no other sheet defines is found too."""
         key = name.upper()
-        hit = self._name_cache.get(key)
+        local = sheet is not None and (sheet, key) in self.book.local_names
+        cache_key = (sheet, key) if local else key
+        hit = self._name_cache.get(cache_key)
         if hit is not None:
             return hit
-        text = self.names.get(key)
+        if local:
+            text = self.book.local_names[(sheet, key)]
+        elif sheet is not None and key not in self.book.names and (
+                scopes := sorted(s for s, n in self.book.local_names if n == key)):
+            from rooflinexl.errors import ExcelError
+
+            return Lit(ExcelError("#NAME?", f"name {name} is defined only on sheet "
+                                  f"{', '.join(scopes)}"))
+        else:
+            text = self.names.get(key)
         if text is None:
             raise Unsupported(f"unknown name {name}")
         if key in relative_names(self.defined):  # the pre-pass writes it out where used
@@ -478,7 +500,7 @@ class Context:
         else:
             sheet, r1, c1, r2, c2 = ref
             hit = Rng(self.sheet(sheet), r1, c1, r2, c2, False, False, key)
-        self._name_cache[key] = hit
+        self._name_cache[cache_key] = hit
         return hit
 
     def _name_formula(self, name: str, key: str, text: str, body: str):
@@ -538,15 +560,11 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
     tables = ctx.book.tables
     rw = rewrite_formula(text, tables=tables, function_names=ctx.registered, sheet=sheet,
                          row=row0, col=col, clip=ctx.clip, defined=ctx.defined,
-                         arrays=ctx.arrays, external=ctx.book.external)
+                         arrays=ctx.arrays)
     if rw.too_deep:
         raise ErrorFormula("#NUM!", rw.too_deep)
-    if "indirect" in rw.kinds:  # whether it is a plain cell's whole formula: per cell
-        raise Unsupported("ROW/COLUMN of INDIRECT")
     if "cell" in rw.kinds and row1 > row0:  # CELL's address, row and column are written
         raise Unsupported("CELL in a filled-down block")  # in: they would not move
-    if row1 > row0 and "external" in rw.kinds:  # a cached value written in: it does not move
-        raise Unsupported("a reference to another workbook's cell in a filled-down block")
     if row1 > row0 and "static intersection" in rw.kinds:  # the overlap is written in
         raise Unsupported("an intersection of references in a filled-down block")
     if ctx.book.date1904 and (why := date_1904_problem(rw.functions)):
@@ -557,10 +575,10 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
     if row1 > row0 and "[" in text:
         nxt = rewrite_formula(text, tables=tables, function_names=ctx.registered, sheet=sheet,
                               row=row0 + 1, col=col, clip=ctx.clip, defined=ctx.defined,
-                         arrays=ctx.arrays, external=ctx.book.external)
+                         arrays=ctx.arrays)
         last = rewrite_formula(text, tables=tables, function_names=ctx.registered, sheet=sheet,
                                row=row1, col=col, clip=ctx.clip, defined=ctx.defined,
-                         arrays=ctx.arrays, external=ctx.book.external)
+                         arrays=ctx.arrays)
         if nxt.notes or last.notes:
             raise Unsupported("table reference outside the table's rows")
         if nxt.text != rw.text:
@@ -587,18 +605,22 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
     except RecursionError:  # ~1,000 chained operators (Excel allows 8,192 characters)
         raise Unsupported("formula too deeply nested for the block evaluator") from None
     refs: list[Rng] = []
+    ctx.block_rows = (row0, row1)  # another workbook's cells per row (links.py)
     try:
         node = _build(tree, ctx, sheet, row0, col, tpl, sticky, refs)
     except RecursionError:  # ~1,000 chained operators (Excel allows 8,192 characters)
         raise Unsupported("formula too deeply nested for the block evaluator") from None
     node = _left_out(ctx, fold_error_bases(node), row0, row1)
+    if not array and isinstance(node, Call) and node.name == REF_POSITION:
+        # ROW(INDIRECT(..)) as a plain cell's whole formula: Excel shows the first number
+        node = Call(node.name, [*node.args[:3], Lit(1.0)], node.written)
     stack = [node]
     arrays_inside = None
     unknown: list[str] = []
     while stack:  # an array result where one value belongs: the array evaluator's
         x = stack.pop()
         if isinstance(x, Call):
-            if not array and x.per_row and x.name in _ARRAY_RESULT:
+            if not array and (x.per_row or x.name == "RANDARRAY") and x.name in _ARRAY_RESULT:
                 arrays_inside = arrays_inside or f"function {x.written} returns an array"
             if not array and (x.name in LAMBDA_MODE or x.name in REFERENCE_MODE):
                 arrays_inside = arrays_inside or f"function {x.written}: array mode"
@@ -796,6 +818,16 @@ def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, refs):
         up = written.upper()
         if up.startswith("_XLPM."):  # a LAMBDA held by a parameter, called
             return Call(CALL_PARAM, [Param(up[6:]), *kids], up)
+        if _canonical(written) in ("SHEET", "SHEETS"):  # of the workbook (sheetinfo.py)
+            from rooflinexl.recalc.sheetinfo import sheet_call
+
+            return sheet_call(_canonical(written), kids, sheet, ctx.book.info.sheets)
+        if _canonical(written) == "RANDARRAY":  # randarray.py; omitted: the defaults
+            from rooflinexl.recalc.randarray import DEFAULTS
+
+            return Call("RANDARRAY", [Lit(DEFAULTS[k]) if a == ("empty",) or a == (
+                "str", OMITTED) else kid for k, (a, kid) in enumerate(
+                    zip(item[2], kids, strict=True))], up)
         if up in ctx.registered:
             return Call(up, kids, up)
         canon = _canonical(written)
@@ -824,6 +856,11 @@ def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, refs):
         a = kids[0]
         return Rng(a.sheet, min(k.r1 for k in kids), min(k.c1 for k in kids),
                    max(k.r2 for k in kids), max(k.c2 for k in kids), a.r1_rel, a.r2_rel)
+    if kind == "xref":  # another workbook's reference: the values the file keeps
+        return external_reference(ctx.book.external, item[1], item[2], item[3],
+                                  ctx.block_rows)
+    if kind == "xcall":
+        return external_function(item[1], item[2])
     if kind == "isect":
         return _intersection(*[_build(a, ctx, sheet, row0, col, tpl, sticky, refs)
                                for a in item[1]])
@@ -889,13 +926,19 @@ def _intersection(a, b):
 
 def _range(span: str, start: int, end: int, ctx: Context, sheet, row0, tpl, sticky) -> Node:
     if parse_a1(span, sheet) is None and ":" not in span:
-        if "!" in span:
-            raise Unsupported(f"sheet-scoped name {span}")
-        return ctx.name(span)
+        if "!" in span:  # Sheet!Name: the name of that sheet's scope
+            where, _, bare = span.rpartition("!")
+            if "[" in where or not bare or "!" in where:
+                raise Unsupported(f"sheet-scoped name {span}")
+            return ctx.name(bare, ctx.sheet(unquote_sheet(where)))
+        return ctx.name(span, sheet or None)
     ref = parse_a1(span, sheet)
     if ref is None:
         raise Unsupported(f"reference {span}")
     ref_sheet, r1, c1, r2, c2 = ref
+    if (book := re.match(r"^\[(\d+)\](.*)$", ref_sheet)) and int(book.group(1)):
+        return external_reference(ctx.book.external, int(book.group(1)), book.group(2),
+                                  span.rpartition("!")[2], ctx.block_rows)
     ref_sheet = ctx.sheet(ref_sheet)
     inside = [(k, s) for k, (a, b, s) in enumerate(tpl.refs) if start <= a and b <= end]
     if len(inside) > 1:

@@ -4788,9 +4788,21 @@ def _ref_position(ref_text, a1=True, which="ROW", whole_cell=0):
                                   and not isinstance(style, bool) and style != 0):
         return ExcelError("#VALUE!", "INDIRECT: R1C1 references are not supported here")
     text = text.strip()
-    if "!" in text:
-        return ExcelError("#VALUE!", f"INDIRECT: {text!r}: a sheet-qualified reference is "
-                          "not resolved here")
+    if "!" in text:  # a sheet of this workbook (sheetinfo.sheet_number), else #REF!
+        from rooflinexl.addresses import unquote_sheet
+        from rooflinexl.recalc.sheetinfo import sheet_number
+
+        where, _, text = text.rpartition("!")
+        try:
+            found = "[" not in where and not isinstance(
+                sheet_number(unquote_sheet(where)), ExcelError)
+        except LookupError:  # not inside a workbook's evaluation
+            found = None
+        if found is None:
+            return ExcelError("#VALUE!", f"INDIRECT: {where}!{text}: a sheet-qualified "
+                              "reference is not resolved here")
+        if not found:
+            return ExcelError("#REF!", f"INDIRECT: the workbook has no sheet {where!r}")
     parts = [_a1_part(p) for p in text.split(":")]
     if len(parts) > 2 or any(p is None for p in parts):
         return ExcelError("#REF!", f"INDIRECT: {text!r} is not a reference (or is a "
@@ -5987,6 +5999,11 @@ BUILTINS["LINEST"] = _linest
 #: helpers the scalar functions (:mod:`rooflinexl.recalc.scalars`) share with the ones here
 typed_number, excel_ymd, excel_serial, ddb = _typed_number, _excel_ymd, _serial, _ddb
 import rooflinexl.recalc.engineering  # noqa: E402, F401 - adds its functions to BUILTINS
-from rooflinexl.recalc import lookups as _lookups  # noqa: E402, F401, I001 - adds them to BUILTINS
 from rooflinexl.recalc import elementary, scalars  # noqa: E402, F401 - add them to BUILTINS
+from rooflinexl.recalc import lookups as _lookups  # noqa: E402, F401, I001 - adds them to BUILTINS
+from rooflinexl.recalc import randarray as _randarray  # noqa: E402, I001
+from rooflinexl.recalc import sheetinfo as _sheetinfo  # noqa: E402, I001
 from rooflinexl.recalc import stats as _stats  # noqa: E402, F401, I001 - adds them to BUILTINS
+
+BUILTINS.update({_sheetinfo.SHEET_NUMBER: _sheetinfo.sheet_number, "INFO": _sheetinfo.info,
+                 "RANDARRAY": _randarray.randarray})

@@ -28,7 +28,7 @@ import operator
 import re
 import threading
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import compress, repeat
 from operator import truth
 from pathlib import Path
@@ -71,7 +71,7 @@ from rooflinexl.recalc.prepass import TableInfo
 
 __all__ = ["Book", "FormulaCell", "Sheet", "decode", "defined_names", "excel_double",
            "legacy_arrays", "malformed_xml", "misread_texts", "openpyxl_copy", "read_book",
-           "reading_values_only", "saved_character_set"]
+           "reading_values_only", "saved_character_set", "WorkbookInfo", "workbook_info"]
 
 
 
@@ -121,6 +121,21 @@ class Sheet:
         return len(self.f_rows) + len(self.special)
 
 
+@dataclass(frozen=True)
+class WorkbookInfo:
+    """What SHEET, SHEETS and INFO tell of a workbook (:func:`workbook_info`)."""
+
+    #: every sheet in tab order, worksheets, chart, macro and dialog sheets alike, hidden
+    #: ones too (Microsoft, "SHEET function": SHEET counts them all)
+    sheets: tuple[str, ...] = ()
+    #: docProps/app.xml's ``<Application>`` (``Microsoft Macintosh Excel``), or None
+    application: str | None = None
+    #: the workbook's calculation mode is manual (``<calcPr calcMode="manual"/>``)
+    manual: bool = False
+    #: how many of the sheets are worksheets (INFO("numfile"))
+    worksheets: int = 0
+
+
 @dataclass
 class Book:
     """What the block evaluator needs of a workbook."""
@@ -139,6 +154,8 @@ class Book:
     #: other workbooks' cached cells, (n, SHEET, "A1") -> value, for ``[n]Sheet!A1``
     #: (:func:`rooflinexl.ooxml.package.external_cells`)
     external: dict[tuple[int, str, str], object] = field(default_factory=dict)
+    #: the sheets, the saving application and the calculation mode (SHEET, INFO)
+    info: WorkbookInfo = field(default_factory=WorkbookInfo)
 
     def sheet(self, name: str) -> Sheet | None:
         for s in self.sheets:
@@ -758,7 +775,35 @@ def read_book(path, limits: Limits = Limits()) -> Book:
                         tables[key.upper()] = info
         names, local, case, iterate = defined_names(zf, names_map)
         external = external_cells(zf, names_map)
-    return Book(path, sheets, names, local, tables, case, iterate, date1904, external)
+        info = replace(workbook_info(zf, names_map), worksheets=len(sheets))
+    return Book(path, sheets, names, local, tables, case, iterate, date1904, external, info)
+
+
+def workbook_info(zf, names_map) -> WorkbookInfo:
+    """The workbook's sheets (``<sheet>`` in the workbook part, ECMA-376 Part 1, 18.2.19:
+    every kind, in tab order), the application that saved it (docProps/app.xml) and
+    whether its calculation mode is manual (``<calcPr calcMode="manual"/>``, 18.2.2).
+
+    >>> import io, zipfile
+    >>> buf = io.BytesIO()
+    >>> with zipfile.ZipFile(buf, "w") as z:
+    ...     z.writestr("xl/workbook.xml", '<workbook><sheets><sheet name="A"/><sheet '
+    ...                'name="Chart1"/></sheets><calcPr calcMode="manual"/></workbook>')
+    >>> with zipfile.ZipFile(buf) as z:
+    ...     workbook_info(z, names_map_of(z))
+    WorkbookInfo(sheets=('A', 'Chart1'), application=None, manual=True, worksheets=0)
+    """
+    wb = workbook_part(zf, names_map)
+    sheets: list[str] = []
+    manual = False
+    if wb is not None:
+        for el in parse_xml(zf.read(wb), wb).iter():
+            tag = local_name(el.tag)
+            if tag == "sheet" and el.get("name") is not None:
+                sheets.append(el.get("name"))
+            elif tag == "calcPr":
+                manual = (el.get("calcMode") or "").casefold() == "manual"
+    return WorkbookInfo(tuple(sheets), application(zf, names_map), manual)
 
 
 def uses_1904_dates(zf, names_map) -> bool:

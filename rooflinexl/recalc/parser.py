@@ -238,7 +238,45 @@ def _primary(s: _Stream):
             s.i += 1
             return ("call", text, _arguments(s))
         return _reference(s, kind, text, pos)
+    if kind == "bracket" and text[1:-1].isdigit():
+        return _external(s, int(text[1:-1]), pos)
     raise ParseError(f"unexpected {text!r}")
+
+
+def _external(s: _Stream, n: int, pos: int):
+    """After ``[n]``: another workbook's reference ``("xref", n, sheet, span)`` (sheet
+    ``""`` for ``[n]!Name``), its function ``("xcall", n, name, args)``; ``[0]`` is this
+    workbook (the reference as written without it)."""
+    t = s.toks[s.i] if s.i < len(s.toks) else None
+    if t is None:
+        raise ParseError(f"unexpected '[{n}]'")
+    if n == 0:
+        if t[1] == "!":
+            s.i += 1
+        kind, text, p = s.next()
+        if kind not in ("word", "quoted"):
+            raise ParseError("unexpected '[0]'")
+        return _reference(s, kind, text, p)
+    sheet = ""
+    if t[0] == "word" and s.i + 1 < len(s.toks) and s.toks[s.i + 1][1] == "!":
+        sheet = t[1]
+        s.i += 1
+    if not _adjacent(s, "!") or s.i + 1 >= len(s.toks) or s.toks[s.i + 1][0] not in (
+            "word", "quoted") or sheet and s.toks[s.i + 1][0] != "word":
+        raise ParseError(f"unexpected '[{n}]'")
+    s.i += 1
+    text = s.toks[s.i][1]
+    s.i += 1
+    if not sheet and _adjacent(s, "("):
+        s.i += 1
+        return ("xcall", n, text, _arguments(s))
+    if s.i < len(s.toks) and s.toks[s.i][0] == "bracket":  # [1]!Table1[c]: no value kept
+        text += s.toks[s.i][1]
+        s.i += 1
+    if _adjacent(s, ":") and s.i + 1 < len(s.toks) and s.toks[s.i + 1][0] == "word":
+        text += ":" + s.toks[s.i + 1][1]
+        s.i += 2
+    return ("xref", n, sheet, text)
 
 
 def _arguments(s: _Stream) -> list:
@@ -274,6 +312,9 @@ def _reference(s: _Stream, kind: str, text: str, pos: int):
     span = text
     if _adjacent(s, "!"):  # a sheet prefix
         s.i += 1
+        if [t[1].upper() for t in s.toks[s.i:s.i + 3]] == ["#", "REF", "!"]:
+            s.i += 3  # Sheet1!#REF!: what Excel leaves of a deleted cell's reference
+            return ("err", "#REF!")
         if s.i >= len(s.toks) or s.toks[s.i][0] not in ("word", "number"):
             raise ParseError("a sheet name without a reference")
         span += "!" + s.toks[s.i][1]
