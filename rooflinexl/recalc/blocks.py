@@ -600,12 +600,12 @@ def _order_dynamic(units: list[Unit], edges: list[set[int]]) -> set[int]:
     Past :data:`_MAX_DYNAMIC_EDGES` they read what they name, and they and every unit
     reading them (returned) are computed last, cell by cell in the order their values
     need (:func:`cells.schedule`)."""
-    dyn = [u for u in units if u.dynamic]
+    dyn = [u for u in units if u.dynamic or _dynamic_array(u)]
     if not dyn:
         return set()
     # the others that may read anything (per cell) are placed likewise, last: computed
     # first, so a dynamic unit reading them comes after them rather than between them
-    anything = [u for u in units if u.reads is None and not u.dynamic]
+    anything = [u for u in units if u.reads is None and not (u.dynamic or _dynamic_array(u))]
     index = _Index(units)
     for u in dyn:
         edges[u.id] = set()
@@ -636,6 +636,13 @@ def _order_dynamic(units: list[Unit], edges: list[set[int]]) -> set[int]:
         for w in new:
             reverse[w].add(u.id)
     return set()
+
+
+def _dynamic_array(u: Unit) -> bool:
+    """Whether ``u`` is an array formula over a range calling INDIRECT or OFFSET: placed
+    among the dynamic units (it reads what its reference turns out to be), evaluated once
+    (:meth:`_Run.array_unit`)."""
+    return u.region is not None and u.compiled is not None and u.reads is None
 
 
 def _cyclic(edges: list[set[int]]) -> set[int]:
@@ -845,7 +852,7 @@ class _Run:
             r0, c0, r1, c1 = u.region
             ev = ArrayEval(self.store, u.sheet, u.r0, u.col, self.functions, self.state,
                            tokens, cells=self.formula_cells)
-            grid = lay_out(ev.evaluate(tree), r1 - r0 + 1, c1 - c0 + 1)
+            grid = lay_out(self.array_value(u, ev), r1 - r0 + 1, c1 - c0 + 1)
             cols = [Vec.from_objects(grid[:, j]).blank_as_zero()
                     for j in range(c1 - c0 + 1)]
             for j, v in enumerate(cols):
@@ -877,6 +884,50 @@ class _Run:
             col.segments[-1] = (u.r0, u.r1, acc)
         self.values[u.id] = acc
         self.records[u.id] = (records, [])
+
+    def array_value(self, u: Unit, ev: ArrayEval):
+        """The value of the array formula ``u`` (evaluated once, at its top-left cell):
+        its INDIRECT and OFFSET calls first become the reference their arguments name
+        there (:func:`dynamic.evaluate` over that one row; an argument that is an array
+        is not covered), then the formula is evaluated in array mode. A reference that
+        reaches a formula cell not computed yet, its own range included, is
+        :class:`cells.Unordered` (ordered anew, or cell by cell on a cycle)."""
+        tree = u.compiled.tree
+        calls = dynamic.dynamic_calls(tree)
+        if not calls:
+            return ev.evaluate(tree)
+        for call in calls:
+            args = call.args[1:] if call.name == "OFFSET" else call.args
+            for a in args:
+                if dynamic.dynamic_calls(a):
+                    continue  # resolved first, checked then
+                g = ev.evaluate(a)
+                if isinstance(g, np.ndarray) and g.size > 1:
+                    raise Unsupported(f"{call.name} of an array in an array formula")
+        out: list = []
+
+        def make_eval(a: int, b: int) -> BlockEval:
+            return BlockEval(self.store, u.sheet, a, b, self.functions, self.state,
+                             (engine.CURRENT, engine.STATE), u.col)
+
+        def leaf(t, a: int, b: int) -> None:
+            stack = [t]
+            while stack:
+                x = stack.pop()
+                if isinstance(x, Call):
+                    stack.extend(x.args)
+                elif isinstance(x, Rng):
+                    ra, rb = (a + x.r1, a + x.r2) if x.r1_rel else (x.r1, x.r2)
+                    # the cell scheduler's own units are read through its store
+                    group = getattr(self.store, "group", set())
+                    for w in self.not_computed(x.sheet, ra, x.c1, rb, x.c2) - group:
+                        raise cells.Unordered(
+                            "INDIRECT or OFFSET reaches a formula cell not computed yet "
+                            f"({self.units[w].address()})", None if w == u.id else w, u.id)
+            out.append(ev.evaluate(t))
+
+        dynamic.evaluate(tree, u.r0, u.r0, self.ctx, make_eval, leaf)
+        return out[0]
 
     def iterate(self, members: list[Unit]) -> None:
         """The blocks of one cycle, recomputed in turn until no value moves by

@@ -1,0 +1,103 @@
+"""What went to the per-cell engine (the ``formulas`` library) before and is our own now:
+array formulas over a range calling INDIRECT or OFFSET (ordered among the dynamic units,
+evaluated once), an array formula on a cycle (computed as a whole by the cell scheduler,
+a circle told as it tells it), what-if data tables, and constructs the compiler refused.
+
+Expected values are Excel's cached values of the workbooks named at each test (copied by
+hand into the test, with the cells they depend on) or Microsoft's documentation.
+"""
+from __future__ import annotations
+
+import openpyxl
+from openpyxl.worksheet.formula import ArrayFormula
+
+from rooflinexl.errors import ExcelError
+from rooflinexl.recalc.book import recalc_book
+
+
+def _recalc(tmp_path, cells: dict, sheet: str = "S"):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = sheet
+    for ref, x in cells.items():
+        ws[ref] = x
+    path = tmp_path / "book.xlsx"
+    wb.save(path)
+    return recalc_book(path, write=False)
+
+
+# pycel's tests/fixtures/lookup.xlsx, sheet Offset, saved by Excel: a 5x5 table B2:F6 part
+# constants, part formulas (=1+B2 ...), read by array formulas {=OFFSET(B$2:F$6,r,c,h,w)}
+# over ranges of their own size; Excel's cached values below.
+_TABLE = {
+    "B2": 1, "C2": "=1+B2", "D2": "=1+C2", "E2": "=1+D2", "F2": "=1+E2",
+    "B3": "=5+B2", "C3": "X", "D3": 8, "E3": "=1+D3", "F3": "=1+E3",
+    "B4": "=5+B3", "C4": "=1+B4", "D4": "=1+C4", "E4": "=1+D4", "F4": "=1+E4",
+    "B5": "=5+B4", "C5": "=1+B5", "D5": "=1+C5", "E5": "=1+D5", "F5": "=1+E5",
+    "B6": "=5+B5", "C6": "=1+B6", "D6": "=1+C6", "E6": "=1+D6", "F6": "25", "G6": "=1+F6",
+}
+
+
+def test_offset_array_formulas_over_ranges(tmp_path):
+    cells = dict(_TABLE)
+    for r, args in ((17, (1, 1, 2, 1)), (21, (1, 1, 2, 2)), (37, (0, 0, 3, 3))):
+        for col, x in zip("BCDE", args, strict=True):
+            cells[f"{col}{r}"] = x
+    cells["F17"] = ArrayFormula("F17:F18", "=OFFSET(B$2:F$6,B17,C17,D17,E17)")
+    cells["F21"] = ArrayFormula("F21:G22", "=OFFSET(B$2:F$6,B21,C21,D21,E21)")
+    cells["F37"] = ArrayFormula("F37:H39", "=OFFSET(B$2:F$6,B37,C37,D37,E37)")
+    ev = _recalc(tmp_path, cells, "Offset").evaluation
+    excel = {"F17": "X", "F18": 12, "F21": "X", "G21": 8, "F22": 12, "G22": 13,
+             "F37": 1, "G37": 2, "H37": 3, "F38": 6, "G38": "X", "H38": 8,
+             "F39": 11, "G39": 12, "H39": 13}
+    assert {c: ev.value("Offset", c) for c in excel} == excel
+    assert ev.paths.cell_cells == 0
+
+
+def test_indirect_array_formulas_read_another_array_formula(tmp_path):
+    # the same book: {=OFFSET(B$2:F$6,B46,C46,D46,E46)} over F46:I48 with (0,0,3,4), read by
+    # {=INDIRECT("H47:I48")} over B50:C51 (Excel: 8, 9; 13, 14) and {=INDIRECT(B54)} at
+    # B53 with B54 "A50" (Excel: "Indirect", the text in A50)
+    cells = dict(_TABLE)
+    cells.update({"B46": 0, "C46": 0, "D46": 3, "E46": 4, "A50": "Indirect", "B54": "A50"})
+    cells["F46"] = ArrayFormula("F46:I48", "=OFFSET(B$2:F$6,B46,C46,D46,E46)")
+    cells["B50"] = ArrayFormula("B50:C51", '=INDIRECT("H47:I48")')
+    cells["B53"] = ArrayFormula("B53", "=INDIRECT(B54)")
+    ev = _recalc(tmp_path, cells, "Offset").evaluation
+    excel = {"B50": 8, "C50": 9, "B51": 13, "C51": 14, "B53": "Indirect"}
+    assert {c: ev.value("Offset", c) for c in excel} == excel
+    assert ev.paths.cell_cells == 0
+
+
+def test_an_array_formula_on_a_cycle_of_blocks_that_is_no_circle(tmp_path):
+    # the block A1:A2 reads the array formula {=A1*2} at D1, which reads A1: a cycle of
+    # blocks, not of cells (A1's IF takes 3 without D1). By hand: A1 = 3, D1 = 6, A2 = 6;
+    # Excel follows the cells a formula really reads (formulas' circular.xlsx, saved by
+    # Excel: DATA!D6 =IF(IF(A6,B6,TRUE),1,B6) with A6 FALSE is 1, not a circle)
+    cells = {"A1": "=IF(ROW()=1,3,$D$1)", "A2": "=IF(ROW()=1,3,$D$1)",
+             "D1": ArrayFormula("D1:E1", "=A1:A1*2")}
+    res = _recalc(tmp_path, cells)
+    ev = res.evaluation
+    assert [ev.value("S", c) for c in ("A1", "D1", "E1", "A2")] == [3, 6, 6, 6]
+    assert res.exit_code == 0
+    assert ev.paths.cell_cells == 0
+
+
+def test_an_array_formula_reading_its_own_range_through_others_is_a_circle(tmp_path):
+    # formulas' test/test_files/circular.xlsx, sheet DATA rows 8-9, saved by Excel with its
+    # circular-reference warning (every cell there cached as 0, none computed): A8, A9
+    # FALSE, {=IF(A8:A9,B8:B9,1)} over D8:D9 reads B8:B9, which read C8:C9, which read
+    # D8:D9. An array formula evaluates every element of its arguments (Microsoft, "IF
+    # function"), so it is a circle, not 1: each cell an error naming it, what reads them
+    # "not computed", exit status 1.
+    cells = {"A8": False, "A9": False, "B8": "=C8", "C8": "=D8", "B9": "=C9", "C9": "=D9",
+             "D8": ArrayFormula("D8:D9", "=IF(A8:A9,B8:B9,1)"), "E8": "=B8+1"}
+    res = _recalc(tmp_path, cells)
+    ev = res.evaluation
+    for cell in ("B8", "C8", "D8", "B9", "C9", "D9", "E8"):
+        assert isinstance(ev.value("S", cell), ExcelError), cell
+    assert ev.cells[("S", "D8")].reason.startswith("circular reference: S!D8 -> ")
+    assert ev.cells[("S", "D9")].reason.startswith("circular reference: ")
+    assert ev.cells[("S", "E8")].reason.startswith("not computed")
+    assert res.exit_code == 1
+    assert ev.paths.cell_cells == 0
