@@ -9,18 +9,21 @@ hand into the test, with the cells they depend on) or Microsoft's documentation.
 from __future__ import annotations
 
 import openpyxl
+from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.formula import ArrayFormula
 
 from rooflinexl.errors import ExcelError
 from rooflinexl.recalc.book import recalc_book
 
 
-def _recalc(tmp_path, cells: dict, sheet: str = "S"):
+def _recalc(tmp_path, cells: dict, sheet: str = "S", names: dict | None = None):
     wb = openpyxl.Workbook()
     ws = wb.active
     ws.title = sheet
     for ref, x in cells.items():
         ws[ref] = x
+    for name, text in (names or {}).items():
+        wb.defined_names[name] = DefinedName(name, attr_text=text)
     path = tmp_path / "book.xlsx"
     wb.save(path)
     return recalc_book(path, write=False)
@@ -101,3 +104,44 @@ def test_an_array_formula_reading_its_own_range_through_others_is_a_circle(tmp_p
     assert ev.cells[("S", "E8")].reason.startswith("not computed")
     assert res.exit_code == 1
     assert ev.paths.cell_cells == 0
+
+
+def test_a_range_with_its_top_relative_and_its_bottom_fixed(tmp_path):
+    # IronCalc's DATABASE book, saved by Excel: DGET!B51 =DGET(A1:$H$11,6,$A$14:$A$15) is
+    # 11000 (its data reduced here to two rows and two columns: field 2 of the row whose
+    # first column is "b"). Filled down, A1:$A$3 is the rectangle between the two corners
+    # in every row (A4:$A$3 is A3:A4): by hand, with A1:A5 = 1..5, SUM is 6, 5, 3, 7, 12.
+    cells = {"A1": 1, "A2": 2, "A3": 3, "A4": 4, "A5": 5,
+             "D1": "Name", "E1": "Value", "D2": "a", "E2": 500, "D3": "b", "E3": 11000,
+             "G1": "Name", "G2": "b", "H1": "=DGET(D1:$E$3,2,$G$1:$G$2)"}
+    for r in range(1, 6):
+        cells[f"B{r}"] = f"=SUM(A{r}:$A$3)"
+    ev = _recalc(tmp_path, cells).evaluation
+    assert ev.value("S", "H1") == 11000
+    assert [ev.value("S", f"B{r}") for r in range(1, 6)] == [6, 5, 3, 7, 12]
+    assert ev.paths.cell_cells == 0
+
+
+def test_a_range_argument_of_index_at_a_range_end_is_intersected_with_the_row(tmp_path):
+    # koala's basic_evaluation.xlsx (also advanced.xlsx), Sheet1, saved by Excel: Indice is
+    # A16:G16 (1, 2, ... 7), Liste3 is A17:G17 (A17 = 30), and each of B17:G17 sums its
+    # row from A17 to the column before: INDEX(Liste3,1,Indice-1) takes Indice's cell in
+    # the formula's column (implicit intersection). Excel: 30, 60, 120, 240, 480, 960.
+    cells = {"A16": 1, "A17": 30}
+    for col, prev in zip("BCDEFG", "ABCDEF", strict=True):
+        cells[f"{col}16"] = f"={prev}16+1"
+        cells[f"{col}17"] = "=SUM(INDEX(Liste3,1,1):INDEX(Liste3,1,Indice-1))"
+    names = {"Indice": "Sheet1!$A$16:$G$16", "Liste3": "Sheet1!$A$17:$G$17"}
+    ev = _recalc(tmp_path, cells, "Sheet1", names).evaluation
+    assert [ev.value("Sheet1", f"{c}17") for c in "BCDEFG"] == [30, 60, 120, 240, 480, 960]
+    assert ev.paths.cell_cells == 0
+
+
+def test_a_range_argument_off_the_formula_s_row_is_not_intersected(tmp_path):
+    # Microsoft, "Implicit intersection operator: @": a range gives the cell on the same
+    # row or column as the formula; none there is #VALUE! in Excel. Here the row range
+    # A1:C1 read from column E has no such cell: never a plausible number.
+    cells = {"A1": 1, "B1": 2, "C1": 3, "A5": 10, "A6": 20,
+             "E5": "=SUM(A5:INDEX(A5:A6,A1:C1+1))"}
+    ev = _recalc(tmp_path, cells).evaluation
+    assert isinstance(ev.value("S", "E5"), ExcelError)

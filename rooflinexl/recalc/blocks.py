@@ -917,7 +917,7 @@ class _Run:
                 if isinstance(x, Call):
                     stack.extend(x.args)
                 elif isinstance(x, Rng):
-                    ra, rb = (a + x.r1, a + x.r2) if x.r1_rel else (x.r1, x.r2)
+                    ra, rb = sorted(x.rows_at(a))
                     # the cell scheduler's own units are read through its store
                     group = getattr(self.store, "group", set())
                     for w in self.not_computed(x.sheet, ra, x.c1, rb, x.c2) - group:
@@ -1139,7 +1139,8 @@ class _Run:
                 if isinstance(x, Call):
                     stack.extend(x.args)
                 elif isinstance(x, Rng) and x.sheet == u.sheet and x.c1 <= u.col <= x.c2:
-                    ra, rb = (u.r0 + x.r1, u.r1 + x.r2) if x.r1_rel else (x.r1, x.r2)
+                    ra, rb = (x.r1 + u.r0 if x.r1_rel else x.r1), (x.r2 + u.r1 if x.r2_rel
+                                                                    else x.r2)
                     if ra > u.r1 or rb < u.r0:
                         continue
                     if not (x.r2_rel and x.r2 < 0):
@@ -1193,7 +1194,7 @@ class _Run:
                 continue
             if not isinstance(x, Rng):
                 continue
-            ra, rb = (a + x.r1, b + x.r2) if x.r1_rel else (x.r1, x.r2)
+            ra, rb = (x.r1 + a if x.r1_rel else x.r1), (x.r2 + b if x.r2_rel else x.r2)
             if ra < 1:
                 raise Unsupported("reference above row 1")
             if x.sheet == u.sheet and x.c1 <= u.col <= x.c2 and ra <= u.r1 and rb >= u.r0:

@@ -871,10 +871,9 @@ def _range(span: str, start: int, end: int, ctx: Context, sheet, row0, tpl, stic
     if len(slots) == 1:
         rows = rows * 2
     (ra, rel1), (rb, rel2) = rows[0], rows[-1]
-    if rel1 != rel2 and (ra, c1) != (rb, c2) and rel1:
-        # a growing range ($A$2:A2, a running total) is kept: SUM & co. evaluate it
-        # cumulatively (kernels.BlockEval.running); the other way round is not
-        raise Unsupported(f"range {span} with one end fixed and one relative")
+    # one end fixed and one relative: a growing range ($A$2:A2, a running total) SUM & co.
+    # evaluate cumulatively (kernels.BlockEval.running); any such range is read at its
+    # rows in a block of one row, and row by row in array mode in a longer one
     if not (1 <= r1 <= MAX_ROW and 1 <= r2 <= MAX_ROW and 1 <= c1 <= MAX_COL
             and 1 <= c2 <= MAX_COL):
         raise Unsupported(f"reference {span} outside the sheet")

@@ -416,6 +416,7 @@ def evaluate(tree, r0: int, r1: int, ctx: Context, make_eval: Callable,
         return
     node = calls[0]  # innermost: its arguments hold no dynamic call
     ev = make_eval(r0, r1)
+    ev.intersect = True  # a plain cell's arguments: a range intersected with its row
     with np.errstate(all="ignore"):
         tg = targets(ev, node, ctx)
     parent = _parent(tree, node)
