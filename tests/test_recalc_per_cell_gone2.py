@@ -145,3 +145,31 @@ def test_a_range_argument_off_the_formula_s_row_is_not_intersected(tmp_path):
              "E5": "=SUM(A5:INDEX(A5:A6,A1:C1+1))"}
     ev = _recalc(tmp_path, cells).evaluation
     assert isinstance(ev.value("S", "E5"), ExcelError)
+
+
+def test_choose_at_an_end_of_a_range_operator(tmp_path):
+    # IronCalc's LOOKUP_AND_REFERENCE CHOOSE book, saved by Excel: A9 "Ranges", A10:A12
+    # 23, 45, 12; CHOOSE!B10 =SUM(A9:CHOOSE(2,A10,A11,A12)) is 68 (A9:A11). Its
+    # range_operator book: A1:A5 1..5, =SUM(CHOOSE(1,A1,A2,A3,A4):CHOOSE(4,A1,A3,A4,A5))
+    # is 15 (A1:A5).
+    cells = {"A9": "Ranges", "A10": 23, "A11": 45, "A12": 12,
+             "B10": "=SUM(A9:CHOOSE(2,A10,A11,A12))",
+             "C1": 1, "C2": 2, "C3": 3, "C4": 4, "C5": 5,
+             "D13": "=SUM(CHOOSE(1,C1,C2,C3,C4):CHOOSE(4,C1,C3,C4,C5))",
+             "D14": "=SUM(C1:CHOOSE(0,C2,C3))"}  # index_num below 1: #VALUE! (Microsoft)
+    ev = _recalc(tmp_path, cells).evaluation
+    assert ev.value("S", "B10") == 68
+    assert ev.value("S", "D13") == 15
+    assert str(ev.value("S", "D14")) == "#VALUE!"
+    assert ev.paths.cell_cells == 0
+
+
+def test_offset_of_a_range_where_a_number_belongs(tmp_path):
+    # POI's FormulaEvalTestData.xlsx, EverythingTests!G1008 =OFFSET(F7, E7:I7, E7:I7) is
+    # 1.001 in Excel's cached value: E7:I7 (0, 1, 2, 3) read in column G is G7 = 1, so
+    # OFFSET(F7,1,1) is G8.
+    cells = {"E7": 0, "F7": 0, "G7": 1, "H7": 2, "I7": 3,
+             "F8": 1, "G8": 1.001, "H8": 2.999, "G1008": "=OFFSET(F7, E7:I7, E7:I7)"}
+    ev = _recalc(tmp_path, cells).evaluation
+    assert ev.value("S", "G1008") == 1.001
+    assert ev.paths.cell_cells == 0

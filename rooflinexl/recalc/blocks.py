@@ -1345,8 +1345,6 @@ def _evaluate_blocks(path, functions, limits: Limits, engine_mode: str) -> Evalu
         u.reads = _reads_of_compiled(u) if u.compiled is not None else _reads_per_cell(u, ctx)
         if u.compiled is not None and dynamic.dynamic_calls(u.compiled.tree):
             u.reads, u.dynamic = None, u.region is None
-            if (why := dynamic.static_problem(u.compiled.tree)) is not None:
-                u.why, u.dynamic = why, False
     index = _Index(units)
     edges = _graph(units, index)
     by_cells = _order_dynamic(units, edges)

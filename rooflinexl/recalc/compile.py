@@ -727,9 +727,12 @@ def _kept(rng: Rng, row: int, rows_out: set, cells_out: set) -> list[Rng]:
 
 def _reference_end(node) -> bool:
     """Whether ``node`` can be one end of the range operator in a block: a reference,
-    INDEX, OFFSET or INDIRECT of one, or an error value (``#REF!:B4``)."""
+    INDEX, OFFSET or INDIRECT of one, CHOOSE between such ends, or an error value
+    (``#REF!:B4``)."""
     if isinstance(node, Lit):
         return kind_of(node.value) == ERR
+    if isinstance(node, Call) and node.name == "CHOOSE":  # the reference it picks
+        return len(node.args) >= 2 and all(_reference_end(a) for a in node.args[1:])
     if isinstance(node, Call):
         return node.name in ("INDEX", "OFFSET", "INDIRECT") and bool(node.args) and (
             node.name == "INDIRECT" or isinstance(node.args[0], Rng) or isinstance(
