@@ -173,3 +173,28 @@ def test_offset_of_a_range_where_a_number_belongs(tmp_path):
     ev = _recalc(tmp_path, cells).evaluation
     assert ev.value("S", "G1008") == 1.001
     assert ev.paths.cell_cells == 0
+
+
+def test_subtotal_of_a_reference_it_leaves_out_entirely(tmp_path):
+    # POI's 59736.xlsx, saved by Excel: A1 1, A2 =SUBTOTAL(9,A1) (1), A3 =SUBTOTAL(9,A1,A2)
+    # is 1: the nested SUBTOTAL in A2 is left out (Microsoft, "SUBTOTAL function"), A1
+    # is what is left.
+    cells = {"A1": 1, "A2": "=SUBTOTAL(9,A1)", "A3": "=SUBTOTAL(9,A1,A2)"}
+    ev = _recalc(tmp_path, cells).evaluation
+    assert [ev.value("S", "A2"), ev.value("S", "A3")] == [1, 1]
+    assert ev.paths.cell_cells == 0
+
+
+def test_isref_and_isformula_of_what_index_and_indirect_give(tmp_path):
+    # IronCalc's INFORMATION ISREF_ISFORMULA book, saved by Excel: ISREF(INDIRECT("A1"))
+    # is TRUE, ISREF(INDEX(A1,1,2,2)) FALSE (A1 has no second area: #REF!),
+    # ISFORMULA(INDIRECT("C9")) in C9 itself TRUE.
+    cells = {"A1": 1, "F4": '=ISREF(INDIRECT("A1"))', "F9": "=ISREF(INDEX(A1,1,2,2))",
+             "C9": '=ISFORMULA(INDIRECT("C9"))', "F5": '=ISREF(INDIRECT("no such"))',
+             "F6": "=ISREF(INDEX(A1:A3,2))"}
+    ev = _recalc(tmp_path, cells).evaluation
+    # F5: INDIRECT of text naming no reference is #REF! (Microsoft, "INDIRECT function"),
+    # not a reference; F6: INDEX's reference form gives a reference (Microsoft, "INDEX")
+    assert {c: ev.value("S", c) for c in ("F4", "F9", "C9", "F5", "F6")} == {
+        "F4": True, "F9": False, "C9": True, "F5": False, "F6": True}
+    assert ev.paths.cell_cells == 0

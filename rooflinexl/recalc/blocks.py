@@ -847,7 +847,6 @@ class _Run:
         block evaluated row by row, in array mode (:class:`~rooflinexl.recalc.arrays.
         ArrayEval`); a plain cell shows the top-left value of an array result."""
         tokens = (engine.CURRENT, engine.STATE)
-        tree = u.compiled.tree
         if u.region is not None:
             r0, c0, r1, c1 = u.region
             ev = ArrayEval(self.store, u.sheet, u.r0, u.col, self.functions, self.state,
@@ -868,7 +867,7 @@ class _Run:
         for i in range(n):
             ev = ArrayEval(self.store, u.sheet, u.r0 + i, u.col, self.functions, self.state,
                            tokens, plain=True, cells=self.formula_cells)
-            x = first_value(ev.evaluate(tree))
+            x = first_value(self.array_value(u, ev, u.r0 + i))
             v = Vec.from_objects([x]).blank_as_zero()
             acc.kind[i], acc.num[i] = v.kind[0], v.num[0]
             acc.obj[i] = None if v.obj is None else v.obj[0]
@@ -885,18 +884,19 @@ class _Run:
         self.values[u.id] = acc
         self.records[u.id] = (records, [])
 
-    def array_value(self, u: Unit, ev: ArrayEval):
-        """The value of the array formula ``u`` (evaluated once, at its top-left cell):
-        its INDIRECT and OFFSET calls first become the reference their arguments name
-        there (:func:`dynamic.evaluate` over that one row; an argument that is an array
-        is not covered), then the formula is evaluated in array mode. A reference that
-        reaches a formula cell not computed yet, its own range included, is
-        :class:`cells.Unordered` (ordered anew, or cell by cell on a cycle)."""
+    def array_value(self, u: Unit, ev: ArrayEval, row: int | None = None):
+        """The value of the array formula ``u`` (evaluated once, at its top-left cell),
+        or of a cell in ``row`` of a block in array mode (``ev`` plain): its INDIRECT and
+        OFFSET calls first become the reference their arguments name there
+        (:func:`dynamic.evaluate` over that one row; in an array formula an argument that
+        is an array is not covered), then the formula is evaluated in array mode. A
+        reference that reaches a formula cell not computed yet, its own cells included,
+        is :class:`cells.Unordered` (ordered anew, or cell by cell on a cycle)."""
         tree = u.compiled.tree
         calls = dynamic.dynamic_calls(tree)
         if not calls:
             return ev.evaluate(tree)
-        for call in calls:
+        for call in calls if not ev.plain else ():
             args = call.args[1:] if call.name == "OFFSET" else call.args
             for a in args:
                 if dynamic.dynamic_calls(a):
@@ -926,7 +926,8 @@ class _Run:
                             f"({self.units[w].address()})", None if w == u.id else w, u.id)
             out.append(ev.evaluate(t))
 
-        dynamic.evaluate(tree, u.r0, u.r0, self.ctx, make_eval, leaf)
+        row = u.r0 if row is None else row
+        dynamic.evaluate(tree, row, row, self.ctx, make_eval, leaf)
         return out[0]
 
     def iterate(self, members: list[Unit]) -> None:

@@ -419,8 +419,8 @@ def _evaluate(run, st: _State, r: int) -> None:
         return
     if u.array_mode:
         ev = ArrayEval(run.store, u.sheet, r, u.col, run.functions, run.state, tokens,
-                       plain=True)
-        v = Vec.from_objects([first_value(ev.evaluate(tree))]).blank_as_zero()
+                       plain=True, cells=run.formula_cells)
+        v = Vec.from_objects([first_value(run.array_value(u, ev, r))]).blank_as_zero()
         if ev.records:
             st.records[i] = list(ev.records)
         _put(st, r, v)

@@ -650,7 +650,8 @@ def _leave_out(ctx: Context, call: Call, row0: int, row1: int) -> Node:
     Raises :class:`Unsupported` (the cells go per cell) for a reference whose rows move
     along the block, a reference that is not a plain one (a function's result),
     AGGREGATE with a computed function_num and cells to leave out of a fourth or later
-    argument (a ``k`` or a reference: only the number tells), and nothing left at all."""
+    argument (a ``k`` or a reference: only the number tells), and nothing left at all
+    (a reference left out entirely is dropped: what is left of the others counts)."""
     name = call.written or call.name
     sub = _canonical(name) == "SUBTOTAL"
     num = _literal_int(call.args[0]) if call.args else None
@@ -684,16 +685,21 @@ def _leave_out(ctx: Context, call: Call, row0: int, row1: int) -> Node:
 
     def case(nested_out: bool, hidden_out: bool, filtered_out: bool) -> Call:
         args = list(call.args[:first])
+        kept = 0  # references (or pieces of them) left to compute over
         for k, arg in enumerate(call.args[first:], first):
             if k not in found:
                 args.append(arg)
+                kept += k < last
                 continue
             hid, nest, filtered = found[k]
             rows_out = hid if hidden_out or filtered_out and filtered else set()
+            # a reference it leaves out entirely adds nothing: POI's 59736.xlsx, saved by
+            # Excel, SUBTOTAL(9,A1,A2) with A2 a SUBTOTAL is A1's value
             pieces = _kept(arg, row0, rows_out, nest if nested_out else set())
-            if not pieces:
-                raise Unsupported(f"{name} of references it leaves out entirely")
             args.extend(pieces)
+            kept += len(pieces)
+        if not kept:  # nothing at all: the function over no value
+            raise Unsupported(f"{name} of references it leaves out entirely")
         if len(args) > 255:
             raise Unsupported(f"{name} with more than 255 pieces of references")
         return Call(call.name, args, call.written, call.per_row)
