@@ -198,3 +198,72 @@ def test_isref_and_isformula_of_what_index_and_indirect_give(tmp_path):
     assert {c: ev.value("S", c) for c in ("F4", "F9", "C9", "F5", "F6")} == {
         "F4": True, "F9": False, "C9": True, "F5": False, "F6": True}
     assert ev.paths.cell_cells == 0
+
+
+def test_an_array_formula_naming_a_subtotal(tmp_path):
+    # PhpSpreadsheet's tests/data/Calculation/TableFormulae.xlsx, saved by Excel: C10 is
+    # {=CommissionTotal}, the name standing for SUBTOTAL(109,DeptSales[Commission Amount])
+    # (570.2 there). Here the name's SUBTOTAL reads a nested SUBTOTAL (left out, Microsoft
+    # "SUBTOTAL function"): by hand 120 + 10 = 130.
+    cells = {"A1": 120, "A2": "=SUBTOTAL(9,A1)", "A3": 10,
+             "C1": ArrayFormula("C1", "=Total"), "C2": "=Total"}
+    ev = _recalc(tmp_path, cells, names={"Total": "SUBTOTAL(109,S!$A$1:$A$3)"}).evaluation
+    assert [ev.value("S", "C1"), ev.value("S", "C2")] == [130, 130]
+    assert ev.paths.cell_cells == 0
+
+
+def _data_table(ref: str, **kw):
+    from openpyxl.worksheet.formula import DataTableFormula
+
+    return DataTableFormula(ref=ref, **kw)
+
+
+def test_what_if_data_tables_of_one_variable(tmp_path):
+    # ClosedXML's one-variable.xlsx, saved by Excel: A2 1, B2 2, C2 =A2*B2; down a column
+    # (B5:B11, input cell A2, its values in A5:A11, the formula =C2 above in B4) B5 is 2;
+    # across a row (E5:I5, input cell B2, its values in E4:I4 from 10, the formula =C2
+    # left in D5) E5 is 10. Its DataTableFormula-Excel-Input.xlsx, sheet "1D Row": A1 0.5,
+    # C3 =A1*10, values 1..5 in B4:B8, C4:C8 with input A1: C4 is 10.
+    cells = {"A2": 1, "B2": 2, "C2": "=A2*B2", "B4": "=C2", "D5": "=C2",
+             "B5": _data_table("B5:B11", r1="A2"),
+             "E5": _data_table("E5:I5", dtr=True, r1="B2"),
+             "K1": 0.5, "M3": "=K1*10", "M4": _data_table("M4:M8", r1="K1")}
+    for i in range(7):
+        cells[f"A{5 + i}"] = i + 1
+    for i, col in enumerate("EFGHI"):
+        cells[f"{col}4"] = 10 * (i + 1)
+    for i in range(5):
+        cells[f"L{4 + i}"] = i + 1
+    ev = _recalc(tmp_path, cells).evaluation
+    assert [ev.value("S", c) for c in ("B5", "E5", "M4")] == [2, 10, 10]
+    # the input cells and what reads them are as they were
+    assert [ev.value("S", c) for c in ("C2", "M3")] == [2, 5]
+    assert ev.paths.cell_cells == 0
+
+
+def test_a_what_if_data_table_of_two_variables_through_a_chain(tmp_path):
+    # DataTableFormula-Excel-Input.xlsx, sheet "2D", saved by Excel: B1 "Z", B2 1,
+    # B4 =B1 & B2, C4:D4 2, 3, B5:B8 "A".."D", C5:D8 with row input B2 and column input
+    # B1: C5 is "A2". Then by hand: A11 3, B11 =A11*2, C11 =B11+1 (7), E12 =C11*10,
+    # E13:E15 with input A11 and values 1, 2, 5 in D13:D15: E13 is (1*2+1)*10 = 30.
+    cells = {"B1": "Z", "B2": 1, "B4": "=B1 & B2", "C4": 2, "D4": 3,
+             "B5": "A", "B6": "B", "B7": "C", "B8": "D",
+             "C5": _data_table("C5:D8", dt2D=True, dtr=True, r1="B2", r2="B1"),
+             "A11": 3, "B11": "=A11*2", "C11": "=B11+1", "E12": "=C11*10",
+             "D13": 1, "D14": 2, "D15": 5, "E13": _data_table("E13:E15", r1="A11"),
+             "F11": "=C11"}
+    ev = _recalc(tmp_path, cells).evaluation
+    assert ev.value("S", "C5") == "A2"
+    assert ev.value("S", "E13") == 30
+    assert [ev.value("S", c) for c in ("B4", "C11", "E12", "F11")] == ["Z1", 7, 70, 7]
+    assert ev.paths.cell_cells == 0
+
+
+def test_a_what_if_data_table_whose_input_cell_was_deleted(tmp_path):
+    # DataTableFormula-Excel-Input.xlsx, sheet "1D Row - Deleted Input", saved by Excel:
+    # C3:C5 with del1 (its input cell deleted) is #REF!.
+    cells = {"C2": "=#REF!*3", "B3": 1, "B4": 2, "B5": 3,
+             "C3": _data_table("C3:C5", dtr=True, del1=True, r1="B1")}
+    ev = _recalc(tmp_path, cells).evaluation
+    assert str(ev.value("S", "C3")) == "#REF!"
+    assert ev.paths.cell_cells == 0

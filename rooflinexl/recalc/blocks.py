@@ -49,7 +49,7 @@ from pathlib import Path
 import numpy as np
 
 from rooflinexl.addresses import column_letters as col_letters
-from rooflinexl.addresses import parse_cell
+from rooflinexl.addresses import parse_cell, parse_range
 from rooflinexl.errors import ExcelError
 from rooflinexl.ooxml import Limits
 from rooflinexl.ooxml.sheetxml import paused_gc
@@ -59,6 +59,7 @@ from rooflinexl.recalc.compile import (
     Call,
     Compiled,
     Context,
+    Lit,
     Rng,
     Unsupported,
     compile_block,
@@ -154,6 +155,7 @@ class Unit:
     #: while computing, or too many dynamic units to order as blocks
     by_cells: bool = False
     named: set | None = None  # dynamic: the units its formula names (the rest is speculative)
+    table: DataTable | None = None  # a what-if data table's cell
 
     @property
     def cells(self) -> int:
@@ -193,9 +195,11 @@ def _units(book: Book, ctx: Context) -> list[Unit]:
                 ids.append(k)
                 texts.append(None)
                 tpls.append(tpl)
+            elif fc.kind == "dataTable":
+                units.append(_data_table_unit(len(units), sheet.name, fc))
             else:
                 r0, c0, r1, c1 = fc.array_ref or (fc.row, fc.col, fc.row, fc.col)
-                why = ("array formula" if fc.kind == "array" else "what-if data table")
+                why = "array formula"
                 u = Unit(len(units), sheet.name, fc.col, fc.row, fc.row, -1, fc.text,
                          why=why, region=(r0, c0, r1, c1) if fc.array_ref else None)
                 if fc.kind == "array" and fc.array_ref:
@@ -230,6 +234,61 @@ def _units(book: Book, ctx: Context) -> list[Unit]:
                 u.texts = texts[a:b]
                 units.append(u)
     return units
+
+
+@dataclass
+class DataTable:
+    """A what-if data table's cell (``{=TABLE(row_input, col_input)}``, ECMA-376
+    CT_CellFormula t="dataTable"): the formula whose value it shows, recomputed with
+    each input cell holding the value given for it, as Excel does (Microsoft, "Calculate
+    multiple results by using a data table")."""
+
+    formula: tuple[int, int]  # (row, col) of the formula cell computed
+    inputs: list[tuple[tuple[int, int], tuple[int, int]]]  # (input cell, value cell)
+    deleted: bool  # an input cell was deleted (del1/del2): #REF!
+
+
+def _data_table_unit(uid: int, sheet: str, fc) -> Unit:
+    """The unit of a data table's cell (rows r0..r1, columns c0..c1 its ``ref``): a one-
+    variable table down a column (``dtr`` 0) substitutes ``r1`` with the value left of
+    its row and computes the formula above its column, across a row (``dtr`` 1) with the
+    value above its column and the formula left of its row; a two-variable one
+    (``dt2D``) ``r1`` with the value above its column and ``r2`` with the value left of
+    its row, the formula in the corner above and left of the table (ECMA-376 Part 1,
+    18.3.1.40; ClosedXML's DataTableFormula-Excel-Input.xlsx, saved by Excel). A cell
+    with attributes it cannot read goes per cell."""
+    u = Unit(uid, sheet, fc.col, fc.row, fc.row, -1, fc.text or "=", texts=[fc.text or "="])
+    a = fc.table or {}
+    on = {"1", "true"}
+    try:
+        ref = parse_range(a["ref"]) if "ref" in a else (fc.row, fc.col, fc.row, fc.col)
+        r0, c0, _, _ = ref
+        two, row_wise = a.get("dt2D", "0") in on, a.get("dtr", "0") in on
+        deleted = a.get("del1", "0") in on or a.get("del2", "0") in on
+        first = parse_cell(a["r1"]) if "r1" in a else None
+        second = parse_cell(a["r2"]) if "r2" in a else None
+    except (ValueError, KeyError, TypeError):
+        ref = None
+    if ref is None or (first is None and not deleted) or (two and second is None
+                                                           and not deleted):
+        u.why = "what-if data table with attributes not understood"
+        return u
+    row, col = fc.row, fc.col
+    if two:
+        formula = (r0 - 1, c0 - 1)
+        inputs = [(first, (r0 - 1, col)), (second, (row, c0 - 1))]
+    elif row_wise:
+        formula, inputs = (row, c0 - 1), [(first, (r0 - 1, col))]
+    else:
+        formula, inputs = (r0 - 1, col), [(first, (row, c0 - 1))]
+    if min(formula) < 1 or any(min(v) < 1 for _, v in inputs):
+        u.why = "what-if data table at the sheet's edge"
+        return u
+    u.table = DataTable(formula, [(c, v) for c, v in inputs if c is not None], deleted)
+    cells = [formula] + [x for pair in u.table.inputs for x in pair]
+    refs = [Rng(sheet, r, c, r, c, False, False) for r, c in cells]
+    u.compiled = Compiled(Lit(0.0), u.text, False, refs)
+    return u
 
 
 def _by_column(rows: list[int], cols: list[int], texts: list[str]) -> dict:
@@ -811,6 +870,7 @@ class _Run:
         #: unit -> id of its cycle, for cycles evaluated by iteration (calcPr iterate)
         self.cycle_of: dict[int, int] = {u.id: u.cycle for u in units if u.cycle is not None}
         self._index: _Index | None = None  # which unit writes which cells (dynamic refs)
+        self.edges: list[set[int]] = []  # edges[u]: the units u reads (what-if data tables)
         self._formula_cells: FormulaCells | None = None
 
     @property
@@ -822,6 +882,9 @@ class _Run:
 
     @paused_gc()  # a block makes many lists and no cycles (the collector cost a third)
     def block(self, u: Unit) -> None:
+        if u.table is not None:
+            self.data_table(u)
+            return
         if u.array_mode:
             self.array_unit(u)
             return
@@ -929,6 +992,83 @@ class _Run:
         row = u.r0 if row is None else row
         dynamic.evaluate(tree, row, row, self.ctx, make_eval, leaf)
         return out[0]
+
+    def data_table(self, u: Unit) -> None:
+        """A what-if data table's cell (:class:`DataTable`): each input cell holds the
+        value given for it, the units between the input cells and the formula (those the
+        formula reads, through others, that read an input cell) are computed again in
+        order, the formula's value is the cell's; then every value is put back."""
+        t = u.table
+        sheet = u.sheet
+        if t.deleted:
+            v = Vec.const(ExcelError("#REF!", "what-if data table: an input cell was "
+                                              "deleted"))
+            self._put_value(u, v)
+            return
+        if self._index is None:
+            self._index = _Index(self.units)
+        edges = self.edges
+        fr, fc = t.formula
+        start = self._index.writers(sheet, fr, fc, fr, fc)
+        ancestors = _closure(start, edges)
+        direct = {w for w in ancestors if self.units[w].reads is None or any(
+            s == sheet and a <= r <= b and c1 <= c <= c2
+            for (r, c), _ in t.inputs for s, a, c1, b, c2 in self.units[w].reads)}
+        reverse: dict[int, set[int]] = {}
+        for w in ancestors:
+            for x in edges[w]:
+                reverse.setdefault(x, set()).add(w)
+        chain: set[int] = set()
+        todo = list(direct)
+        while todo:
+            w = todo.pop()
+            if w in chain:
+                continue
+            chain.add(w)
+            todo.extend(reverse.get(w, ()))
+        for w in chain:
+            x = self.units[w]
+            if x.region is not None or x.cycle is not None or x.table is not None or (
+                    x.why is not None or w not in self.values):
+                raise Unsupported("what-if data table over an array formula, a cycle or "
+                                  "cells computed per cell")
+        order = _topo(chain, edges, {})
+        saved = {w: (self.values[w], self.records.get(w)) for w in chain}
+        added: list[tuple[object, Vec]] = []
+        try:
+            for (ir, ic), (vr, vc) in t.inputs:
+                val = self.store.get(sheet, vc, vr, vr)
+                col = self.store.column(sheet, ic)
+                col.add_segment(ir, ir, val)
+                added.append((col, col.segments[-1][2]))
+            for grp in order:
+                for w in grp:
+                    x = self.units[w]
+                    col = self.store.column(x.sheet, x.col)
+                    old = self.values[w]
+                    col.segments = [sg for sg in col.segments if sg[2] is not old]
+                    self.store.forget_ranges()
+                    self.block(x)
+                    added.append((col, self.values[w]))
+            self.store.forget_ranges()
+            v = self.store.get(sheet, fc, fr, fr)
+        finally:
+            for col, vec in added:
+                col.segments = [sg for sg in col.segments if sg[2] is not vec]
+            for w, (old, rec) in saved.items():
+                x = self.units[w]
+                self.store.column(x.sheet, x.col).add_segment(x.r0, x.r1, old)
+                self.values[w] = old
+                if rec is not None:
+                    self.records[w] = rec
+            self.store.forget_ranges()
+        self._put_value(u, v.blank_as_zero())
+
+    def _put_value(self, u: Unit, v: Vec) -> None:
+        v = v.broadcast(1)
+        self.values[u.id] = v
+        self.records[u.id] = ({}, [])
+        self.store.column(u.sheet, u.col).add_segment(u.r0, u.r1, v)
 
     def iterate(self, members: list[Unit]) -> None:
         """The blocks of one cycle, recomputed in turn until no value moves by
@@ -1383,6 +1523,7 @@ def _evaluate_blocks(path, functions, limits: Limits, engine_mode: str) -> Evalu
         if engine_mode == "blocks":
             _refuse_per_cell(units)
         run = _Run(book, ctx, units, functions)
+        run.edges = edges
         try:
             with borrowing():
                 _evaluate(run, units, edges, path, functions)
