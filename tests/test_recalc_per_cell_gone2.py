@@ -267,3 +267,14 @@ def test_a_what_if_data_table_whose_input_cell_was_deleted(tmp_path):
     ev = _recalc(tmp_path, cells).evaluation
     assert str(ev.value("S", "C3")) == "#REF!"
     assert ev.paths.cell_cells == 0
+
+
+def test_a_lookup_over_a_relative_range_in_a_cell_of_its_own(tmp_path):
+    # SheetJS's formula_stress_test.xlsx, sheet Lookup, saved by Excel: A10 "ADDRESS",
+    # A19 "LOOKUP (arr)", C15 "ADDRESS"; B15 =HLOOKUP(C15,A10:C21,10,FALSE) is
+    # "LOOKUP (arr)" (the 10th row of the range under the match).
+    cells = {"A10": "ADDRESS", "B10": "$B$2", "A19": "LOOKUP (arr)", "C15": "ADDRESS",
+             "B15": "=HLOOKUP(C15,A10:C21,10,FALSE)"}
+    ev = _recalc(tmp_path, cells).evaluation
+    assert ev.value("S", "B15") == "LOOKUP (arr)"
+    assert ev.paths.cell_cells == 0

@@ -287,7 +287,7 @@ class BlockEval:
         return hit.copy()
 
     def range(self, node: Rng) -> RangeArg:
-        if node.r1_rel != node.r2_rel and self.n == 1:  # A1:$H$11 in one row: fixed there
+        if (node.r1_rel or node.r2_rel) and self.n == 1:  # one row: the range there
             a, b = sorted(node.rows_at(self.r0))
             node = Rng(node.sheet, a, node.c1, b, node.c2, False, False, node.name)
         h, w = node.r2 - node.r1 + 1, node.c2 - node.c1 + 1
