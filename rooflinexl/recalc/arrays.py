@@ -68,9 +68,10 @@ _MAX_CELLS = 20_000_000
 _ELEMENTWISE = frozenset({"IF", "IFERROR", "IFNA", "CHOOSE", "IFS", "SWITCH"})
 #: functions that read their argument as a reference, or depend on where or when they
 #: run: not evaluated here
+#: (SUBTOTAL is not: what it leaves out of its references is taken out of them when
+#: compiling, compile._left_out)
 _REFUSED = frozenset({"OFFSET", "INDIRECT", "CELL", "INFO", "SHEET", "SHEETS", "NOW",
-                      "TODAY", "RAND", "RANDBETWEEN", "LET", "SUBTOTAL",
-                      "AGGREGATE", "ANCHORARRAY"})
+                      "TODAY", "RAND", "RANDBETWEEN", "LET", "AGGREGATE", "ANCHORARRAY"})
 
 
 def _grid(x) -> np.ndarray | None:

@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from rooflinexl.addresses import column_letters as col_letters
-from rooflinexl.addresses import parse_cell
+from rooflinexl.addresses import parse_cell, parse_range
 from rooflinexl.errors import ExcelError
 from rooflinexl.ooxml import Limits
 from rooflinexl.ooxml.sheetxml import paused_gc
@@ -50,6 +50,7 @@ from rooflinexl.recalc.compile import (
     Call,
     Compiled,
     Context,
+    Lit,
     Rng,
     Unsupported,
     compile_block,
@@ -139,6 +140,7 @@ class Unit:
     #: while computing, or too many dynamic units to order as blocks
     by_cells: bool = False
     named: set | None = None  # dynamic: the units its formula names (the rest is speculative)
+    table: DataTable | None = None  # a what-if data table's cell
 
     @property
     def cells(self) -> int:
@@ -181,9 +183,11 @@ def _units(book: Book, ctx: Context, one_row: bool = False) -> list[Unit]:
                 ids.append(k)
                 texts.append(None)
                 tpls.append(tpl)
+            elif fc.kind == "dataTable":
+                units.append(_data_table_unit(len(units), sheet.name, fc))
             else:
                 r0, c0, r1, c1 = fc.array_ref or (fc.row, fc.col, fc.row, fc.col)
-                why = ("array formula" if fc.kind == "array" else "what-if data table")
+                why = "array formula"
                 u = Unit(len(units), sheet.name, fc.col, fc.row, fc.row, -1, fc.text,
                          why=why, region=(r0, c0, r1, c1) if fc.array_ref else None)
                 if fc.kind == "array" and fc.array_ref:
@@ -218,6 +222,61 @@ def _units(book: Book, ctx: Context, one_row: bool = False) -> list[Unit]:
                 u.texts = texts[a:b]
                 units.append(u)
     return units
+
+
+@dataclass
+class DataTable:
+    """A what-if data table's cell (``{=TABLE(row_input, col_input)}``, ECMA-376
+    CT_CellFormula t="dataTable"): the formula whose value it shows, recomputed with
+    each input cell holding the value given for it, as Excel does (Microsoft, "Calculate
+    multiple results by using a data table")."""
+
+    formula: tuple[int, int]  # (row, col) of the formula cell computed
+    inputs: list[tuple[tuple[int, int], tuple[int, int]]]  # (input cell, value cell)
+    deleted: bool  # an input cell was deleted (del1/del2): #REF!
+
+
+def _data_table_unit(uid: int, sheet: str, fc) -> Unit:
+    """The unit of a data table's cell (rows r0..r1, columns c0..c1 its ``ref``): a one-
+    variable table down a column (``dtr`` 0) substitutes ``r1`` with the value left of
+    its row and computes the formula above its column, across a row (``dtr`` 1) with the
+    value above its column and the formula left of its row; a two-variable one
+    (``dt2D``) ``r1`` with the value above its column and ``r2`` with the value left of
+    its row, the formula in the corner above and left of the table (ECMA-376 Part 1,
+    18.3.1.40; ClosedXML's DataTableFormula-Excel-Input.xlsx, saved by Excel). A cell
+    with attributes it cannot read goes per cell."""
+    u = Unit(uid, sheet, fc.col, fc.row, fc.row, -1, fc.text or "=", texts=[fc.text or "="])
+    a = fc.table or {}
+    on = {"1", "true"}
+    try:
+        ref = parse_range(a["ref"]) if "ref" in a else (fc.row, fc.col, fc.row, fc.col)
+        r0, c0, _, _ = ref
+        two, row_wise = a.get("dt2D", "0") in on, a.get("dtr", "0") in on
+        deleted = a.get("del1", "0") in on or a.get("del2", "0") in on
+        first = parse_cell(a["r1"]) if "r1" in a else None
+        second = parse_cell(a["r2"]) if "r2" in a else None
+    except (ValueError, KeyError, TypeError):
+        ref = None
+    if ref is None or (first is None and not deleted) or (two and second is None
+                                                           and not deleted):
+        u.why = "what-if data table with attributes not understood"
+        return u
+    row, col = fc.row, fc.col
+    if two:
+        formula = (r0 - 1, c0 - 1)
+        inputs = [(first, (r0 - 1, col)), (second, (row, c0 - 1))]
+    elif row_wise:
+        formula, inputs = (row, c0 - 1), [(first, (r0 - 1, col))]
+    else:
+        formula, inputs = (r0 - 1, col), [(first, (row, c0 - 1))]
+    if min(formula) < 1 or any(min(v) < 1 for _, v in inputs):
+        u.why = "what-if data table at the sheet's edge"
+        return u
+    u.table = DataTable(formula, [(c, v) for c, v in inputs if c is not None], deleted)
+    cells = [formula] + [x for pair in u.table.inputs for x in pair]
+    refs = [Rng(sheet, r, c, r, c, False, False) for r, c in cells]
+    u.compiled = Compiled(Lit(0.0), u.text, False, refs)
+    return u
 
 
 def _by_column(rows: list[int], cols: list[int], texts: list[str]) -> dict:
@@ -415,12 +474,12 @@ def _order_dynamic(units: list[Unit], edges: list[set[int]]) -> set[int]:
     Past :data:`_MAX_DYNAMIC_EDGES` they read what they name, and they and every unit
     reading them (returned) are computed last, cell by cell in the order their values
     need (:func:`cells.schedule`)."""
-    dyn = [u for u in units if u.dynamic]
+    dyn = [u for u in units if u.dynamic or _dynamic_array(u)]
     if not dyn:
         return set()
     # the others that may read anything (per cell) are placed likewise, last: computed
     # first, so a dynamic unit reading them comes after them rather than between them
-    anything = [u for u in units if u.reads is None and not u.dynamic]
+    anything = [u for u in units if u.reads is None and not (u.dynamic or _dynamic_array(u))]
     index = _Index(units)
     for u in dyn:
         edges[u.id] = set()
@@ -451,6 +510,13 @@ def _order_dynamic(units: list[Unit], edges: list[set[int]]) -> set[int]:
         for w in new:
             reverse[w].add(u.id)
     return set()
+
+
+def _dynamic_array(u: Unit) -> bool:
+    """Whether ``u`` is an array formula over a range calling INDIRECT or OFFSET: placed
+    among the dynamic units (it reads what its reference turns out to be), evaluated once
+    (:meth:`_Run.array_unit`)."""
+    return u.region is not None and u.compiled is not None and u.reads is None
 
 
 def _cyclic(edges: list[set[int]]) -> set[int]:
@@ -606,6 +672,7 @@ class _Run:
         #: unit -> id of its cycle, for cycles evaluated by iteration (calcPr iterate)
         self.cycle_of: dict[int, int] = {u.id: u.cycle for u in units if u.cycle is not None}
         self._index: _Index | None = None  # which unit writes which cells (dynamic refs)
+        self.edges: list[set[int]] = []  # edges[u]: the units u reads (what-if data tables)
         self._formula_cells: FormulaCells | None = None
 
     @property
@@ -617,6 +684,9 @@ class _Run:
 
     @paused_gc()  # a block makes many lists and no cycles (the collector cost a third)
     def block(self, u: Unit) -> None:
+        if u.table is not None:
+            self.data_table(u)
+            return
         if u.array_mode:
             self.array_unit(u)
             return
@@ -642,12 +712,11 @@ class _Run:
         block evaluated row by row, in array mode (:class:`~rooflinexl.recalc.arrays.
         ArrayEval`); a plain cell shows the top-left value of an array result."""
         tokens = (engine.CURRENT, engine.STATE)
-        tree = u.compiled.tree
         if u.region is not None:
             r0, c0, r1, c1 = u.region
             ev = ArrayEval(self.store, u.sheet, u.r0, u.col, self.functions, self.state,
                            tokens, cells=self.formula_cells)
-            grid = lay_out(ev.evaluate(tree), r1 - r0 + 1, c1 - c0 + 1)
+            grid = lay_out(self.array_value(u, ev), r1 - r0 + 1, c1 - c0 + 1)
             cols = [Vec.from_objects(grid[:, j]).blank_as_zero()
                     for j in range(c1 - c0 + 1)]
             for j, v in enumerate(cols):
@@ -663,7 +732,7 @@ class _Run:
         for i in range(n):
             ev = ArrayEval(self.store, u.sheet, u.r0 + i, u.col, self.functions, self.state,
                            tokens, plain=True, cells=self.formula_cells)
-            x = first_value(ev.evaluate(tree))
+            x = first_value(self.array_value(u, ev, u.r0 + i))
             v = Vec.from_objects([x]).blank_as_zero()
             acc.kind[i], acc.num[i] = v.kind[0], v.num[0]
             acc.obj[i] = None if v.obj is None else v.obj[0]
@@ -679,6 +748,129 @@ class _Run:
             col.segments[-1] = (u.r0, u.r1, acc)
         self.values[u.id] = acc
         self.records[u.id] = (records, [])
+
+    def array_value(self, u: Unit, ev: ArrayEval, row: int | None = None):
+        """The value of the array formula ``u`` (evaluated once, at its top-left cell),
+        or of a cell in ``row`` of a block in array mode (``ev`` plain): its INDIRECT and
+        OFFSET calls first become the reference their arguments name there
+        (:func:`dynamic.evaluate` over that one row; in an array formula an argument that
+        is an array is not covered), then the formula is evaluated in array mode. A
+        reference that reaches a formula cell not computed yet, its own cells included,
+        is :class:`cells.Unordered` (ordered anew, or cell by cell on a cycle)."""
+        tree = u.compiled.tree
+        calls = dynamic.dynamic_calls(tree)
+        if not calls:
+            return ev.evaluate(tree)
+        for call in calls if not ev.plain else ():
+            args = call.args[1:] if call.name == "OFFSET" else call.args
+            for a in args:
+                if dynamic.dynamic_calls(a):
+                    continue  # resolved first, checked then
+                g = ev.evaluate(a)
+                if isinstance(g, np.ndarray) and g.size > 1:
+                    raise Unsupported(f"{call.name} of an array in an array formula")
+        out: list = []
+
+        def make_eval(a: int, b: int) -> BlockEval:
+            return BlockEval(self.store, u.sheet, a, b, self.functions, self.state,
+                             (engine.CURRENT, engine.STATE), u.col)
+
+        def leaf(t, a: int, b: int) -> None:
+            stack = [t]
+            while stack:
+                x = stack.pop()
+                if isinstance(x, Call):
+                    stack.extend(x.args)
+                elif isinstance(x, Rng):
+                    ra, rb = sorted(x.rows_at(a))
+                    # the cell scheduler's own units are read through its store
+                    group = getattr(self.store, "group", set())
+                    for w in self.not_computed(x.sheet, ra, x.c1, rb, x.c2) - group:
+                        raise cells.Unordered(
+                            "INDIRECT or OFFSET reaches a formula cell not computed yet "
+                            f"({self.units[w].address()})", None if w == u.id else w, u.id)
+            out.append(ev.evaluate(t))
+
+        row = u.r0 if row is None else row
+        dynamic.evaluate(tree, row, row, self.ctx, make_eval, leaf)
+        return out[0]
+
+    def data_table(self, u: Unit) -> None:
+        """A what-if data table's cell (:class:`DataTable`): each input cell holds the
+        value given for it, the units between the input cells and the formula (those the
+        formula reads, through others, that read an input cell) are computed again in
+        order, the formula's value is the cell's; then every value is put back."""
+        t = u.table
+        sheet = u.sheet
+        if t.deleted:
+            v = Vec.const(ExcelError("#REF!", "what-if data table: an input cell was "
+                                              "deleted"))
+            self._put_value(u, v)
+            return
+        if self._index is None:
+            self._index = _Index(self.units)
+        edges = self.edges
+        fr, fc = t.formula
+        start = self._index.writers(sheet, fr, fc, fr, fc)
+        ancestors = _closure(start, edges)
+        direct = {w for w in ancestors if self.units[w].reads is None or any(
+            s == sheet and a <= r <= b and c1 <= c <= c2
+            for (r, c), _ in t.inputs for s, a, c1, b, c2 in self.units[w].reads)}
+        reverse: dict[int, set[int]] = {}
+        for w in ancestors:
+            for x in edges[w]:
+                reverse.setdefault(x, set()).add(w)
+        chain: set[int] = set()
+        todo = list(direct)
+        while todo:
+            w = todo.pop()
+            if w in chain:
+                continue
+            chain.add(w)
+            todo.extend(reverse.get(w, ()))
+        for w in chain:
+            x = self.units[w]
+            if x.region is not None or x.cycle is not None or x.table is not None or (
+                    x.why is not None or w not in self.values):
+                raise Unsupported("what-if data table over an array formula, a cycle or "
+                                  "cells computed per cell")
+        order = _topo(chain, edges, {})
+        saved = {w: (self.values[w], self.records.get(w)) for w in chain}
+        added: list[tuple[object, Vec]] = []
+        try:
+            for (ir, ic), (vr, vc) in t.inputs:
+                val = self.store.get(sheet, vc, vr, vr)
+                col = self.store.column(sheet, ic)
+                col.add_segment(ir, ir, val)
+                added.append((col, col.segments[-1][2]))
+            for grp in order:
+                for w in grp:
+                    x = self.units[w]
+                    col = self.store.column(x.sheet, x.col)
+                    old = self.values[w]
+                    col.segments = [sg for sg in col.segments if sg[2] is not old]
+                    self.store.forget_ranges()
+                    self.block(x)
+                    added.append((col, self.values[w]))
+            self.store.forget_ranges()
+            v = self.store.get(sheet, fc, fr, fr)
+        finally:
+            for col, vec in added:
+                col.segments = [sg for sg in col.segments if sg[2] is not vec]
+            for w, (old, rec) in saved.items():
+                x = self.units[w]
+                self.store.column(x.sheet, x.col).add_segment(x.r0, x.r1, old)
+                self.values[w] = old
+                if rec is not None:
+                    self.records[w] = rec
+            self.store.forget_ranges()
+        self._put_value(u, v.blank_as_zero())
+
+    def _put_value(self, u: Unit, v: Vec) -> None:
+        v = v.broadcast(1)
+        self.values[u.id] = v
+        self.records[u.id] = ({}, [])
+        self.store.column(u.sheet, u.col).add_segment(u.r0, u.r1, v)
 
     def iterate(self, members: list[Unit]) -> None:
         """The blocks of one cycle, recomputed in turn until no value moves by
@@ -890,7 +1082,8 @@ class _Run:
                 if isinstance(x, Call):
                     stack.extend(x.args)
                 elif isinstance(x, Rng) and x.sheet == u.sheet and x.c1 <= u.col <= x.c2:
-                    ra, rb = (u.r0 + x.r1, u.r1 + x.r2) if x.r1_rel else (x.r1, x.r2)
+                    ra, rb = (x.r1 + u.r0 if x.r1_rel else x.r1), (x.r2 + u.r1 if x.r2_rel
+                                                                    else x.r2)
                     if ra > u.r1 or rb < u.r0:
                         continue
                     if not (x.r2_rel and x.r2 < 0):
@@ -944,7 +1137,7 @@ class _Run:
                 continue
             if not isinstance(x, Rng):
                 continue
-            ra, rb = (a + x.r1, b + x.r2) if x.r1_rel else (x.r1, x.r2)
+            ra, rb = (x.r1 + a if x.r1_rel else x.r1), (x.r2 + b if x.r2_rel else x.r2)
             if ra < 1:
                 raise Unsupported("reference above row 1")
             if x.sheet == u.sheet and x.c1 <= u.col <= x.c2 and ra <= u.r1 and rb >= u.r0:
@@ -1096,6 +1289,7 @@ def _evaluate_blocks(path, functions, limits: Limits, engine_mode: str) -> Evalu
         if engine_mode == "blocks":
             _refuse_unsupported(units)
         run = _Run(book, ctx, units, functions)
+        run.edges = edges
         try:
             with borrowing():
                 _evaluate(run, units, edges)
@@ -1123,8 +1317,6 @@ def _plan(units: list[Unit]) -> list[set[int]]:
     for u in units:
         if u.compiled is not None and dynamic.dynamic_calls(u.compiled.tree):
             u.dynamic = u.region is None
-            if (why := dynamic.static_problem(u.compiled.tree)) is not None:
-                u.why, u.dynamic = why, False
         # a formula the engine does not support is an error value: it reads nothing
         u.reads = ([] if u.why is not None else None if u.dynamic or (
             u.compiled is not None and dynamic.dynamic_calls(u.compiled.tree))

@@ -27,7 +27,7 @@ import numpy as np
 
 from rooflinexl.addresses import column_letters, parse_cell
 from rooflinexl.recalc import dynamic, engine
-from rooflinexl.recalc.arrays import ArrayEval, first_value
+from rooflinexl.recalc.arrays import ArrayEval, first_value, lay_out
 from rooflinexl.recalc.compile import Unsupported
 from rooflinexl.recalc.kernels import BlockEval
 from rooflinexl.recalc.values import EMPTY, ERR, NUM, SheetStore, Vec
@@ -89,11 +89,18 @@ class _Watch(SheetStore):
 
 
 class _State:
-    """One unit of the group: its values (a segment of the store), which rows are done."""
+    """One unit of the group: its values (a segment of the store), which rows are done.
+    An array formula over a range has one per column of its range (``col``, rows
+    ``r0``..``r1``), computed together: ``head`` is the first (None for a block), whose
+    ``parts`` they are, and a cell of any of them stands for the whole formula."""
 
-    def __init__(self, u, marker):
+    def __init__(self, u, marker, col: int | None = None, rows: tuple | None = None):
         self.u = u
-        n = u.r1 - u.r0 + 1
+        self.col = u.col if col is None else col
+        self.r0, self.r1 = (u.r0, u.r1) if rows is None else rows
+        self.head: _State | None = None
+        self.parts: list[_State] = [self]
+        n = self.r1 - self.r0 + 1
         obj = np.empty(n, dtype=object)
         obj[:] = marker
         self.acc = Vec(np.full(n, ERR, np.uint8), np.zeros(n), obj, np.zeros(n, bool))
@@ -103,15 +110,15 @@ class _State:
         self.records: dict[int, list] = {}
 
     def address(self, r: int) -> str:
-        return f"{self.u.sheet}!{column_letters(self.u.col)}{r}"
+        return f"{self.u.sheet}!{column_letters(self.col)}{r}"
 
     def slot(self, r: int):
-        i = r - self.u.r0
+        i = r - self.r0
         a = self.acc
         return int(a.kind[i]), float(a.num[i]), a.obj[i], bool(a.npy[i])
 
     def put(self, r: int, kind: int, num: float, obj, npy: bool = False) -> None:
-        i = r - self.u.r0
+        i = r - self.r0
         a = self.acc
         a.kind[i], a.num[i], a.obj[i], a.npy[i] = kind, num, obj, npy
 
@@ -141,7 +148,9 @@ def schedule(run, members: list) -> None:
         Compiled units (rows r0..r1 of one column, one formula), usually the blocks of one
         cycle; each cell is its formula at its row.
 
-    Their values go into ``run.values`` and the store; a cell on a circular reference is
+    An array formula over a range is computed as a whole, once every cell it reads is
+    (a cell of its range stands for it). Their values go into ``run.values`` (an array
+    formula's columns into ``run.grids``) and the store; a cell on a circular reference is
     ``#VALUE!`` with a reason naming the circle, and it and every cell of the group that
     read it are noted in ``run.forced`` and ``run.poison`` (cells computed later that read
     them are not computed either).
@@ -152,8 +161,7 @@ def schedule(run, members: list) -> None:
         A member's INDIRECT or OFFSET reaches a formula cell outside them not computed
         yet (the caller then orders anew).
     Unsupported
-        A member is an array formula over a range, or its formula is one the evaluators
-        do not cover (the members then go to the per-cell engine).
+        A member's formula is one the evaluators do not cover.
 
     Examples
     --------
@@ -174,14 +182,21 @@ def schedule(run, members: list) -> None:
     >>> ev.cells[("Sheet", "D1")].reason
     'circular reference: Sheet!D1 -> Sheet!D1'
     """
-    if any(u.region is not None for u in members):
-        raise Unsupported("an array formula over a range on a cycle")
     marker = _error()
-    states = [_State(u, marker) for u in members]
+    states = []
+    for u in members:
+        if u.region is None:
+            states.append(_State(u, marker))
+            continue
+        r0, c0, r1, c1 = u.region  # an array formula: one state per column, computed at once
+        parts = [_State(u, marker, c, (r0, r1)) for c in range(c0, c1 + 1)]
+        for part in parts:
+            part.head, part.parts = parts[0], parts
+        states.extend(parts)
     by_col: dict = {}
     for st in states:
-        by_col.setdefault((st.u.sheet, st.u.col), []).append((st.u.r0, st.u.r1, st))
-        run.store.column(st.u.sheet, st.u.col).add_segment(st.u.r0, st.u.r1, st.acc)
+        by_col.setdefault((st.u.sheet, st.col), []).append((st.r0, st.r1, st))
+        run.store.column(st.u.sheet, st.col).add_segment(st.r0, st.r1, st.acc)
     for key, runs in by_col.items():
         runs.sort(key=lambda x: x[0])
         by_col[key] = ([x[0] for x in runs], runs)
@@ -195,11 +210,16 @@ def schedule(run, members: list) -> None:
     cycle_err = _error()
     for (st, r), why in bad.items():
         st.put(r, ERR, 0.0, cycle_err)
-        run.forced[(st.u.sheet, f"{column_letters(st.u.col)}{r}")] = why
-        run.poison.setdefault(st.u.sheet, set()).add((r, st.u.col))
+        run.forced[(st.u.sheet, f"{column_letters(st.col)}{r}")] = why
+        run.poison.setdefault(st.u.sheet, set()).add((r, st.col))
     for st in states:
-        run.values[st.u.id] = st.acc
-        run.records[st.u.id] = (st.records, [])
+        if st.head is None:
+            run.values[st.u.id] = st.acc
+            run.records[st.u.id] = (st.records, [])
+        elif st.head is st:
+            run.grids[st.u.id] = [part.acc for part in st.parts]
+            run.values[st.u.id] = st.acc
+            run.records[st.u.id] = ({}, st.records.get(0, []))
 
 
 class _Scheduler:
@@ -214,24 +234,26 @@ class _Scheduler:
         their reasons."""
         with np.errstate(all="ignore"):
             for st in self.states:
-                for r in range(st.u.r0, st.u.r1 + 1):
-                    if not st.done[r - st.u.r0]:
-                        self._demand((st, r))
+                for r in range(st.r0, st.r1 + 1):
+                    if not st.done[r - st.r0]:
+                        self._demand(_key((st, r)))
         bad = dict(self.circles)
         if not bad:
             return bad
-        for st, r in bad:
-            st.bad[r - st.u.r0] = True
+        for cell in bad:
+            for st, r in _cells(cell):
+                st.bad[r - st.r0] = True
         for cell in self.order:  # in the order done: a cell read those done before it
             st, r = cell
             if cell in bad:
                 continue
-            seq = st.seq[r - st.u.r0]
+            seq = st.seq[r - st.r0]
             if any((d.bad[a:b + 1] & (d.seq[a:b + 1] < seq)).any()
                    for d, a, b in self.reads.get(cell, ())):
                 bad[cell] = NOT_COMPUTED
-                st.bad[r - st.u.r0] = True
-        return bad
+                for c in _cells(cell):
+                    c[0].bad[c[1] - c[0].r0] = True
+        return {c: why for cell, why in bad.items() for c in _cells(cell)}
 
     def _demand(self, root: tuple) -> None:
         stack = [root]
@@ -240,7 +262,7 @@ class _Scheduler:
         while stack:
             cell = stack[-1]
             st, r = cell
-            if st.done[r - st.u.r0]:
+            if st.done[r - st.r0]:
                 stack.pop()
                 continue
             pending = self._try(cell)
@@ -248,13 +270,14 @@ class _Scheduler:
                 waiting.pop(cell, None)
                 stack.pop()
                 continue
-            cells = [(p, p.u.r0 + int(i)) for p, idx in pending for i in idx]
+            cells = list(dict.fromkeys(_key((p, p.r0 + int(i)))
+                                       for p, idx in pending for i in idx))
             needs = [c for c in cells if c not in waiting and c != cell]
             if needs:
                 if cell not in waiting:
                     waiting[cell] = seq
                     seq += 1
-                needs.sort(key=lambda c: (c[1], c[0].u.col), reverse=True)
+                needs.sort(key=lambda c: (c[1], c[0].col), reverse=True)
                 stack.extend(needs)  # the top row first
                 continue
             # it needs only cells waiting for it, or itself: a circular reference, unless
@@ -264,7 +287,7 @@ class _Scheduler:
             circle = sorted((c for c, k in waiting.items() if k >= since), key=waiting.get)
             if any(self._try(c) is None for c in circle):
                 for c in circle:
-                    if c[0].done[c[1] - c[0].u.r0]:
+                    if c[0].done[c[1] - c[0].r0]:
                         del waiting[c]
                 continue
             circle += [] if cell in waiting else [cell]
@@ -282,7 +305,8 @@ class _Scheduler:
         done yet; otherwise those cells, [(state, indices)], and it holds the marker
         again."""
         st, r = cell
-        st.put(r, ERR, 0.0, self.marker)  # not done: itself too, should it read itself
+        for part, row in _cells(cell):  # not done: itself too, should it read itself
+            part.put(row, ERR, 0.0, self.marker)
         self.watch.read = []
         self.watch.forget_ranges()
         _evaluate(self.run, st, r)
@@ -293,24 +317,27 @@ class _Scheduler:
             if len(idx):
                 pending.setdefault(d, []).append(idx + a)
         found = [(d, np.unique(np.concatenate(v))) for d, v in pending.items()]
-        if found and self._depends(cell, found):
-            st.put(r, ERR, 0.0, self.marker)
+        # an array formula needs every cell it read (Microsoft, "IF function": "If any of
+        # the arguments to IF are arrays, every element of the array is evaluated")
+        if found and (st.head is not None or self._depends(cell, found)):
+            for part, row in _cells(cell):
+                part.put(row, ERR, 0.0, self.marker)
             return found
         self._finish(cell)
         return None
 
     def _finish(self, cell: tuple) -> None:
-        st, r = cell
-        st.done[r - st.u.r0] = True
         self.order.append(cell)
-        st.seq[r - st.u.r0] = len(self.order)
+        for st, r in _cells(cell):
+            st.done[r - st.r0] = True
+            st.seq[r - st.r0] = len(self.order)
 
     def _depends(self, cell: tuple, pending: list) -> bool:
         """Whether ``cell``'s value (just computed, the ``pending`` cells holding the
         marker) changes when they hold a number, or nothing, instead."""
         st, r = cell
-        first = st.slot(r)
-        if first[2] is self.marker:
+        first = _slots(cell)
+        if any(x[2] is self.marker for x in first):
             return True
         for kind, num in ((NUM, _PROBE), (EMPTY, 0.0)):
             saved = [(d, idx, d.save(idx)) for d, idx in pending]
@@ -319,15 +346,39 @@ class _Scheduler:
             self.watch.forget_ranges()
             try:
                 _evaluate(self.run, st, r)
-                again = st.slot(r)
+                again = _slots(cell)
             finally:
                 for d, idx, old in saved:
                     d.restore(idx, old)
-            if not _same(first, again):
-                st.put(r, *first)
+            if not all(_same(a, b) for a, b in zip(first, again, strict=True)):
+                _restore(cell, first)
                 return True
-        st.put(r, *first)
+        _restore(cell, first)
         return False
+
+
+def _key(cell: tuple) -> tuple:
+    """The cell standing for ``cell``'s formula: itself, or an array formula's top-left."""
+    h = cell[0].head
+    return cell if h is None else (h, h.r0)
+
+
+def _cells(cell: tuple) -> list[tuple]:
+    """Every cell ``cell`` (a :func:`_key`) stands for: itself, or an array formula's
+    range."""
+    st, r = cell
+    if st.head is None:
+        return [cell]
+    return [(part, row) for part in st.parts for row in range(part.r0, part.r1 + 1)]
+
+
+def _slots(cell: tuple) -> list[tuple]:
+    return [st.slot(r) for st, r in _cells(cell)]
+
+
+def _restore(cell: tuple, slots: list[tuple]) -> None:
+    for (st, r), x in zip(_cells(cell), slots, strict=True):
+        st.put(r, *x)
 
 
 def _same(a: tuple, b: tuple) -> bool:
@@ -350,14 +401,26 @@ def _evaluate(run, st: _State, r: int) -> None:
     """The cell in row ``r`` of ``st``'s unit, computed from the store into its slot."""
     u = st.u
     run.store.current = u.id
-    i = r - u.r0
+    i = r - st.r0
     st.records.pop(i, None)
     tokens = (engine.CURRENT, engine.STATE)
     tree = u.compiled.tree
+    if u.region is not None:  # an array formula over a range: computed as a whole
+        r0, c0, r1, c1 = u.region
+        ev = ArrayEval(run.store, u.sheet, u.r0, u.col, run.functions, run.state, tokens,
+                       cells=run.formula_cells)
+        grid = lay_out(run.array_value(u, ev), r1 - r0 + 1, c1 - c0 + 1)
+        for part, j in zip(st.parts, range(c1 - c0 + 1), strict=True):
+            v = Vec.from_objects(grid[:, j]).blank_as_zero()
+            for k in range(r1 - r0 + 1):
+                _put(part, r0 + k, v, k)
+        if ev.records:
+            st.records[0] = list(ev.records)
+        return
     if u.array_mode:
         ev = ArrayEval(run.store, u.sheet, r, u.col, run.functions, run.state, tokens,
-                       plain=True)
-        v = Vec.from_objects([first_value(ev.evaluate(tree))]).blank_as_zero()
+                       plain=True, cells=run.formula_cells)
+        v = Vec.from_objects([first_value(run.array_value(u, ev, r))]).blank_as_zero()
         if ev.records:
             st.records[i] = list(ev.records)
         _put(st, r, v)
@@ -383,6 +446,6 @@ def _evaluate(run, st: _State, r: int) -> None:
         leaf(tree, r, r)
 
 
-def _put(st: _State, r: int, v: Vec) -> None:
-    st.put(r, int(v.kind[0]), float(v.num[0]), None if v.obj is None else v.obj[0],
-           False if v.npy is None else bool(v.npy[0]))
+def _put(st: _State, r: int, v: Vec, k: int = 0) -> None:
+    st.put(r, int(v.kind[k]), float(v.num[k]), None if v.obj is None else v.obj[k],
+           False if v.npy is None else bool(v.npy[k]))

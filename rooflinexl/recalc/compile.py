@@ -714,7 +714,8 @@ def _leave_out(ctx: Context, call: Call, row0: int, row1: int) -> Node:
     Raises :class:`Unsupported` (the cells go per cell) for a reference whose rows move
     along the block, a reference that is not a plain one (a function's result),
     AGGREGATE with a computed function_num and cells to leave out of a fourth or later
-    argument (a ``k`` or a reference: only the number tells), and nothing left at all."""
+    argument (a ``k`` or a reference: only the number tells), and nothing left at all
+    (a reference left out entirely is dropped: what is left of the others counts)."""
     name = call.written or call.name
     sub = _canonical(name) == "SUBTOTAL"
     num = _literal_int(call.args[0]) if call.args else None
@@ -748,16 +749,21 @@ def _leave_out(ctx: Context, call: Call, row0: int, row1: int) -> Node:
 
     def case(nested_out: bool, hidden_out: bool, filtered_out: bool) -> Call:
         args = list(call.args[:first])
+        kept = 0  # references (or pieces of them) left to compute over
         for k, arg in enumerate(call.args[first:], first):
             if k not in found:
                 args.append(arg)
+                kept += k < last
                 continue
             hid, nest, filtered = found[k]
             rows_out = hid if hidden_out or filtered_out and filtered else set()
+            # a reference it leaves out entirely adds nothing: POI's 59736.xlsx, saved by
+            # Excel, SUBTOTAL(9,A1,A2) with A2 a SUBTOTAL is A1's value
             pieces = _kept(arg, row0, rows_out, nest if nested_out else set())
-            if not pieces:
-                raise Unsupported(f"{name} of references it leaves out entirely")
             args.extend(pieces)
+            kept += len(pieces)
+        if not kept:  # nothing at all: the function over no value
+            raise Unsupported(f"{name} of references it leaves out entirely")
         if len(args) > 255:
             raise Unsupported(f"{name} with more than 255 pieces of references")
         return Call(call.name, args, call.written, call.per_row)
@@ -791,9 +797,12 @@ def _kept(rng: Rng, row: int, rows_out: set, cells_out: set) -> list[Rng]:
 
 def _reference_end(node) -> bool:
     """Whether ``node`` can be one end of the range operator in a block: a reference,
-    INDEX, OFFSET or INDIRECT of one, or an error value (``#REF!:B4``)."""
+    INDEX, OFFSET or INDIRECT of one, CHOOSE between such ends, or an error value
+    (``#REF!:B4``)."""
     if isinstance(node, Lit):
         return kind_of(node.value) == ERR
+    if isinstance(node, Call) and node.name == "CHOOSE":  # the reference it picks
+        return len(node.args) >= 2 and all(_reference_end(a) for a in node.args[1:])
     if isinstance(node, Call):
         return node.name in ("INDEX", "OFFSET", "INDIRECT") and bool(node.args) and (
             node.name == "INDIRECT" or isinstance(node.args[0], Rng) or isinstance(
@@ -956,10 +965,9 @@ def _range(span: str, start: int, end: int, ctx: Context, sheet, row0, tpl, stic
     if len(slots) == 1:
         rows = rows * 2
     (ra, rel1), (rb, rel2) = rows[0], rows[-1]
-    if rel1 != rel2 and (ra, c1) != (rb, c2) and rel1:
-        # a growing range ($A$2:A2, a running total) is kept: SUM & co. evaluate it
-        # cumulatively (kernels.BlockEval.running); the other way round is not
-        raise Unsupported(f"range {span} with one end fixed and one relative")
+    # one end fixed and one relative: a growing range ($A$2:A2, a running total) SUM & co.
+    # evaluate cumulatively (kernels.BlockEval.running); any such range is read at its
+    # rows in a block of one row, and row by row in array mode in a longer one
     if not (1 <= r1 <= MAX_ROW and 1 <= r2 <= MAX_ROW and 1 <= c1 <= MAX_COL
             and 1 <= c2 <= MAX_COL):
         raise Unsupported(f"reference {span} outside the sheet")

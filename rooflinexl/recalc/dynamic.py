@@ -34,7 +34,7 @@ from rooflinexl.recalc.compile import POSITION_FUNCTIONS, Call, Context, Lit, Rn
 from rooflinexl.recalc.refs import MAX_COL, MAX_ROW
 from rooflinexl.recalc.values import BOOL, EMPTY, ERR, NUM, STR, kind_of
 
-__all__ = ["DYNAMIC", "dynamic_calls", "evaluate", "resolve_text", "static_problem"]
+__all__ = ["DYNAMIC", "dynamic_calls", "evaluate", "resolve_text"]
 
 #: the functions whose result is a reference computed from values, and the range
 #: operator between such references (``INDEX(A:A,2):INDEX(A:A,n)``)
@@ -77,22 +77,6 @@ def dynamic_calls(node) -> list[Call]:
 
     walk(node)
     return out
-
-
-def static_problem(node) -> str | None:
-    """Why the dynamic calls in ``node`` cannot be resolved per row, seen before
-    evaluating (the cells then go per cell from the start), else None: a range where
-    INDIRECT or OFFSET takes a value (Excel intersects it with the formula's row or
-    column)."""
-    for call in dynamic_calls(node):
-        if call.name == ":":
-            values = [v for end in call.args if isinstance(end, Call) for v in end.args[1:]]
-        else:
-            values = call.args if call.name == "INDIRECT" else call.args[1:]
-        for a in values:
-            if isinstance(a, Rng) and not a.is_cell:
-                return f"a range where {call.name} takes a value"
-    return None
 
 
 def resolve_text(text: str, a1: bool, ctx: Context, sheet: str, row: int, col: int):
@@ -256,6 +240,8 @@ def _end_targets(ev, end) -> list:
         if end.name == "whole":
             raise Unsupported("a range operator with a whole column or row")
         return [(end.sheet, *_rows_cols(end, r)) for r in rows]
+    if isinstance(end, Call) and end.name == "CHOOSE" and len(end.args) >= 2:
+        return _choose_targets(ev, end)
     if not (isinstance(end, Call) and end.name in _REFERENCE_ENDS and end.args
             and isinstance(end.args[0], Rng) and 2 <= len(end.args) <= 3):
         raise Unsupported("operator ':' between other than references")
@@ -289,6 +275,26 @@ def _end_targets(ev, end) -> list:
             continue
         out.append((base.sheet, ra + row - 1 if row else ra, c1 + col - 1 if col else c1,
                     ra + row - 1 if row else rb, c1 + col - 1 if col else c2, False))
+    return out
+
+
+def _choose_targets(ev, end: Call) -> list:
+    """Per row: the reference ``CHOOSE(index_num, value1, ...)`` at one end of a range
+    operator picks (Microsoft, "CHOOSE function": the values "can be ... cell references";
+    an index_num below 1 or past the last value is ``#VALUE!``, a fraction is cut off).
+    Excel: IronCalc's CHOOSE book, ``SUM(A9:CHOOSE(2,A10,A11,A12))`` is 68."""
+    index = ev.value(end.args[0]).broadcast(ev.n)
+    choices = [_end_targets(ev, a) for a in end.args[1:]]
+    out = []
+    for i in range(ev.n):
+        x = _number(int(index.kind[i]), float(index.num[i]),
+                    None if index.obj is None else index.obj[i])
+        if isinstance(x, str):
+            out.append(x)
+        elif not math.isfinite(x) or not 1 <= int(x) <= len(choices):
+            out.append("#VALUE!")
+        else:
+            out.append(choices[int(x) - 1][i])
     return out
 
 
@@ -416,6 +422,7 @@ def evaluate(tree, r0: int, r1: int, ctx: Context, make_eval: Callable,
         return
     node = calls[0]  # innermost: its arguments hold no dynamic call
     ev = make_eval(r0, r1)
+    ev.intersect = True  # a plain cell's arguments: a range intersected with its row
     with np.errstate(all="ignore"):
         tg = targets(ev, node, ctx)
     parent = _parent(tree, node)

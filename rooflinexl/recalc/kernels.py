@@ -202,6 +202,11 @@ class RangeArg:
 class BlockEval:
     """Evaluation of one block: rows r0..r1 of one column of ``sheet``."""
 
+    #: a range where a single value belongs is implicitly intersected with the formula's
+    #: row or column (:meth:`intersected`); set where the values computed are plain
+    #: cells' own (the arguments of INDIRECT and OFFSET, :func:`dynamic.evaluate`)
+    intersect = False
+
     def __init__(self, store, sheet: str, r0: int, r1: int, functions: dict, state, tokens,
                  col: int = 0):
         self.store = store
@@ -229,6 +234,8 @@ class BlockEval:
             return Vec.const(node.value)
         if isinstance(node, Rng):
             if not node.is_cell:
+                if self.intersect:
+                    return self.intersected(node)
                 raise Unsupported("a range where a single value belongs")
             if node.r1_rel:
                 a, b = self.r0 + node.r1, self.r1 + node.r1
@@ -247,6 +254,45 @@ class BlockEval:
             return fn(node)
         raise Unsupported(f"node {node!r}")
 
+    def intersected(self, node: Rng) -> Vec:
+        """The cell of the range ``node`` in each row's own row or column: Microsoft,
+        "Implicit intersection operator: @": "If the value is a range, then return the
+        cell on the same row or column as the formula". A range of one row gives its cell
+        in the formula's column, one of one column its cell in the formula's row, a
+        rectangle the cell in both. Where the formula's row or column is outside the
+        range (Excel's ``#VALUE!``, or an empty cell past a clipped whole column), or the
+        range has one end fixed and one relative: :class:`Unsupported`.
+
+        Examples
+        --------
+        >>> from rooflinexl.recalc.values import SheetStore
+        >>> store = SheetStore()
+        >>> store.column("S", 2).set_constants([16], [7.0])
+        >>> ev = BlockEval(store, "S", 17, 18, {}, None, None, col=2)
+        >>> ev.intersected(Rng("S", 16, 1, 16, 7, False, False)).num.tolist()  # A16:G16
+        [7.0, 7.0]
+        """
+        if node.r1_rel != node.r2_rel:
+            raise Unsupported("a range where a single value belongs")
+        if node.r1 == node.r2:  # one row: that row, moving along when relative
+            a, b = (self.r0 + node.r1, self.r1 + node.r1) if node.r1_rel else (node.r1,
+                                                                               node.r1)
+        elif (node.r1 <= 0 <= node.r2) if node.r1_rel else (
+                node.r1 <= self.r0 and self.r1 <= node.r2):
+            a, b = self.r0, self.r1
+        else:
+            raise Unsupported("a range where a single value belongs, off the formula's rows")
+        if node.c1 == node.c2:
+            c = node.c1
+        elif node.c1 <= self.col <= node.c2:
+            c = self.col
+        else:
+            raise Unsupported("a range where a single value belongs, off the formula's "
+                              "column")
+        if a < 1:
+            raise Unsupported("reference above row 1")
+        return self.store.get(node.sheet, c, a, b).broadcast(self.n)
+
     @staticmethod
     def array(node: Arr):
         """An array constant's value (a fresh copy: a function may write into it)."""
@@ -256,6 +302,9 @@ class BlockEval:
         return hit.copy()
 
     def range(self, node: Rng) -> RangeArg:
+        if (node.r1_rel or node.r2_rel) and self.n == 1:  # one row: the range there
+            a, b = sorted(node.rows_at(self.r0))
+            node = Rng(node.sheet, a, node.c1, b, node.c2, False, False, node.name)
         h, w = node.r2 - node.r1 + 1, node.c2 - node.c1 + 1
         if h * w * (1 if node.fixed else self.n) > _MAX_RANGE_CELLS:
             raise Unsupported("a range too large to hold as an array")

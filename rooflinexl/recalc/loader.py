@@ -86,6 +86,8 @@ class FormulaCell:
     array_ref: tuple[int, int, int, int] | None = None  # (r0, c0, r1, c1) of t="array"
     kind: str = "normal"  # normal | shared | array | dataTable
     dynamic: bool = False  # an array formula that spills (cell metadata cm=): not legacy CSE
+    #: t="dataTable": the <f> element's attributes (ref, dt2D, dtr, r1, r2, del1, del2)
+    table: dict | None = None
 
 
 @dataclass
@@ -268,7 +270,8 @@ def _formula(sheet: Sheet, row: int, col: int, fa: str, ft: str, arrays: list,
         arrays.append(rng)
         special.append(FormulaCell(row, col, text or "=", None, rng, "array", dynamic))
     elif ftype == "dataTable":
-        special.append(FormulaCell(row, col, text or "=", None, None, "dataTable"))
+        special.append(FormulaCell(row, col, text or "=", None, None, "dataTable",
+                                   table=attrs))
     elif text:
         sheet.f_rows.append(row)
         sheet.f_cols.append(col)

@@ -103,11 +103,19 @@ class FormulaCells:
 
 _DATA_TABLE = object()
 
-def _is_reference(node) -> bool:
+def _is_reference(ev, node) -> bool:
     if isinstance(node, Rng):
         return True
     if isinstance(node, Call) and node.name == UNION:
         return True
+    if isinstance(node, Call) and node.name == "INDEX" and node.args and (
+            isinstance(node.args[0], Rng) or isinstance(node.args[0], Call)
+            and node.args[0].name == UNION):
+        # INDEX's reference form returns a reference (Microsoft, "INDEX function"), or an
+        # error value: IronCalc's ISREF book, saved by Excel, ISREF(INDEX(A1,1,2,2)) is
+        # FALSE (no second area)
+        v = ev.value(node)
+        return isinstance(v, np.ndarray) or kind_of(v) != ERR
     if isinstance(node, (Lit, Arr)) or isinstance(node, Call) and (
             node.name in OPERATORS or node.name not in _MAYBE_REFERENCE):
         return False
@@ -122,7 +130,7 @@ def reference_function(ev, node: Call):
         return ev.error("#VALUE!", f"{name} takes one argument")
     arg = node.args[0]
     if name == "ISREF":
-        return _is_reference(arg)
+        return _is_reference(ev, arg)
     if name == "AREAS":
         if isinstance(arg, Rng):
             return 1.0
