@@ -198,7 +198,7 @@ def test_array_formulas(evaluation, cell):
 
 def test_all_on_the_block_path(evaluation):
     ev, _, _ = evaluation
-    assert ev.paths.cell_cells == 0, ev.paths.fallbacks
+    assert ev.paths.unsupported_cells == 0, ev.paths.unsupported
 
 
 def test_not_implemented_and_unknown_names(tmp_path):
@@ -225,7 +225,7 @@ from rooflinexl.recalc.blocks import evaluate_blocks
 ev = evaluate_blocks(sys.argv[1])
 cells = json.loads(sys.argv[2])
 out = {c: [type(ev.value("S", c)).__name__, str(ev.value("S", c))] for c in cells}
-print(json.dumps({"values": out, "per_cell": ev.paths.cell_cells,
+print(json.dumps({"values": out, "per_cell": ev.paths.unsupported_cells,
                   "loaded": sorted(m for m in sys.modules if m.startswith("formulas.")
                                    and sys.modules[m] is not None)}))
 """

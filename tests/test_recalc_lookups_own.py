@@ -188,7 +188,7 @@ def test_a_filled_down_column_takes_the_block_path(column_book):
     from rooflinexl.recalc.book import recalc_book
 
     ev = recalc_book(column_book, write=False).evaluation
-    assert ev.paths.cell_cells == 0, ev.paths.fallbacks
+    assert ev.paths.unsupported_cells == 0, ev.paths.unsupported
     for col, (f, want) in COLUMN.items():
         got = [ev.value("S", f"{col}{r}") for r in range(1, len(want) + 1)]
         assert all(matches_excel(g, w) for g, w in zip(got, want, strict=True)), (f, got)

@@ -45,7 +45,7 @@ ROW_COLUM = DATA.parent / "ironcalc-dynamic" / "ROW_COLUM.xlsx"  # compared ther
 @pytest.mark.parametrize("path", [*BOOKS, ROW_COLUM], ids=[p.name for p in [*BOOKS, ROW_COLUM]])
 def test_these_constructs_stay_on_the_block_path(path):
     ev = evaluate_blocks(path)
-    reasons = [why for _cell, _n, why in ev.paths.fallbacks]
+    reasons = [why for _cell, _n, why in ev.paths.unsupported]
     assert not [r for r in reasons if any(k in r for k in (
         "INDIRECT", "SHEET", "unknown name", "sheet-scoped"))], reasons
 
@@ -90,7 +90,7 @@ def test_sheet_and_sheets(tmp_path):
     got = [_value(ev, "A", f"A{i}") for i in range(1, 9)]
     assert got == [1.0, 3.0, 2.0, 3.0, 1.0, "#N/A", 2.0, "#N/A"]
     assert _value(ev, "B", "A1") == 2.0
-    assert ev.paths.cell_cells == 0
+    assert ev.paths.unsupported_cells == 0
 
 
 def test_info_from_the_file(tmp_path):
@@ -114,7 +114,7 @@ def test_info_from_the_file(tmp_path):
     got = [_value(ev, "S", f"A{i}") for i in range(1, 9)]
     assert got == ["pcdos", "Automatic", 2.0, "#N/A", "#N/A", "#N/A", "#VALUE!", "pcdos"]
     assert "version of the Excel" in ev.cells[("S", "A5")].value.reason
-    assert ev.paths.cell_cells == 0
+    assert ev.paths.unsupported_cells == 0
 
 
 def test_row_and_column_of_indirect_text(tmp_path):
@@ -139,7 +139,7 @@ def test_row_and_column_of_indirect_text(tmp_path):
     ev = _evaluate(tmp_path, build)
     got = [_value(ev, "S", f"A{i}") for i in range(1, 9)]
     assert got == [5.0, 4.0, "#REF!", 5.0, 18.0, 2.0, 3.0, 4.0]
-    assert ev.paths.cell_cells == 0
+    assert ev.paths.unsupported_cells == 0
 
 
 def test_sheet_scope_names(tmp_path):
@@ -178,7 +178,7 @@ def test_sheet_scope_names(tmp_path):
     assert _value(ev, "A", "A2") == 7.0
     assert _value(ev, "B", "A2") == 65.0
     assert _value(ev, "C", "A3") == "#REF!"
-    assert ev.paths.cell_cells == 0
+    assert ev.paths.unsupported_cells == 0
 
 
 def _with_link(tmp_path, formulas: dict, link_cells: str, link_names: str = "") -> Path:
@@ -243,7 +243,7 @@ def test_other_workbooks_from_the_values_the_file_keeps(tmp_path):
     got = {c: _value(ev, "S", c) for c in formulas}
     assert got == {"C1": 20.0, "C2": 50.0, "C3": 70.0, "D1": 14.0, "D2": 6.0, "D3": "xy",
                    "D4": "#REF!", "D5": "#REF!", "D6": "#NAME?"}
-    assert ev.paths.cell_cells == 0
+    assert ev.paths.unsupported_cells == 0
 
 
 def test_randarray_shape_bounds_and_whole_numbers(tmp_path):
@@ -268,4 +268,4 @@ def test_randarray_shape_bounds_and_whole_numbers(tmp_path):
     assert all(isinstance(v, float) and -1 <= v < 1 for v in col[:3]) and col[3] == "#N/A"
     assert 0 <= _value(ev, "S", "G1") < 1
     assert _value(ev, "S", "G2") == "#VALUE!"
-    assert ev.paths.cell_cells == 0
+    assert ev.paths.unsupported_cells == 0

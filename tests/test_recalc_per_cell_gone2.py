@@ -54,7 +54,7 @@ def test_offset_array_formulas_over_ranges(tmp_path):
              "F37": 1, "G37": 2, "H37": 3, "F38": 6, "G38": "X", "H38": 8,
              "F39": 11, "G39": 12, "H39": 13}
     assert {c: ev.value("Offset", c) for c in excel} == excel
-    assert ev.paths.cell_cells == 0
+    assert ev.paths.unsupported_cells == 0
 
 
 def test_indirect_array_formulas_read_another_array_formula(tmp_path):
@@ -69,7 +69,7 @@ def test_indirect_array_formulas_read_another_array_formula(tmp_path):
     ev = _recalc(tmp_path, cells, "Offset").evaluation
     excel = {"B50": 8, "C50": 9, "B51": 13, "C51": 14, "B53": "Indirect"}
     assert {c: ev.value("Offset", c) for c in excel} == excel
-    assert ev.paths.cell_cells == 0
+    assert ev.paths.unsupported_cells == 0
 
 
 def test_an_array_formula_on_a_cycle_of_blocks_that_is_no_circle(tmp_path):
@@ -83,7 +83,7 @@ def test_an_array_formula_on_a_cycle_of_blocks_that_is_no_circle(tmp_path):
     ev = res.evaluation
     assert [ev.value("S", c) for c in ("A1", "D1", "E1", "A2")] == [3, 6, 6, 6]
     assert res.exit_code == 0
-    assert ev.paths.cell_cells == 0
+    assert ev.paths.unsupported_cells == 0
 
 
 def test_an_array_formula_reading_its_own_range_through_others_is_a_circle(tmp_path):
@@ -103,7 +103,7 @@ def test_an_array_formula_reading_its_own_range_through_others_is_a_circle(tmp_p
     assert ev.cells[("S", "D9")].reason.startswith("circular reference: ")
     assert ev.cells[("S", "E8")].reason.startswith("not computed")
     assert res.exit_code == 1
-    assert ev.paths.cell_cells == 0
+    assert ev.paths.unsupported_cells == 0
 
 
 def test_a_range_with_its_top_relative_and_its_bottom_fixed(tmp_path):
@@ -119,7 +119,7 @@ def test_a_range_with_its_top_relative_and_its_bottom_fixed(tmp_path):
     ev = _recalc(tmp_path, cells).evaluation
     assert ev.value("S", "H1") == 11000
     assert [ev.value("S", f"B{r}") for r in range(1, 6)] == [6, 5, 3, 7, 12]
-    assert ev.paths.cell_cells == 0
+    assert ev.paths.unsupported_cells == 0
 
 
 def test_a_range_argument_of_index_at_a_range_end_is_intersected_with_the_row(tmp_path):
@@ -134,7 +134,7 @@ def test_a_range_argument_of_index_at_a_range_end_is_intersected_with_the_row(tm
     names = {"Indice": "Sheet1!$A$16:$G$16", "Liste3": "Sheet1!$A$17:$G$17"}
     ev = _recalc(tmp_path, cells, "Sheet1", names).evaluation
     assert [ev.value("Sheet1", f"{c}17") for c in "BCDEFG"] == [30, 60, 120, 240, 480, 960]
-    assert ev.paths.cell_cells == 0
+    assert ev.paths.unsupported_cells == 0
 
 
 def test_a_range_argument_off_the_formula_s_row_is_not_intersected(tmp_path):
@@ -161,7 +161,7 @@ def test_choose_at_an_end_of_a_range_operator(tmp_path):
     assert ev.value("S", "B10") == 68
     assert ev.value("S", "D13") == 15
     assert str(ev.value("S", "D14")) == "#VALUE!"
-    assert ev.paths.cell_cells == 0
+    assert ev.paths.unsupported_cells == 0
 
 
 def test_offset_of_a_range_where_a_number_belongs(tmp_path):
@@ -172,7 +172,7 @@ def test_offset_of_a_range_where_a_number_belongs(tmp_path):
              "F8": 1, "G8": 1.001, "H8": 2.999, "G1008": "=OFFSET(F7, E7:I7, E7:I7)"}
     ev = _recalc(tmp_path, cells).evaluation
     assert ev.value("S", "G1008") == 1.001
-    assert ev.paths.cell_cells == 0
+    assert ev.paths.unsupported_cells == 0
 
 
 def test_subtotal_of_a_reference_it_leaves_out_entirely(tmp_path):
@@ -182,7 +182,7 @@ def test_subtotal_of_a_reference_it_leaves_out_entirely(tmp_path):
     cells = {"A1": 1, "A2": "=SUBTOTAL(9,A1)", "A3": "=SUBTOTAL(9,A1,A2)"}
     ev = _recalc(tmp_path, cells).evaluation
     assert [ev.value("S", "A2"), ev.value("S", "A3")] == [1, 1]
-    assert ev.paths.cell_cells == 0
+    assert ev.paths.unsupported_cells == 0
 
 
 def test_isref_and_isformula_of_what_index_and_indirect_give(tmp_path):
@@ -197,7 +197,7 @@ def test_isref_and_isformula_of_what_index_and_indirect_give(tmp_path):
     # not a reference; F6: INDEX's reference form gives a reference (Microsoft, "INDEX")
     assert {c: ev.value("S", c) for c in ("F4", "F9", "C9", "F5", "F6")} == {
         "F4": True, "F9": False, "C9": True, "F5": False, "F6": True}
-    assert ev.paths.cell_cells == 0
+    assert ev.paths.unsupported_cells == 0
 
 
 def test_an_array_formula_naming_a_subtotal(tmp_path):
@@ -209,7 +209,7 @@ def test_an_array_formula_naming_a_subtotal(tmp_path):
              "C1": ArrayFormula("C1", "=Total"), "C2": "=Total"}
     ev = _recalc(tmp_path, cells, names={"Total": "SUBTOTAL(109,S!$A$1:$A$3)"}).evaluation
     assert [ev.value("S", "C1"), ev.value("S", "C2")] == [130, 130]
-    assert ev.paths.cell_cells == 0
+    assert ev.paths.unsupported_cells == 0
 
 
 def _data_table(ref: str, **kw):
@@ -238,7 +238,7 @@ def test_what_if_data_tables_of_one_variable(tmp_path):
     assert [ev.value("S", c) for c in ("B5", "E5", "M4")] == [2, 10, 10]
     # the input cells and what reads them are as they were
     assert [ev.value("S", c) for c in ("C2", "M3")] == [2, 5]
-    assert ev.paths.cell_cells == 0
+    assert ev.paths.unsupported_cells == 0
 
 
 def test_a_what_if_data_table_of_two_variables_through_a_chain(tmp_path):
@@ -256,7 +256,7 @@ def test_a_what_if_data_table_of_two_variables_through_a_chain(tmp_path):
     assert ev.value("S", "C5") == "A2"
     assert ev.value("S", "E13") == 30
     assert [ev.value("S", c) for c in ("B4", "C11", "E12", "F11")] == ["Z1", 7, 70, 7]
-    assert ev.paths.cell_cells == 0
+    assert ev.paths.unsupported_cells == 0
 
 
 def test_a_what_if_data_table_whose_input_cell_was_deleted(tmp_path):
@@ -266,7 +266,7 @@ def test_a_what_if_data_table_whose_input_cell_was_deleted(tmp_path):
              "C3": _data_table("C3:C5", dtr=True, del1=True, r1="B1")}
     ev = _recalc(tmp_path, cells).evaluation
     assert str(ev.value("S", "C3")) == "#REF!"
-    assert ev.paths.cell_cells == 0
+    assert ev.paths.unsupported_cells == 0
 
 
 def test_a_lookup_over_a_relative_range_in_a_cell_of_its_own(tmp_path):
@@ -277,4 +277,4 @@ def test_a_lookup_over_a_relative_range_in_a_cell_of_its_own(tmp_path):
              "B15": "=HLOOKUP(C15,A10:C21,10,FALSE)"}
     ev = _recalc(tmp_path, cells).evaluation
     assert ev.value("S", "B15") == "LOOKUP (arr)"
-    assert ev.paths.cell_cells == 0
+    assert ev.paths.unsupported_cells == 0
