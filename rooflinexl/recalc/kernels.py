@@ -1100,6 +1100,12 @@ class BlockEval:
         in_errors: list = []
         host = [None if kind == "vec" else _host_rows(p, in_errors) if kind == "range"
                 else engine.to_host(p, in_errors) for kind, p in parts]
+        if node.name in ("VLOOKUP", "HLOOKUP") and parts[1][0] == "lit" and isinstance(
+                parts[1][1], str):  # a text constant as the table: Excel's #VALUE!
+            # (IronCalc's HVLOOKUP.xlsx, saved by Excel: VLOOKUP(M13,"Nothing",1))
+            from rooflinexl.errors import ExcelError
+
+            host[1] = ExcelError("#VALUE!", f"{node.name}: text where table_array belongs")
         objs = {k: p.objects() for k, (kind, p) in enumerate(parts) if kind == "vec"}
         per_row = [k for k in objs if len(objs[k]) > 1]
         n = self.n if per_row else 1
@@ -1436,7 +1442,10 @@ def _host_rows(r: RangeArg, in_errors: list):
     out[kind == EMPTY] = None
     if (kind == BOOL).any():
         out[kind == BOOL] = [bool(x) for x in r.num[kind == BOOL].tolist()]
-    odd = (kind != NUM) & (kind != BOOL) & (kind != EMPTY)
+    text = kind == STR
+    if text.any():
+        out[text] = [str(x) for x in r.obj[text].tolist()]
+    odd = (kind == ERR) | (kind == OTHER)
     if odd.any():
         for i, j in zip(*np.nonzero(odd), strict=True):
             out[i, j] = engine.to_host(r.obj[i, j], errors)
