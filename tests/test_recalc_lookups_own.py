@@ -77,6 +77,9 @@ CASES = {
     '=VLOOKUP(2,{1,"a";2,"b"},0,FALSE)': "#VALUE!",
     '=VLOOKUP(7,{1,"a";2,"b"},3,FALSE)': "#N/A",
     '=VLOOKUP(2,{1,"a";2,"b"},"x",FALSE)': "#VALUE!",
+    # an error value as the table is the result (MiniExcel's TestIssue772.xlsx, saved by
+    # Excel: VLOOKUP($C11,#REF!,...,0) is #REF!)
+    "=VLOOKUP(1,#REF!,2,0)": "#REF!",
     '=VLOOKUP("B",{"a",1;"b",2},2,FALSE)': 2,
     '=VLOOKUP("b*",{"a",1;"bc",2},2,FALSE)': 2,  # wildcards in an exact match
     '=VLOOKUP(2.5,{1,"a";2,"b";3,"c"},2)': "b",  # TRUE omitted: approximate

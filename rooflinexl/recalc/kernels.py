@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rooflinexl.errors import ExcelError
 from rooflinexl.recalc.compile import (
     UNKNOWN,
     Arr,
@@ -1101,10 +1102,9 @@ class BlockEval:
         host = [None if kind == "vec" else _host_rows(p, in_errors) if kind == "range"
                 else engine.to_host(p, in_errors) for kind, p in parts]
         if node.name in ("VLOOKUP", "HLOOKUP") and parts[1][0] == "lit" and isinstance(
-                parts[1][1], str):  # a text constant as the table: Excel's #VALUE!
-            # (IronCalc's HVLOOKUP.xlsx, saved by Excel: VLOOKUP(M13,"Nothing",1))
-            from rooflinexl.errors import ExcelError
-
+                host[1], str) and not isinstance(host[1], ExcelError):
+            # a text constant as the table: Excel's #VALUE! (IronCalc's HVLOOKUP.xlsx, saved
+            # by Excel: VLOOKUP(M13,"Nothing",1)); an error constant is itself (#REF!)
             host[1] = ExcelError("#VALUE!", f"{node.name}: text where table_array belongs")
         objs = {k: p.objects() for k, (kind, p) in enumerate(parts) if kind == "vec"}
         per_row = [k for k in objs if len(objs[k]) > 1]
