@@ -83,6 +83,10 @@ CASES = {
     '=VLOOKUP("B",{"a",1;"b",2},2,FALSE)': 2,
     '=VLOOKUP("b*",{"a",1;"bc",2},2,FALSE)': 2,  # wildcards in an exact match
     '=VLOOKUP(2.5,{1,"a";2,"b";3,"c"},2)': "b",  # TRUE omitted: approximate
+    # approximate over an unsorted column: the bisection's answer (Excel's cached LOOKUP
+    # values, test.xlsx LOOKUP rows 56-63: 20 in {"b",4.1,"a",1.1} finds 1.1, 4 nothing)
+    '=VLOOKUP(3,{"c bau c",1;4.1,2;"a",3;1.1,4},2,TRUE)': "#N/A",
+    '=VLOOKUP(20,{"c bau c",1;4.1,2;"a",3;1.1,4},2,TRUE)': 4,
     '=VLOOKUP(2.5,{1,"a";2,"b";3,"c"},2,)': "#N/A",  # an empty argument is FALSE
     # XLOOKUP: if_not_found, the next smaller / larger, a binary search, a whole row
     '=XLOOKUP(4,{1;3;5},{"one";"three";"five"})': "#N/A",

@@ -10,8 +10,10 @@ a function's still borrowed from ``formulas`` (:func:`function_of`, through
 
 * element-wise functions (operators, IF, INT ...) get the odd rows as one
   column array, mapped over element by element;
-* functions that reduce their arguments (SUM, MAX, AND ...) or look values up
-  (MATCH, VLOOKUP ...) are called once per distinct row of arguments;
+* functions that reduce their arguments (SUM, MAX, AND ...) are called once per
+  distinct row of arguments;
+* the lookups (VLOOKUP, HLOOKUP, MATCH, XLOOKUP: :mod:`rooflinexl.recalc.lookups`) are
+  called once with the column of distinct lookup values, their tables read once;
 * rooflinexl's own functions are called once with whole columns (their host
   adapters broadcast like Excel), with the per-cell adapter for rows holding
   blanks, booleans or error values.

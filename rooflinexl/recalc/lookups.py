@@ -352,8 +352,8 @@ def vlookup(lookup_value, table_array, col_index_num, range_lookup=_OMITTED):
 
     Examples
     --------
-    Microsoft's example (a table of ID, last name, first name ...), and an approximate
-    match on a rate table:
+    A table of IDs and names (hand-derived: 102 is found in row 2, 102.5 approximately in
+    row 2 too, 104 not at all; column 4 is beyond the table, 0 before it):
 
     >>> t = [[101, "Davis", "Sara"], [102, "Fortana", "Olivier"], [103, "Leal", "Karina"]]
     >>> vlookup(102, t, 2, False), vlookup(102.5, t, 3), str(vlookup(104, t, 9, False))
@@ -382,7 +382,7 @@ def hlookup(lookup_value, table_array, row_index_num, range_lookup=_OMITTED):
 
     Examples
     --------
-    Microsoft's example (Axles 4, 5, 6; Bearings 9, 7, 8; Bolts 9, 10, 11):
+    Microsoft's example (Axles 4, 5, 6; Bearings 4, 7, 8; Bolts 9, 10, 11):
 
     >>> t = [["Axles", "Bearings", "Bolts"], [4, 4, 9], [5, 7, 10], [6, 8, 11]]
     >>> hlookup("Axles", t, 2, True), hlookup("Bearings", t, 3, False), hlookup("B", t, 3)
@@ -423,7 +423,8 @@ def xlookup(lookup_value, lookup_array, return_array, if_not_found=None, match_m
 
     Examples
     --------
-    Microsoft's examples (a country's dialling code; the next larger with 1):
+    Hand-derived, after Microsoft's examples (a country's dialling code; the next larger
+    with match_mode 1; if_not_found):
 
     >>> xlookup("brazil", [["China"], ["Brazil"]], [["+86"], ["+55"]])
     '+55'
