@@ -3277,12 +3277,38 @@ def _lookup(value, lookup, result=None, *rest):
     """
     if rest:
         return ExcelError("#VALUE!", "LOOKUP takes two or three arguments")
+    vectors: list = []  # (keys, results) or an error: read once for every lookup value
+
+    def one(v):
+        try:
+            v = _scalar(v, "lookup_value")
+        except _Err as ex:
+            return ex.error
+        if not vectors:
+            vectors.append(_lookup_vectors(lookup, result))
+        if isinstance(vectors[0], ExcelError):
+            return vectors[0]
+        keys, out = vectors[0]
+        want = _lookup_key(0.0 if v is None else v)
+        if want is None:
+            return ExcelError("#N/A", "LOOKUP: lookup_value is not a number, text or boolean")
+        hit = excel_bsearch(keys, want)
+        if hit is None:
+            return ExcelError("#N/A", "LOOKUP: no value at or below lookup_value")
+        if hit >= len(out):
+            return ExcelError("#N/A", "LOOKUP: result_vector is shorter than lookup_vector")
+        x = out[hit]
+        return 0.0 if x is None else x
+
+    value = _listed(value)  # a block column: one lookup value per row
     if isinstance(value, list):  # an array of lookup values (array formula): each one
-        return [[_lookup(v, lookup, result) for v in row] for row in value]
-    try:
-        value = _scalar(value, "lookup_value")
-    except _Err as ex:
-        return ex.error
+        return [[one(v) for v in row] for row in value]
+    return one(value)
+
+
+def _lookup_vectors(lookup, result) -> tuple[list, list] | ExcelError:
+    """LOOKUP's searched keys (:func:`_lookup_key` of each) and its result values: the
+    vector form's two vectors, or the array form's first and last row (column)."""
     grid = lookup if isinstance(lookup, list) else [[lookup]]
     h, w = len(grid), len(grid[0])
     keys = grid[0] if w > h else [row[0] for row in grid]
@@ -3294,16 +3320,7 @@ def _lookup(value, lookup, result=None, *rest):
         out = [x for row in result for x in row]
     else:
         out = [result]
-    want = _lookup_key(0.0 if value is None else value)
-    if want is None:
-        return ExcelError("#N/A", "LOOKUP: lookup_value is not a number, text or boolean")
-    hit = excel_bsearch([_lookup_key(k) for k in keys], want)
-    if hit is None:
-        return ExcelError("#N/A", "LOOKUP: no value at or below lookup_value")
-    if hit >= len(out):
-        return ExcelError("#N/A", "LOOKUP: result_vector is shorter than lookup_vector")
-    x = out[hit]
-    return 0.0 if x is None else x
+    return [_lookup_key(k) for k in keys], out
 
 
 BUILTINS["LOOKUP"] = _lookup

@@ -12,8 +12,9 @@ a function's still borrowed from ``formulas`` (:func:`function_of`, through
   column array, mapped over element by element;
 * functions that reduce their arguments (SUM, MAX, AND ...) are called once per
   distinct row of arguments;
-* the lookups (VLOOKUP, HLOOKUP, MATCH, XLOOKUP: :mod:`rooflinexl.recalc.lookups`) are
-  called once with the column of distinct lookup values, their tables read once;
+* the lookups (VLOOKUP, HLOOKUP, MATCH, XLOOKUP: :mod:`rooflinexl.recalc.lookups`;
+  XMATCH, LOOKUP) are called once with the column of distinct lookup values, their tables
+  read once;
 * rooflinexl's own functions are called once with whole columns (their host
   adapters broadcast like Excel), with the per-cell adapter for rows holding
   blanks, booleans or error values.
@@ -108,7 +109,8 @@ def is_operator(written: str) -> bool:
 _NUMERIC = (NUM, BOOL, EMPTY)
 #: the arguments (by position) our lookup functions take element by element, a column of
 #: the block's rows there giving a column of results (:mod:`rooflinexl.recalc.lookups`)
-_LIFTED = {"VLOOKUP": (0, 2, 3), "HLOOKUP": (0, 2, 3), "MATCH": (0, 2), "XLOOKUP": (0, 4, 5)}
+_LIFTED = {"VLOOKUP": (0, 2, 3), "HLOOKUP": (0, 2, 3), "MATCH": (0, 2), "XLOOKUP": (0, 4, 5),
+           "XMATCH": (0, 2, 3), "LOOKUP": (0,)}
 #: ranges (times the block's rows, for a relative one) larger than this go per cell
 _MAX_RANGE_CELLS = 20_000_000
 
@@ -1280,6 +1282,12 @@ class BlockEval:
 
     def f_XLOOKUP(self, node):
         return self._lookup(node, 3, 6)
+
+    def f_XMATCH(self, node):
+        return self._lookup(node, 2, 4)
+
+    def f_LOOKUP(self, node):
+        return self._lookup(node, 2, 3)
 
     # --------------------------------------------------- our functions
     def udf(self, node: Call) -> Vec:
