@@ -25,6 +25,7 @@ base's range is ``#NUM!``, text that is not a number in the base is ``#NUM!``.
 """
 from __future__ import annotations
 
+import bisect
 import cmath
 import contextlib
 import contextvars
@@ -41,7 +42,7 @@ __all__ = ["BUILTINS", "CELL_INFO", "ETA_PREFIX", "EXCEL_NUMBERS", "REF_POSITION
            "imcsc", "imlog2", "index_array", "lookup_index", "lookup_range_flag",
            "mean_and_squares", "offset_address", "power", "set_date_system",
            "use_character_set", "use_date_system", "value_text", "wildcard_regex",
-           "xmatch_key", "xmatch_position"]
+           "xmatch_key", "xmatch_nearest", "xmatch_position"]
 
 def value_text(x) -> str:
     """A value as Excel turns it into text (``&``, ``LEN``, ``LEFT`` ...).
@@ -2042,6 +2043,42 @@ def xmatch_position(value, keys: list, texts: list, mode: int, search: int):
     return float(hit + 1)
 
 
+def xmatch_nearest(keys: list, search: int):
+    """XMATCH's match modes -1, 0 and 1 with search_mode 1 or -1 (:func:`xmatch_position`)
+    for many lookup values: ``find(value, mode)``, the 1-based position (a float) or the
+    error value, by bisection over the distinct keys sorted once (the position of each
+    the first in the search's direction) instead of a scan per value. The exact or next
+    smaller value is the largest key not above the lookup value, the first of its equals;
+    the next larger likewise.
+
+    >>> cells = [5, 1, 3, 1]
+    >>> find = xmatch_nearest([xmatch_key(x) for x in cells], 1)
+    >>> find(2, -1), find(2, 1), find(1, 0), str(find(9, 1))
+    (2.0, 3.0, 2.0, '#N/A')
+    """
+    order = range(len(keys)) if search == 1 else range(len(keys) - 1, -1, -1)
+    first: dict = {}
+    for i in order:
+        if keys[i] is not None:
+            first.setdefault(keys[i], i)
+    ordered = sorted(first)
+
+    def find(value, mode: int):
+        if isinstance(value, ExcelError):
+            return value
+        want = xmatch_key(value, lookup=True)
+        if mode == 0:
+            i = first.get(want)
+        elif mode < 0:
+            j = bisect.bisect_right(ordered, want) - 1
+            i = first[ordered[j]] if j >= 0 else None
+        else:
+            j = bisect.bisect_left(ordered, want)
+            i = first[ordered[j]] if j < len(ordered) else None
+        return ExcelError("#N/A", "XMATCH: no match") if i is None else float(i + 1)
+    return find
+
+
 @_lifted(2, 3)
 def _xmatch(lookup_value, lookup_array, match_mode=None, search_mode=None):
     """XMATCH(lookup_value, lookup_array, [match_mode], [search_mode]) (Microsoft, "XMATCH
@@ -2080,12 +2117,9 @@ def _xmatch(lookup_value, lookup_array, match_mode=None, search_mode=None):
     lookup_value = _listed(lookup_value)
     if not isinstance(lookup_value, list):
         return xmatch_position(lookup_value, keys, texts, mode, search)
-    if mode == 0 and search in (1, -1):  # many exact lookups: one index of the keys
-        order = range(len(keys)) if search == -1 else range(len(keys) - 1, -1, -1)
-        at = {keys[i]: float(i + 1) for i in order if keys[i] is not None}
-        return [[v if isinstance(v, ExcelError) else at.get(xmatch_key(v, lookup=True))
-                 or ExcelError("#N/A", "XMATCH: no match") for v in row]
-                for row in _grid(lookup_value)]
+    if mode in (-1, 0, 1) and search in (1, -1):  # many lookups: one index of the keys
+        find = xmatch_nearest(keys, search)
+        return [[find(v, mode) for v in row] for row in _grid(lookup_value)]
     return [[xmatch_position(v, keys, texts, mode, search) for v in row]
             for row in _grid(lookup_value)]
 

@@ -48,6 +48,7 @@ from rooflinexl.recalc.functions import (
     value_text,
     wildcard_regex,
     xmatch_key,
+    xmatch_nearest,
     xmatch_position,
 )
 from rooflinexl.recalc.scalars import Fail, excel_number
@@ -485,20 +486,18 @@ def xlookup(lookup_value, lookup_array, return_array, if_not_found=None, match_m
         if "keys" not in line:
             line["texts"] = [x for row in rows for x in row]
             line["keys"] = [xmatch_key(x) for x in line["texts"]]
-        if mode == 0 and search in (1, -1) and not isinstance(v, ExcelError):
-            at = line.get(search)
-            if at is None:  # exact, first (last) to last (first): an index of the keys
-                keys = line["keys"]
-                order = range(len(keys) - 1, -1, -1) if search == 1 else range(len(keys))
-                at = line[search] = {keys[i]: float(i + 1) for i in order
-                                     if keys[i] is not None}
-            pos = at.get(xmatch_key(v, lookup=True)) or ExcelError("#N/A", "XLOOKUP: no match")
+        if mode in (-1, 0, 1) and search in (1, -1):  # an index of the keys, built once
+            find = line.get(search)
+            if find is None:
+                find = line[search] = xmatch_nearest(line["keys"], search)
+            pos = find(v, mode)
         else:
             pos = xmatch_position(v, line["keys"], line["texts"], mode, search)
         if isinstance(pos, ExcelError):
-            if str(pos) == "#N/A" and if_not_found is not None:
-                return if_not_found
-            return pos
+            if str(pos) != "#N/A":
+                return pos
+            return ExcelError("#N/A", "XLOOKUP: no match") if if_not_found is None \
+                else if_not_found
         i = int(pos) - 1
         out = [[_found(x) for x in ret[i]]] if down else [[_found(r[i])] for r in ret]
         return out[0][0] if len(out) == 1 and len(out[0]) == 1 else out
