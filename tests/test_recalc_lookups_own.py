@@ -39,12 +39,7 @@ BOOKS = [*workbooks(DATA / "ironcalc-lookups"),
          DATA / "excel-oracle-dev" / "tests" / "resources" / "VLOOKUP.xlsx"]
 
 #: (workbook, sheet, cell) -> (Excel's value, ours today, why). Nothing else may differ.
-KNOWN: dict[tuple[str, str, str], tuple[object, object, str]] = {
-    # a text constant as the table: Excel refuses it (#VALUE!); the functions see the text
-    # as a one-cell table, as a one-cell reference, and find nothing
-    ("HVLOOKUP.xlsx", "HLOOKUP", "N13"): ("#VALUE!", "#N/A", "a text constant as table"),
-    ("HVLOOKUP.xlsx", "VLOOKUP", "N13"): ("#VALUE!", "#N/A", "a text constant as table"),
-}
+KNOWN: dict[tuple[str, str, str], tuple[object, object, str]] = {}
 
 # ------------------------------------------------------------------ single formulas
 
@@ -82,9 +77,16 @@ CASES = {
     '=VLOOKUP(2,{1,"a";2,"b"},0,FALSE)': "#VALUE!",
     '=VLOOKUP(7,{1,"a";2,"b"},3,FALSE)': "#N/A",
     '=VLOOKUP(2,{1,"a";2,"b"},"x",FALSE)': "#VALUE!",
+    # an error value as the table is the result (MiniExcel's TestIssue772.xlsx, saved by
+    # Excel: VLOOKUP($C11,#REF!,...,0) is #REF!)
+    "=VLOOKUP(1,#REF!,2,0)": "#REF!",
     '=VLOOKUP("B",{"a",1;"b",2},2,FALSE)': 2,
     '=VLOOKUP("b*",{"a",1;"bc",2},2,FALSE)': 2,  # wildcards in an exact match
     '=VLOOKUP(2.5,{1,"a";2,"b";3,"c"},2)': "b",  # TRUE omitted: approximate
+    # approximate over an unsorted column: the bisection's answer (Excel's cached LOOKUP
+    # values, test.xlsx LOOKUP rows 56-63: 20 in {"b",4.1,"a",1.1} finds 1.1, 4 nothing)
+    '=VLOOKUP(3,{"c bau c",1;4.1,2;"a",3;1.1,4},2,TRUE)': "#N/A",
+    '=VLOOKUP(20,{"c bau c",1;4.1,2;"a",3;1.1,4},2,TRUE)': 4,
     '=VLOOKUP(2.5,{1,"a";2,"b";3,"c"},2,)': "#N/A",  # an empty argument is FALSE
     # XLOOKUP: if_not_found, the next smaller / larger, a binary search, a whole row
     '=XLOOKUP(4,{1;3;5},{"one";"three";"five"})': "#N/A",

@@ -25,6 +25,7 @@ base's range is ``#NUM!``, text that is not a number in the base is ``#NUM!``.
 """
 from __future__ import annotations
 
+import bisect
 import cmath
 import contextlib
 import contextvars
@@ -42,7 +43,7 @@ __all__ = ["BUILTINS", "CELL_INFO", "COMPATIBLE_MULTIPLES", "ETA_PREFIX", "EXCEL
            "imcsc", "imlog2", "index_array", "lookup_index", "lookup_range_flag",
            "mean_and_squares", "offset_address", "power", "set_date_system",
            "use_character_set", "use_date_system", "value_text", "wildcard_regex",
-           "xmatch_key", "xmatch_position"]
+           "xmatch_key", "xmatch_nearest", "xmatch_position"]
 
 def value_text(x) -> str:
     """A value as Excel turns it into text (``&``, ``LEN``, ``LEFT`` ...).
@@ -2043,6 +2044,42 @@ def xmatch_position(value, keys: list, texts: list, mode: int, search: int):
     return float(hit + 1)
 
 
+def xmatch_nearest(keys: list, search: int):
+    """XMATCH's match modes -1, 0 and 1 with search_mode 1 or -1 (:func:`xmatch_position`)
+    for many lookup values: ``find(value, mode)``, the 1-based position (a float) or the
+    error value, by bisection over the distinct keys sorted once (the position of each
+    the first in the search's direction) instead of a scan per value. The exact or next
+    smaller value is the largest key not above the lookup value, the first of its equals;
+    the next larger likewise.
+
+    >>> cells = [5, 1, 3, 1]
+    >>> find = xmatch_nearest([xmatch_key(x) for x in cells], 1)
+    >>> find(2, -1), find(2, 1), find(1, 0), str(find(9, 1))
+    (2.0, 3.0, 2.0, '#N/A')
+    """
+    order = range(len(keys)) if search == 1 else range(len(keys) - 1, -1, -1)
+    first: dict = {}
+    for i in order:
+        if keys[i] is not None:
+            first.setdefault(keys[i], i)
+    ordered = sorted(first)
+
+    def find(value, mode: int):
+        if isinstance(value, ExcelError):
+            return value
+        want = xmatch_key(value, lookup=True)
+        if mode == 0:
+            i = first.get(want)
+        elif mode < 0:
+            j = bisect.bisect_right(ordered, want) - 1
+            i = first[ordered[j]] if j >= 0 else None
+        else:
+            j = bisect.bisect_left(ordered, want)
+            i = first[ordered[j]] if j < len(ordered) else None
+        return ExcelError("#N/A", "XMATCH: no match") if i is None else float(i + 1)
+    return find
+
+
 @_lifted(2, 3)
 def _xmatch(lookup_value, lookup_array, match_mode=None, search_mode=None):
     """XMATCH(lookup_value, lookup_array, [match_mode], [search_mode]) (Microsoft, "XMATCH
@@ -2081,12 +2118,9 @@ def _xmatch(lookup_value, lookup_array, match_mode=None, search_mode=None):
     lookup_value = _listed(lookup_value)
     if not isinstance(lookup_value, list):
         return xmatch_position(lookup_value, keys, texts, mode, search)
-    if mode == 0 and search in (1, -1):  # many exact lookups: one index of the keys
-        order = range(len(keys)) if search == -1 else range(len(keys) - 1, -1, -1)
-        at = {keys[i]: float(i + 1) for i in order if keys[i] is not None}
-        return [[v if isinstance(v, ExcelError) else at.get(xmatch_key(v, lookup=True))
-                 or ExcelError("#N/A", "XMATCH: no match") for v in row]
-                for row in _grid(lookup_value)]
+    if mode in (-1, 0, 1) and search in (1, -1):  # many lookups: one index of the keys
+        find = xmatch_nearest(keys, search)
+        return [[find(v, mode) for v in row] for row in _grid(lookup_value)]
     return [[xmatch_position(v, keys, texts, mode, search) for v in row]
             for row in _grid(lookup_value)]
 
@@ -3278,12 +3312,38 @@ def _lookup(value, lookup, result=None, *rest):
     """
     if rest:
         return ExcelError("#VALUE!", "LOOKUP takes two or three arguments")
+    vectors: list = []  # (keys, results) or an error: read once for every lookup value
+
+    def one(v):
+        try:
+            v = _scalar(v, "lookup_value")
+        except _Err as ex:
+            return ex.error
+        if not vectors:
+            vectors.append(_lookup_vectors(lookup, result))
+        if isinstance(vectors[0], ExcelError):
+            return vectors[0]
+        keys, out = vectors[0]
+        want = _lookup_key(0.0 if v is None else v)
+        if want is None:
+            return ExcelError("#N/A", "LOOKUP: lookup_value is not a number, text or boolean")
+        hit = excel_bsearch(keys, want)
+        if hit is None:
+            return ExcelError("#N/A", "LOOKUP: no value at or below lookup_value")
+        if hit >= len(out):
+            return ExcelError("#N/A", "LOOKUP: result_vector is shorter than lookup_vector")
+        x = out[hit]
+        return 0.0 if x is None else x
+
+    value = _listed(value)  # a block column: one lookup value per row
     if isinstance(value, list):  # an array of lookup values (array formula): each one
-        return [[_lookup(v, lookup, result) for v in row] for row in value]
-    try:
-        value = _scalar(value, "lookup_value")
-    except _Err as ex:
-        return ex.error
+        return [[one(v) for v in row] for row in value]
+    return one(value)
+
+
+def _lookup_vectors(lookup, result) -> tuple[list, list] | ExcelError:
+    """LOOKUP's searched keys (:func:`_lookup_key` of each) and its result values: the
+    vector form's two vectors, or the array form's first and last row (column)."""
     grid = lookup if isinstance(lookup, list) else [[lookup]]
     h, w = len(grid), len(grid[0])
     keys = grid[0] if w > h else [row[0] for row in grid]
@@ -3295,16 +3355,7 @@ def _lookup(value, lookup, result=None, *rest):
         out = [x for row in result for x in row]
     else:
         out = [result]
-    want = _lookup_key(0.0 if value is None else value)
-    if want is None:
-        return ExcelError("#N/A", "LOOKUP: lookup_value is not a number, text or boolean")
-    hit = excel_bsearch([_lookup_key(k) for k in keys], want)
-    if hit is None:
-        return ExcelError("#N/A", "LOOKUP: no value at or below lookup_value")
-    if hit >= len(out):
-        return ExcelError("#N/A", "LOOKUP: result_vector is shorter than lookup_vector")
-    x = out[hit]
-    return 0.0 if x is None else x
+    return [_lookup_key(k) for k in keys], out
 
 
 BUILTINS["LOOKUP"] = _lookup

@@ -10,8 +10,11 @@ a function's still borrowed from ``formulas`` (:func:`function_of`, through
 
 * element-wise functions (operators, IF, INT ...) get the odd rows as one
   column array, mapped over element by element;
-* functions that reduce their arguments (SUM, MAX, AND ...) or look values up
-  (MATCH, VLOOKUP ...) are called once per distinct row of arguments;
+* functions that reduce their arguments (SUM, MAX, AND ...) are called once per
+  distinct row of arguments;
+* the lookups (VLOOKUP, HLOOKUP, MATCH, XLOOKUP: :mod:`rooflinexl.recalc.lookups`;
+  XMATCH, LOOKUP) are called once with the column of distinct lookup values, their tables
+  read once;
 * rooflinexl's own functions are called once with whole columns (their host
   adapters broadcast like Excel), with the per-cell adapter for rows holding
   blanks, booleans or error values.
@@ -22,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rooflinexl.errors import ExcelError
 from rooflinexl.recalc.compile import (
     UNKNOWN,
     Arr,
@@ -117,7 +121,8 @@ def is_operator(written: str) -> bool:
 _NUMERIC = (NUM, BOOL, EMPTY)
 #: the arguments (by position) our lookup functions take element by element, a column of
 #: the block's rows there giving a column of results (:mod:`rooflinexl.recalc.lookups`)
-_LIFTED = {"VLOOKUP": (0, 2, 3), "HLOOKUP": (0, 2, 3), "MATCH": (0, 2), "XLOOKUP": (0, 4, 5)}
+_LIFTED = {"VLOOKUP": (0, 2, 3), "HLOOKUP": (0, 2, 3), "MATCH": (0, 2), "XLOOKUP": (0, 4, 5),
+           "XMATCH": (0, 2, 3), "LOOKUP": (0,)}
 #: ranges (times the block's rows, for a relative one) larger than this go per cell
 _MAX_RANGE_CELLS = 20_000_000
 
@@ -1193,6 +1198,11 @@ class BlockEval:
         in_errors: list = []
         host = [None if kind == "vec" else _host_rows(p, in_errors) if kind == "range"
                 else engine.to_host(p, in_errors) for kind, p in parts]
+        if node.name in ("VLOOKUP", "HLOOKUP") and parts[1][0] == "lit" and isinstance(
+                host[1], str) and not isinstance(host[1], ExcelError):
+            # a text constant as the table: Excel's #VALUE! (IronCalc's HVLOOKUP.xlsx, saved
+            # by Excel: VLOOKUP(M13,"Nothing",1)); an error constant is itself (#REF!)
+            host[1] = ExcelError("#VALUE!", f"{node.name}: text where table_array belongs")
         objs = {k: p.objects() for k, (kind, p) in enumerate(parts) if kind == "vec"}
         per_row = [k for k in objs if len(objs[k]) > 1]
         n = self.n if per_row else 1
@@ -1366,6 +1376,12 @@ class BlockEval:
     def f_XLOOKUP(self, node):
         return self._lookup(node, 3, 6)
 
+    def f_XMATCH(self, node):
+        return self._lookup(node, 2, 4)
+
+    def f_LOOKUP(self, node):
+        return self._lookup(node, 2, 3)
+
     # --------------------------------------------------- our functions
     def udf(self, node: Call) -> Vec:
         from rooflinexl.recalc import engine
@@ -1529,7 +1545,10 @@ def _host_rows(r: RangeArg, in_errors: list):
     out[kind == EMPTY] = None
     if (kind == BOOL).any():
         out[kind == BOOL] = [bool(x) for x in r.num[kind == BOOL].tolist()]
-    odd = (kind != NUM) & (kind != BOOL) & (kind != EMPTY)
+    text = kind == STR
+    if text.any():
+        out[text] = [str(x) for x in r.obj[text].tolist()]
+    odd = (kind == ERR) | (kind == OTHER)
     if odd.any():
         for i, j in zip(*np.nonzero(odd), strict=True):
             out[i, j] = engine.to_host(r.obj[i, j], errors)

@@ -35,6 +35,7 @@ EPPlus's FormulaTest.xlsx, all saved by Excel):
 """
 from __future__ import annotations
 
+import bisect
 import math
 import re
 
@@ -47,6 +48,7 @@ from rooflinexl.recalc.functions import (
     value_text,
     wildcard_regex,
     xmatch_key,
+    xmatch_nearest,
     xmatch_position,
 )
 from rooflinexl.recalc.scalars import Fail, excel_number
@@ -99,6 +101,14 @@ def _key(x) -> tuple | None:
 _WILD = re.compile(r"[*?~]")
 
 
+def _negated(v):
+    """A key's value in reversed order: numbers negated, booleans as -0/-1, text as the
+    negated code points (a shorter prefix last, as it sorts first)."""
+    if isinstance(v, str):
+        return tuple(-ord(c) for c in v) + (1,)
+    return -float(v)
+
+
 class _Line:
     """One row or column searched: its values' keys, an index of the first position of
     each key built when an exact match first asks for it."""
@@ -107,6 +117,7 @@ class _Line:
         self.values = values
         self.keys = [_key(x) for x in values]
         self._first: dict | None = None
+        self._types: dict = {}
 
     def exact(self, value) -> int | None:
         """The first position equal to ``value`` (wildcards in text), or None."""
@@ -134,19 +145,37 @@ class _Line:
     def above(self, value) -> int | None:
         """MATCH -1: from the first value, the first equal to ``value`` or, while the
         values of its type are not smaller than it, the last of them; None if the first
-        is smaller (an empty value is 0)."""
+        is smaller (an empty value is 0). Over values of that type in descending order
+        (the order MATCH -1 expects) by bisection, else by the scan itself."""
         want = _key(0.0 if value is None else value)
-        hit = None
         if want is None:
             return None
-        for i, k in enumerate(self.keys):
-            if k is None or k[0] != want[0]:
-                continue
-            if k[1] == want[1]:
+        pos, neg = self._of_type(want[0])
+        if neg is not None:  # descending: the scan stops at the first smaller value
+            stop = bisect.bisect_right(neg, _negated(want[1]))
+            eq = bisect.bisect_left(neg, _negated(want[1]))
+            if eq < stop:
+                return pos[eq]
+            return pos[stop - 1] if stop else None
+        hit = None
+        for i in pos:
+            k = self.keys[i][1]
+            if k == want[1]:
                 return i
-            if k[1] < want[1]:
+            if k < want[1]:
                 break
             hit = i
+        return hit
+
+    def _of_type(self, t: int) -> tuple[list, list | None]:
+        """The positions of the values of type ``t``, and their values negated (text as
+        the negated order of its characters) when they are in descending order."""
+        hit = self._types.get(t)
+        if hit is None:
+            pos = [i for i, k in enumerate(self.keys) if k is not None and k[0] == t]
+            vals = [self.keys[i][1] for i in pos]
+            desc = all(a >= b for a, b in zip(vals, vals[1:], strict=False))
+            hit = self._types[t] = (pos, [_negated(v) for v in vals] if desc else None)
         return hit
 
     def find(self, value, mode: int) -> int | None:
@@ -352,8 +381,8 @@ def vlookup(lookup_value, table_array, col_index_num, range_lookup=_OMITTED):
 
     Examples
     --------
-    Microsoft's example (a table of ID, last name, first name ...), and an approximate
-    match on a rate table:
+    A table of IDs and names (hand-derived: 102 is found in row 2, 102.5 approximately in
+    row 2 too, 104 not at all; column 4 is beyond the table, 0 before it):
 
     >>> t = [[101, "Davis", "Sara"], [102, "Fortana", "Olivier"], [103, "Leal", "Karina"]]
     >>> vlookup(102, t, 2, False), vlookup(102.5, t, 3), str(vlookup(104, t, 9, False))
@@ -382,7 +411,7 @@ def hlookup(lookup_value, table_array, row_index_num, range_lookup=_OMITTED):
 
     Examples
     --------
-    Microsoft's example (Axles 4, 5, 6; Bearings 9, 7, 8; Bolts 9, 10, 11):
+    Microsoft's example (Axles 4, 5, 6; Bearings 4, 7, 8; Bolts 9, 10, 11):
 
     >>> t = [["Axles", "Bearings", "Bolts"], [4, 4, 9], [5, 7, 10], [6, 8, 11]]
     >>> hlookup("Axles", t, 2, True), hlookup("Bearings", t, 3, False), hlookup("B", t, 3)
@@ -423,7 +452,8 @@ def xlookup(lookup_value, lookup_array, return_array, if_not_found=None, match_m
 
     Examples
     --------
-    Microsoft's examples (a country's dialling code; the next larger with 1):
+    Hand-derived, after Microsoft's examples (a country's dialling code; the next larger
+    with match_mode 1; if_not_found):
 
     >>> xlookup("brazil", [["China"], ["Brazil"]], [["+86"], ["+55"]])
     '+55'
@@ -441,10 +471,11 @@ def xlookup(lookup_value, lookup_array, return_array, if_not_found=None, match_m
                     return x
             mode = _int_arg(mm, "match_mode", 0)
             search = _int_arg(sm, "search_mode", 1, math.floor)
-            rows = _rows(lookup_array)
-            ret = _rows(return_array)
         except _Stop as stop:
             return stop.error
+        if not line:  # read once for every lookup value
+            line["rows"], line["ret"] = _rows(lookup_array), _rows(return_array)
+        rows, ret = line["rows"], line["ret"]
         h, w = len(rows), len(rows[0])
         if h > 1 and w > 1:
             return ExcelError("#VALUE!", "XLOOKUP: lookup_array is not one row or column")
@@ -452,23 +483,21 @@ def xlookup(lookup_value, lookup_array, return_array, if_not_found=None, match_m
         if (len(ret) if down else len(ret[0])) != (h if down else w):
             return ExcelError("#VALUE!", "XLOOKUP: return_array's size is not "
                               "lookup_array's")
-        if not line:  # read once for every lookup value
+        if "keys" not in line:
             line["texts"] = [x for row in rows for x in row]
             line["keys"] = [xmatch_key(x) for x in line["texts"]]
-        if mode == 0 and search in (1, -1) and not isinstance(v, ExcelError):
-            at = line.get(search)
-            if at is None:  # exact, first (last) to last (first): an index of the keys
-                keys = line["keys"]
-                order = range(len(keys) - 1, -1, -1) if search == 1 else range(len(keys))
-                at = line[search] = {keys[i]: float(i + 1) for i in order
-                                     if keys[i] is not None}
-            pos = at.get(xmatch_key(v, lookup=True)) or ExcelError("#N/A", "XLOOKUP: no match")
+        if mode in (-1, 0, 1) and search in (1, -1):  # an index of the keys, built once
+            find = line.get(search)
+            if find is None:
+                find = line[search] = xmatch_nearest(line["keys"], search)
+            pos = find(v, mode)
         else:
             pos = xmatch_position(v, line["keys"], line["texts"], mode, search)
         if isinstance(pos, ExcelError):
-            if str(pos) == "#N/A" and if_not_found is not None:
-                return if_not_found
-            return pos
+            if str(pos) != "#N/A":
+                return pos
+            return ExcelError("#N/A", "XLOOKUP: no match") if if_not_found is None \
+                else if_not_found
         i = int(pos) - 1
         out = [[_found(x) for x in ret[i]]] if down else [[_found(r[i])] for r in ret]
         return out[0][0] if len(out) == 1 and len(out[0]) == 1 else out
