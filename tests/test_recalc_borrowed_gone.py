@@ -267,3 +267,20 @@ def test_empty_cells_and_text_true_in_a_cell(tmp_path):
     ev = evaluate_blocks(path)
     for cell, (formula, want) in cases.items():
         assert _same(ev.value("S", cell), want), (formula, ev.value("S", cell))
+
+
+def test_index_of_a_relative_range(tmp_path):
+    """INDEX(2:2, 1, 2) filled down (formualizer's issue162-failure.xlsx, saved by Excel:
+    42, the cell in column B of the formula's row): each row's own window, on the block
+    path."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    for r, v in ((2, 42), (3, 7), (4, "x")):
+        ws[f"B{r}"] = v
+        ws[f"A{r}"] = f"=INDEX({r}:{r},1,2)"
+    path = tmp_path / "index.xlsx"
+    wb.save(path)
+    ev = evaluate_blocks(path)
+    assert [ev.value("S", f"A{r}") for r in (2, 3, 4)] == [42, 7, "x"]
+    assert ev.paths.cell_cells == 0

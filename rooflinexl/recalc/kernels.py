@@ -1041,12 +1041,19 @@ class BlockEval:
         if not 2 <= len(args) <= 4 or not isinstance(args[0], Rng):
             raise Unsupported("INDEX other than INDEX(range, row, [col], [area])")
         rng = self.range(args[0])
-        if rng.per_row:
-            raise Unsupported("INDEX over a relative range")
         row = self.value(args[1])
         col = self.value(args[2]) if len(args) > 2 else None
         area = self.value(args[3]) if len(args) > 3 else None
-        return self.index_cells(rng, row, col, area)
+        if not rng.per_row:
+            return self.index_cells(rng, row, col, area)
+        out = []  # a relative range (INDEX(2:2, 1, 2) filled down): row by row
+        for i in range(self.n):
+            window = RangeArg(rng.kind[i], rng.num[i], None if rng.obj is None else rng.obj[i],
+                              None if rng.npy is None else rng.npy[i], False, rng.rng)
+            at = [None if v is None else v.take([i if len(v) > 1 else 0])
+                  for v in (row, col, area)]
+            out.append(self.index_cells(window, *at).item(0))
+        return Vec.from_objects(out)
 
     @staticmethod
     def index_cells(rng: RangeArg, row: Vec, col: Vec | None = None,
