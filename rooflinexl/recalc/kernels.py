@@ -5,8 +5,9 @@ plain numbers (the everyday case, written to give the same bits as the
 per-cell engine's scalar code) and hands every other row to an implementation
 over single values, so text, booleans, blanks and error values behave exactly
 as in the per-cell engine: the operators' own (:mod:`rooflinexl.recalc.operators`),
-a function's still borrowed from ``formulas`` (:func:`function_of`, through
-:func:`rooflinexl.recalc.values.borrowed`):
+a function's our own over single values (:func:`function_of`:
+:mod:`rooflinexl.recalc.elementary`; only the lookups VLOOKUP, HLOOKUP, XLOOKUP and MATCH
+are still borrowed from ``formulas``, through :func:`rooflinexl.recalc.values.borrowed`):
 
 * element-wise functions (operators, IF, INT ...) get the odd rows as one
   column array, mapped over element by element;
@@ -974,7 +975,7 @@ class BlockEval:
         args = [self.value(a) for a in node.args]
         return self.delegate(node.written, args, [isinstance(a, Lit) for a in node.args])
 
-    f_CEILING = f_FLOOR = _delegated  # ROUND & co.: the engine's own (functions.py)
+    f_CEILING = f_FLOOR = _delegated  # functions.COMPATIBLE_MULTIPLES, row by row
     # SIGN, LOG10, LEN, LOWER, UPPER, TRUNC: our own (scalars.py), called as functions
 
     def f_SINGLE(self, node):
