@@ -1002,10 +1002,12 @@ class BlockEval:
             ok[:] = False
         if ra < 1:
             raise Unsupported("reference above row 1")
-        v = self.store.get(a.sheet, col, ra, rb) if ok.any() else _err("#VALUE!", 1)
+        if not ok.any():
+            return _err("#VALUE!", 1)
+        v = self.store.get(a.sheet, col, ra, rb)
         if ok.all():
-            return v.broadcast(self.n) if len(v) != self.n else v
-        v = v.broadcast(self.n) if len(v) != self.n else v
+            return v
+        v = v.broadcast(self.n)
         idx = np.flatnonzero(ok)
         return Vec.assemble(self.n, [(idx, v.take(idx)),
                                      (np.flatnonzero(~ok), _err("#VALUE!", 1))])
