@@ -99,7 +99,14 @@ MATH = {"=MOD(3,2)": 1, "=MOD(-3,2)": 1, "=MOD(3,-2)": -1, "=MOD(-3,-2)": -1,
         "=MOD(3,0)": "#DIV/0!", "=INT(8.9)": 8, "=INT(-8.9)": -9, "=POWER(5,2)": 25,
         '=POWER("5",2)': 25, "=SQRT(-16)": "#NUM!", "=ABS(-16)": 16, '=ABS("-4")': 4,
         "=LOG(8,2)": 3, '=LN("x")': "#VALUE!",
-        '=IF("x",1,2)': "#VALUE!", "=NOT(0)": True}
+        '=IF("x",1,2)': "#VALUE!", "=NOT(0)": True,
+        # QUOTIENT (Microsoft's examples) and SERIESSUM (IronCalc's SERIESSUM.xlsx, saved
+        # by Excel), functions no engine computed before
+        "=QUOTIENT(5,2)": 2, "=QUOTIENT(4.5,3.1)": 1, "=QUOTIENT(-10,3)": -3,
+        "=QUOTIENT(1,0)": "#DIV/0!",
+        "=SERIESSUM(2,0,1,{1,2,3})": 17, "=SERIESSUM(0,0,2,{1,2,3})": "#NUM!",
+        "=SERIESSUM(0.5,1,2,{2,2,2})": 1.3125, "=SERIESSUM(-1,0,2, {1,2,3})": 6,
+        "=SERIESSUM(TRUE,0,1,{1,2,3})": "#VALUE!"}
 
 
 def _book(tmp_path):
