@@ -99,7 +99,14 @@ MATH = {"=MOD(3,2)": 1, "=MOD(-3,2)": 1, "=MOD(3,-2)": -1, "=MOD(-3,-2)": -1,
         "=MOD(3,0)": "#DIV/0!", "=INT(8.9)": 8, "=INT(-8.9)": -9, "=POWER(5,2)": 25,
         '=POWER("5",2)': 25, "=SQRT(-16)": "#NUM!", "=ABS(-16)": 16, '=ABS("-4")': 4,
         "=LOG(8,2)": 3, '=LN("x")': "#VALUE!",
-        '=IF("x",1,2)': "#VALUE!", "=NOT(0)": True}
+        '=IF("x",1,2)': "#VALUE!", "=NOT(0)": True,
+        # QUOTIENT (Microsoft's examples) and SERIESSUM (IronCalc's SERIESSUM.xlsx, saved
+        # by Excel), functions no engine computed before
+        "=QUOTIENT(5,2)": 2, "=QUOTIENT(4.5,3.1)": 1, "=QUOTIENT(-10,3)": -3,
+        "=QUOTIENT(1,0)": "#DIV/0!",
+        "=SERIESSUM(2,0,1,{1,2,3})": 17, "=SERIESSUM(0,0,2,{1,2,3})": "#NUM!",
+        "=SERIESSUM(0.5,1,2,{2,2,2})": 1.3125, "=SERIESSUM(-1,0,2, {1,2,3})": 6,
+        "=SERIESSUM(TRUE,0,1,{1,2,3})": "#VALUE!"}
 
 
 def _book(tmp_path):
@@ -220,7 +227,9 @@ def test_not_implemented_and_unknown_names(tmp_path):
 
 _WITHOUT_FORMULAS = """
 import json, sys
-sys.modules["formulas"] = None  # `import formulas` (and any formulas.x) now fails
+for name in ("formulas", "formulas.functions", "formulas.ranges", "formulas.tokens",
+             "formulas.tokens.operand", "formulas.parser", "schedula"):
+    sys.modules[name] = None  # `import formulas` (and any formulas.x) now fails
 from rooflinexl.recalc.blocks import evaluate_blocks
 ev = evaluate_blocks(sys.argv[1])
 cells = json.loads(sys.argv[2])
@@ -267,3 +276,20 @@ def test_empty_cells_and_text_true_in_a_cell(tmp_path):
     ev = evaluate_blocks(path)
     for cell, (formula, want) in cases.items():
         assert _same(ev.value("S", cell), want), (formula, ev.value("S", cell))
+
+
+def test_index_of_a_relative_range(tmp_path):
+    """INDEX(2:2, 1, 2) filled down (formualizer's issue162-failure.xlsx, saved by Excel:
+    42, the cell in column B of the formula's row): each row's own window, on the block
+    path."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    for r, v in ((2, 42), (3, 7), (4, "x")):
+        ws[f"B{r}"] = v
+        ws[f"A{r}"] = f"=INDEX({r}:{r},1,2)"
+    path = tmp_path / "index.xlsx"
+    wb.save(path)
+    ev = evaluate_blocks(path)
+    assert [ev.value("S", f"A{r}") for r in (2, 3, 4)] == [42, 7, "x"]
+    assert ev.paths.cell_cells == 0

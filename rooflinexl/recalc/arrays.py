@@ -135,6 +135,14 @@ def each_element(grids: list, fn) -> np.ndarray:
     return out
 
 
+def _each_position(pos: list, one) -> Array:
+    """``one`` of INDEX's position values at each element of the positions (arrays or
+    single values) laid over each other (:func:`each_element`)."""
+    grids = [_grid(p) if _grid(p) is not None else np.array([[p]], dtype=object)
+             for p in pos]
+    return each_element(grids, one).view(Array)
+
+
 def excel_broadcast(values: list) -> list:
     """Arguments of an element-wise operation brought to one shape as Excel does.
 
@@ -371,9 +379,7 @@ class ArrayEval:
                 return ERRORS["#VALUE!"]
             return hit if not isinstance(hit, np.ndarray) else hit[0, 0]
 
-        grids = [_grid(p) if _grid(p) is not None else np.array([[p]], dtype=object)
-                 for p in pos]
-        return each_element(grids, one).view(Array)
+        return _each_position(pos, one)
 
     @staticmethod
     def index_array_at_arrays(values, pos: list):
@@ -388,9 +394,7 @@ class ArrayEval:
             out = fn(values, *ps)
             return out[0, 0] if isinstance(out, np.ndarray) else out
 
-        grids = [_grid(p) if _grid(p) is not None else np.array([[p]], dtype=object)
-                 for p in pos]
-        return each_element(grids, one).view(Array)
+        return _each_position(pos, one)
 
     # -------------------------------------------------------------- calls
     def call(self, node: Call):

@@ -109,7 +109,7 @@ class Call:
 
     name: str  # canonical: '+', 'u-', 'IF', 'XLOOKUP', 'MATMUL_TIME' ...
     args: list = field(default_factory=list)
-    written: str = ""  # the name as written (for formulas' function table)
+    written: str = ""  # the name as written (prefixes and all)
     #: a function without a block kernel, called row by row as the per-cell engine does
     per_row: bool = False
 
@@ -264,13 +264,13 @@ _NOT_READING = frozenset({"ISREF", "AREAS", "ISFORMULA", "FORMULATEXT"})
 
 
 
-#: functions formulas also knows with the _xlfn. prefix Excel writes
+#: functions of the block table Excel writes with the _xlfn. prefix
 _PREFIXED = frozenset({"IFNA", "XLOOKUP", "SINGLE"})
 
-#: functions of formulas' table that the block path must not call per row as a plain
-#: function of values: they read their arguments as references (ROWS, ISFORMULA ...),
-#: depend on where or when they run (NOW, RAND, CELL, INDIRECT ...), take functions
-#: (LAMBDA and its helpers), see hidden rows (SUBTOTAL) or evaluate lazily (IF & co.)
+#: functions the block path must not call per row as a plain function of values: they
+#: read their arguments as references (ROWS, ISFORMULA ...), depend on where or when they
+#: run (NOW, RAND, CELL, INDIRECT ...), take functions (LAMBDA and its helpers), see hidden
+#: rows (SUBTOTAL) or evaluate lazily (IF & co.)
 _NOT_PER_ROW = frozenset({
     "ROW", "ROWS", "COLUMN", "COLUMNS", "AREAS", "INDEX", "OFFSET", "INDIRECT", "ISREF",
     "ISFORMULA", "FORMULATEXT", "CELL", "INFO", "SHEET", "SHEETS", "SINGLE", "ANCHORARRAY",
@@ -290,8 +290,8 @@ _ARRAY_RESULT = frozenset({
     "GROWTH", "FREQUENCY", "GROUPBY", "PIVOTBY", "TRIMRANGE", "REGEXEXTRACT", "MODE.MULT",
     "RANDARRAY",
 })
-#: arguments (by position) that must be written as literals for the row-by-row call,
-#: for the same reason (TEXT's format code through str())
+
+
 def per_row_function(written: str) -> bool:
     """Whether the block path calls our implementation of the function ``written`` (as
     written, ``_xlfn.`` prefix and all) row by row, with the arguments the per-cell engine

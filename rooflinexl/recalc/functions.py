@@ -5067,11 +5067,12 @@ def _number_section(x: float, toks: list) -> str | None:
     dot_at = next((k for k, (kind, _) in enumerate(toks)
                    if kind == "." and (exp_at is None or k < exp_at)), None)
     end_mant = exp_at if exp_at is not None else len(toks)
-    # a comma right after a placeholder (or such a comma) is no character: before another
-    # placeholder of the integer part it groups thousands, after the last one of a part
-    # ("0,", "0.#,") it scales by 1000, inside the fraction it is dropped; any other comma
-    # is a literal (the `formulas` project's test.xlsx, saved by Excel, sheet EXTRA:
-    # 1234567890 as '0,## ##, ##' is '1,234,56 7,8 90', as '0,## ## ,##' '1,234,56 7,8 ,90')
+    # a comma right after a placeholder (or such a comma) is no character: between two
+    # placeholders of the integer part it groups thousands, after the last one of a part
+    # ("0,", "0.#,") it scales by 1000, elsewhere it is dropped; any other comma is a
+    # literal (the `formulas` project's test.xlsx, saved by Excel, sheet EXTRA: 1234567890
+    # as '0,## ##, ##' is '1,234,56 7,8 90', as '0,## ## ,##' '1,234,56 7,8 ,90'; pycel's
+    # text.xlsx, TextNumbers!C34: 890123.456789 as '0,x#.00.0' is '89012x3.45.7')
     int_end = dot_at if dot_at is not None else end_mant
     group, scale, flags = False, 0, set()
     for k, (kind, _) in enumerate(toks):
@@ -5080,7 +5081,7 @@ def _number_section(x: float, toks: list) -> str | None:
         flags.add(k)
         part_end = int_end if k < int_end else end_mant
         later = any(k < j < part_end for j in digit_at)
-        if k < int_end and later:
+        if k < int_end and k + 1 < len(toks) and toks[k + 1][0] == "digit":
             group = True
         elif not later and (exp_at is None or k < exp_at):
             scale += 1  # after the last placeholder of a part ("0.#,"), not the exponent

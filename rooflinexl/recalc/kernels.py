@@ -5,8 +5,9 @@ plain numbers (the everyday case, written to give the same bits as the
 per-cell engine's scalar code) and hands every other row to an implementation
 over single values, so text, booleans, blanks and error values behave exactly
 as in the per-cell engine: the operators' own (:mod:`rooflinexl.recalc.operators`),
-a function's still borrowed from ``formulas`` (:func:`function_of`, through
-:func:`rooflinexl.recalc.values.borrowed`):
+a function's our own over single values (:func:`function_of`:
+:mod:`rooflinexl.recalc.elementary`; only the lookups VLOOKUP, HLOOKUP, XLOOKUP and MATCH
+are still borrowed from ``formulas``, through :func:`rooflinexl.recalc.values.borrowed`):
 
 * element-wise functions (operators, IF, INT ...) get the odd rows as one
   column array, mapped over element by element;
@@ -1031,7 +1032,7 @@ class BlockEval:
         args = [self.value(a) for a in node.args]
         return self.delegate(node.written, args, [isinstance(a, Lit) for a in node.args])
 
-    f_CEILING = f_FLOOR = _delegated  # ROUND & co.: the engine's own (functions.py)
+    f_CEILING = f_FLOOR = _delegated  # functions.COMPATIBLE_MULTIPLES, row by row
     # SIGN, LOG10, LEN, LOWER, UPPER, TRUNC: our own (scalars.py), called as functions
 
     def f_SINGLE(self, node):
@@ -1058,10 +1059,12 @@ class BlockEval:
             ok[:] = False
         if ra < 1:
             raise Unsupported("reference above row 1")
-        v = self.store.get(a.sheet, col, ra, rb) if ok.any() else _err("#VALUE!", 1)
+        if not ok.any():
+            return _err("#VALUE!", 1)
+        v = self.store.get(a.sheet, col, ra, rb)
         if ok.all():
-            return v.broadcast(self.n) if len(v) != self.n else v
-        v = v.broadcast(self.n) if len(v) != self.n else v
+            return v
+        v = v.broadcast(self.n)
         idx = np.flatnonzero(ok)
         return Vec.assemble(self.n, [(idx, v.take(idx)),
                                      (np.flatnonzero(~ok), _err("#VALUE!", 1))])
@@ -1098,12 +1101,19 @@ class BlockEval:
         if not 2 <= len(args) <= 4 or not isinstance(args[0], Rng):
             raise Unsupported("INDEX other than INDEX(range, row, [col], [area])")
         rng = self.range(args[0])
-        if rng.per_row:
-            raise Unsupported("INDEX over a relative range")
         row = self.value(args[1])
         col = self.value(args[2]) if len(args) > 2 else None
         area = self.value(args[3]) if len(args) > 3 else None
-        return self.index_cells(rng, row, col, area)
+        if not rng.per_row:
+            return self.index_cells(rng, row, col, area)
+        out = []  # a relative range (INDEX(2:2, 1, 2) filled down): row by row
+        for i in range(self.n):
+            window = RangeArg(rng.kind[i], rng.num[i], None if rng.obj is None else rng.obj[i],
+                              None if rng.npy is None else rng.npy[i], False, rng.rng)
+            at = [None if v is None else v.take([i if len(v) > 1 else 0])
+                  for v in (row, col, area)]
+            out.append(self.index_cells(window, *at).item(0))
+        return Vec.from_objects(out)
 
     @staticmethod
     def index_cells(rng: RangeArg, row: Vec, col: Vec | None = None,

@@ -2368,6 +2368,81 @@ for _name, _fn in (
     SCALARS[_name] = lift(_name, _fn, 1, 1, atp=True)
 del _name, _fn
 
+# ------------------------------------------------------------ QUOTIENT, SERIESSUM
+# Microsoft, "QUOTIENT function" and "SERIESSUM function" (read 2026-12-02); both came from
+# the Analysis ToolPak: a boolean is #VALUE! (IronCalc's SERIESSUM.xlsx, saved by Excel:
+# SERIESSUM(TRUE, 0, 1, D9:D14) is #VALUE!).
+
+
+def _quotient(numerator, denominator):
+    """QUOTIENT(numerator, denominator): the integer part of the division, toward zero;
+    a denominator of 0 is #DIV/0! (Microsoft's examples: QUOTIENT(5, 2) is 2,
+    QUOTIENT(4.5, 3.1) 1, QUOTIENT(-10, 3) -3).
+
+    >>> SCALARS["QUOTIENT"](-10, 3), SCALARS["QUOTIENT"](4.5, 3.1)
+    (-3.0, 1.0)
+    """
+    n = excel_number(numerator, "QUOTIENT: numerator")
+    d = excel_number(denominator, "QUOTIENT: denominator")
+    if d == 0:
+        raise Fail("#DIV/0!", "QUOTIENT by 0")
+    return float(math.trunc(n / d))
+
+
+SCALARS["QUOTIENT"] = lift("QUOTIENT", _quotient, 2, 2, atp=True)
+
+
+def _seriessum(x, n, m, coefficients):
+    """SERIESSUM(x, n, m, coefficients): the power series a1*x^n + a2*x^(n+m) + ...
+    summed in order; a term 0^0 (or 0 to a negative power) is #NUM!; any argument that is
+    not a number #VALUE! (IronCalc's SERIESSUM.xlsx, saved by Excel:
+    SERIESSUM(2,0,1,{1,2,3}) is 17, SERIESSUM(0,0,2,{1,2,3}) #NUM!,
+    SERIESSUM(-1,0,2,{1,2,3}) 6).
+
+    >>> SCALARS["SERIESSUM"](0.5, 1, 2, [[2.0, 2.0, 2.0]])
+    1.3125
+    """
+    args = (x, n, m, coefficients)
+    if any(hasattr(a, "shape") for a in args):
+        raise TypeError("a block column")  # row by row
+    try:
+        xs = []
+        for a, what in zip(args[:3], ("x", "n", "m"), strict=True):
+            if isinstance(a, list):
+                rows = a if a and isinstance(a[0], list) else [a]
+                if len(rows) != 1 or len(rows[0]) != 1:
+                    raise Fail("#VALUE!", f"SERIESSUM: {what} is a range")
+                a = rows[0][0]
+            if isinstance(a, bool):
+                raise Fail("#VALUE!", f"SERIESSUM: {what} is a boolean")
+            xs.append(excel_number(a, f"SERIESSUM: {what}"))
+        rows = coefficients if isinstance(coefficients, list) else [[coefficients]]
+        rows = rows if rows and isinstance(rows[0], list) else [rows]
+        coef = []
+        for row in rows:
+            for a in row:
+                if isinstance(a, ExcelError):
+                    raise Fail.passing(a)
+                if isinstance(a, bool) or not isinstance(a, (int, float)):
+                    raise Fail("#VALUE!", f"SERIESSUM: coefficient {a!r} is not a number")
+                coef.append(float(a))
+    except Fail as ex:
+        return ex.error
+    x0, n0, m0 = xs
+    total = 0.0
+    for i, a in enumerate(coef):
+        p = n0 + i * m0
+        if x0 == 0 and p <= 0:
+            return ExcelError("#NUM!", "SERIESSUM: 0 to the power 0 or below")
+        term = x0 ** p
+        if isinstance(term, complex) or not math.isfinite(term):
+            return ExcelError("#NUM!", "SERIESSUM: a term is no finite real number")
+        total += a * term
+    return _result(total)
+
+
+SCALARS["SERIESSUM"] = _seriessum
+
 for _fn in SCALARS.values():
     _fn.plain_text = True  # text that reads "#N/A" is text: errors are ExcelError values
 del _fn
