@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from rooflinexl.addresses import column_letters, column_number
 from rooflinexl.errors import ExcelError
 
-__all__ = ["external_function", "external_reference"]
+__all__ = ["external_function", "external_names", "external_reference"]
 
 _CELL = re.compile(r"^(\$?)([A-Za-z]{1,3})(\$?)([0-9]{1,7})$")
 #: an external range larger than this is not written out as an array constant
@@ -45,8 +45,71 @@ def _missing(n: int, sheet: str, what: str) -> ExcelError:
                       "(its link was never read, or its refresh failed)")
 
 
+def external_names(zf, names_map) -> dict[tuple[int, str, str], str | None]:
+    """The defined names other workbooks have, as the package keeps them: ``(n, SHEET,
+    NAME) -> refersTo`` (``SHEET`` ``""`` for a workbook-scope name; ``refersTo`` None for
+    a name kept without one, which Excel shows as ``#NAME?``: the formulas project's
+    test.xlsx caches ``#NAME?`` for ``=[2]!A`` with ``<definedName name="A"/>``).
+
+    >>> import io, zipfile
+    >>> from rooflinexl.ooxml.package import names_map
+    >>> buf = io.BytesIO()
+    >>> with zipfile.ZipFile(buf, "w") as z:
+    ...     z.writestr("xl/workbook.xml", '<workbook xmlns:r="urn:r"><externalReferences>'
+    ...                '<externalReference r:id="rId9"/></externalReferences></workbook>')
+    ...     z.writestr("xl/_rels/workbook.xml.rels", '<Relationships><Relationship Id="rId9" '
+    ...                'Type="x/externalLink" Target="externalLinks/externalLink1.xml"/>'
+    ...                '</Relationships>')
+    ...     z.writestr("xl/externalLinks/externalLink1.xml", '<externalLink><externalBook>'
+    ...                '<sheetNames><sheetName val="S"/></sheetNames><definedNames>'
+    ...                '<definedName name="R" refersTo="=S!$A$1:$B$2"/><definedName name="A"/>'
+    ...                '</definedNames></externalBook></externalLink>')
+    >>> with zipfile.ZipFile(buf) as z:
+    ...     external_names(z, names_map(z))
+    {(1, '', 'R'): '=S!$A$1:$B$2', (1, '', 'A'): None}
+    """
+    from rooflinexl.ooxml.package import (
+        find_member,
+        local_name,
+        parse_xml,
+        relationships,
+        workbook_part,
+    )
+
+    wb = workbook_part(zf, names_map)
+    if wb is None:
+        return {}
+    rels = {rid: (typ, part) for rid, typ, part in relationships(zf, names_map, wb)}
+    out: dict[tuple[int, str, str], str | None] = {}
+    n = 0
+    for el in parse_xml(zf.read(wb), wb).iter():
+        if local_name(el.tag) != "externalReference":
+            continue
+        n += 1
+        rid = next((v for k, v in el.attrib.items() if local_name(k) == "id"), None)
+        typ, part = rels.get(rid, ("", ""))
+        member = find_member(names_map, part) if typ.endswith("/externalLink") else None
+        if member is None:
+            continue
+        root = parse_xml(zf.read(member), member)
+        sheets = [x.get("val") or "" for x in root.iter() if local_name(x.tag) == "sheetName"]
+        for name in root.iter():
+            if local_name(name.tag) != "definedName" or not name.get("name"):
+                continue
+            try:
+                scope = sheets[int(name.get("sheetId"))].upper() if name.get(
+                    "sheetId") is not None else ""
+            except (ValueError, IndexError):
+                continue
+            out[(n, scope, name.get("name").upper())] = name.get("refersTo")
+    return out
+
+
+_REFERS = re.compile(r"^=(?:'((?:[^']|'')+)'|([^'!\[\]]+))!([$A-Za-z0-9]+(?::[$A-Za-z0-9]+)?)$")
+
+
 def external_reference(external: Mapping, n: int, sheet: str, span: str,
-                       rows: tuple[int, int] | None = None):
+                       rows: tuple[int, int] | None = None, names: Mapping | None = None):
     """The compiled node of the reference ``span`` (``$A$1``, ``A1:B2`` or a defined name)
     on ``sheet`` (``""``: a workbook-scope name) of other workbook ``n``, from the values
     ``external`` keeps of it.
@@ -62,6 +125,9 @@ def external_reference(external: Mapping, n: int, sheet: str, span: str,
     rows : (first, last) or None
         The rows of the block the formula fills: a cell whose row is relative (``A2``) is
         each row's own cell there.
+    names : mapping, optional
+        The other workbooks' defined names (:func:`external_names`): a name of a range is
+        that range's kept values, one kept without a reference ``#NAME?``.
 
     Returns
     -------
@@ -89,6 +155,17 @@ def external_reference(external: Mapping, n: int, sheet: str, span: str,
         for key in ((n, up, span.upper()), (n, "", span.upper())):
             if key in external:
                 return Lit(external[key])
+        for key in ((n, up, span.upper()), (n, "", span.upper())):
+            if key not in (names or {}):
+                continue
+            if names[key] is None:
+                return Lit(ExcelError("#NAME?", f"[{n}]!{span}: the other workbook's name "
+                                      "is kept without what it refers to"))
+            m = _REFERS.match(names[key])
+            if m is not None:
+                where = (m.group(1) or m.group(2)).replace("''", "'")
+                return external_reference(external, n, where, m.group(3).replace("$", ""))
+            break
         return Lit(_missing(n, sheet, span))
     if len(corners) == 1 and rows is not None and rows[1] > rows[0] and not corners[0][2]:
         col, row, _fixed = corners[0]

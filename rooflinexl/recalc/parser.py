@@ -273,6 +273,9 @@ def _external(s: _Stream, n: int, pos: int):
     if s.i < len(s.toks) and s.toks[s.i][0] == "bracket":  # [1]!Table1[c]: no value kept
         text += s.toks[s.i][1]
         s.i += 1
+    elif _adjacent(s, "!") and s.i + 1 < len(s.toks) and s.toks[s.i + 1][0] == "word":
+        text += "!" + s.toks[s.i + 1][1]  # [1]!Table1[c] once read as this workbook's table
+        s.i += 2
     if _adjacent(s, ":") and s.i + 1 < len(s.toks) and s.toks[s.i + 1][0] == "word":
         text += ":" + s.toks[s.i + 1][1]
         s.i += 2
