@@ -275,3 +275,16 @@ def test_randarray_shape_bounds_and_whole_numbers(tmp_path):
     assert 0 <= _value(ev, "S", "G1") < 1
     assert _value(ev, "S", "G2") == "#VALUE!"
     assert ev.paths.cell_cells == 0
+
+
+def test_dde_in_a_worksheet_is_name_error(tmp_path):
+    """DDE is a macro-sheet function: in a worksheet Excel shows #NAME? (EPPlus's
+    dde.xlsx, saved by Excel, caches #NAME? for ``{=DDE("RT","symbol","data_column")}``)."""
+    def build(wb):
+        wb.active.title = "S"
+        wb.active["A1"] = '=DDE("RT","symbol","data_column")'
+        wb.active["A2"] = '=ISERROR(DDE("RT","symbol","data_column"))'
+
+    ev = _evaluate(tmp_path, build)
+    assert [_value(ev, "S", "A1"), _value(ev, "S", "A2")] == ["#NAME?", True]
+    assert ev.paths.cell_cells == 0

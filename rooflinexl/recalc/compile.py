@@ -782,6 +782,12 @@ def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, refs):
             from rooflinexl.recalc.sheetinfo import sheet_call
 
             return sheet_call(_canonical(written), kids, sheet, ctx.book.info.sheets)
+        if _canonical(written) == "DDE":  # a macro-sheet function: #NAME? in a worksheet
+            from rooflinexl.errors import ExcelError
+
+            return Lit(ExcelError("#NAME?", "DDE is a macro-sheet function, not a worksheet "
+                                  "function (EPPlus's dde.xlsx, saved by Excel, caches "
+                                  "#NAME?)"))
         if _canonical(written) == "RANDARRAY":  # randarray.py; omitted: the defaults
             from rooflinexl.recalc.randarray import DEFAULTS
 
