@@ -227,9 +227,9 @@ def test_other_workbooks_from_the_values_the_file_keeps(tmp_path):
     link is refreshed (the formulas project's test.xlsx caches 3 for ``=[1]Sheet1!$A$1+1``
     with 2 kept; ClosedXML's external-refs.xlsx, saved by Excel, shows each kept text of a
     filled-down ``=[1]Sheet1!A1``). By hand from the cells kept here (A1=2, A2=5, A3=7,
-    B1="x", name Rate = A2): a filled-down relative reference reads each row's own cell; a
-    range sums 2+5+7 = 14; a name of the other workbook its cell; a sheet whose refresh
-    failed #REF! (calamine's errors.xlsx caches #REF! for ``=[1]Feuil8!A1`` there); a cell
+    B1="x", name Rate = A2): a filled-down relative reference reads each row's own cell
+    (over B1:B2, B2 not kept: "x", #REF!); a range sums 2+5+7 = 14; a name of the other
+    workbook its cell; a sheet whose refresh failed #REF! (calamine's errors.xlsx caches #REF! for ``=[1]Feuil8!A1`` there); a cell
     not kept #REF!; an add-in function of the other workbook #NAME?; a name of a range
     (Both = A1:A2) its values, 2+5 = 7 (EPPlus's ExtRef.xlsx caches 117 for
     ``=SUM([1]!RangeE1F2)``); a name kept without a reference #NAME? (the formulas
@@ -242,13 +242,14 @@ def test_other_workbooks_from_the_values_the_file_keeps(tmp_path):
     formulas = {"C1": "=[1]Data!A1*10", "C2": "=[1]Data!A2*10", "C3": "=[1]Data!A3*10",
                 "D1": "=SUM([1]Data!$A$1:$A$3)", "D2": "=[1]!Rate+1", "D3": "=[1]Data!B1&\"y\"",
                 "D4": "=[1]Gone!A1", "D5": "=[1]Data!Z9", "D6": '=[1]!AddIn("q")',
-                "D7": "=SUM([1]!Both)", "D8": "=[1]!Blank", "D9": "=[0]!nothere"}
+                "D7": "=SUM([1]!Both)", "D8": "=[1]!Blank", "D9": "=[0]!nothere",
+                "F1": "=[1]Data!B1", "F2": "=[1]Data!B2"}
     path = _with_link(tmp_path, formulas, cells, names)
     ev = evaluate_blocks(path)
     got = {c: _value(ev, "S", c) for c in formulas}
     assert got == {"C1": 20.0, "C2": 50.0, "C3": 70.0, "D1": 14.0, "D2": 6.0, "D3": "xy",
                    "D4": "#REF!", "D5": "#REF!", "D6": "#NAME?",
-                   "D7": 7.0, "D8": "#NAME?", "D9": "#NAME?"}
+                   "D7": 7.0, "D8": "#NAME?", "D9": "#NAME?", "F1": "x", "F2": "#REF!"}
     assert ev.paths.cell_cells == 0
 
 

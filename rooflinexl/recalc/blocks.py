@@ -66,6 +66,7 @@ from rooflinexl.recalc.compile import (
 from rooflinexl.recalc.engine import CellResult, Evaluation
 from rooflinexl.recalc.functions import set_date_system, use_character_set, use_date_system
 from rooflinexl.recalc.kernels import BlockEval, dispatch_order, reset_clock
+from rooflinexl.recalc.links import kept_cells
 from rooflinexl.recalc.loader import (
     Book,
     legacy_arrays,
@@ -793,6 +794,11 @@ class _Run:
                 vals.append(v)
             for c, (rows, vals) in per_col.items():
                 self.store.column(sheet.name, c).set_constants(rows, vals)
+        for name, per_col in kept_cells(book.external).items():  # other workbooks' cells
+            for c, (rows, vals) in per_col.items():
+                order = sorted(range(len(rows)), key=rows.__getitem__)
+                self.store.column(name, c).set_constants([rows[i] for i in order],
+                                                         [vals[i] for i in order])
         self.values: dict[int, Vec] = {}  # unit id -> raw result (blanks as 0)
         self.grids: dict[int, list[Vec]] = {}  # array formula unit id -> its columns' values
         self.records: dict[int, tuple[dict, list]] = {}

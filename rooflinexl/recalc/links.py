@@ -21,11 +21,44 @@ from collections.abc import Mapping
 from rooflinexl.addresses import column_letters, column_number
 from rooflinexl.errors import ExcelError
 
-__all__ = ["external_function", "external_names", "external_reference"]
+__all__ = ["external_function", "external_names", "external_reference", "kept_cells",
+           "kept_sheet"]
 
 _CELL = re.compile(r"^(\$?)([A-Za-z]{1,3})(\$?)([0-9]{1,7})$")
 #: an external range larger than this is not written out as an array constant
 _MAX_CELLS = 10_000
+#: a filled-down block with cells not kept is one CHOOSE of this many values at most
+_MAX_CHOICES = 2_000
+
+
+def kept_sheet(n: int, sheet: str) -> str:
+    """The name under which the evaluator's store holds the cells the file keeps of sheet
+    ``sheet`` of other workbook ``n`` (no worksheet can have it: ``[`` is not allowed in a
+    sheet name).
+
+    >>> kept_sheet(1, "Data")
+    '[1]DATA'
+    """
+    return f"[{n}]{sheet.upper()}"
+
+
+def kept_cells(external: Mapping) -> dict[str, dict[int, tuple[list, list]]]:
+    """The kept cells of other workbooks by :func:`kept_sheet` and column:
+    ``{sheet: {col: (rows, values)}}`` (names left out).
+
+    >>> kept_cells({(1, "D", "B2"): 5.0, (1, "", "RATE"): 1.0})
+    {'[1]D': {2: ([2], [5.0])}}
+    """
+    out: dict[str, dict[int, tuple[list, list]]] = {}
+    for (n, sheet, a1), v in external.items():
+        m = _CELL.match(a1)
+        if m is None or not sheet:
+            continue
+        rows, vals = out.setdefault(kept_sheet(n, sheet), {}).setdefault(
+            column_number(m.group(2)), ([], []))
+        rows.append(int(m.group(4)))
+        vals.append(v)
+    return out
 
 
 def _corners(span: str):
@@ -133,7 +166,9 @@ def external_reference(external: Mapping, n: int, sheet: str, span: str,
     -------
     Lit, Arr or Call
         A cell's value (``Lit``), a range's values as an array constant (``Arr``),
-        per row ``CHOOSE(ROW()-first+1, ...)``, or ``Lit(#REF!)`` naming what is missing.
+        a relative reference to the kept cells (:func:`kept_sheet`) when each row's cell is
+        kept, else ``CHOOSE(ROW()-first+1, ...)``, or ``Lit(#REF!)`` naming what is
+        missing.
 
     Examples
     --------
@@ -147,7 +182,7 @@ def external_reference(external: Mapping, n: int, sheet: str, span: str,
     >>> str(external_reference(ext, 1, "Sheet1", "C9").value)
     '#REF!'
     """
-    from rooflinexl.recalc.compile import Arr, Call, Lit
+    from rooflinexl.recalc.compile import Arr, Call, Lit, Rng, Unsupported
 
     up = sheet.upper()
     corners = _corners(span)
@@ -169,12 +204,16 @@ def external_reference(external: Mapping, n: int, sheet: str, span: str,
         return Lit(_missing(n, sheet, span))
     if len(corners) == 1 and rows is not None and rows[1] > rows[0] and not corners[0][2]:
         col, row, _fixed = corners[0]
-        values = []
-        for r in range(rows[0], rows[1] + 1):
-            a1 = f"{column_letters(col)}{row + r - rows[0]}"
-            values.append(Lit(external.get((n, up, a1), _missing(n, sheet, a1))))
+        keys = [(n, up, f"{column_letters(col)}{row + r - rows[0]}")
+                for r in range(rows[0], rows[1] + 1)]
+        if all(k in external for k in keys):  # the kept cells, read as a sheet's
+            return Rng(kept_sheet(n, sheet), row - rows[0], col, row - rows[0], col, True, True)
+        if len(keys) > _MAX_CHOICES:
+            raise Unsupported(f"[{n}]{sheet}!{span} filled down {len(keys)} rows, some of "
+                              "whose cells the file does not keep")
         pick = Call("+", [Call("ROW", [], "ROW"), Lit(float(1 - rows[0]))], "+")
-        return Call("CHOOSE", [pick, *values], "CHOOSE")
+        return Call("CHOOSE", [pick, *[Lit(external.get(k, _missing(*k))) for k in keys]],
+                    "CHOOSE")
     (c1, r1, _), (c2, r2, _) = corners[0], corners[-1]
     c1, c2, r1, r2 = min(c1, c2), max(c1, c2), min(r1, r2), max(r1, r2)
     if (r2 - r1 + 1) * (c2 - c1 + 1) > _MAX_CELLS:
