@@ -229,8 +229,8 @@ def test_other_workbooks_from_the_values_the_file_keeps(tmp_path):
     filled-down ``=[1]Sheet1!A1``). By hand from the cells kept here (A1=2, A2=5, A3=7,
     B1="x", name Rate = A2): a filled-down relative reference reads each row's own cell
     (over B1:B2, B2 not kept: "x", #REF!); a range sums 2+5+7 = 14; a name of the other
-    workbook its cell; a sheet whose refresh failed #REF! (calamine's errors.xlsx caches #REF! for ``=[1]Feuil8!A1`` there); a cell
-    not kept #REF!; an add-in function of the other workbook #NAME?; a name of a range
+    workbook its cell; a sheet whose refresh failed #REF! (calamine's errors.xlsx caches
+    #REF! for ``=[1]Feuil8!A1`` there); a cell not kept #REF!; an add-in function of the other workbook #NAME?; a name of a range
     (Both = A1:A2) its values, 2+5 = 7 (EPPlus's ExtRef.xlsx caches 117 for
     ``=SUM([1]!RangeE1F2)``); a name kept without a reference #NAME? (the formulas
     project's test.xlsx, ``=[2]!A``); ``[0]!`` this workbook, a name it lacks #NAME?."""
