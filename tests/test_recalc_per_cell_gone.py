@@ -227,13 +227,19 @@ def test_other_workbooks_from_the_values_the_file_keeps(tmp_path):
     link is refreshed (the formulas project's test.xlsx caches 3 for ``=[1]Sheet1!$A$1+1``
     with 2 kept; ClosedXML's external-refs.xlsx, saved by Excel, shows each kept text of a
     filled-down ``=[1]Sheet1!A1``). By hand from the cells kept here (A1=2, A2=5, A3=7,
-    B1="x", name Rate = A2): a filled-down relative reference reads each row's own cell
-    (over B1:B2, B2 not kept: "x", #REF!); a range sums 2+5+7 = 14; a name of the other
-    workbook its cell; a sheet whose refresh failed #REF! (calamine's errors.xlsx caches
-    #REF! for ``=[1]Feuil8!A1`` there); a cell not kept #REF!; an add-in function of the other workbook #NAME?; a name of a range
-    (Both = A1:A2) its values, 2+5 = 7 (EPPlus's ExtRef.xlsx caches 117 for
-    ``=SUM([1]!RangeE1F2)``); a name kept without a reference #NAME? (the formulas
-    project's test.xlsx, ``=[2]!A``); ``[0]!`` this workbook, a name it lacks #NAME?."""
+    B1="x", name Rate = A2):
+
+    * a filled-down relative reference reads each row's own cell (over B1:B2, B2 not
+      kept: "x", #REF!);
+    * a range sums 2+5+7 = 14; a name of a range (Both = A1:A2) its values, 2+5 = 7
+      (EPPlus's ExtRef.xlsx caches 117 for ``=SUM([1]!RangeE1F2)``); a name of a cell
+      its value;
+    * a sheet whose refresh failed is #REF! (calamine's errors.xlsx caches #REF! for
+      ``=[1]Feuil8!A1`` there), so is a cell not kept;
+    * an add-in function of the other workbook is #NAME?; so is a name kept without a
+      reference (the formulas project's test.xlsx, ``=[2]!A``) and a name this workbook
+      (``[0]!``) lacks.
+    """
     cells = ('<row r="1"><cell r="A1"><v>2</v></cell><cell r="B1" t="str"><v>x</v></cell>'
              '</row><row r="2"><cell r="A2"><v>5</v></cell></row><row r="3"><cell r="A3">'
              '<v>7</v></cell></row>')
