@@ -109,10 +109,16 @@ def test_info_from_the_file(tmp_path):
             s[f"A{i}"] = f'=INFO("{t}")'
         s["B1"] = "system"
         s["A8"] = "=INFO(B1)"
+        s["C1"] = ArrayFormula("C1:C2", '=INFO({"system";"recalc"})')  # element by element
+        s["D1"] = ArrayFormula("D1:D2", '=_xlfn.SHEET({"t";"s"})')
+
+    from openpyxl.worksheet.formula import ArrayFormula
 
     ev = _evaluate(tmp_path, build)
     got = [_value(ev, "S", f"A{i}") for i in range(1, 9)]
     assert got == ["pcdos", "Automatic", 2.0, "#N/A", "#N/A", "#N/A", "#VALUE!", "pcdos"]
+    assert [_value(ev, "S", c) for c in ("C1", "C2", "D1", "D2")] == [
+        "pcdos", "Automatic", 2.0, 1.0]
     assert "version of the Excel" in ev.cells[("S", "A5")].value.reason
     assert ev.paths.cell_cells == 0
 

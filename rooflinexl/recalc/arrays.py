@@ -67,7 +67,7 @@ _MAX_CELLS = 20_000_000
 _ELEMENTWISE = frozenset({"IF", "IFERROR", "IFNA", "CHOOSE", "IFS", "SWITCH"})
 #: functions that read their argument as a reference, or depend on where or when they
 #: run: not evaluated here
-_REFUSED = frozenset({"OFFSET", "INDIRECT", "CELL", "INFO", "SHEET", "SHEETS", "NOW",
+_REFUSED = frozenset({"OFFSET", "INDIRECT", "CELL", "NOW",
                       "TODAY", "RAND", "RANDBETWEEN", "LET", "SUBTOTAL",
                       "AGGREGATE", "ANCHORARRAY", "SINGLE"})
 
