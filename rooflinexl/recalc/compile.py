@@ -26,6 +26,7 @@ from rooflinexl.addresses import (
     column_number,
     unquote_sheet,
 )
+from rooflinexl.errors import ExcelError
 from rooflinexl.recalc.functions import REF_POSITION
 from rooflinexl.recalc.links import external_function, external_reference
 from rooflinexl.recalc.parser import ParseError, parse
@@ -446,15 +447,11 @@ class Context:
             text = self.book.local_names[(sheet, key)]
         elif sheet is not None and key not in self.book.names and (
                 scopes := sorted(s for s, n in self.book.local_names if n == key)):
-            from rooflinexl.errors import ExcelError
-
             return Lit(ExcelError("#NAME?", f"name {name} is defined only on sheet "
                                   f"{', '.join(scopes)}"))
         else:
             text = self.names.get(key)
         if text is None:  # Excel: #NAME? ([0]!col2_ in SheetJS's named_ranges_2011.xlsx)
-            from rooflinexl.errors import ExcelError
-
             return Lit(ExcelError("#NAME?", f"no name {name} is defined"))
         if key in relative_names(self.defined):  # the pre-pass writes it out where used
             raise Unsupported(f"name {name} is relative to the cell using it")
@@ -783,8 +780,6 @@ def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, refs):
 
             return sheet_call(_canonical(written), kids, sheet, ctx.book.info.sheets)
         if _canonical(written) == "DDE":  # a macro-sheet function: #NAME? in a worksheet
-            from rooflinexl.errors import ExcelError
-
             return Lit(ExcelError("#NAME?", "DDE is a macro-sheet function, not a worksheet "
                                   "function (EPPlus's dde.xlsx, saved by Excel, caches "
                                   "#NAME?)"))
