@@ -262,6 +262,8 @@ def test_other_workbooks_from_the_values_the_file_keeps(tmp_path):
     assert got == {"C1": 20.0, "C2": 50.0, "C3": 70.0, "D1": 14.0, "D2": 6.0, "D3": "xy",
                    "D4": "#REF!", "D5": "#REF!", "D6": "#NAME?",
                    "D7": 7.0, "D8": "#NAME?", "D9": "#NAME?", "F1": "x", "F2": "#REF!"}
+    assert "refresh failed" in ev.cells[("S", "D4")].reason  # the reason names the cause
+    assert "another workbook" in ev.cells[("S", "D6")].reason
     assert ev.paths.cell_cells == 0
 
 

@@ -59,6 +59,7 @@ from rooflinexl.recalc.compile import (
     Call,
     Compiled,
     Context,
+    Lit,
     Rng,
     Unsupported,
     compile_block,
@@ -1767,6 +1768,20 @@ class BlockRewrites(_ByCell):
         yield from self._extra
 
 
+def _written_reason(tree, code: str) -> str | None:
+    """The reason of the first error value ``code`` the compiler wrote into ``tree`` with
+    one (another workbook's value not kept, a name of another sheet ...), else None."""
+    stack = [tree]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Lit) and isinstance(x.value, ExcelError) and str(x.value) == code \
+                and getattr(x.value, "reason", ""):
+            return x.value.reason
+        if isinstance(x, Call):
+            stack.extend(reversed(x.args))
+    return None
+
+
 class BlockCells(_ByCell):
     """``Evaluation.cells`` of the block evaluator: ``(sheet, "B7") -> CellResult``, in the
     per-cell engine's order (sheet, row, column).
@@ -2014,7 +2029,10 @@ class _Reasons:
             self.memo[key] = out
             return out
         text = u.compiled.text if u is not None and u.compiled is not None else ""
-        if text.replace(" ", "").upper() == "=" + code:
+        written = _written_reason(u.compiled.tree, code) if text else None
+        if written is not None:  # an error the compiler wrote in, with its reason
+            why = written
+        elif text.replace(" ", "").upper() == "=" + code:
             why = f"the formula is the error constant {code}"
         elif code == "#NAME?":
             why = "unknown name, or a function the headless engine does not support"

@@ -196,6 +196,9 @@ def external_reference(external: Mapping, n: int, sheet: str, span: str,
             if names[key] is None:
                 return Lit(ExcelError("#NAME?", f"[{n}]!{span}: the other workbook's name "
                                       "is kept without what it refers to"))
+            if names[key].lstrip("=").strip().upper() == "#REF!":
+                return Lit(ExcelError("#REF!", f"[{n}]!{span}: the other workbook's name "
+                                      "refers to deleted cells (#REF!)"))
             m = _REFERS.match(names[key])
             if m is not None:
                 where = (m.group(1) or m.group(2)).replace("''", "'")
