@@ -292,4 +292,4 @@ def test_index_of_a_relative_range(tmp_path):
     wb.save(path)
     ev = evaluate_blocks(path)
     assert [ev.value("S", f"A{r}") for r in (2, 3, 4)] == [42, 7, "x"]
-    assert ev.paths.cell_cells == 0
+    assert ev.paths.unsupported_cells == 0

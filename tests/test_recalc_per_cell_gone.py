@@ -109,10 +109,16 @@ def test_info_from_the_file(tmp_path):
             s[f"A{i}"] = f'=INFO("{t}")'
         s["B1"] = "system"
         s["A8"] = "=INFO(B1)"
+        s["C1"] = ArrayFormula("C1:C2", '=INFO({"system";"recalc"})')  # element by element
+        s["D1"] = ArrayFormula("D1:D2", '=_xlfn.SHEET({"t";"s"})')
+
+    from openpyxl.worksheet.formula import ArrayFormula
 
     ev = _evaluate(tmp_path, build)
     got = [_value(ev, "S", f"A{i}") for i in range(1, 9)]
     assert got == ["pcdos", "Automatic", 2.0, "#N/A", "#N/A", "#N/A", "#VALUE!", "pcdos"]
+    assert [_value(ev, "S", c) for c in ("C1", "C2", "D1", "D2")] == [
+        "pcdos", "Automatic", 2.0, 1.0]
     assert "version of the Excel" in ev.cells[("S", "A5")].value.reason
     assert ev.paths.unsupported_cells == 0
 
@@ -227,22 +233,37 @@ def test_other_workbooks_from_the_values_the_file_keeps(tmp_path):
     link is refreshed (the formulas project's test.xlsx caches 3 for ``=[1]Sheet1!$A$1+1``
     with 2 kept; ClosedXML's external-refs.xlsx, saved by Excel, shows each kept text of a
     filled-down ``=[1]Sheet1!A1``). By hand from the cells kept here (A1=2, A2=5, A3=7,
-    B1="x", name Rate = A2): a filled-down relative reference reads each row's own cell; a
-    range sums 2+5+7 = 14; a name of the other workbook its cell; a sheet whose refresh
-    failed #REF! (calamine's errors.xlsx caches #REF! for ``=[1]Feuil8!A1`` there); a cell
-    not kept #REF!; an add-in function of the other workbook #NAME?."""
+    B1="x", name Rate = A2):
+
+    * a filled-down relative reference reads each row's own cell (over B1:B2, B2 not
+      kept: "x", #REF!);
+    * a range sums 2+5+7 = 14; a name of a range (Both = A1:A2) its values, 2+5 = 7
+      (EPPlus's ExtRef.xlsx caches 117 for ``=SUM([1]!RangeE1F2)``); a name of a cell
+      its value;
+    * a sheet whose refresh failed is #REF! (calamine's errors.xlsx caches #REF! for
+      ``=[1]Feuil8!A1`` there), so is a cell not kept;
+    * an add-in function of the other workbook is #NAME?; so is a name kept without a
+      reference (the formulas project's test.xlsx, ``=[2]!A``) and a name this workbook
+      (``[0]!``) lacks.
+    """
     cells = ('<row r="1"><cell r="A1"><v>2</v></cell><cell r="B1" t="str"><v>x</v></cell>'
              '</row><row r="2"><cell r="A2"><v>5</v></cell></row><row r="3"><cell r="A3">'
              '<v>7</v></cell></row>')
-    names = '<definedName name="Rate" refersTo="=Data!$A$2"/>'
+    names = ('<definedName name="Rate" refersTo="=Data!$A$2"/><definedName name="Both" '
+             'refersTo="=\'Data\'!$A$1:$A$2"/><definedName name="Blank"/>')
     formulas = {"C1": "=[1]Data!A1*10", "C2": "=[1]Data!A2*10", "C3": "=[1]Data!A3*10",
                 "D1": "=SUM([1]Data!$A$1:$A$3)", "D2": "=[1]!Rate+1", "D3": "=[1]Data!B1&\"y\"",
-                "D4": "=[1]Gone!A1", "D5": "=[1]Data!Z9", "D6": '=[1]!AddIn("q")'}
+                "D4": "=[1]Gone!A1", "D5": "=[1]Data!Z9", "D6": '=[1]!AddIn("q")',
+                "D7": "=SUM([1]!Both)", "D8": "=[1]!Blank", "D9": "=[0]!nothere",
+                "F1": "=[1]Data!B1", "F2": "=[1]Data!B2"}
     path = _with_link(tmp_path, formulas, cells, names)
     ev = evaluate_blocks(path)
     got = {c: _value(ev, "S", c) for c in formulas}
     assert got == {"C1": 20.0, "C2": 50.0, "C3": 70.0, "D1": 14.0, "D2": 6.0, "D3": "xy",
-                   "D4": "#REF!", "D5": "#REF!", "D6": "#NAME?"}
+                   "D4": "#REF!", "D5": "#REF!", "D6": "#NAME?",
+                   "D7": 7.0, "D8": "#NAME?", "D9": "#NAME?", "F1": "x", "F2": "#REF!"}
+    assert "refresh failed" in ev.cells[("S", "D4")].reason  # the reason names the cause
+    assert "another workbook" in ev.cells[("S", "D6")].reason
     assert ev.paths.unsupported_cells == 0
 
 
@@ -268,4 +289,17 @@ def test_randarray_shape_bounds_and_whole_numbers(tmp_path):
     assert all(isinstance(v, float) and -1 <= v < 1 for v in col[:3]) and col[3] == "#N/A"
     assert 0 <= _value(ev, "S", "G1") < 1
     assert _value(ev, "S", "G2") == "#VALUE!"
+    assert ev.paths.unsupported_cells == 0
+
+
+def test_dde_in_a_worksheet_is_name_error(tmp_path):
+    """DDE is a macro-sheet function: in a worksheet Excel shows #NAME? (EPPlus's
+    dde.xlsx, saved by Excel, caches #NAME? for ``{=DDE("RT","symbol","data_column")}``)."""
+    def build(wb):
+        wb.active.title = "S"
+        wb.active["A1"] = '=DDE("RT","symbol","data_column")'
+        wb.active["A2"] = '=ISERROR(DDE("RT","symbol","data_column"))'
+
+    ev = _evaluate(tmp_path, build)
+    assert [_value(ev, "S", "A1"), _value(ev, "S", "A2")] == ["#NAME?", True]
     assert ev.paths.unsupported_cells == 0

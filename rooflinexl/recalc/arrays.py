@@ -70,8 +70,8 @@ _ELEMENTWISE = frozenset({"IF", "IFERROR", "IFNA", "CHOOSE", "IFS", "SWITCH"})
 #: run: not evaluated here
 #: (SUBTOTAL is not: what it leaves out of its references is taken out of them when
 #: compiling, compile._left_out)
-_REFUSED = frozenset({"OFFSET", "INDIRECT", "CELL", "INFO", "SHEET", "SHEETS", "NOW",
-                      "TODAY", "RAND", "RANDBETWEEN", "LET", "AGGREGATE", "ANCHORARRAY"})
+_REFUSED = frozenset({"OFFSET", "INDIRECT", "CELL", "NOW", "TODAY", "RAND", "RANDBETWEEN",
+                      "LET", "AGGREGATE", "ANCHORARRAY"})
 
 
 def _grid(x) -> np.ndarray | None:

@@ -58,6 +58,7 @@ from rooflinexl.recalc.compile import (
 from rooflinexl.recalc.engine import CellResult, Evaluation
 from rooflinexl.recalc.functions import set_date_system, use_character_set, use_date_system
 from rooflinexl.recalc.kernels import BlockEval, dispatch_order, reset_clock
+from rooflinexl.recalc.links import kept_cells
 from rooflinexl.recalc.loader import (
     Book,
     read_book,
@@ -660,6 +661,11 @@ class _Run:
                 vals.append(v)
             for c, (rows, vals) in per_col.items():
                 self.store.column(sheet.name, c).set_constants(rows, vals)
+        for name, per_col in kept_cells(book.external).items():  # other workbooks' cells
+            for c, (rows, vals) in per_col.items():
+                order = sorted(range(len(rows)), key=rows.__getitem__)
+                self.store.column(name, c).set_constants([rows[i] for i in order],
+                                                         [vals[i] for i in order])
         self.values: dict[int, Vec] = {}  # unit id -> raw result (blanks as 0)
         self.grids: dict[int, list[Vec]] = {}  # array formula unit id -> its columns' values
         self.records: dict[int, tuple[dict, list]] = {}
@@ -1647,6 +1653,20 @@ class BlockRewrites(_ByCell):
         yield from self._extra
 
 
+def _written_reason(tree, code: str) -> str | None:
+    """The reason of the first error value ``code`` the compiler wrote into ``tree`` with
+    one (another workbook's value not kept, a name of another sheet ...), else None."""
+    stack = [tree]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Lit) and isinstance(x.value, ExcelError) and str(x.value) == code \
+                and getattr(x.value, "reason", ""):
+            return x.value.reason
+        if isinstance(x, Call):
+            stack.extend(reversed(x.args))
+    return None
+
+
 class BlockCells(_ByCell):
     """``Evaluation.cells`` of the block evaluator: ``(sheet, "B7") -> CellResult``, in the
     per-cell engine's order (sheet, row, column).
@@ -1889,8 +1909,11 @@ class _Reasons:
             self.memo[key] = out
             return out
         text = u.compiled.text if u is not None and u.compiled is not None else ""
+        written = _written_reason(u.compiled.tree, code) if text else None
         if u is not None and u.compiled is not None and u.compiled.notes:
             why = "; ".join(u.compiled.notes)
+        elif written is not None:  # an error the compiler wrote in, with its reason
+            why = written
         elif text.replace(" ", "").upper() == "=" + code:
             why = f"the formula is the error constant {code}"
         elif code == "#NAME?":

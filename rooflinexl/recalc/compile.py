@@ -26,6 +26,7 @@ from rooflinexl.addresses import (
     column_number,
     unquote_sheet,
 )
+from rooflinexl.errors import ExcelError
 from rooflinexl.recalc.functions import REF_POSITION
 from rooflinexl.recalc.links import external_function, external_reference
 from rooflinexl.recalc.parser import ParseError, parse
@@ -479,14 +480,12 @@ class Context:
             text = self.book.local_names[(sheet, key)]
         elif sheet is not None and key not in self.book.names and (
                 scopes := sorted(s for s, n in self.book.local_names if n == key)):
-            from rooflinexl.errors import ExcelError
-
             return Lit(ExcelError("#NAME?", f"name {name} is defined only on sheet "
                                   f"{', '.join(scopes)}"))
         else:
             text = self.names.get(key)
-        if text is None:
-            raise Unsupported(f"unknown name {name}")
+        if text is None:  # Excel: #NAME? ([0]!col2_ in SheetJS's named_ranges_2011.xlsx)
+            return Lit(ExcelError("#NAME?", f"no name {name} is defined"))
         if key in relative_names(self.defined):  # the pre-pass writes it out where used
             raise Unsupported(f"name {name} is relative to the cell using it")
         rw = rewrite_formula("=" + text, tables=self.book.tables,
@@ -831,6 +830,10 @@ def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, refs):
             from rooflinexl.recalc.sheetinfo import sheet_call
 
             return sheet_call(_canonical(written), kids, sheet, ctx.book.info.sheets)
+        if _canonical(written) == "DDE":  # a macro-sheet function: #NAME? in a worksheet
+            return Lit(ExcelError("#NAME?", "DDE is a macro-sheet function, not a worksheet "
+                                  "function (EPPlus's dde.xlsx, saved by Excel, caches "
+                                  "#NAME?)"))
         if _canonical(written) == "RANDARRAY":  # randarray.py; omitted: the defaults
             from rooflinexl.recalc.randarray import DEFAULTS
 
@@ -867,7 +870,7 @@ def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, refs):
                    max(k.r2 for k in kids), max(k.c2 for k in kids), a.r1_rel, a.r2_rel)
     if kind == "xref":  # another workbook's reference: the values the file keeps
         return external_reference(ctx.book.external, item[1], item[2], item[3],
-                                  ctx.block_rows)
+                                  ctx.block_rows, ctx.book.external_names)
     if kind == "xcall":
         return external_function(item[1], item[2])
     if kind == "isect":
@@ -947,7 +950,8 @@ def _range(span: str, start: int, end: int, ctx: Context, sheet, row0, tpl, stic
     ref_sheet, r1, c1, r2, c2 = ref
     if (book := re.match(r"^\[(\d+)\](.*)$", ref_sheet)) and int(book.group(1)):
         return external_reference(ctx.book.external, int(book.group(1)), book.group(2),
-                                  span.rpartition("!")[2], ctx.block_rows)
+                                  span.rpartition("!")[2], ctx.block_rows,
+                                  ctx.book.external_names)
     ref_sheet = ctx.sheet(ref_sheet)
     inside = [(k, s) for k, (a, b, s) in enumerate(tpl.refs) if start <= a and b <= end]
     if len(inside) > 1:

@@ -119,6 +119,8 @@ def resolve_text(text: str, a1: bool, ctx: Context, sheet: str, row: int, col: i
         return _checked(ref_sheet, r1, 1, r2, ctx.clip[1], True)
     if m is None and body.upper() in ctx.names:
         rng = ctx.name(body, sheet)  # Unsupported: a name that is not a plain range
+        if isinstance(rng, Lit) and kind_of(rng.value) == ERR:  # another sheet's name
+            return "#REF!"
         if not isinstance(rng, Rng):  # a name standing for a formula: no reference here
             raise Unsupported(f"INDIRECT of a name that is a formula {text!r}")
         return (rng.sheet, rng.r1, rng.c1, rng.r2, rng.c2, False)

@@ -6057,5 +6057,6 @@ from rooflinexl.recalc import randarray as _randarray  # noqa: E402, I001
 from rooflinexl.recalc import sheetinfo as _sheetinfo  # noqa: E402, I001
 from rooflinexl.recalc import stats as _stats  # noqa: E402, F401, I001 - adds them to BUILTINS
 
-BUILTINS.update({_sheetinfo.SHEET_NUMBER: _sheetinfo.sheet_number, "INFO": _sheetinfo.info,
-                 "RANDARRAY": _randarray.randarray})
+BUILTINS.update({  # SHEET of a value and INFO element by element over arrays
+    _sheetinfo.SHEET_NUMBER: scalars.lift("SHEET", _sheetinfo.sheet_number, 1, 1),
+    "INFO": scalars.lift("INFO", _sheetinfo.info, 1, 1), "RANDARRAY": _randarray.randarray})

@@ -21,11 +21,44 @@ from collections.abc import Mapping
 from rooflinexl.addresses import column_letters, column_number
 from rooflinexl.errors import ExcelError
 
-__all__ = ["external_function", "external_reference"]
+__all__ = ["external_function", "external_names", "external_reference", "kept_cells",
+           "kept_sheet"]
 
 _CELL = re.compile(r"^(\$?)([A-Za-z]{1,3})(\$?)([0-9]{1,7})$")
 #: an external range larger than this is not written out as an array constant
 _MAX_CELLS = 10_000
+#: a filled-down block with cells not kept is one CHOOSE of this many values at most
+_MAX_CHOICES = 2_000
+
+
+def kept_sheet(n: int, sheet: str) -> str:
+    """The name under which the evaluator's store holds the cells the file keeps of sheet
+    ``sheet`` of other workbook ``n`` (no worksheet can have it: ``[`` is not allowed in a
+    sheet name).
+
+    >>> kept_sheet(1, "Data")
+    '[1]DATA'
+    """
+    return f"[{n}]{sheet.upper()}"
+
+
+def kept_cells(external: Mapping) -> dict[str, dict[int, tuple[list, list]]]:
+    """The kept cells of other workbooks by :func:`kept_sheet` and column:
+    ``{sheet: {col: (rows, values)}}`` (names left out).
+
+    >>> kept_cells({(1, "D", "B2"): 5.0, (1, "", "RATE"): 1.0})
+    {'[1]D': {2: ([2], [5.0])}}
+    """
+    out: dict[str, dict[int, tuple[list, list]]] = {}
+    for (n, sheet, a1), v in external.items():
+        m = _CELL.match(a1)
+        if m is None or not sheet:
+            continue
+        rows, vals = out.setdefault(kept_sheet(n, sheet), {}).setdefault(
+            column_number(m.group(2)), ([], []))
+        rows.append(int(m.group(4)))
+        vals.append(v)
+    return out
 
 
 def _corners(span: str):
@@ -45,8 +78,71 @@ def _missing(n: int, sheet: str, what: str) -> ExcelError:
                       "(its link was never read, or its refresh failed)")
 
 
+def external_names(zf, names_map) -> dict[tuple[int, str, str], str | None]:
+    """The defined names other workbooks have, as the package keeps them: ``(n, SHEET,
+    NAME) -> refersTo`` (``SHEET`` ``""`` for a workbook-scope name; ``refersTo`` None for
+    a name kept without one, which Excel shows as ``#NAME?``: the formulas project's
+    test.xlsx caches ``#NAME?`` for ``=[2]!A`` with ``<definedName name="A"/>``).
+
+    >>> import io, zipfile
+    >>> from rooflinexl.ooxml.package import names_map
+    >>> buf = io.BytesIO()
+    >>> with zipfile.ZipFile(buf, "w") as z:
+    ...     z.writestr("xl/workbook.xml", '<workbook xmlns:r="urn:r"><externalReferences>'
+    ...                '<externalReference r:id="rId9"/></externalReferences></workbook>')
+    ...     z.writestr("xl/_rels/workbook.xml.rels", '<Relationships><Relationship Id="rId9" '
+    ...                'Type="x/externalLink" Target="externalLinks/externalLink1.xml"/>'
+    ...                '</Relationships>')
+    ...     z.writestr("xl/externalLinks/externalLink1.xml", '<externalLink><externalBook>'
+    ...                '<sheetNames><sheetName val="S"/></sheetNames><definedNames>'
+    ...                '<definedName name="R" refersTo="=S!$A$1:$B$2"/><definedName name="A"/>'
+    ...                '</definedNames></externalBook></externalLink>')
+    >>> with zipfile.ZipFile(buf) as z:
+    ...     external_names(z, names_map(z))
+    {(1, '', 'R'): '=S!$A$1:$B$2', (1, '', 'A'): None}
+    """
+    from rooflinexl.ooxml.package import (
+        find_member,
+        local_name,
+        parse_xml,
+        relationships,
+        workbook_part,
+    )
+
+    wb = workbook_part(zf, names_map)
+    if wb is None:
+        return {}
+    rels = {rid: (typ, part) for rid, typ, part in relationships(zf, names_map, wb)}
+    out: dict[tuple[int, str, str], str | None] = {}
+    n = 0
+    for el in parse_xml(zf.read(wb), wb).iter():
+        if local_name(el.tag) != "externalReference":
+            continue
+        n += 1
+        rid = next((v for k, v in el.attrib.items() if local_name(k) == "id"), None)
+        typ, part = rels.get(rid, ("", ""))
+        member = find_member(names_map, part) if typ.endswith("/externalLink") else None
+        if member is None:
+            continue
+        root = parse_xml(zf.read(member), member)
+        sheets = [x.get("val") or "" for x in root.iter() if local_name(x.tag) == "sheetName"]
+        for name in root.iter():
+            if local_name(name.tag) != "definedName" or not name.get("name"):
+                continue
+            try:
+                scope = sheets[int(name.get("sheetId"))].upper() if name.get(
+                    "sheetId") is not None else ""
+            except (ValueError, IndexError):
+                continue
+            out[(n, scope, name.get("name").upper())] = name.get("refersTo")
+    return out
+
+
+_REFERS = re.compile(r"^=(?:'((?:[^']|'')+)'|([^'!\[\]]+))!([$A-Za-z0-9]+(?::[$A-Za-z0-9]+)?)$")
+
+
 def external_reference(external: Mapping, n: int, sheet: str, span: str,
-                       rows: tuple[int, int] | None = None):
+                       rows: tuple[int, int] | None = None, names: Mapping | None = None):
     """The compiled node of the reference ``span`` (``$A$1``, ``A1:B2`` or a defined name)
     on ``sheet`` (``""``: a workbook-scope name) of other workbook ``n``, from the values
     ``external`` keeps of it.
@@ -62,12 +158,17 @@ def external_reference(external: Mapping, n: int, sheet: str, span: str,
     rows : (first, last) or None
         The rows of the block the formula fills: a cell whose row is relative (``A2``) is
         each row's own cell there.
+    names : mapping, optional
+        The other workbooks' defined names (:func:`external_names`): a name of a range is
+        that range's kept values, one kept without a reference ``#NAME?``.
 
     Returns
     -------
     Lit, Arr or Call
         A cell's value (``Lit``), a range's values as an array constant (``Arr``),
-        per row ``CHOOSE(ROW()-first+1, ...)``, or ``Lit(#REF!)`` naming what is missing.
+        a relative reference to the kept cells (:func:`kept_sheet`) when each row's cell is
+        kept, else ``CHOOSE(ROW()-first+1, ...)``, or ``Lit(#REF!)`` naming what is
+        missing.
 
     Examples
     --------
@@ -81,7 +182,7 @@ def external_reference(external: Mapping, n: int, sheet: str, span: str,
     >>> str(external_reference(ext, 1, "Sheet1", "C9").value)
     '#REF!'
     """
-    from rooflinexl.recalc.compile import Arr, Call, Lit
+    from rooflinexl.recalc.compile import Arr, Call, Lit, Rng, Unsupported
 
     up = sheet.upper()
     corners = _corners(span)
@@ -89,15 +190,33 @@ def external_reference(external: Mapping, n: int, sheet: str, span: str,
         for key in ((n, up, span.upper()), (n, "", span.upper())):
             if key in external:
                 return Lit(external[key])
+        for key in ((n, up, span.upper()), (n, "", span.upper())):
+            if key not in (names or {}):
+                continue
+            if names[key] is None:
+                return Lit(ExcelError("#NAME?", f"[{n}]!{span}: the other workbook's name "
+                                      "is kept without what it refers to"))
+            if names[key].lstrip("=").strip().upper() == "#REF!":
+                return Lit(ExcelError("#REF!", f"[{n}]!{span}: the other workbook's name "
+                                      "refers to deleted cells (#REF!)"))
+            m = _REFERS.match(names[key])
+            if m is not None:
+                where = (m.group(1) or m.group(2)).replace("''", "'")
+                return external_reference(external, n, where, m.group(3).replace("$", ""))
+            break
         return Lit(_missing(n, sheet, span))
     if len(corners) == 1 and rows is not None and rows[1] > rows[0] and not corners[0][2]:
         col, row, _fixed = corners[0]
-        values = []
-        for r in range(rows[0], rows[1] + 1):
-            a1 = f"{column_letters(col)}{row + r - rows[0]}"
-            values.append(Lit(external.get((n, up, a1), _missing(n, sheet, a1))))
+        keys = [(n, up, f"{column_letters(col)}{row + r - rows[0]}")
+                for r in range(rows[0], rows[1] + 1)]
+        if all(k in external for k in keys):  # the kept cells, read as a sheet's
+            return Rng(kept_sheet(n, sheet), row - rows[0], col, row - rows[0], col, True, True)
+        if len(keys) > _MAX_CHOICES:
+            raise Unsupported(f"[{n}]{sheet}!{span} filled down {len(keys)} rows, some of "
+                              "whose cells the file does not keep")
         pick = Call("+", [Call("ROW", [], "ROW"), Lit(float(1 - rows[0]))], "+")
-        return Call("CHOOSE", [pick, *values], "CHOOSE")
+        return Call("CHOOSE", [pick, *[Lit(external.get(k, _missing(*k))) for k in keys]],
+                    "CHOOSE")
     (c1, r1, _), (c2, r2, _) = corners[0], corners[-1]
     c1, c2, r1, r2 = min(c1, c2), max(c1, c2), min(r1, r2), max(r1, r2)
     if (r2 - r1 + 1) * (c2 - c1 + 1) > _MAX_CELLS:

@@ -67,6 +67,7 @@ from rooflinexl.ooxml.sheetxml import (
     unescape_xstring,
 )
 from rooflinexl.recalc.functions import character_set
+from rooflinexl.recalc.links import external_names
 from rooflinexl.recalc.prepass import TableInfo
 
 __all__ = ["Book", "FormulaCell", "Sheet", "decode", "defined_names", "excel_double",
@@ -158,6 +159,9 @@ class Book:
     external: dict[tuple[int, str, str], object] = field(default_factory=dict)
     #: the sheets, the saving application and the calculation mode (SHEET, INFO)
     info: WorkbookInfo = field(default_factory=WorkbookInfo)
+    #: other workbooks' defined names, (n, SHEET or "", NAME) -> refersTo
+    #: (:func:`rooflinexl.recalc.links.external_names`)
+    external_names: dict = field(default_factory=dict)
 
     def sheet(self, name: str) -> Sheet | None:
         for s in self.sheets:
@@ -779,7 +783,10 @@ def read_book(path, limits: Limits = Limits()) -> Book:
         names, local, case, iterate = defined_names(zf, names_map)
         external = external_cells(zf, names_map)
         info = replace(workbook_info(zf, names_map), worksheets=len(sheets))
-    return Book(path, sheets, names, local, tables, case, iterate, date1904, external, info)
+        ext_names = external_names(zf, names_map) if any(
+            "externallink" in m for m in names_map) else {}
+    return Book(path, sheets, names, local, tables, case, iterate, date1904, external, info,
+                ext_names)
 
 
 def workbook_info(zf, names_map) -> WorkbookInfo:

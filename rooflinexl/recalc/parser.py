@@ -25,7 +25,10 @@ The tree's nodes are tuples:
 * ``("array", text)``: an array constant as written (``{1,2;3,4}``);
 * ``("range", [references])``: a chain of range operators, ``A1:B2:C3``;
 * ``("union", [references])``: ``(A1:A3,C1:C3)``; ``("isect", [reference, reference])``:
-  ``A1:C3 B2:D4`` (the reference operators comma and space).
+  ``A1:C3 B2:D4`` (the reference operators comma and space);
+* ``("xref", n, sheet, span)``: another workbook's reference ``[1]Sheet1!A1`` or
+  ``[1]!Name`` (sheet ``""``); ``("xcall", n, name, [arguments])``: its function
+  ``[1]!Name(..)``; ``[0]`` (this workbook) is left out (``[0]!Name`` is ``Name``).
 
 What the block evaluator does not cover is refused with :class:`ParseError`: ``:``
 between anything but two cell or row/column references, structured references and the
@@ -239,11 +242,11 @@ def _primary(s: _Stream):
             return ("call", text, _arguments(s))
         return _reference(s, kind, text, pos)
     if kind == "bracket" and text[1:-1].isdigit():
-        return _external(s, int(text[1:-1]), pos)
+        return _external(s, int(text[1:-1]))
     raise ParseError(f"unexpected {text!r}")
 
 
-def _external(s: _Stream, n: int, pos: int):
+def _external(s: _Stream, n: int):
     """After ``[n]``: another workbook's reference ``("xref", n, sheet, span)`` (sheet
     ``""`` for ``[n]!Name``), its function ``("xcall", n, name, args)``; ``[0]`` is this
     workbook (the reference as written without it)."""
@@ -273,6 +276,9 @@ def _external(s: _Stream, n: int, pos: int):
     if s.i < len(s.toks) and s.toks[s.i][0] == "bracket":  # [1]!Table1[c]: no value kept
         text += s.toks[s.i][1]
         s.i += 1
+    elif _adjacent(s, "!") and s.i + 1 < len(s.toks) and s.toks[s.i + 1][0] == "word":
+        text += "!" + s.toks[s.i + 1][1]  # [1]!Table1[c] once read as this workbook's table
+        s.i += 2
     if _adjacent(s, ":") and s.i + 1 < len(s.toks) and s.toks[s.i + 1][0] == "word":
         text += ":" + s.toks[s.i + 1][1]
         s.i += 2

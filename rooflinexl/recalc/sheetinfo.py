@@ -216,7 +216,8 @@ def info(type_text):
     if isinstance(v, ExcelError):
         return v
     if not isinstance(v, str):
-        return ExcelError("#VALUE!", f"INFO: type_text {v!r} is not one Excel knows")
+        what = "an empty cell" if v is None else repr(v)
+        return ExcelError("#VALUE!", f"INFO: type_text {what} is not one Excel knows")
     key = v.strip().casefold()
     wb = _current()
     if key == "system":
