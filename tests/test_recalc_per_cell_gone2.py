@@ -278,3 +278,15 @@ def test_a_lookup_over_a_relative_range_in_a_cell_of_its_own(tmp_path):
     ev = _recalc(tmp_path, cells).evaluation
     assert ev.value("S", "B15") == "LOOKUP (arr)"
     assert ev.paths.cell_cells == 0
+
+
+def test_a_chain_of_range_operators_over_fixed_and_relative_ranges(tmp_path):
+    # formulas' test.xlsx, CORE!D9 =SUM(B2:E5:f) with the name f = CORE!$G$2:$H$5 is 81 in
+    # Excel's cached value: the rectangle holding both, B2:H5. By hand here, with 1 in
+    # each of B2:H5 but for 10 in H5: 27 + 10 = 37.
+    cells = {f"{c}{r}": 1 for c in "BCDEFGH" for r in range(2, 6)}
+    cells["H5"] = 10
+    cells["D9"] = "=SUM(B2:E5:f)"
+    ev = _recalc(tmp_path, cells, "CORE", names={"f": "CORE!$G$2:$H$5"}).evaluation
+    assert ev.value("CORE", "D9") == 37
+    assert ev.paths.cell_cells == 0

@@ -784,10 +784,11 @@ def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, refs):
         return Call(UNION, kids, UNION)
     if kind == "range":  # A1:B2:C3, the smallest range holding every piece
         kids = [_build(a, ctx, sheet, row0, col, tpl, sticky, refs) for a in item[1]]
-        if not all(isinstance(k, Rng) for k in kids) or len({k.sheet for k in kids}) != 1 or (
-                len({(k.r1_rel, k.r2_rel) for k in kids}) != 1) or kids[0].r1_rel != (
-                kids[0].r2_rel):
+        if not all(isinstance(k, Rng) for k in kids) or len({k.sheet for k in kids}) != 1:
             raise Unsupported("a chain of range operators over other than ranges alike")
+        if len({(k.r1_rel, k.r2_rel) for k in kids}) != 1 or kids[0].r1_rel != (
+                kids[0].r2_rel):  # fixed and relative rows: the rectangle row by row
+            return Call(":", kids, ":")
         a = kids[0]
         return Rng(a.sheet, min(k.r1 for k in kids), min(k.c1 for k in kids),
                    max(k.r2 for k in kids), max(k.c2 for k in kids), a.r1_rel, a.r2_rel)

@@ -220,14 +220,15 @@ def _range_targets(ev, node: Call) -> list:
     references"); an end that is an error value is that error."""
     ends = [_end_targets(ev, end) for end in node.args]
     out = []
-    for a, b in zip(*ends, strict=True):
-        if isinstance(a, str) or isinstance(b, str):
-            out.append(a if isinstance(a, str) else b)
-        elif a[0] != b[0]:
+    for row in zip(*ends, strict=True):  # A1:B2:C3, a chain, is the rectangle of all
+        err = next((x for x in row if isinstance(x, str)), None)
+        if err is not None:
+            out.append(err)
+        elif len({x[0] for x in row}) != 1:
             raise Unsupported("a range operator between references on two sheets")
         else:
-            out.append((a[0], min(a[1], b[1]), min(a[2], b[2]), max(a[3], b[3]),
-                        max(a[4], b[4]), False))
+            out.append((row[0][0], min(x[1] for x in row), min(x[2] for x in row),
+                        max(x[3] for x in row), max(x[4] for x in row), False))
     return out
 
 
