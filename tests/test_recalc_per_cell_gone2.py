@@ -290,3 +290,20 @@ def test_a_chain_of_range_operators_over_fixed_and_relative_ranges(tmp_path):
     ev = _recalc(tmp_path, cells, "CORE", names={"f": "CORE!$G$2:$H$5"}).evaluation
     assert ev.value("CORE", "D9") == 37
     assert ev.paths.cell_cells == 0
+
+
+def test_a_function_excel_does_not_know_inside_an_array_formula(tmp_path):
+    # IronCalc's LOGICAL IFERROR book, saved by Excel: {=IFERROR(SUMM(G4:G7), "masked!")}
+    # is "masked!", {=IFNA(SUMM(G4:G7), "hidden")} #NAME? (SUMM is no function: #NAME?,
+    # which IFNA lets through), {=IFERROR(XYZ(1), "caught")} "caught". POI's stress002.xlsx:
+    # a branch not taken calling a macro's function (broundTO) is no error (Excel: 0).
+    cells = {"G4": 1, "G5": 2,
+             "C13": ArrayFormula("C13", '=IFERROR(SUMM(G4:G7), "masked!")'),
+             "C14": ArrayFormula("C14", '=_xlfn.IFNA(SUMM(G4:G7), "hidden")'),
+             "C20": ArrayFormula("C20", '=IFERROR(XYZ(1), "caught")'),
+             "C21": ArrayFormula("C21", "=IF(G4<800,0,broundTO(G4))")}
+    ev = _recalc(tmp_path, cells).evaluation
+    assert [ev.value("S", c) for c in ("C13", "C20", "C21")] == ["masked!", "caught", 0]
+    assert str(ev.value("S", "C14")) == "#NAME?"
+    assert "SUMM" in ev.cells[("S", "C14")].reason
+    assert ev.paths.cell_cells == 0

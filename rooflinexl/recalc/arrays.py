@@ -40,6 +40,7 @@ from rooflinexl.recalc import lambdas, reffunctions
 from rooflinexl.recalc.compile import (
     OPERATORS,
     UNION,
+    UNKNOWN,
     Arr,
     Call,
     Eta,
@@ -375,6 +376,11 @@ class ArrayEval:
     # -------------------------------------------------------------- calls
     def call(self, node: Call):
         name = node.name
+        if name == UNKNOWN:  # a function no table knows: #NAME?, as Excel (IFERROR sees it)
+            from rooflinexl.recalc.prepass import display_function_name
+
+            return self.error("#NAME?",
+                              f"unknown function {display_function_name(node.written)}")
         if name in _REFUSED:
             raise Unsupported(f"function {node.written}")
         if name in lambdas.HELPERS:
