@@ -307,3 +307,15 @@ def test_a_function_excel_does_not_know_inside_an_array_formula(tmp_path):
     assert str(ev.value("S", "C14")) == "#NAME?"
     assert "SUMM" in ev.cells[("S", "C14")].reason
     assert ev.paths.cell_cells == 0
+
+
+def test_subtotal_of_only_references_it_leaves_out(tmp_path):
+    # IronCalc's tables book (calc_test_no_export), sheet Hidden, saved by Excel:
+    # SUBTOTAL(109,B6:B7) over two SUBTOTAL cells is 0, the sum of no value; AVERAGE of no
+    # value is #DIV/0! (Microsoft, "AVERAGE function").
+    cells = {"B2": 5, "B3": 7, "B6": "=SUBTOTAL(109,B2:B3)", "B7": "=SUBTOTAL(9,B2:B3)",
+             "B15": "=SUBTOTAL(109,B6:B7)", "B16": "=SUBTOTAL(1,B6:B7)"}
+    ev = _recalc(tmp_path, cells).evaluation
+    assert [ev.value("S", c) for c in ("B6", "B7", "B15")] == [12, 12, 0]
+    assert str(ev.value("S", "B16")) == "#DIV/0!"
+    assert ev.paths.cell_cells == 0

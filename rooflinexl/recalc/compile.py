@@ -683,7 +683,7 @@ def _leave_out(ctx: Context, call: Call, row0: int, row1: int) -> Node:
         raise Unsupported(f"{name} with a computed function_num and cells to leave out "
                           "of a fourth or later argument")
 
-    def case(nested_out: bool, hidden_out: bool, filtered_out: bool) -> Call:
+    def case(nested_out: bool, hidden_out: bool, filtered_out: bool) -> Node:
         args = list(call.args[:first])
         kept = 0  # references (or pieces of them) left to compute over
         for k, arg in enumerate(call.args[first:], first):
@@ -698,8 +698,13 @@ def _leave_out(ctx: Context, call: Call, row0: int, row1: int) -> Node:
             pieces = _kept(arg, row0, rows_out, nest if nested_out else set())
             args.extend(pieces)
             kept += len(pieces)
-        if not kept:  # nothing at all: the function over no value
-            raise Unsupported(f"{name} of references it leaves out entirely")
+        if not kept:  # nothing at all: the function over no value (IronCalc's tables
+            # book, saved by Excel: SUBTOTAL(109,B6:B7) of two SUBTOTALs is 0)
+            if not sub or num is None:
+                raise Unsupported(f"{name} of references it leaves out entirely")
+            from rooflinexl.recalc.functions import BUILTINS
+
+            return Lit(BUILTINS["SUBTOTAL"](num, [[None]]))
         if len(args) > 255:
             raise Unsupported(f"{name} with more than 255 pieces of references")
         return Call(call.name, args, call.written, call.per_row)
