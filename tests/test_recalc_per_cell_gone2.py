@@ -319,3 +319,18 @@ def test_subtotal_of_only_references_it_leaves_out(tmp_path):
     assert [ev.value("S", c) for c in ("B6", "B7", "B15")] == [12, 12, 0]
     assert str(ev.value("S", "B16")) == "#DIV/0!"
     assert ev.paths.cell_cells == 0
+
+
+def test_an_array_formula_reading_its_own_range_directly(tmp_path):
+    # Microsoft, "Remove or allow a circular reference": a formula that refers to its own
+    # cell is a circular reference. An array formula over A1:A2 summing A1:A2, and one
+    # over C1:C2 reading itself through INDIRECT: each cell an error naming the circle.
+    cells = {"A1": ArrayFormula("A1:A2", "=ROW(A1:A2)+SUM(A1:A2)"),
+             "C1": ArrayFormula("C1:C2", '=INDIRECT("C1:C2")'), "E1": "=A1+1"}
+    res = _recalc(tmp_path, cells)
+    ev = res.evaluation
+    assert ev.cells[("S", "A2")].reason == "circular reference: S!A1 -> S!A1"
+    assert ev.cells[("S", "C2")].reason == "circular reference: S!C1 -> S!C1"
+    assert ev.cells[("S", "E1")].reason.startswith("not computed")
+    assert res.exit_code == 1
+    assert ev.paths.cell_cells == 0
