@@ -334,3 +334,23 @@ def test_an_array_formula_reading_its_own_range_directly(tmp_path):
     assert ev.cells[("S", "E1")].reason.startswith("not computed")
     assert res.exit_code == 1
     assert ev.paths.cell_cells == 0
+
+
+def test_subtotal_of_a_reference_indirect_gives(tmp_path):
+    # IronCalc's tables book, sheet filters, saved by Excel: =SUBTOTAL(109,
+    # INDIRECT("B2"):INDIRECT("B6")) leaves the hidden rows out (4 there). Here B2:B6 are
+    # 1..5 with row 4 hidden, no filter (Microsoft, "SUBTOTAL function": 109 leaves
+    # hidden rows out, 9 only rows a filter hides): 12 and 15.
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    for r in range(2, 7):
+        ws[f"B{r}"] = r - 1
+    ws.row_dimensions[4].hidden = True
+    ws["D1"] = '=SUBTOTAL(109, INDIRECT("B2"):INDIRECT("B6"))'
+    ws["D2"] = '=SUBTOTAL(9, INDIRECT("B2:B6"))'
+    path = tmp_path / "book.xlsx"
+    wb.save(path)
+    ev = recalc_book(path, write=False).evaluation
+    assert [ev.value("S", "D1"), ev.value("S", "D2")] == [12, 15]
+    assert ev.paths.cell_cells == 0

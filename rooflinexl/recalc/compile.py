@@ -41,7 +41,8 @@ from rooflinexl.recalc.values import ERR, kind_of
 
 __all__ = ["ARRAY_MODE", "Arr", "Call", "Eta", "LAMBDA_MODE", "Lit", "Node", "Param",
            "REFERENCE_MODE", "Rng", "UNION",
-           "Unsupported", "array_constant", "compile_block", "Compiled", "per_row_function"]
+           "Unsupported", "array_constant", "compile_block", "Compiled", "left_out",
+           "per_row_function"]
 
 
 class Unsupported(Exception):
@@ -552,7 +553,7 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
         node = _build(tree, ctx, sheet, row0, col, tpl, sticky, refs)
     except RecursionError:  # ~1,000 chained operators (Excel allows 8,192 characters)
         raise Unsupported("formula too deeply nested for the block evaluator") from None
-    node = _left_out(ctx, fold_error_bases(node), row0, row1)
+    node = left_out(ctx, fold_error_bases(node), row0, row1)
     stack = [node]
     arrays_inside = None
     unknown: list[str] = []
@@ -618,13 +619,46 @@ def fold_error_bases(node):
     return Call(node.name, args, node.written, node.per_row)
 
 
-def _left_out(ctx: Context, node, row0: int, row1: int):
+def left_out(ctx: Context, node, row0: int, row1: int):
     """``node`` with what each SUBTOTAL or AGGREGATE call leaves out of its references
     in the block row0..row1 taken out of them (:func:`_leave_out`); nodes are new where
-    they change (a defined name's tree is shared)."""
+    they change (a defined name's tree is shared). A reference INDIRECT or OFFSET gives
+    is left for when it is resolved (:func:`rooflinexl.recalc.dynamic.evaluate`).
+
+    Parameters
+    ----------
+    ctx : Context
+        The workbook's context: ``ctx.skips(sheet)`` gives a sheet's hidden rows, its
+        SUBTOTAL/AGGREGATE cells and whether a filter is in effect.
+    node : Node
+        A compiled tree.
+    row0, row1 : int
+        The block's first and last rows.
+
+    Returns
+    -------
+    Node
+
+    Raises
+    ------
+    Unsupported
+        See :func:`_leave_out`.
+
+    Examples
+    --------
+    Row 3 hidden: SUBTOTAL(109, B1:B5) sums B1:B2 and B4:B5 (Microsoft, "SUBTOTAL
+    function": 101-111 leave hidden rows out):
+
+    >>> class Ctx:
+    ...     def skips(self, sheet):
+    ...         return {3}, set(), False
+    >>> node = Call("SUBTOTAL", [Lit(109.0), Rng("S", 1, 2, 5, 2, False, False)], "SUBTOTAL")
+    >>> [(a.r1, a.r2) for a in left_out(Ctx(), node, 7, 7).args[1:]]
+    [(1, 2), (4, 5)]
+    """
     if not isinstance(node, Call):
         return node
-    args = [_left_out(ctx, a, row0, row1) for a in node.args]
+    args = [left_out(ctx, a, row0, row1) for a in node.args]
     if any(a is not b for a, b in zip(args, node.args, strict=True)):
         node = Call(node.name, args, node.written, node.per_row)
     if _canonical(node.written or node.name) in _SUBTOTAL_CALLS:
@@ -662,6 +696,8 @@ def _leave_out(ctx: Context, call: Call, row0: int, row1: int) -> Node:
     for k, arg in enumerate(call.args[first:last], first):
         if isinstance(arg, Lit):  # omitted, or an error value (#REF!:B4, folded)
             continue
+        if isinstance(arg, Call) and arg.name in ("INDIRECT", "OFFSET", ":"):
+            continue  # the reference it names, once resolved (dynamic.evaluate)
         if not isinstance(arg, Rng):
             raise Unsupported(f"{name} of something other than a reference")
         a0, b0 = arg.rows_at(row0)

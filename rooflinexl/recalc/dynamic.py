@@ -30,7 +30,15 @@ from dataclasses import replace
 import numpy as np
 
 from rooflinexl.addresses import column_number, unquote_sheet
-from rooflinexl.recalc.compile import POSITION_FUNCTIONS, Call, Context, Lit, Rng, Unsupported
+from rooflinexl.recalc.compile import (
+    POSITION_FUNCTIONS,
+    Call,
+    Context,
+    Lit,
+    Rng,
+    Unsupported,
+    left_out,
+)
 from rooflinexl.recalc.refs import MAX_COL, MAX_ROW
 from rooflinexl.recalc.values import BOOL, EMPTY, ERR, NUM, STR, kind_of
 
@@ -418,8 +426,8 @@ def evaluate(tree, r0: int, r1: int, ctx: Context, make_eval: Callable,
     reference at the same offset, as Excel lays a reference over an array formula's
     range (one row or column repeated; ``#N/A`` past its end)."""
     calls = dynamic_calls(tree)
-    if not calls:
-        leaf(tree, r0, r1)
+    if not calls:  # what SUBTOTAL leaves out of a reference resolved here, taken out
+        leaf(left_out(ctx, tree, r0, r1), r0, r1)
         return
     node = calls[0]  # innermost: its arguments hold no dynamic call
     ev = make_eval(r0, r1)
