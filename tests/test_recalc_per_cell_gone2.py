@@ -278,3 +278,79 @@ def test_a_lookup_over_a_relative_range_in_a_cell_of_its_own(tmp_path):
     ev = _recalc(tmp_path, cells).evaluation
     assert ev.value("S", "B15") == "LOOKUP (arr)"
     assert ev.paths.unsupported_cells == 0
+
+
+def test_a_chain_of_range_operators_over_fixed_and_relative_ranges(tmp_path):
+    # formulas' test.xlsx, CORE!D9 =SUM(B2:E5:f) with the name f = CORE!$G$2:$H$5 is 81 in
+    # Excel's cached value: the rectangle holding both, B2:H5. By hand here, with 1 in
+    # each of B2:H5 but for 10 in H5: 27 + 10 = 37.
+    cells = {f"{c}{r}": 1 for c in "BCDEFGH" for r in range(2, 6)}
+    cells["H5"] = 10
+    cells["D9"] = "=SUM(B2:E5:f)"
+    ev = _recalc(tmp_path, cells, "CORE", names={"f": "CORE!$G$2:$H$5"}).evaluation
+    assert ev.value("CORE", "D9") == 37
+    assert ev.paths.unsupported_cells == 0
+
+
+def test_a_function_excel_does_not_know_inside_an_array_formula(tmp_path):
+    # IronCalc's LOGICAL IFERROR book, saved by Excel: {=IFERROR(SUMM(G4:G7), "masked!")}
+    # is "masked!", {=IFNA(SUMM(G4:G7), "hidden")} #NAME? (SUMM is no function: #NAME?,
+    # which IFNA lets through), {=IFERROR(XYZ(1), "caught")} "caught". POI's stress002.xlsx:
+    # a branch not taken calling a macro's function (broundTO) is no error (Excel: 0).
+    cells = {"G4": 1, "G5": 2,
+             "C13": ArrayFormula("C13", '=IFERROR(SUMM(G4:G7), "masked!")'),
+             "C14": ArrayFormula("C14", '=_xlfn.IFNA(SUMM(G4:G7), "hidden")'),
+             "C20": ArrayFormula("C20", '=IFERROR(XYZ(1), "caught")'),
+             "C21": ArrayFormula("C21", "=IF(G4<800,0,broundTO(G4))")}
+    ev = _recalc(tmp_path, cells).evaluation
+    assert [ev.value("S", c) for c in ("C13", "C20", "C21")] == ["masked!", "caught", 0]
+    assert str(ev.value("S", "C14")) == "#NAME?"
+    assert "SUMM" in ev.cells[("S", "C14")].reason
+    assert ev.paths.unsupported_cells == 0
+
+
+def test_subtotal_of_only_references_it_leaves_out(tmp_path):
+    # IronCalc's tables book (calc_test_no_export), sheet Hidden, saved by Excel:
+    # SUBTOTAL(109,B6:B7) over two SUBTOTAL cells is 0, the sum of no value; AVERAGE of no
+    # value is #DIV/0! (Microsoft, "AVERAGE function").
+    cells = {"B2": 5, "B3": 7, "B6": "=SUBTOTAL(109,B2:B3)", "B7": "=SUBTOTAL(9,B2:B3)",
+             "B15": "=SUBTOTAL(109,B6:B7)", "B16": "=SUBTOTAL(1,B6:B7)"}
+    ev = _recalc(tmp_path, cells).evaluation
+    assert [ev.value("S", c) for c in ("B6", "B7", "B15")] == [12, 12, 0]
+    assert str(ev.value("S", "B16")) == "#DIV/0!"
+    assert ev.paths.unsupported_cells == 0
+
+
+def test_an_array_formula_reading_its_own_range_directly(tmp_path):
+    # Microsoft, "Remove or allow a circular reference": a formula that refers to its own
+    # cell is a circular reference. An array formula over A1:A2 summing A1:A2, and one
+    # over C1:C2 reading itself through INDIRECT: each cell an error naming the circle.
+    cells = {"A1": ArrayFormula("A1:A2", "=ROW(A1:A2)+SUM(A1:A2)"),
+             "C1": ArrayFormula("C1:C2", '=INDIRECT("C1:C2")'), "E1": "=A1+1"}
+    res = _recalc(tmp_path, cells)
+    ev = res.evaluation
+    assert ev.cells[("S", "A2")].reason == "circular reference: S!A1 -> S!A1"
+    assert ev.cells[("S", "C2")].reason == "circular reference: S!C1 -> S!C1"
+    assert ev.cells[("S", "E1")].reason.startswith("not computed")
+    assert res.exit_code == 1
+    assert ev.paths.unsupported_cells == 0
+
+
+def test_subtotal_of_a_reference_indirect_gives(tmp_path):
+    # IronCalc's tables book, sheet filters, saved by Excel: =SUBTOTAL(109,
+    # INDIRECT("B2"):INDIRECT("B6")) leaves the hidden rows out (4 there). Here B2:B6 are
+    # 1..5 with row 4 hidden, no filter (Microsoft, "SUBTOTAL function": 109 leaves
+    # hidden rows out, 9 only rows a filter hides): 12 and 15.
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    for r in range(2, 7):
+        ws[f"B{r}"] = r - 1
+    ws.row_dimensions[4].hidden = True
+    ws["D1"] = '=SUBTOTAL(109, INDIRECT("B2"):INDIRECT("B6"))'
+    ws["D2"] = '=SUBTOTAL(9, INDIRECT("B2:B6"))'
+    path = tmp_path / "book.xlsx"
+    wb.save(path)
+    ev = recalc_book(path, write=False).evaluation
+    assert [ev.value("S", "D1"), ev.value("S", "D2")] == [12, 15]
+    assert ev.paths.unsupported_cells == 0

@@ -69,7 +69,7 @@ _ELEMENTWISE = frozenset({"IF", "IFERROR", "IFNA", "CHOOSE", "IFS", "SWITCH"})
 #: functions that read their argument as a reference, or depend on where or when they
 #: run: not evaluated here
 #: (SUBTOTAL is not: what it leaves out of its references is taken out of them when
-#: compiling, compile._left_out)
+#: compiling, compile.left_out)
 _REFUSED = frozenset({"OFFSET", "INDIRECT", "CELL", "NOW", "TODAY", "RAND", "RANDBETWEEN",
                       "LET", "AGGREGATE", "ANCHORARRAY"})
 
@@ -399,6 +399,11 @@ class ArrayEval:
     # -------------------------------------------------------------- calls
     def call(self, node: Call):
         name = node.name
+        if name == UNKNOWN:  # a function no table knows: #NAME?, as Excel (IFERROR sees it)
+            from rooflinexl.recalc.prepass import display_function_name
+
+            return self.error("#NAME?",
+                              f"unknown function {display_function_name(node.written)}")
         if name in _REFUSED:
             raise Unsupported(f"function {node.written}")
         if name == UNKNOWN:  # a function no table knows: #NAME?, as on the block path

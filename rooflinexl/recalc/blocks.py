@@ -720,16 +720,12 @@ class _Run:
         tokens = (engine.CURRENT, engine.STATE)
         if u.region is not None:
             r0, c0, r1, c1 = u.region
-            ev = ArrayEval(self.store, u.sheet, u.r0, u.col, self.functions, self.state,
-                           tokens, cells=self.formula_cells)
-            grid = lay_out(self.array_value(u, ev), r1 - r0 + 1, c1 - c0 + 1)
-            cols = [Vec.from_objects(grid[:, j]).blank_as_zero()
-                    for j in range(c1 - c0 + 1)]
+            cols, records = self.array_columns(u)
             for j, v in enumerate(cols):
                 self.store.column(u.sheet, c0 + j).add_segment(r0, r1, v)
             self.grids[u.id] = cols
             self.values[u.id] = cols[0]
-            self.records[u.id] = ({}, [(c, k, code, why) for c, k, code, why in ev.records])
+            self.records[u.id] = ({}, records)
             return
         n = u.r1 - u.r0 + 1
         acc = Vec(np.zeros(n, np.uint8), np.zeros(n), np.empty(n, dtype=object))
@@ -754,6 +750,17 @@ class _Run:
             col.segments[-1] = (u.r0, u.r1, acc)
         self.values[u.id] = acc
         self.records[u.id] = (records, [])
+
+    def array_columns(self, u: Unit) -> tuple[list[Vec], list]:
+        """The array formula over a range ``u`` evaluated once and laid over its range
+        (:func:`~rooflinexl.recalc.arrays.lay_out`): each column's values, and the
+        reasons of the errors it made."""
+        r0, c0, r1, c1 = u.region
+        ev = ArrayEval(self.store, u.sheet, u.r0, u.col, self.functions, self.state,
+                       (engine.CURRENT, engine.STATE), cells=self.formula_cells)
+        grid = lay_out(self.array_value(u, ev), r1 - r0 + 1, c1 - c0 + 1)
+        return ([Vec.from_objects(grid[:, j]).blank_as_zero() for j in range(c1 - c0 + 1)],
+                list(ev.records))
 
     def array_value(self, u: Unit, ev: ArrayEval, row: int | None = None):
         """The value of the array formula ``u`` (evaluated once, at its top-left cell),
@@ -781,6 +788,8 @@ class _Run:
             return BlockEval(self.store, u.sheet, a, b, self.functions, self.state,
                              (engine.CURRENT, engine.STATE), u.col)
 
+        group = getattr(self.store, "group", set())  # the cell scheduler's: its store's
+
         def leaf(t, a: int, b: int) -> None:
             stack = [t]
             while stack:
@@ -789,8 +798,6 @@ class _Run:
                     stack.extend(x.args)
                 elif isinstance(x, Rng):
                     ra, rb = sorted(x.rows_at(a))
-                    # the cell scheduler's own units are read through its store
-                    group = getattr(self.store, "group", set())
                     for w in self.not_computed(x.sheet, ra, x.c1, rb, x.c2) - group:
                         raise cells.Unordered(
                             "INDIRECT or OFFSET reaches a formula cell not computed yet "

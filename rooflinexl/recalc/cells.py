@@ -27,7 +27,7 @@ import numpy as np
 
 from rooflinexl.addresses import column_letters, parse_cell
 from rooflinexl.recalc import dynamic, engine
-from rooflinexl.recalc.arrays import ArrayEval, first_value, lay_out
+from rooflinexl.recalc.arrays import ArrayEval, first_value
 from rooflinexl.recalc.compile import Unsupported
 from rooflinexl.recalc.kernels import BlockEval
 from rooflinexl.recalc.values import EMPTY, ERR, NUM, SheetStore, Vec
@@ -334,10 +334,11 @@ class _Scheduler:
 
     def _depends(self, cell: tuple, pending: list) -> bool:
         """Whether ``cell``'s value (just computed, the ``pending`` cells holding the
-        marker) changes when they hold a number, or nothing, instead."""
+        marker) changes when they hold a number, or nothing, instead (a block's cell:
+        an array formula needs every cell it read)."""
         st, r = cell
-        first = _slots(cell)
-        if any(x[2] is self.marker for x in first):
+        first = st.slot(r)
+        if first[2] is self.marker:
             return True
         for kind, num in ((NUM, _PROBE), (EMPTY, 0.0)):
             saved = [(d, idx, d.save(idx)) for d, idx in pending]
@@ -346,14 +347,14 @@ class _Scheduler:
             self.watch.forget_ranges()
             try:
                 _evaluate(self.run, st, r)
-                again = _slots(cell)
+                again = st.slot(r)
             finally:
                 for d, idx, old in saved:
                     d.restore(idx, old)
-            if not all(_same(a, b) for a, b in zip(first, again, strict=True)):
-                _restore(cell, first)
+            if not _same(first, again):
+                st.put(r, *first)
                 return True
-        _restore(cell, first)
+        st.put(r, *first)
         return False
 
 
@@ -370,15 +371,6 @@ def _cells(cell: tuple) -> list[tuple]:
     if st.head is None:
         return [cell]
     return [(part, row) for part in st.parts for row in range(part.r0, part.r1 + 1)]
-
-
-def _slots(cell: tuple) -> list[tuple]:
-    return [st.slot(r) for st, r in _cells(cell)]
-
-
-def _restore(cell: tuple, slots: list[tuple]) -> None:
-    for (st, r), x in zip(_cells(cell), slots, strict=True):
-        st.put(r, *x)
 
 
 def _same(a: tuple, b: tuple) -> bool:
@@ -406,16 +398,12 @@ def _evaluate(run, st: _State, r: int) -> None:
     tokens = (engine.CURRENT, engine.STATE)
     tree = u.compiled.tree
     if u.region is not None:  # an array formula over a range: computed as a whole
-        r0, c0, r1, c1 = u.region
-        ev = ArrayEval(run.store, u.sheet, u.r0, u.col, run.functions, run.state, tokens,
-                       cells=run.formula_cells)
-        grid = lay_out(run.array_value(u, ev), r1 - r0 + 1, c1 - c0 + 1)
-        for part, j in zip(st.parts, range(c1 - c0 + 1), strict=True):
-            v = Vec.from_objects(grid[:, j]).blank_as_zero()
-            for k in range(r1 - r0 + 1):
-                _put(part, r0 + k, v, k)
-        if ev.records:
-            st.records[0] = list(ev.records)
+        cols, records = run.array_columns(u)
+        for part, v in zip(st.parts, cols, strict=True):
+            for k in range(part.r1 - part.r0 + 1):
+                _put(part, part.r0 + k, v, k)
+        if records:
+            st.records[0] = records
         return
     if u.array_mode:
         ev = ArrayEval(run.store, u.sheet, r, u.col, run.functions, run.state, tokens,

@@ -46,7 +46,7 @@ from rooflinexl.recalc.values import ERR, kind_of
 __all__ = ["ARRAY_MODE", "Arr", "Call", "Eta", "LAMBDA_MODE", "Lit", "Node", "Param",
            "REFERENCE_MODE", "Rng", "UNION",
            "Unsupported", "array_constant", "canonical_name", "compile_block", "Compiled",
-           "known_function", "per_row_function", "unknown_reason"]
+           "known_function", "left_out", "per_row_function", "unknown_reason"]
 
 
 class Unsupported(Exception):
@@ -609,7 +609,7 @@ def compile_block(ctx: Context, sheet: str, row0: int, col: int, text: str,
         node = _build(tree, ctx, sheet, row0, col, tpl, sticky, refs)
     except RecursionError:  # ~1,000 chained operators (Excel allows 8,192 characters)
         raise Unsupported("formula too deeply nested for the block evaluator") from None
-    node = _left_out(ctx, fold_error_bases(node), row0, row1)
+    node = left_out(ctx, fold_error_bases(node), row0, row1)
     if not array and isinstance(node, Call) and node.name == REF_POSITION:
         # ROW(INDIRECT(..)) as a plain cell's whole formula: Excel shows the first number
         node = Call(node.name, [*node.args[:3], Lit(1.0)], node.written)
@@ -681,13 +681,46 @@ def fold_error_bases(node):
     return Call(node.name, args, node.written, node.per_row)
 
 
-def _left_out(ctx: Context, node, row0: int, row1: int):
+def left_out(ctx: Context, node, row0: int, row1: int):
     """``node`` with what each SUBTOTAL or AGGREGATE call leaves out of its references
     in the block row0..row1 taken out of them (:func:`_leave_out`); nodes are new where
-    they change (a defined name's tree is shared)."""
+    they change (a defined name's tree is shared). A reference INDIRECT or OFFSET gives
+    is left for when it is resolved (:func:`rooflinexl.recalc.dynamic.evaluate`).
+
+    Parameters
+    ----------
+    ctx : Context
+        The workbook's context: ``ctx.skips(sheet)`` gives a sheet's hidden rows, its
+        SUBTOTAL/AGGREGATE cells and whether a filter is in effect.
+    node : Node
+        A compiled tree.
+    row0, row1 : int
+        The block's first and last rows.
+
+    Returns
+    -------
+    Node
+
+    Raises
+    ------
+    Unsupported
+        See :func:`_leave_out`.
+
+    Examples
+    --------
+    Row 3 hidden: SUBTOTAL(109, B1:B5) sums B1:B2 and B4:B5 (Microsoft, "SUBTOTAL
+    function": 101-111 leave hidden rows out):
+
+    >>> class Ctx:
+    ...     def skips(self, sheet):
+    ...         return {3}, set(), False
+    >>> node = Call("SUBTOTAL", [Lit(109.0), Rng("S", 1, 2, 5, 2, False, False)], "SUBTOTAL")
+    >>> [(a.r1, a.r2) for a in left_out(Ctx(), node, 7, 7).args[1:]]
+    [(1, 2), (4, 5)]
+    """
     if not isinstance(node, Call):
         return node
-    args = [_left_out(ctx, a, row0, row1) for a in node.args]
+    args = [left_out(ctx, a, row0, row1) for a in node.args]
     if any(a is not b for a, b in zip(args, node.args, strict=True)):
         node = Call(node.name, args, node.written, node.per_row)
     if _canonical(node.written or node.name) in _SUBTOTAL_CALLS:
@@ -725,6 +758,8 @@ def _leave_out(ctx: Context, call: Call, row0: int, row1: int) -> Node:
     for k, arg in enumerate(call.args[first:last], first):
         if isinstance(arg, Lit):  # omitted, or an error value (#REF!:B4, folded)
             continue
+        if isinstance(arg, Call) and arg.name in ("INDIRECT", "OFFSET", ":"):
+            continue  # the reference it names, once resolved (dynamic.evaluate)
         if not isinstance(arg, Rng):
             raise Unsupported(f"{name} of something other than a reference")
         a0, b0 = arg.rows_at(row0)
@@ -746,7 +781,7 @@ def _leave_out(ctx: Context, call: Call, row0: int, row1: int) -> Node:
         raise Unsupported(f"{name} with a computed function_num and cells to leave out "
                           "of a fourth or later argument")
 
-    def case(nested_out: bool, hidden_out: bool, filtered_out: bool) -> Call:
+    def case(nested_out: bool, hidden_out: bool, filtered_out: bool) -> Node:
         args = list(call.args[:first])
         kept = 0  # references (or pieces of them) left to compute over
         for k, arg in enumerate(call.args[first:], first):
@@ -761,8 +796,13 @@ def _leave_out(ctx: Context, call: Call, row0: int, row1: int) -> Node:
             pieces = _kept(arg, row0, rows_out, nest if nested_out else set())
             args.extend(pieces)
             kept += len(pieces)
-        if not kept:  # nothing at all: the function over no value
-            raise Unsupported(f"{name} of references it leaves out entirely")
+        if not kept:  # nothing at all: the function over no value (IronCalc's tables
+            # book, saved by Excel: SUBTOTAL(109,B6:B7) of two SUBTOTALs is 0)
+            if not sub or num is None:
+                raise Unsupported(f"{name} of references it leaves out entirely")
+            from rooflinexl.recalc.functions import BUILTINS
+
+            return Lit(BUILTINS["SUBTOTAL"](num, [[None]]))
         if len(args) > 255:
             raise Unsupported(f"{name} with more than 255 pieces of references")
         return Call(call.name, args, call.written, call.per_row)
@@ -861,10 +901,11 @@ def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, refs):
         return Call(UNION, kids, UNION)
     if kind == "range":  # A1:B2:C3, the smallest range holding every piece
         kids = [_build(a, ctx, sheet, row0, col, tpl, sticky, refs) for a in item[1]]
-        if not all(isinstance(k, Rng) for k in kids) or len({k.sheet for k in kids}) != 1 or (
-                len({(k.r1_rel, k.r2_rel) for k in kids}) != 1) or kids[0].r1_rel != (
-                kids[0].r2_rel):
+        if not all(isinstance(k, Rng) for k in kids) or len({k.sheet for k in kids}) != 1:
             raise Unsupported("a chain of range operators over other than ranges alike")
+        if len({(k.r1_rel, k.r2_rel) for k in kids}) != 1 or kids[0].r1_rel != (
+                kids[0].r2_rel):  # fixed and relative rows: the rectangle row by row
+            return Call(":", kids, ":")
         a = kids[0]
         return Rng(a.sheet, min(k.r1 for k in kids), min(k.c1 for k in kids),
                    max(k.r2 for k in kids), max(k.c2 for k in kids), a.r1_rel, a.r2_rel)

@@ -30,7 +30,15 @@ from dataclasses import replace
 import numpy as np
 
 from rooflinexl.addresses import column_number, unquote_sheet
-from rooflinexl.recalc.compile import POSITION_FUNCTIONS, Call, Context, Lit, Rng, Unsupported
+from rooflinexl.recalc.compile import (
+    POSITION_FUNCTIONS,
+    Call,
+    Context,
+    Lit,
+    Rng,
+    Unsupported,
+    left_out,
+)
 from rooflinexl.recalc.refs import MAX_COL, MAX_ROW
 from rooflinexl.recalc.values import BOOL, EMPTY, ERR, NUM, STR, kind_of
 
@@ -222,14 +230,15 @@ def _range_targets(ev, node: Call) -> list:
     references"); an end that is an error value is that error."""
     ends = [_end_targets(ev, end) for end in node.args]
     out = []
-    for a, b in zip(*ends, strict=True):
-        if isinstance(a, str) or isinstance(b, str):
-            out.append(a if isinstance(a, str) else b)
-        elif a[0] != b[0]:
+    for row in zip(*ends, strict=True):  # A1:B2:C3, a chain, is the rectangle of all
+        err = next((x for x in row if isinstance(x, str)), None)
+        if err is not None:
+            out.append(err)
+        elif len({x[0] for x in row}) != 1:
             raise Unsupported("a range operator between references on two sheets")
         else:
-            out.append((a[0], min(a[1], b[1]), min(a[2], b[2]), max(a[3], b[3]),
-                        max(a[4], b[4]), False))
+            out.append((row[0][0], min(x[1] for x in row), min(x[2] for x in row),
+                        max(x[3] for x in row), max(x[4] for x in row), False))
     return out
 
 
@@ -419,8 +428,8 @@ def evaluate(tree, r0: int, r1: int, ctx: Context, make_eval: Callable,
     reference at the same offset, as Excel lays a reference over an array formula's
     range (one row or column repeated; ``#N/A`` past its end)."""
     calls = dynamic_calls(tree)
-    if not calls:
-        leaf(tree, r0, r1)
+    if not calls:  # what SUBTOTAL leaves out of a reference resolved here, taken out
+        leaf(left_out(ctx, tree, r0, r1), r0, r1)
         return
     node = calls[0]  # innermost: its arguments hold no dynamic call
     ev = make_eval(r0, r1)
