@@ -63,7 +63,9 @@ _BORROWED: dict = {}
 def _function(written: str):
     """The per-cell engine's implementation of an Excel function: formulas' own, with
     the replacements the per-cell engine makes (``engine.formulas_overrides``,
-    ``engine.table_fixes_of_formulas``), so that both paths compute it alike."""
+    ``engine.table_fixes_of_formulas``), so that both paths compute it alike. Only the
+    lookups the block path still borrows (VLOOKUP, HLOOKUP, XLOOKUP, MATCH) reach it
+    (:func:`function_of` takes our own first)."""
     if not _TABLE:
         from rooflinexl.recalc.compile import light_formulas_functions
         from rooflinexl.recalc.engine import formulas_overrides, table_fixes_of_formulas
