@@ -863,7 +863,10 @@ class _Run:
                     old = self.values[w]
                     col.segments = [sg for sg in col.segments if sg[2] is not old]
                     self.store.forget_ranges()
-                    self.block(x)
+                    try:
+                        self.block(x)
+                    except cells.Unordered as ex:  # not to be ordered anew from here
+                        raise Unsupported(f"what-if data table: {ex}") from None
                     added.append((col, self.values[w]))
             self.store.forget_ranges()
             v = self.store.get(sheet, fc, fr, fr)
