@@ -193,11 +193,15 @@ def _with_link(tmp_path, formulas: dict, link_cells: str, link_names: str = "") 
     sheets Data and Gone (Gone's refresh failed)."""
     import zipfile
 
+    from openpyxl.workbook.defined_name import DefinedName
+
     wb = openpyxl.Workbook()
     ws = wb.active
     ws.title = "S"
     for cell, f in formulas.items():
         ws[cell] = f
+    wb.defined_names["far"] = DefinedName("far", attr_text="[1]Data!$A$3")
+    wb.defined_names["lost"] = DefinedName("lost", attr_text="'[1]Gone'!$A$1")
     src = tmp_path / "plain.xlsx"
     wb.save(src)
     out = tmp_path / "linked.xlsx"
@@ -233,13 +237,13 @@ def test_other_workbooks_from_the_values_the_file_keeps(tmp_path):
     link is refreshed (the formulas project's test.xlsx caches 3 for ``=[1]Sheet1!$A$1+1``
     with 2 kept; ClosedXML's external-refs.xlsx, saved by Excel, shows each kept text of a
     filled-down ``=[1]Sheet1!A1``). By hand from the cells kept here (A1=2, A2=5, A3=7,
-    B1="x", name Rate = A2):
+    B1="x", name Rate = A2; this workbook's far = A3, lost = Gone!A1):
 
     * a filled-down relative reference reads each row's own cell (over B1:B2, B2 not
       kept: "x", #REF!);
     * a range sums 2+5+7 = 14; a name of a range (Both = A1:A2) its values, 2+5 = 7
       (EPPlus's ExtRef.xlsx caches 117 for ``=SUM([1]!RangeE1F2)``); a name of a cell
-      its value;
+      its value; this workbook's name of the other's cell (far = [1]Data!$A$3) too;
     * a sheet whose refresh failed is #REF! (calamine's errors.xlsx caches #REF! for
       ``=[1]Feuil8!A1`` there), so is a cell not kept;
     * an add-in function of the other workbook is #NAME?; so is a name kept without a
@@ -255,13 +259,14 @@ def test_other_workbooks_from_the_values_the_file_keeps(tmp_path):
                 "D1": "=SUM([1]Data!$A$1:$A$3)", "D2": "=[1]!Rate+1", "D3": "=[1]Data!B1&\"y\"",
                 "D4": "=[1]Gone!A1", "D5": "=[1]Data!Z9", "D6": '=[1]!AddIn("q")',
                 "D7": "=SUM([1]!Both)", "D8": "=[1]!Blank", "D9": "=[0]!nothere",
-                "F1": "=[1]Data!B1", "F2": "=[1]Data!B2"}
+                "F1": "=[1]Data!B1", "F2": "=[1]Data!B2", "G1": "=far+1", "G2": "=lost"}
     path = _with_link(tmp_path, formulas, cells, names)
     ev = evaluate_blocks(path)
     got = {c: _value(ev, "S", c) for c in formulas}
     assert got == {"C1": 20.0, "C2": 50.0, "C3": 70.0, "D1": 14.0, "D2": 6.0, "D3": "xy",
                    "D4": "#REF!", "D5": "#REF!", "D6": "#NAME?",
-                   "D7": 7.0, "D8": "#NAME?", "D9": "#NAME?", "F1": "x", "F2": "#REF!"}
+                   "D7": 7.0, "D8": "#NAME?", "D9": "#NAME?", "F1": "x", "F2": "#REF!",
+                   "G1": 8.0, "G2": "#REF!"}
     assert "refresh failed" in ev.cells[("S", "D4")].reason  # the reason names the cause
     assert "another workbook" in ev.cells[("S", "D6")].reason
     assert ev.paths.unsupported_cells == 0

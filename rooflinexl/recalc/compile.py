@@ -496,6 +496,10 @@ class Context:
         ref = parse_a1(rw.text[1:], "")
         if ref is None or not ref[0]:
             hit = self._name_formula(name, key, text, rw.text[1:])
+        elif (other := _other_book(ref[0])) is not None:  # '[2]Sheet 6'!$A$1
+            hit = external_reference(self.book.external, other[0], other[1],
+                                     rw.text[1:].rpartition("!")[2], None,
+                                     self.book.external_names)
         else:
             sheet, r1, c1, r2, c2 = ref
             hit = Rng(self.sheet(sheet), r1, c1, r2, c2, False, False, key)
@@ -977,6 +981,16 @@ def _intersection(a, b):
     return Rng(a.sheet, r1, c1, r2, c2, a.r1_rel, a.r2_rel)
 
 
+def _other_book(sheet: str) -> tuple[int, str] | None:
+    """(n, sheet) of a sheet name ``[n]Sheet`` of another workbook (n > 0), else None.
+
+    >>> _other_book("[2]Sheet 6"), _other_book("[0]S"), _other_book("Data")
+    ((2, 'Sheet 6'), None, None)
+    """
+    m = re.match(r"^\[(\d+)\](.*)$", sheet)
+    return (int(m.group(1)), m.group(2)) if m and int(m.group(1)) else None
+
+
 def _range(span: str, start: int, end: int, ctx: Context, sheet, row0, tpl, sticky) -> Node:
     if parse_a1(span, sheet) is None and ":" not in span:
         if "!" in span:  # Sheet!Name: the name of that sheet's scope
@@ -989,8 +1003,8 @@ def _range(span: str, start: int, end: int, ctx: Context, sheet, row0, tpl, stic
     if ref is None:
         raise Unsupported(f"reference {span}")
     ref_sheet, r1, c1, r2, c2 = ref
-    if (book := re.match(r"^\[(\d+)\](.*)$", ref_sheet)) and int(book.group(1)):
-        return external_reference(ctx.book.external, int(book.group(1)), book.group(2),
+    if (other := _other_book(ref_sheet)) is not None:  # '[1]My sheet'!A1
+        return external_reference(ctx.book.external, other[0], other[1],
                                   span.rpartition("!")[2], ctx.block_rows,
                                   ctx.book.external_names)
     ref_sheet = ctx.sheet(ref_sheet)
