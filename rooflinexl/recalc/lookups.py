@@ -215,8 +215,7 @@ def _each(fn, *args):
                 res = fn(*vals)
                 while isinstance(res, list):  # an array result: its top-left value
                     res = res[0][0] if res and isinstance(res[0], list) else res[0]
-                if not isinstance(res, ExcelError):
-                    memo[key] = res
+                memo[key] = res
             row.append(res)
         out.append(row)
     return out
@@ -233,11 +232,6 @@ def _int_arg(x, what: str, default: int, whole=math.trunc) -> int:
     searches as -2)."""
     if x is None:
         return default
-    if _is_array(x):
-        g = _rows(x)
-        if len(g) != 1 or len(g[0]) != 1:
-            raise _Stop(ExcelError("#VALUE!", f"{what}: an array where one value belongs"))
-        x = g[0][0]
     try:
         v = excel_number(x, what)
     except Fail as ex:
