@@ -8,7 +8,7 @@ array inside a plain cell, ``ROW(A1:A3)`` -- do not fit that; :class:`ArrayEval`
 computes them one cell (one array formula) at a time over the same parse tree
 (:mod:`rooflinexl.recalc.compile`), reading ranges from the same
 :class:`~rooflinexl.recalc.values.SheetStore`, so these cells stay nodes of the
-one dependency graph instead of going to the per-cell engine.
+one dependency graph.
 
 Rules (Microsoft, "Guidelines and examples of array formulas" and "Dynamic array
 formulas in non-dynamic aware Excel", read 2026-12-01):
@@ -17,19 +17,19 @@ formulas in non-dynamic aware Excel", read 2026-12-01):
   CHOOSE, IFS and SWITCH work element by element; an array of one row (column)
   stretches down (across); otherwise the result is as large as the largest argument
   and its cells outside a smaller argument are ``#N/A`` (:func:`excel_broadcast`);
-* every other function gets its arguments as the per-cell engine passes them (a
-  range as its 2-D values) and is the same implementation both other paths call:
-  rooflinexl's own through :func:`rooflinexl.recalc.engine.host_call`, SUM & co. by
+* every other function gets its arguments as a host passes them (a range as its 2-D
+  values) and is the same implementation the block kernels call: rooflinexl's own
+  through :func:`rooflinexl.recalc.engine.host_call`, SUM & co. by
   :func:`rooflinexl.recalc.functions.excel_numbers`, INDEX of a reference at single
-  positions by the block kernel's rule, the others still borrowed from ``formulas``
-  with the engine's replacements (:func:`rooflinexl.recalc.kernels.function_of`);
+  positions by the block kernel's rule, the rest by
+  :func:`rooflinexl.recalc.kernels.function_of`;
 * an array formula's result is laid over its range once (:func:`lay_out`): a single
   row or column repeats, cells outside the result are ``#N/A`` (or the function's
   own filler: ``ISNA`` of the missing cells is TRUE, as Excel evaluates them);
 * a plain cell (no array formula) shows the top-left value of an array result.
 
 What it cannot do raises :class:`~rooflinexl.recalc.compile.Unsupported` with the
-reason; the caller sends those cells per cell.
+reason; those cells are error values naming it.
 """
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ from rooflinexl.recalc.kernels import (
     operator_of,
 )
 from rooflinexl.recalc.prepass import SCALAR_ARGUMENT_FUNCTIONS
-from rooflinexl.recalc.values import ERR, ERRORS, Array, Vec, from_formulas, kind_of
+from rooflinexl.recalc.values import ERR, ERRORS, Array, Vec, kind_of
 
 __all__ = ["ArrayEval", "each_element", "excel_broadcast", "first_value", "lay_out"]
 
@@ -76,8 +76,6 @@ _REFUSED = frozenset({"OFFSET", "INDIRECT", "CELL", "NOW", "TODAY", "RAND", "RAN
 
 def _grid(x) -> np.ndarray | None:
     """``x`` as a 2-D object array when it is an array, else None (a scalar)."""
-    if hasattr(x, "ranges") and hasattr(x, "value"):  # formulas' Ranges
-        x = from_formulas(x.value)
     if isinstance(x, np.ndarray):
         if x.ndim == 0:
             return None
@@ -465,8 +463,6 @@ class ArrayEval:
 
     @staticmethod
     def _result(res):
-        if hasattr(res, "ranges") and hasattr(res, "value"):
-            res = from_formulas(res.value)
         if isinstance(res, (list, tuple)):  # formulas' MODE.MULT, TREND: a list
             res = np.array(list(res) or [ERRORS["#N/A"]], dtype=object)
             if res.ndim != 1:

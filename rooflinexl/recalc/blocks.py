@@ -86,7 +86,6 @@ from rooflinexl.recalc.values import (
     STR,
     SheetStore,
     Vec,
-    borrowing,
 )
 
 __all__ = ["BlockCells", "BlockRewrites", "PathCounts", "evaluate_blocks"]
@@ -1307,8 +1306,7 @@ def _evaluate_blocks(path, functions, limits: Limits, engine_mode: str) -> Evalu
         run = _Run(book, ctx, units, functions)
         run.edges = edges
         try:
-            with borrowing():
-                _evaluate(run, units, edges)
+            _evaluate(run, units, edges)
         except _Retry:
             split = _by_rows(units, ctx)  # blocks found unsupported while computing
             if len(split) != len(units):

@@ -278,8 +278,6 @@ _NOT_PER_ROW = frozenset({
     "NOW", "TODAY", "RAND", "RANDBETWEEN", "RANDARRAY",
     "LAMBDA", "LET", "MAP", "REDUCE", "SCAN", "BYROW", "BYCOL", "MAKEARRAY", "ISOMITTED",
     "SUBTOTAL", "AGGREGATE", "IF", "IFS", "IFERROR", "IFNA", "SWITCH", "CHOOSE",
-    # formulas writes a number as Python's str() (2.0 as "2.0"): a number read from a cell
-    # is a float on the block path, often an int per cell
     "SEARCH", "SEARCHB",
 })
 #: functions whose result is an array: only at the top of an array formula (computed once,
@@ -295,8 +293,8 @@ _ARRAY_RESULT = frozenset({
 
 def per_row_function(written: str) -> bool:
     """Whether the block path calls our implementation of the function ``written`` (as
-    written, ``_xlfn.`` prefix and all) row by row, with the arguments the per-cell engine
-    would pass it: a function of our own table (:data:`rooflinexl.recalc.functions.
+    written, ``_xlfn.`` prefix and all) row by row, with the arguments the array evaluator
+    passes it: a function of our own table (:data:`rooflinexl.recalc.functions.
     BUILTINS`, the list functions :data:`~rooflinexl.recalc.functions.EXCEL_NUMBERS`)
     that takes values only (a result that is an array, or a range where a value belongs,
     still sends the cells per cell when evaluating)."""
@@ -343,24 +341,6 @@ def unknown_reason(written: str) -> str:
     if is_excel_function(written):
         return f"function {shown} is not implemented"
     return f"unknown function {shown}"
-
-
-_LIGHT: dict = {}
-
-
-def light_formulas_functions() -> dict:
-    """formulas' function table without its statistics modules (``stat``, ``comp``),
-    whose import (scipy.stats) takes a second or more: most workbooks need neither. Only
-    the lookups the block path still borrows read it (:func:`rooflinexl.recalc.kernels.
-    function_of`)."""
-    if not _LIGHT:
-        import importlib
-
-        for mod in ("info", "logic", "math", "financial", "text", "look", "eng", "date",
-                    "google"):
-            _LIGHT.update(importlib.import_module(f"formulas.functions.{mod}").FUNCTIONS)
-        _LIGHT.update(importlib.import_module("formulas.functions").FUNCTIONS)
-    return _LIGHT
 
 
 @dataclass

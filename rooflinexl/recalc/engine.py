@@ -11,13 +11,9 @@ is not done here.
 """
 from __future__ import annotations
 
-import contextlib
 import contextvars
-import functools
 import math
 import os
-import threading
-import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -75,7 +71,7 @@ class Evaluation:
     rewrites: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
     sheets: list[str] = field(default_factory=list)  # sheet titles in workbook order
     #: how many cells each evaluation path computed (set by the block evaluator,
-    #: :class:`rooflinexl.recalc.blocks.PathCounts`); None from the per-cell engine alone
+    #: :class:`rooflinexl.recalc.blocks.PathCounts`)
     paths: Any = None
 
     def errors(self) -> list[CellResult]:
@@ -132,10 +128,9 @@ def registered_functions() -> dict[str, Callable]:
     return dict(_REGISTRY)
 
 
-# ---------------------------------------------------------------- formulas plumbing
+# ------------------------------------------------------------- evaluation state
 
-_LOCK = threading.RLock()
-#: the formulas node id of the cell being calculated (read by the function adapters)
+#: the cell being calculated (read by the function adapters)
 CURRENT: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "rooflinexl_recalc_cell", default=None
 )
@@ -169,32 +164,12 @@ class State:
         self.udf_errors.setdefault(CURRENT.get(), []).append((code, reason, pos))
 
 
-def _formulas():
-    try:
-        import formulas  # noqa: F401
-        from formulas.functions import Array, get_functions, not_implemented, wrap_func
-        from formulas.tokens.operand import Error, XlError
-    except ImportError as ex:  # pragma: no cover - dependency missing
-        raise EngineError(
-            "headless recalculation needs the 'formulas' package: pip install 'rooflinexl[cli]'"
-        ) from ex
-    return types.SimpleNamespace(
-        Array=Array, get_functions=get_functions, not_implemented=not_implemented,
-        wrap_func=wrap_func, Error=Error, XlError=XlError,
-    )
-
-
-def _empty():
-    import schedula as sh
-
-    return sh.EMPTY
-
-
-# ---------------------------------------------------------- host <-> formulas values
+# ------------------------------------------------------ host <-> engine values
 
 
 def to_host(arg: Any, in_errors: list[ExcelError]) -> Any:
-    """A ``formulas`` argument as a host passes it: scalar or 2-D list of lists."""
+    """An argument (the engine's value or array) as a host passes it: scalar or 2-D list
+    of lists, ``None`` for an empty cell."""
     import numpy as np
 
     if isinstance(arg, np.ndarray):
@@ -211,14 +186,11 @@ def to_host(arg: Any, in_errors: list[ExcelError]) -> Any:
 def _host_elem(x: Any, in_errors: list[ExcelError]) -> Any:
     import numpy as np
 
-    from rooflinexl.recalc.values import BLANK, from_formulas
+    from rooflinexl.recalc.values import BLANK
 
-    if isinstance(x, np.ndarray) and x.ndim == 0:  # formulas' -1.1 in an array constant
+    if isinstance(x, np.ndarray) and x.ndim == 0:
         return _host_elem(x.item(), in_errors)
     if x is BLANK or x is None:
-        return None
-    x = from_formulas(x)  # a formulas value (the per-cell engine's): the engine's own
-    if x is BLANK:
         return None
     if isinstance(x, ExcelError):
         written = getattr(x, "written", None) or str(x)
@@ -232,8 +204,6 @@ def _host_elem(x: Any, in_errors: list[ExcelError]) -> Any:
         x = x.item()
     if isinstance(x, str):
         return None if x == OMITTED else str(x)
-    if hasattr(x, "ranges") and hasattr(x, "value"):  # a Ranges object nested in an array
-        return to_host(x.value, in_errors)
     return x
 
 
@@ -341,285 +311,21 @@ def host_call(name: str, func: Callable) -> Callable:
 
 
 def host_numbers_arg(arg: Any, in_errors: list[ExcelError]) -> tuple[bool, Any]:
-    """A ``formulas`` argument of SUM, COUNT ... as :func:`~rooflinexl.recalc.functions.
-    excel_numbers` takes it: a reference (formulas' ``Ranges``, also INDEX's result) or an
-    array of more than one value is ``(False, rows)``; a single value, typed or computed
-    (formulas holds a computed one as a 1x1 array), is ``(True, value)``."""
+    """A value given to SUM, COUNT ... (not a reference) as :func:`~rooflinexl.recalc.
+    functions.excel_numbers` takes it: an array of more than one value is
+    ``(False, rows)``; a single value, typed or computed (a 1x1 array), ``(True, value)``."""
     import numpy as np
 
-    if hasattr(arg, "ranges") and hasattr(arg, "value"):
-        value = np.asarray(arg.value, dtype=object)
-        value = value.reshape(1, -1) if value.ndim < 2 else value
-        return False, [[_host_elem(x, in_errors) for x in row] for row in value.tolist()]
     if isinstance(arg, np.ndarray) and arg.size != 1:
         return False, to_host(arg, in_errors)
     return True, to_host(arg, in_errors)
-
-
-def _numbers_function(kind: str) -> Callable:
-    """formulas-level SUM, PRODUCT, AVERAGE, MAX, MIN or COUNT with Excel's argument
-    rules (:func:`rooflinexl.recalc.functions.excel_numbers`); it receives references
-    unresolved, to tell a cell's ``"3"`` (skipped) from a typed ``"3"`` (a number)."""
-    from rooflinexl.recalc.functions import excel_numbers
-    from rooflinexl.recalc.values import to_formulas
-
-    F = _formulas()
-
-    def call(*args: Any) -> Any:
-        in_errors: list[ExcelError] = []
-        out = excel_numbers(kind, [host_numbers_arg(a, in_errors) for a in args])
-        return to_formulas(from_host(out, kind, STATE.get(), in_errors))
-
-    call.__name__ = call.__qualname__ = kind
-    return F.wrap_func(call, ranges=True)
-
-
-def formulas_overrides(table: Mapping[str, Any]) -> dict:
-    """Excel's rules in place of formulas' INDEX (over an array) and TEXT, built from
-    formulas' own entries in ``table``, and the functions of a list of numbers
-    (:data:`~rooflinexl.recalc.functions.EXCEL_NUMBERS`: SUM, COUNT, COUNTA, MEDIAN,
-    STDEV.S ..., also under the ``_xlfn.`` name Excel saves); the per-cell engine's table and
-    the block path's (kernels) both take them."""
-
-    from rooflinexl.recalc.functions import EXCEL_NUMBERS
-
-    numbers = {f"{p}{name}": _numbers_function(name) for name in EXCEL_NUMBERS
-               for p in ("", "_XLFN.")}
-    return {**numbers, "INDEX": _index_function(table["INDEX"]), "TEXT": _text_function()}
-
-
-def _text_function():
-    """formulas' TEXT, with number, date and time formats as Excel writes them
-    (:func:`rooflinexl.recalc.functions.text_format`, also for text and boolean values;
-    an empty format is no format); a condition (``[>100]``) or a code it does not know
-    stay formulas'."""
-    import numpy as np
-    from formulas.functions import text as ft
-
-    from rooflinexl.recalc.functions import dates_from_1904, excel_numbers, text_format, value_text
-
-    F = _formulas()
-
-    def xtext(value, format_code):
-        x = value.item() if isinstance(value, np.generic) else value
-        if isinstance(x, str) and not isinstance(x, F.XlError) and x.strip():
-            n = excel_numbers("SUM", [(True, x)])  # numeric (or date) text: its number
-            if isinstance(n, float) and dates_from_1904():
-                try:
-                    float(x)
-                except ValueError:  # read as a 1900-system date: never four years off
-                    return F.Error.errors["#VALUE!"]
-            x = n if isinstance(n, float) else x
-        fmt = format_code.item() if isinstance(format_code, np.generic) else format_code
-        if fmt is _empty() or fmt is None:  # an empty cell as the format: no format at all
-            fmt = format_code = ""
-        elif isinstance(fmt, (bool, int, float)):  # a number as the format: its text
-            fmt = format_code = value_text(fmt)  # (15 digits; 0 and 0.0 alike "0")
-        if x is _empty() or x is None:
-            x = value = 0
-        out = text_format(x, fmt) if isinstance(fmt, str) else None
-        if isinstance(out, ExcelError):
-            return F.Error.errors[str(out)]
-        return ft.xtext(value, format_code) if out is None else out
-
-    # empty arguments reach xtext as they are (an empty format is not the format "0")
-    return ft.wrap_ufunc(xtext, input_parser=lambda *a: a, args_parser=lambda *a: a)
-
-
-def _index_function(formulas_index: dict) -> dict:
-    """formulas' INDEX, except over an array (not a reference) with one position value
-    each: Excel's rules (:func:`rooflinexl.recalc.functions.index_array`: row or column
-    0 the entire column or row, where formulas took the first element)."""
-    import numpy as np
-    from formulas.functions import wrap_impure_func
-
-    from rooflinexl.recalc.functions import index_array
-    from rooflinexl.recalc.values import to_formulas
-
-    F = _formulas()
-    inner = formulas_index["function"]
-
-    def call(array, *pos):
-        if hasattr(array, "ranges") or len(pos) not in (1, 2) or any(
-                isinstance(p, np.ndarray) and p.ndim > 0 or hasattr(p, "ranges") and (
-                    np.asarray(p.value).size != 1) for p in pos):
-            return inner(False, array, *pos)
-        in_errors: list[ExcelError] = []
-        host = [to_host(p.value if hasattr(p, "ranges") else p, in_errors) for p in pos]
-        grid = to_host(array, in_errors)
-        out = index_array(grid if isinstance(grid, list) else [[grid]], *host)
-        return to_formulas(from_host(out, "INDEX", STATE.get(), in_errors))
-
-    return {**formulas_index, "function": wrap_impure_func(F.wrap_func(call, ranges=True))}
-
-
-@contextlib.contextmanager
-def excel_semantics(formulas_table: bool = True):
-    """While active, ``formulas`` follows Excel where it did not: numbers and booleans
-    become text as Excel writes them (:func:`rooflinexl.recalc.functions.value_text`: 15
-    significant digits, ``TRUE``) in ``&``, ``LEN``, ``LEFT``, ``CONCAT`` ... (its own
-    ``_str`` prints 17 digits and a numpy boolean as ``True``), the operators are the
-    block path's own (:mod:`rooflinexl.recalc.operators`: ``0^-1`` is ``#DIV/0!`` ...;
-    :func:`own_operators`), and ``--x`` is
-    a number (``formulas`` reads it as ``+x``); complex numbers as text have 15
-    significant digits per part; date text outside years 1900-9999 is no date.
-    Both evaluation paths run inside it. ``formulas_table=False`` leaves formulas' own
-    function table alone (loading it imports scipy.stats, a second or more): the block
-    path does not read it (:func:`rooflinexl.recalc.kernels.BlockEval._fn` has its own,
-    with the same fixes); the per-cell engine enters again with it."""
-    import formulas.functions.date as fd
-    import formulas.functions.eng as fe
-    import formulas.functions.operators as fo
-    import formulas.functions.text as ft
-    import numpy as np
-    from formulas.tokens.operator import Operator
-
-    from rooflinexl.recalc.functions import complex_text, value_text
-
-    plain_compile = Operator.compile
-
-    def compile_operator(self):
-        # formulas folds "--x" into a unary plus, which keeps TRUE as TRUE; Excel negates
-        # twice, so the value becomes a number
-        if self.name == "u+" and "-" in self.attr.get("sum_minus", ""):
-            neg = fo.OPERATORS["U-"]
-            return lambda x: neg(neg(x))
-        return plain_compile(self)
-
-    plain_complex = fe._fmt_complex
-    plain_text2date = fd._text2datetime
-
-    def text2date(text):
-        date = plain_text2date(text)
-        if not 1900 <= date[0] <= 9999:  # Excel reads no date text outside its calendar
-            raise ValueError(f"{text!r} is not a date Excel knows")
-        return date
-
-    def fmt_complex(r, i, suffix="j"):
-        if not (np.isfinite(r) and np.isfinite(i)):
-            return plain_complex(r, i, suffix)  # formulas' #NUM!
-        return complex_text(float(r), float(i), suffix)
-
-    table = _formulas().get_functions() if formulas_table else {}
-    table_fixes = table_fixes_of_formulas()
-    with _LOCK:
-        saved = (ft._str, fo._str, Operator.compile, fe._fmt_complex, fd._text2datetime)
-        operators = own_operators()
-        saved_operators = {k: fo.OPERATORS[k] for k in operators}
-        saved_table = {k: table[k] for k in table_fixes if k in table}
-        ft._str = fo._str = value_text
-        fo.OPERATORS.update(operators)
-        Operator.compile = compile_operator
-        fe._fmt_complex = fmt_complex
-        fd._text2datetime = text2date
-        table.update(table_fixes)
-        try:
-            yield
-        finally:
-            (ft._str, fo._str, Operator.compile, fe._fmt_complex, fd._text2datetime) = saved
-            fo.OPERATORS.update(saved_operators)
-            for k in table_fixes:
-                table.pop(k, None)
-            table.update(saved_table)
-
-
-@functools.cache
-def own_operators() -> dict[str, Callable]:
-    """The block path's operators (:mod:`rooflinexl.recalc.operators`) as entries of
-    ``formulas``' operator table (``+``, ``U-``, ``&``, ``=`` ...), so that both paths
-    compute an operator alike: ``formulas`` still brings the arguments to one shape,
-    each element is turned into the engine's value and the result back
-    (:func:`rooflinexl.recalc.values.from_formulas`, ``to_formulas``)."""
-    import formulas.functions.operators as fo
-    import numpy as np
-
-    from rooflinexl.recalc.operators import BINARY, UNARY
-    from rooflinexl.recalc.values import from_formulas, to_formulas
-
-    def entry(op):
-        def element(*vals):
-            vals = [v.item() if isinstance(v, np.ndarray) and v.ndim == 0 else v
-                    for v in vals]
-            return to_formulas(op(*[from_formulas(v) for v in vals]))
-
-        element.__name__ = op.__name__
-        return fo.wrap_ufunc(element, input_parser=lambda *a: a,
-                             args_parser=lambda *a: a, check_error=lambda *a: None)
-
-    return {**{k: entry(op) for k, op in BINARY.items()},
-            **{k.upper(): entry(op) for k, op in UNARY.items()}}
-
-
-@functools.cache
-def table_fixes_of_formulas() -> dict[str, Callable]:
-    """Entries of ``formulas``' function table replaced while :func:`excel_semantics` is
-    active. SCAN and MAP as ``formulas`` has them, but keeping an error value an error:
-    its own build their result with ``np.asarray(values)``, which turns ``#VALUE!`` (an
-    ``XlError``, a ``str``) into the text "#VALUE!" whenever every value is text or an
-    error (``SCAN("a", {1;3}, LAMBDA(a, b, a+b^2))`` is two ``#VALUE!`` in Excel).
-    (MINVERSE, IMCSC and IMLOG2 are our own: :mod:`rooflinexl.recalc.engineering`.)
-    RANDBETWEEN an integer (formulas draws any number between the bounds). NOW and TODAY
-    the recalculation's one moment (:func:`rooflinexl.recalc.kernels.now_serial`), as on
-    the block path."""
-    import formulas.functions as fu
-    import numpy as np
-    from formulas.functions import flatten, replace_empty
-
-    from rooflinexl.recalc.kernels import now_serial
-
-    F = _formulas()
-
-    def first(v):
-        return v.ravel()[0] if isinstance(v, np.ndarray) else v
-
-    def scan(initial_value, array, func):
-        array = np.atleast_2d(array)
-        out, acc = [], replace_empty(initial_value)
-        for x in flatten(array, None):
-            acc = func(acc, x)
-            out.append(first(acc))
-        return np.asarray(out, object).reshape(array.shape).view(F.Array)
-
-    def map_(array, func, *arrays):
-        if arrays:  # MAP(array1, array2, ..., lambda)
-            arrays = (func, *arrays)
-            func, arrays = arrays[-1], arrays[:-1]
-        array = np.atleast_2d(array)
-        arrays = [array] + [np.atleast_2d(v) for v in arrays]
-        if not callable(func) or any(v.shape != array.shape for v in arrays):
-            return np.asarray([[F.Error.errors["#VALUE!"]]], object).view(F.Array)
-        cols = [list(flatten(v, None)) for v in arrays]  # equal shapes: equal lengths
-        out = [first(func(*args)) for args in zip(*cols, strict=True)]
-        return np.asarray(out, object).reshape(array.shape).view(F.Array)
-
-    scan_f, map_f = F.wrap_func(scan), F.wrap_func(map_)
-
-    def randbetween_(bottom, top):
-        # an integer from bottom to top (Microsoft: "the smallest integer RANDBETWEEN will
-        # return", "the largest"): formulas returns any number in between
-        if isinstance(bottom, bool) or isinstance(top, bool):
-            return F.Error.errors["#VALUE!"]
-        low, high = math.ceil(bottom), math.floor(top)
-        if low > high:
-            return F.Error.errors["#NUM!"]
-        return float(np.random.randint(low, high + 1))
-
-    return {"_XLFN.SCAN": scan_f, "SCAN": scan_f, "_XLFN.MAP": map_f, "MAP": map_f,
-            "RANDBETWEEN": fu.wrap_ufunc(randbetween_, input_parser=lambda *a: a),
-            "NOW": {"extra_inputs": {fu.COMPILING: False},
-                    "function": fu.wrap_impure_func(fu.wrap_func(now_serial))},
-            "TODAY": {"extra_inputs": {fu.COMPILING: False},
-                      "function": fu.wrap_impure_func(fu.wrap_func(lambda: float(int(
-                          now_serial()))))}}
 
 
 # ----------------------------------------------------------------------- evaluation
 
 
 def py_value(x: Any) -> Any:
-    """A result element (the engine's value or a formulas one) as a plain Python value."""
-    import sys
-
+    """A result element (the engine's value) as a plain Python value."""
     import numpy as np
 
     from rooflinexl.recalc.values import BLANK
@@ -628,20 +334,6 @@ def py_value(x: Any) -> Any:
         return ExcelError(str(x))
     if x is BLANK or x is None:
         return None
-    if "formulas" in sys.modules:
-        F = _formulas()
-        from formulas.excel import XlCircular
-
-        if isinstance(x, XlCircular):
-            return ExcelError("#VALUE!", "circular reference")
-        if isinstance(x, F.XlError):
-            code = str(x)
-            return ExcelError(code if code in EXCEL_ERRORS else "#N/A")
-        if x is _empty():
-            return None
-    if hasattr(x, "ranges") and hasattr(x, "value"):
-        v = np.asarray(x.value)
-        return py_value(v.flat[0]) if v.size else None
     if isinstance(x, np.ndarray):
         return py_value(x.flat[0]) if x.size else None
     if isinstance(x, np.generic):

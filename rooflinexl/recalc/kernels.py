@@ -2,12 +2,11 @@
 
 Every operator and function has a numpy path for the rows whose operands are
 plain numbers (the everyday case, written to give the same bits as the
-per-cell engine's scalar code) and hands every other row to an implementation
-over single values, so text, booleans, blanks and error values behave exactly
-as in the per-cell engine: the operators' own (:mod:`rooflinexl.recalc.operators`),
-a function's our own over single values (:func:`function_of`:
-:mod:`rooflinexl.recalc.elementary`; only the lookups VLOOKUP, HLOOKUP, XLOOKUP and MATCH
-are still borrowed from ``formulas``, through :func:`rooflinexl.recalc.values.borrowed`):
+scalar code) and hands every other row to an implementation over single
+values, so text, booleans, blanks and error values behave exactly as in a
+block of one row: the operators' own (:mod:`rooflinexl.recalc.operators`), a
+function's own over single values (:func:`function_of`:
+:mod:`rooflinexl.recalc.elementary` and the engine's function table):
 
 * element-wise functions (operators, IF, INT ...) get the odd rows as one
   column array, mapped over element by element;
@@ -17,7 +16,7 @@ are still borrowed from ``formulas``, through :func:`rooflinexl.recalc.values.bo
   XMATCH, LOOKUP) are called once with the column of distinct lookup values, their tables
   read once;
 * rooflinexl's own functions are called once with whole columns (their host
-  adapters broadcast like Excel), with the per-cell adapter for rows holding
+  adapters broadcast like Excel), with the single-value adapter for rows holding
   blanks, booleans or error values.
 """
 from __future__ import annotations
@@ -50,59 +49,35 @@ from rooflinexl.recalc.values import (
     STR,
     Array,
     Vec,
-    borrowed,
 )
 
 __all__ = ["BlockEval", "RangeArg", "function_of", "is_operator", "now_serial", "operator_of",
            "reset_clock"]
 
-_TABLE: dict = {}
-_BORROWED: dict = {}
-
-
-def _function(written: str):
-    """The per-cell engine's implementation of an Excel function: formulas' own, with
-    the replacements the per-cell engine makes (``engine.formulas_overrides``,
-    ``engine.table_fixes_of_formulas``), so that both paths compute it alike. Only the
-    lookups the block path still borrows (VLOOKUP, HLOOKUP, XLOOKUP, MATCH) reach it
-    (:func:`function_of` takes our own first)."""
-    if not _TABLE:
-        from rooflinexl.recalc.compile import light_formulas_functions
-        from rooflinexl.recalc.engine import formulas_overrides, table_fixes_of_formulas
-
-        _TABLE.update(light_formulas_functions())
-        _TABLE.update(formulas_overrides(_TABLE))  # INDEX, MATCH, TEXT as Excel (engine.py)
-        _TABLE.update(table_fixes_of_formulas())  # SKEW, MINVERSE ... as Excel
-    f = _TABLE.get(written)
-    if f is None:  # formulas' statistics modules (and scipy) only when a function needs them
-        from formulas.functions import get_functions
-
-        table = get_functions()
-        _TABLE.update({k: v for k, v in table.items() if k not in _TABLE})
-        f = _TABLE.get(written) or table[written]
-    return f
+_OWN: dict = {}
 
 
 def function_of(written: str):
-    """The implementation of the Excel function ``written`` (as written, prefixes and all)
-    taking and returning the engine's own values: our own
-    (:func:`rooflinexl.recalc.elementary.elementary_function`, through the host adapter
-    ``engine.host_call``), else -- the lookups only, until they are ours -- borrowed from
-    ``formulas`` (:func:`_function`)."""
-    fn = _BORROWED.get(written)
+    """The engine's implementation of the Excel function ``written`` (as written, prefixes
+    and all), taking and returning the engine's own values: our own
+    (:func:`rooflinexl.recalc.elementary.elementary_function`) through the host adapter
+    (``engine.host_call``); a function it does not have is ``#NAME?`` naming it."""
+    fn = _OWN.get(written)
     if fn is None:
         from rooflinexl.recalc import engine
         from rooflinexl.recalc.elementary import elementary_function
 
         name = canonical_name(written)
         own = elementary_function(name)
-        if own is not None:
-            fn = _BORROWED[written] = engine.host_call(name, own)
-            return fn
-        f = _function(written)
-        if isinstance(f, dict):
-            f = f["function"]
-        fn = _BORROWED[written] = borrowed(f)
+        if own is None:
+            from rooflinexl.recalc.compile import unknown_reason
+
+            why = unknown_reason(written)
+
+            def own(*_args):
+                return ExcelError("#NAME?", why)
+
+        fn = _OWN[written] = engine.host_call(name, own)
     return fn
 
 
@@ -1608,13 +1583,14 @@ def reset_clock() -> None:
 
 
 def dispatch_order(tree) -> dict[int, tuple]:
-    """id(call) -> the order in which formulas runs the calls of one cell.
+    """id(call) -> the order in which the calls of one cell are taken when the reason of
+    its error value is chosen (the first failing call's).
 
-    Calls on literals only run first, while the cell compiles. The others run
-    as schedula dispatches them: nearest to the inputs first (the longest chain
-    of operators and functions below a call), and among calls at the same
-    distance by node id -- the function's name as written, with ``<0>``,
-    ``<1>`` ... for its later occurrences.
+    Calls on literals only come first. The others come nearest to the inputs first (the
+    longest chain of operators and functions below a call), and among calls at the same
+    distance by the function's name as written, with ``<0>``, ``<1>`` ... for its later
+    occurrences (the order of the ``formulas`` library, which computed these cells once:
+    the reasons stay as they were).
     """
     keys: dict[int, tuple] = {}
     seen: dict[str, int] = {}

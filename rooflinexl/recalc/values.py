@@ -7,27 +7,17 @@ other values (text, error values, anything unusual) in an object array. The
 values are the engine's own: Python ``float``/``bool``/``str``, the error
 values of :data:`ERRORS` (:class:`~rooflinexl.errors.ExcelError`), :data:`BLANK`
 for an empty cell, and :class:`Array` for a 2-D result.
-
-A function still borrowed from the ``formulas`` library is called through
-:func:`borrowed`, the one place that turns these values into ``formulas``' types
-(``XlError``, ``schedula.EMPTY``, its ``Array``) and its results back
-(:func:`to_formulas`, :func:`from_formulas`); ``formulas`` is imported only then.
 """
 from __future__ import annotations
 
 import bisect
-import contextlib
-import contextvars
-import functools
-import sys
 
 import numpy as np
 
 from rooflinexl.errors import EXCEL_ERRORS, ExcelError
 
 __all__ = ["BLANK", "BOOL", "EMPTY", "ERR", "ERRORS", "NUM", "OTHER", "STR", "Array",
-           "SheetStore", "Vec", "borrowed", "borrowing", "from_formulas", "kind_of",
-           "to_formulas"]
+           "SheetStore", "Vec", "kind_of"]
 
 EMPTY, NUM, STR, BOOL, ERR, OTHER = 0, 1, 2, 3, 4, 5
 _KIND_NAMES = ("blank", "number", "text", "boolean", "error", "other")
@@ -86,126 +76,9 @@ def kind_of(x) -> int:
         return BOOL
     if isinstance(x, (int, np.integer, np.floating)):
         return NUM
-    if isinstance(x, str) and not hasattr(x, "module_name"):  # not a schedula token
+    if isinstance(x, str):
         return STR
     return OTHER
-
-
-# ------------------------------------------------------- the boundary to formulas
-
-
-@functools.cache
-def _formulas_types():
-    import schedula as sh
-    from formulas.functions import Array as FArray
-    from formulas.tokens.operand import Error, XlError
-
-    return sh.EMPTY, FArray, Error.errors, XlError
-
-
-#: arrays already turned into formulas' while blocks are evaluated (a range passed to
-#: every call of a lookup): id -> (the array, kept so that its id is not reused, its
-#: conversion); emptied when the evaluation ends
-_CONVERTED: dict[int, tuple] = {}
-
-
-def to_formulas(x):
-    """``x`` (a value or an array of the engine's values) as ``formulas`` holds it."""
-    if isinstance(x, np.ndarray) and x.size >= 64 and _BORROWING.get() is not None:
-        hit = _CONVERTED.get(id(x))
-        if hit is None or hit[0] is not x:
-            if len(_CONVERTED) >= 64:
-                _CONVERTED.clear()
-            hit = _CONVERTED[id(x)] = (x, _to_formulas(x))
-        return hit[1]
-    return _to_formulas(x)
-
-
-def _to_formulas(x):
-    empty, farray, errors, _ = _formulas_types()
-
-    def one(v):
-        if v is BLANK:
-            return empty
-        if type(v) is ExcelError:
-            return errors.get(getattr(v, "written", None) or str(v), errors["#VALUE!"])
-        return v
-
-    return _each(x, one, farray, farray)
-
-
-def from_formulas(x):
-    """A ``formulas`` value or array as the engine's (its ``Ranges`` left as they are)."""
-    if sys.modules.get("formulas") is None:  # not loaded (or made unimportable)
-        return x
-    empty, farray, _, xlerror = _formulas_types()
-
-    def one(v):
-        if v is empty:
-            return BLANK
-        if isinstance(v, xlerror):
-            return ERRORS.get(str(v), ERRORS["#VALUE!"])
-        return v
-
-    if isinstance(x, (list, tuple)):
-        return type(x)(from_formulas(v) for v in x)
-    return _each(x, one, Array, farray)
-
-
-def _each(x, one, array_class, farray):
-    """``one`` of ``x``, or of each element of an object array ``x`` (our ``Array`` or
-    formulas' becoming ``array_class``, its ``_default`` filler too)."""
-    if not (isinstance(x, np.ndarray) and x.dtype == object):
-        return one(x)
-    out = np.empty(x.shape, dtype=object)
-    out.reshape(-1)[:] = [one(v) for v in x.reshape(-1).tolist()] if x.size else []
-    if isinstance(x, (Array, farray)):
-        out = out.view(array_class)
-        default = getattr(x, "_default", None)
-        if default is not None:
-            out._default = one(default)
-    return out
-
-
-#: while blocks are evaluated: the exit stack that ``formulas``' Excel fixes
-#: (engine.excel_semantics) are entered into when a borrowed function is first called
-_BORROWING: contextvars.ContextVar[contextlib.ExitStack | None] = contextvars.ContextVar(
-    "rooflinexl_borrowing", default=None)
-
-
-@contextlib.contextmanager
-def borrowing():
-    """Evaluation in which :func:`borrowed` functions may be called: ``formulas``' Excel
-    fixes (:func:`rooflinexl.recalc.engine.excel_semantics`) are applied at the first
-    such call and undone at the end; nothing of ``formulas`` is imported otherwise."""
-    with contextlib.ExitStack() as stack:
-        token = _BORROWING.set(stack)
-        try:
-            yield
-        finally:
-            _BORROWING.reset(token)
-            _CONVERTED.clear()
-
-
-def _enter_semantics() -> None:
-    stack = _BORROWING.get()
-    if stack is not None and not getattr(stack, "entered", False):
-        from rooflinexl.recalc import engine
-
-        stack.enter_context(engine.excel_semantics(formulas_table=False))
-        stack.entered = True
-
-
-def borrowed(fn):
-    """``fn``, a function of ``formulas``' table, taking and returning the engine's values
-    (its arguments turned into ``formulas``' types, its result back)."""
-
-    def call(*args):
-        _enter_semantics()
-        return from_formulas(fn(*[to_formulas(a) for a in args]))
-
-    call.__name__ = getattr(fn, "__name__", "borrowed")
-    return call
 
 
 class Vec:
@@ -264,9 +137,6 @@ class Vec:
                 num[i] = x
                 continue
             k = kind_of(x)
-            if (k == STR or k == OTHER) and type(x) is not str:  # formulas' XlError, EMPTY
-                x = from_formulas(x)
-                k = kind_of(x)
             kind[i] = k
             if k == NUM or k == BOOL:
                 num[i] = float(x)
