@@ -180,21 +180,3 @@ def test_match_filled_down(tmp_path):
         assert matches_excel(ev.cells[("S", f"D{r}")].value, exact[r - 1]), r
         assert matches_excel(ev.cells[("S", f"E{r}")].value, approx[r - 1]), r
 
-
-def test_formulas_values_become_ours():
-    """The boundary: formulas' error values and empty cell turn into the engine's own, both
-    ways, wherever they reach a Vec."""
-    pytest.importorskip("formulas")
-    import schedula as sh
-    from formulas.tokens.operand import Error
-
-    from rooflinexl.recalc.values import ERR, Vec, from_formulas, to_formulas
-
-    v = Vec.from_objects([Error.errors["#N/A"], sh.EMPTY, "x"])
-    assert v.kind.tolist() == [ERR, 0, 2]
-    assert v.objects()[0] is ERRORS["#N/A"] and v.objects()[1] is BLANK
-    grid = np.array([[ERRORS["#DIV/0!"], BLANK]], dtype=object).view(Array)
-    there = to_formulas(grid)
-    assert there[0, 0] is Error.errors["#DIV/0!"] and there[0, 1] is sh.EMPTY
-    back = from_formulas(there)
-    assert isinstance(back, Array) and back[0, 0] is ERRORS["#DIV/0!"] and back[0, 1] is BLANK

@@ -16,9 +16,7 @@ Written from Microsoft's documentation of each function (read 2026-12-02):
   Analysis ToolPak function: a boolean is ``#VALUE!``, as the `formulas` project's
   test.xlsx, saved by Excel, shows: ``RANDBETWEEN(-3, TRUE)``), ``CEILING`` and ``FLOOR``
   (:data:`rooflinexl.recalc.functions.COMPATIBLE_MULTIPLES`), ``TEXT`` and ``TRIMRANGE``
-  (:data:`ELEMENTARY`). They are not in :data:`rooflinexl.recalc.functions.BUILTINS`
-  while the per-cell engine, which keeps formulas' own, is there: when it goes, they
-  join BUILTINS (``BUILTINS.update(ELEMENTARY)``).
+  (:data:`ELEMENTARY`).
 * the logical functions ``IF``, ``IFERROR``, ``IFNA``, ``NOT``, ``AND``, ``OR``, ``TRUE``,
   ``FALSE`` and ``NA`` (:data:`LOGIC`): Excel reads a condition as a logical value (a
   number is TRUE unless 0, an empty cell FALSE; IF's of text ``#VALUE!``, as the block
@@ -234,8 +232,7 @@ def _logical(name: str, combine):
     return fn
 
 
-#: the logical functions: called by the block and array evaluators only (the per-cell
-#: engine keeps its own lazy IF until it goes)
+#: the logical functions, as the block and array evaluators call them over values
 LOGIC: dict = {
     "IF": lift("IF", _if, 1, 3, errors=True),
     "IFERROR": lift("IFERROR", _iferror, 2, 2, errors=True),
