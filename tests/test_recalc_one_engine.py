@@ -88,26 +88,27 @@ def test_what_fails_as_a_block_is_computed_row_by_row(tmp_path):
 def test_an_unsupported_construct_is_an_error_naming_it(tmp_path):
     """A formula the engine does not support: an error value whose reason names it, the
     cells reading it that error with where it came from, exit 1, and ``--engine blocks``
-    refuses the book (DESIGN.md section 4: never a guessed value)."""
+    refuses the book (DESIGN.md section 4: never a guessed value). A function Excel has and
+    the engine does not is ``#NAME?`` (tests/test_recalc_unknown_functions.py)."""
     wb = openpyxl.Workbook()
     ws = wb.active
     ws.title = "S"
     ws["A1"] = 4
-    ws["B1"] = "=_xlfn.SHEET()"  # a function Excel has and the engine does not
-    ws["C1"] = "=B1+A1"
+    ws["B1"] = "=CONCAT((A1,A1))"  # a union given to CONCAT: Excel's "44", not supported
+    ws["C1"] = "=B1&A1"
     ws["D1"] = "=A1*2"
     p = _save(wb, tmp_path)
     res = recalc_book(p, write=False)
     ev = res.evaluation
     b1, c1 = ev.cells[("S", "B1")], ev.cells[("S", "C1")]
-    assert str(b1.value) == "#NAME?" and b1.reason == (
-        "not supported by the engine: function _xlfn.SHEET")
-    assert str(c1.value) == "#NAME?" and c1.reason == (
-        "propagated from S!B1: not supported by the engine: function _xlfn.SHEET")
+    why = "a union of references outside AREAS, ISREF, SUM ..."
+    assert str(b1.value) == "#VALUE!" and b1.reason == f"not supported by the engine: {why}"
+    assert str(c1.value) == "#VALUE!" and c1.reason == (
+        f"propagated from S!B1: not supported by the engine: {why}")
     assert ev.value("S", "D1") == 8
     assert res.exit_code == 1
-    assert ev.paths.unsupported == [("S!B1", 1, "function _xlfn.SHEET")]
-    assert "not supported: S!B1 (1 cells): function _xlfn.SHEET" in res.report()
+    assert ev.paths.unsupported == [("S!B1", 1, why)]
+    assert f"not supported: S!B1 (1 cells): {why}" in res.report()
     from rooflinexl.recalc.engine import EngineError
 
     with pytest.raises(EngineError, match="not supported by the engine"):

@@ -1363,13 +1363,20 @@ def _plan(units: list[Unit]) -> list[set[int]]:
     return edges
 
 
+#: the most rows of a block tried as blocks of one row when it fails as a block (each row
+#: compiled on its own: a larger one stays an error value naming why)
+_MAX_SPLIT_ROWS = 2_000
+
+
 def _by_rows(units: list[Unit], ctx: Context) -> list[Unit]:
     """``units``, each block the engine does not support as a block (CELL's address
     filled down, a range with one end fixed and one relative ...) as a block of one row
-    per cell when its first row compiles alone; the ids renumbered."""
+    per cell when its first row compiles alone (up to :data:`_MAX_SPLIT_ROWS` rows); the
+    ids renumbered."""
     out: list[Unit] = []
     for u in units:
-        if u.why is None or u.code or u.region is not None or u.r0 == u.r1:
+        if (u.why is None or u.code or u.region is not None or u.r0 == u.r1
+                or u.r1 - u.r0 >= _MAX_SPLIT_ROWS):
             u.id = len(out)
             out.append(u)
             continue
