@@ -766,6 +766,26 @@ def application(zf, names) -> str | None:
     return None
 
 
+def external_link_parts(zf, names: dict):
+    """``(n, root)`` of each external link part the package holds: ``n`` the 1-based index
+    formulas write as ``[n]`` (the order of ``<externalReference>`` in the workbook part,
+    ECMA-376 Part 1, 18.2.9), ``root`` the parsed externalLink part (18.14)."""
+    wb = workbook_part(zf, names)
+    if wb is None:
+        return
+    rels = {rid: (typ, part) for rid, typ, part in relationships(zf, names, wb)}
+    n = 0
+    for el in parse_xml(zf.read(wb), wb).iter():
+        if local_name(el.tag) != "externalReference":
+            continue
+        n += 1
+        rid = next((v for k, v in el.attrib.items() if local_name(k) == "id"), None)
+        typ, part = rels.get(rid, ("", ""))
+        member = find_member(names, part) if typ.endswith("/externalLink") else None
+        if member is not None:
+            yield n, parse_xml(zf.read(member), member)
+
+
 def external_cells(zf, names=None) -> dict[tuple[int, str, str], object]:
     """The cached values of other workbooks' cells that the package keeps, keyed by
     ``(n, SHEET, "A1")``: ``n`` the 1-based index that formulas write as ``[n]`` (the order
@@ -797,23 +817,8 @@ def external_cells(zf, names=None) -> dict[tuple[int, str, str], object]:
     """
     from rooflinexl.errors import ExcelError
 
-    names = names or names_map(zf)
-    wb = workbook_part(zf, names)
-    if wb is None:
-        return {}
-    rels = {rid: (typ, part) for rid, typ, part in relationships(zf, names, wb)}
     out: dict[tuple[int, str, str], object] = {}
-    n = 0
-    for el in parse_xml(zf.read(wb), wb).iter():
-        if local_name(el.tag) != "externalReference":
-            continue
-        n += 1
-        rid = next((v for k, v in el.attrib.items() if local_name(k) == "id"), None)
-        typ, part = rels.get(rid, ("", ""))
-        member = find_member(names, part) if typ.endswith("/externalLink") else None
-        if member is None:
-            continue
-        root = parse_xml(zf.read(member), member)
+    for n, root in external_link_parts(zf, names or names_map(zf)):
         sheet_names = [x.get("val") or "" for x in root.iter() if local_name(x.tag) == "sheetName"]
         for data in root.iter():
             if local_name(data.tag) != "sheetData":

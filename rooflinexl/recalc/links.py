@@ -101,30 +101,10 @@ def external_names(zf, names_map) -> dict[tuple[int, str, str], str | None]:
     ...     external_names(z, names_map(z))
     {(1, '', 'R'): '=S!$A$1:$B$2', (1, '', 'A'): None}
     """
-    from rooflinexl.ooxml.package import (
-        find_member,
-        local_name,
-        parse_xml,
-        relationships,
-        workbook_part,
-    )
+    from rooflinexl.ooxml.package import external_link_parts, local_name
 
-    wb = workbook_part(zf, names_map)
-    if wb is None:
-        return {}
-    rels = {rid: (typ, part) for rid, typ, part in relationships(zf, names_map, wb)}
     out: dict[tuple[int, str, str], str | None] = {}
-    n = 0
-    for el in parse_xml(zf.read(wb), wb).iter():
-        if local_name(el.tag) != "externalReference":
-            continue
-        n += 1
-        rid = next((v for k, v in el.attrib.items() if local_name(k) == "id"), None)
-        typ, part = rels.get(rid, ("", ""))
-        member = find_member(names_map, part) if typ.endswith("/externalLink") else None
-        if member is None:
-            continue
-        root = parse_xml(zf.read(member), member)
+    for n, root in external_link_parts(zf, names_map):
         sheets = [x.get("val") or "" for x in root.iter() if local_name(x.tag) == "sheetName"]
         for name in root.iter():
             if local_name(name.tag) != "definedName" or not name.get("name"):
