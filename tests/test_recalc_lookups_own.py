@@ -101,12 +101,18 @@ CASES = {
     '=XLOOKUP(NA(),{1;3;5},{"one";"three";"five"},"none")': "#N/A",
     # return_array of another length: #VALUE!
     '=XLOOKUP(1,{1;3;5},{"one";"three"})': "#VALUE!",
+    # a one-cell table (Z1 holds 5): a range of one value
+    "=MATCH(5,Z1,0)": 1,
+    "=VLOOKUP(5,Z1,1,FALSE)": 5,
+    "=XLOOKUP(5,Z1,Z1)": 5,
+    "=LOOKUP(5,Z1)": 5,
 }
 
 
 @pytest.fixture(scope="module")
 def evaluations(tmp_path_factory):
     wb = openpyxl.Workbook()
+    wb.active["Z1"] = 5
     return evaluate_cases(wb, wb.active, "A", CASES, tmp_path_factory.mktemp("lookups"))
 
 

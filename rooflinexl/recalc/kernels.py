@@ -101,6 +101,10 @@ _NUMERIC = (NUM, BOOL, EMPTY)
 #: the block's rows there giving a column of results (:mod:`rooflinexl.recalc.lookups`)
 _LIFTED = {"VLOOKUP": (0, 2, 3), "HLOOKUP": (0, 2, 3), "MATCH": (0, 2), "XLOOKUP": (0, 4, 5),
            "XMATCH": (0, 2, 3), "LOOKUP": (0,)}
+#: their tables (by position): one cell there is a range searched (an error in it matches
+#: nothing), not an error value passed on
+_TABLES = {"VLOOKUP": (1,), "HLOOKUP": (1,), "MATCH": (1,), "XLOOKUP": (1, 2), "XMATCH": (1,),
+           "LOOKUP": (1, 2)}
 #: ranges (times the block's rows, for a relative one) larger than this go per cell
 _MAX_RANGE_CELLS = 20_000_000
 
@@ -1207,9 +1211,13 @@ class BlockEval:
                     first.append(i)
                 inverse[i] = j
 
+        cells = {k for k in _TABLES.get(node.name, ())
+                 if k < len(node.args) and isinstance(node.args[k], Rng)}
+
         def value_of(k: int, i: int):
             o = objs[k]
-            return engine.to_host(o[i if len(o) > 1 else 0], in_errors)
+            x = engine.to_host(o[i if len(o) > 1 else 0], in_errors)
+            return [[x]] if k in cells else x  # a one-cell table is a range, not a value
 
         def run(args, where: tuple) -> list:
             tok = current.set(where)
