@@ -45,10 +45,8 @@ def test_unknown_functions_are_name_errors(results, engine):
         assert matches_excel(got.value, want), (formula, got.value, want)
     assert ev.cells[("S", "C1")].reason == "unknown function FOOBAR"
     # a function Excel has that is not implemented says so (Microsoft's function list,
-    # rooflinexl.recalc.excelnames); the per-cell engine, going away, does not tell them apart
-    assert ev.cells[("S", "C3")].reason == (
-        "function GETPIVOTDATA is not implemented" if engine == "auto"
-        else "unknown function GETPIVOTDATA")
+    # rooflinexl.recalc.excelnames)
+    assert ev.cells[("S", "C3")].reason == "function GETPIVOTDATA is not implemented"
     assert ev.cells[("S", "C4")].reason == "propagated from S!A9: unknown function FOOBAR"
     assert sorted(ev.unknown_functions) == ["FOOBAR", "GETPIVOTDATA", "NOSUCH"]
     assert res.exit_code == 1

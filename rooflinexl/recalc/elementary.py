@@ -368,7 +368,7 @@ def elementary_function(name: str):
     """Our own implementation of the Excel function ``name`` (canonical, upper case) in
     host conventions (:mod:`rooflinexl.recalc.scalars`), or None.
 
-    >>> elementary_function("IF")(True, 2.0, 3.0), elementary_function("VLOOKUP")
+    >>> elementary_function("IF")(True, 2.0, 3.0), elementary_function("NOSUCH")
     (2.0, None)
     """
     return BUILTINS.get(name) or ELEMENTARY.get(name) or LOGIC.get(name)
