@@ -144,3 +144,19 @@ def test_a_missing_table_column_is_ref_with_the_reason_and_iferror_catches_it(tm
     assert str(c1.value) == "#REF!" and "T[nope]" in c1.reason and "no column" in c1.reason
     assert ev.value("S", "C2") == -1
     assert ev.value("S", "C3") == 3
+
+
+def test_a_union_where_a_function_takes_a_list_of_numbers(tmp_path):
+    """RANK's ref and LARGE's/SMALL's array may be a union of references (Microsoft, "RANK
+    function": "Ref: a reference to a list of numbers"; POI's 61063.xlsx, saved by Excel,
+    caches 2 for ``=RANK(A1,(B1,B2,B3),1)``). By hand: 5 among 3, 5, 9 ascending is 2nd."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    ws["A1"], ws["B1"], ws["B2"], ws["B3"] = 5, 3, 5, 9
+    ws["C1"] = "=RANK(A1,(B1,B2,B3),1)"
+    ws["C2"] = "=LARGE((B1,B2:B3),1)"
+    ws["C3"] = "=SMALL((B1:B2,B3),3)"
+    ws["C4"] = "=_xlfn.RANK.EQ(A1,(B3,B2),0)"  # 5 among 9, 5 descending: 2nd
+    ev = recalc_book(_save(wb, tmp_path), write=False).evaluation
+    assert [ev.value("S", f"C{r}") for r in range(1, 5)] == [2, 9, 9, 2]

@@ -74,6 +74,12 @@ _REFUSED = frozenset({"OFFSET", "INDIRECT", "CELL", "NOW", "TODAY", "RAND", "RAN
                       "LET", "AGGREGATE", "ANCHORARRAY"})
 
 
+#: functions taking a reference to a list of numbers, and where (argument positions): a
+#: union of references there is its areas' values (Microsoft's pages: "Ref  Required. A
+#: reference to a list of numbers", LARGE's and SMALL's "array")
+_UNION_LISTS = {"RANK": (1,), "RANK.EQ": (1,), "RANK.AVG": (1,), "LARGE": (0,), "SMALL": (0,)}
+
+
 def _grid(x) -> np.ndarray | None:
     """``x`` as a 2-D object array when it is an array, else None (a scalar)."""
     if isinstance(x, np.ndarray):
@@ -511,14 +517,19 @@ class ArrayEval:
         return float(g.shape[0] if node.name == "ROWS" else g.shape[1])
 
     def udf(self, node: Call):
-        """One of our functions, through the adapter the per-cell engine uses."""
+        """One of our functions, through the host adapter (``engine.host_call``). A union
+        of references where a function takes a reference to a list of numbers (RANK's
+        ref, LARGE's array ...: :data:`_UNION_LISTS`) is the values of its areas, one
+        after the other (POI's 61063.xlsx, saved by Excel: ``RANK(A1,(B1,B2,B3),1)``)."""
         from rooflinexl.recalc import engine
 
         fn = _ADAPTERS.get(node.name)
         if fn is None:
             fn = _ADAPTERS[node.name] = engine.host_call(node.name,
                                                          self.functions[node.name])
-        args = [self.value(a) for a in node.args]
+        lists = _UNION_LISTS.get(node.name, ())
+        args = [self.union_values(a) if k in lists and isinstance(a, Call) and (
+            a.name == UNION) else self.value(a) for k, a in enumerate(node.args)]
         self._calls += 1
         current = self.tokens[0]
         key = (*self.key, "udf", self._calls)
@@ -530,6 +541,12 @@ class ArrayEval:
             for code, why, _pos in self.state.udf_errors.pop(key, []):
                 self.records.append((node, self._calls, code, why))
         return self._result(res)
+
+    def union_values(self, node: Call) -> np.ndarray:
+        """The values of every area of a union of references, as one column."""
+        parts = [np.asarray(_grid(self.range(r)), dtype=object).reshape(-1, 1)
+                 for r in node.args]
+        return np.concatenate(parts).view(Array)
 
     def numbers(self, node: Call):
         """SUM, PRODUCT, AVERAGE, MAX, MIN, COUNT with Excel's argument rules: a reference
