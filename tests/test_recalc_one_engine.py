@@ -160,3 +160,18 @@ def test_a_union_where_a_function_takes_a_list_of_numbers(tmp_path):
     ws["C4"] = "=_xlfn.RANK.EQ(A1,(B3,B2),0)"  # 5 among 9, 5 descending: 2nd
     ev = recalc_book(_save(wb, tmp_path), write=False).evaluation
     assert [ev.value("S", f"C{r}") for r in range(1, 5)] == [2, 9, 9, 2]
+
+
+def test_a_range_with_the_sheet_written_at_both_ends(tmp_path):
+    """``SUM(Imps!M4:'Imps'!M76)`` (umya-spreadsheet's issue_216.xlsx, saved by Excel: its
+    cached value is the sum of the range): the range between the two cells of one sheet.
+    By hand: 4 + 5 + 6 = 15."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    imps = wb.create_sheet("Imps")
+    for r in range(1, 10):
+        imps[f"M{r}"] = r
+    ws["A1"] = "=SUM(Imps!M4:'Imps'!M6)"
+    ev = recalc_book(_save(wb, tmp_path), write=False).evaluation
+    assert ev.value("S", "A1") == 15

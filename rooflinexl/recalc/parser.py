@@ -327,8 +327,8 @@ def _reference(s: _Stream, kind: str, text: str, pos: int):
         s.i += 1
     elif kind == "quoted":
         raise ParseError("a quoted name without a reference")
-    if _adjacent(s, ":") and not _call_follows(s):  # A1:INDEX(...): the operator, in _expr
-        s.i += 1
+    if _adjacent(s, ":") and not _call_follows(s) and not _sheet_follows(s):
+        s.i += 1  # (A1:INDEX(...): the operator, in _expr; S!A1:'S'!B2: the pieces below)
         if s.i >= len(s.toks) or s.toks[s.i][0] not in ("word", "number") or (
                 s.i + 1 < len(s.toks) and s.toks[s.i + 1][1] in ("(", "!")):
             raise ParseError("a range operator between other than two references")
@@ -357,6 +357,14 @@ def _reference(s: _Stream, kind: str, text: str, pos: int):
             raise ParseError("a range operator between other than two references")
         pieces.extend(piece[1] if piece[0] == "range" else [piece])
     return ("range", pieces)
+
+
+def _sheet_follows(s: _Stream) -> bool:
+    """Whether a sheet-qualified reference follows the ``:`` at the stream's position
+    (``Imps!M4:'Imps'!M76``, as umya-spreadsheet's issue_216.xlsx, saved by Excel, holds:
+    the range between them)."""
+    return (s.i + 2 < len(s.toks) and s.toks[s.i + 1][0] in ("word", "quoted")
+            and s.toks[s.i + 2][1] == "!")
 
 
 def _call_follows(s: _Stream) -> bool:
