@@ -786,6 +786,43 @@ def external_link_parts(zf, names: dict):
             yield n, parse_xml(zf.read(member), member)
 
 
+def external_names(zf, names_map) -> dict[tuple[int, str, str], str | None]:
+    """The defined names other workbooks have, as the package keeps them: ``(n, SHEET,
+    NAME) -> refersTo`` (``SHEET`` ``""`` for a workbook-scope name; ``refersTo`` None for
+    a name kept without one, which Excel shows as ``#NAME?``: the formulas project's
+    test.xlsx caches ``#NAME?`` for ``=[2]!A`` with ``<definedName name="A"/>``).
+
+    >>> import io, zipfile
+    >>> buf = io.BytesIO()
+    >>> with zipfile.ZipFile(buf, "w") as z:
+    ...     z.writestr("xl/workbook.xml", '<workbook xmlns:r="urn:r"><externalReferences>'
+    ...                '<externalReference r:id="rId9"/></externalReferences></workbook>')
+    ...     z.writestr("xl/_rels/workbook.xml.rels", '<Relationships><Relationship Id="rId9" '
+    ...                'Type="x/externalLink" Target="externalLinks/externalLink1.xml"/>'
+    ...                '</Relationships>')
+    ...     z.writestr("xl/externalLinks/externalLink1.xml", '<externalLink><externalBook>'
+    ...                '<sheetNames><sheetName val="S"/></sheetNames><definedNames>'
+    ...                '<definedName name="R" refersTo="=S!$A$1:$B$2"/><definedName name="A"/>'
+    ...                '</definedNames></externalBook></externalLink>')
+    >>> with zipfile.ZipFile(buf) as z:
+    ...     external_names(z, names_map(z))
+    {(1, '', 'R'): '=S!$A$1:$B$2', (1, '', 'A'): None}
+    """
+    out: dict[tuple[int, str, str], str | None] = {}
+    for n, root in external_link_parts(zf, names_map):
+        sheets = [x.get("val") or "" for x in root.iter() if local_name(x.tag) == "sheetName"]
+        for name in root.iter():
+            if local_name(name.tag) != "definedName" or not name.get("name"):
+                continue
+            try:
+                scope = sheets[int(name.get("sheetId"))].upper() if name.get(
+                    "sheetId") is not None else ""
+            except (ValueError, IndexError):
+                continue
+            out[(n, scope, name.get("name").upper())] = name.get("refersTo")
+    return out
+
+
 def external_cells(zf, names=None) -> dict[tuple[int, str, str], object]:
     """The cached values of other workbooks' cells that the package keeps, keyed by
     ``(n, SHEET, "A1")``: ``n`` the 1-based index that formulas write as ``[n]`` (the order

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from rooflinexl.addresses import column_letters, column_number
 from rooflinexl.errors import ExcelError
 
-__all__ = ["external_function", "external_names", "external_reference", "kept_cells",
+__all__ = ["external_function", "external_reference", "kept_cells",
            "kept_sheet"]
 
 _CELL = re.compile(r"^(\$?)([A-Za-z]{1,3})(\$?)([0-9]{1,7})$")
@@ -78,46 +78,6 @@ def _missing(n: int, sheet: str, what: str) -> ExcelError:
                       "(its link was never read, or its refresh failed)")
 
 
-def external_names(zf, names_map) -> dict[tuple[int, str, str], str | None]:
-    """The defined names other workbooks have, as the package keeps them: ``(n, SHEET,
-    NAME) -> refersTo`` (``SHEET`` ``""`` for a workbook-scope name; ``refersTo`` None for
-    a name kept without one, which Excel shows as ``#NAME?``: the formulas project's
-    test.xlsx caches ``#NAME?`` for ``=[2]!A`` with ``<definedName name="A"/>``).
-
-    >>> import io, zipfile
-    >>> from rooflinexl.ooxml.package import names_map
-    >>> buf = io.BytesIO()
-    >>> with zipfile.ZipFile(buf, "w") as z:
-    ...     z.writestr("xl/workbook.xml", '<workbook xmlns:r="urn:r"><externalReferences>'
-    ...                '<externalReference r:id="rId9"/></externalReferences></workbook>')
-    ...     z.writestr("xl/_rels/workbook.xml.rels", '<Relationships><Relationship Id="rId9" '
-    ...                'Type="x/externalLink" Target="externalLinks/externalLink1.xml"/>'
-    ...                '</Relationships>')
-    ...     z.writestr("xl/externalLinks/externalLink1.xml", '<externalLink><externalBook>'
-    ...                '<sheetNames><sheetName val="S"/></sheetNames><definedNames>'
-    ...                '<definedName name="R" refersTo="=S!$A$1:$B$2"/><definedName name="A"/>'
-    ...                '</definedNames></externalBook></externalLink>')
-    >>> with zipfile.ZipFile(buf) as z:
-    ...     external_names(z, names_map(z))
-    {(1, '', 'R'): '=S!$A$1:$B$2', (1, '', 'A'): None}
-    """
-    from rooflinexl.ooxml.package import external_link_parts, local_name
-
-    out: dict[tuple[int, str, str], str | None] = {}
-    for n, root in external_link_parts(zf, names_map):
-        sheets = [x.get("val") or "" for x in root.iter() if local_name(x.tag) == "sheetName"]
-        for name in root.iter():
-            if local_name(name.tag) != "definedName" or not name.get("name"):
-                continue
-            try:
-                scope = sheets[int(name.get("sheetId"))].upper() if name.get(
-                    "sheetId") is not None else ""
-            except (ValueError, IndexError):
-                continue
-            out[(n, scope, name.get("name").upper())] = name.get("refersTo")
-    return out
-
-
 _REFERS = re.compile(r"^=(?:'((?:[^']|'')+)'|([^'!\[\]]+))!([$A-Za-z0-9]+(?::[$A-Za-z0-9]+)?)$")
 
 
@@ -139,8 +99,9 @@ def external_reference(external: Mapping, n: int, sheet: str, span: str,
         The rows of the block the formula fills: a cell whose row is relative (``A2``) is
         each row's own cell there.
     names : mapping, optional
-        The other workbooks' defined names (:func:`external_names`): a name of a range is
-        that range's kept values, one kept without a reference ``#NAME?``.
+        The other workbooks' defined names
+        (:func:`rooflinexl.ooxml.package.external_names`): a name of a range is that
+        range's kept values, one kept without a reference ``#NAME?``.
 
     Returns
     -------

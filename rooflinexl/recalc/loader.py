@@ -42,6 +42,7 @@ from rooflinexl.ooxml import Limits, UnusableWorkbookError, open_package
 from rooflinexl.ooxml.package import (
     application,
     external_cells,
+    external_names,
     find_member,
     local_name,
     parse_xml,
@@ -67,7 +68,6 @@ from rooflinexl.ooxml.sheetxml import (
     unescape_xstring,
 )
 from rooflinexl.recalc.functions import character_set
-from rooflinexl.recalc.links import external_names
 from rooflinexl.recalc.prepass import TableInfo
 
 __all__ = ["Book", "FormulaCell", "Sheet", "decode", "defined_names", "excel_double",
@@ -160,7 +160,7 @@ class Book:
     #: the sheets, the saving application and the calculation mode (SHEET, INFO)
     info: WorkbookInfo = field(default_factory=WorkbookInfo)
     #: other workbooks' defined names, (n, SHEET or "", NAME) -> refersTo
-    #: (:func:`rooflinexl.recalc.links.external_names`)
+    #: (:func:`rooflinexl.ooxml.package.external_names`)
     external_names: dict = field(default_factory=dict)
 
     def sheet(self, name: str) -> Sheet | None:
