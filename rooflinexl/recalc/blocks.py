@@ -113,7 +113,8 @@ class PathCounts:
 
 @dataclass
 class Unit:
-    """A block (rows r0..r1 of one column, one relative formula) or per-cell cells."""
+    """A block (rows r0..r1 of one column, one relative formula), an array formula or a
+    what-if data table."""
 
     id: int
     sheet: str
@@ -670,7 +671,7 @@ class _Run:
         self.records: dict[int, tuple[dict, list]] = {}
         self.state = engine.State()
         #: the cells of formulas the engine does not support (error values)
-        self.per_cell: dict[tuple[str, str], CellResult] = {}
+        self.unsupported: dict[tuple[str, str], CellResult] = {}
         #: cells on a circular reference, or reading one: sheet -> {(row, col)}
         self.poison: dict[str, set[tuple[int, int]]] = {}
         self.forced: dict[tuple[str, str], str] = {}  # (sheet, cell) -> own reason
@@ -1251,14 +1252,15 @@ def evaluate_blocks(path, functions: Mapping[str, Callable] | None = None, *,
     """Compute every formula of the workbook at ``path`` (only read).
 
     ``functions`` as for :func:`rooflinexl.recalc.engine.evaluate_workbook`.
-    ``engine_mode``: ``"auto"`` (blocks, per cell where needed), ``"blocks"``
-    (blocks only: :class:`~rooflinexl.recalc.engine.EngineError` naming the
-    cells that would need the per-cell engine, so CI can insist on the fast
-    path) or ``"cells"`` (the per-cell engine for everything). The result's
-    ``paths`` says how many cells took each path. CHAR and CODE use the character set of
-    the Excel that saved the workbook (:func:`~rooflinexl.recalc.loader.saved_character_set`).
+    ``engine_mode``: ``"auto"`` (blocks; a formula the engine does not support an error
+    value naming why), ``"blocks"`` (the same, but such a formula is an
+    :class:`~rooflinexl.recalc.engine.EngineError` naming the cells, so CI can insist on
+    a book the engine supports whole) or ``"cells"`` (every formula as a block of one
+    row). The result's ``paths`` says how many cells were computed as how many blocks,
+    and which are not supported. CHAR and CODE use the character set of the Excel that
+    saved the workbook (:func:`~rooflinexl.recalc.loader.saved_character_set`).
     """
-    reset_clock()  # NOW and TODAY: one moment per recalculation, on both paths
+    reset_clock()  # NOW and TODAY: one moment per recalculation
     with use_character_set(saved_character_set(path, limits)), use_date_system(False), \
             use_sheet_order(()), use_workbook_info(None):
         return _evaluate_blocks(path, functions, limits, engine_mode)
@@ -1565,7 +1567,7 @@ def _unsupported(run: _Run, units: list[Unit], ids: set[int]) -> None:
             where = [(r, u.col, t) for r, t in zip(range(u.r0, u.r1 + 1), texts, strict=True)]
         for r, c, text in where:
             cell = f"{col_letters(c)}{r}"
-            run.per_cell[(u.sheet, cell)] = CellResult(u.sheet, cell, text, err, err.reason,
+            run.unsupported[(u.sheet, cell)] = CellResult(u.sheet, cell, text, err, err.reason,
                                                        u.array_ref)
             rows, vals = points.setdefault((u.sheet, c), ([], []))
             rows.append(r)
@@ -1642,7 +1644,7 @@ class BlockRewrites(_ByCell):
     """``Evaluation.rewrites`` of the block evaluator: ``(sheet, "B7") -> (before, after)``
     of the cells whose formula the pre-pass rewrote (a table reference written out ...),
     the rewritten text written for a cell when asked for (:func:`refs.render`), and the
-    per-cell ones and the names' (``extra``) after them, as a dict would hold them."""
+    not supported ones and the names' (``extra``) after them, as a dict would hold them."""
 
     def __init__(self, columns: list[_Column], extra: dict):
         super().__init__(columns)
@@ -1684,7 +1686,7 @@ def _written_reason(tree, code: str) -> str | None:
 
 class BlockCells(_ByCell):
     """``Evaluation.cells`` of the block evaluator: ``(sheet, "B7") -> CellResult``, in the
-    per-cell engine's order (sheet, row, column).
+    workbook's order (sheet, row, column).
 
     A block's results stay as columns (texts and values); a cell's CellResult is made when
     it is first asked for and then kept, so that a change to it stays. Recalculating a
@@ -1765,14 +1767,14 @@ class BlockCells(_ByCell):
             if set(map(type, vals)) != {float}:
                 vals = list(map(cached_value, vals))
             out.setdefault(c.sheet, {}).update(zip(addrs, vals, strict=True))
-        for (sheet, addr), res in self._made.items():  # the per-cell ones, and changed ones
+        for (sheet, addr), res in self._made.items():  # the not supported, and changed ones
             out.setdefault(sheet, {})[addr] = cached_value(res.value)
         return out
 
 
 @paused_gc()
 def _collect(run: _Run, units: list[Unit], book: Book, ctx: Context) -> Evaluation:
-    """CellResults of every formula cell, in the per-cell engine's order (sheet, row, col)."""
+    """CellResults of every formula cell, in the workbook's order (sheet, row, col)."""
     columns: list[_Column] = []
     rewritten: list[_Column] = []
     rewrites: dict[tuple[str, str], tuple[str, str]] = {}  # per cell, and names
@@ -1821,7 +1823,7 @@ def _collect(run: _Run, units: list[Unit], book: Book, ctx: Context) -> Evaluati
         column(u, u.col, u.r0, u.r1, texts, run.values[u.id])
     rewrites.update(_name_rewrites(ctx))
     sheets = [s.name for s in book.sheets]
-    cells = BlockCells(columns, run.per_cell, sheets)
+    cells = BlockCells(columns, run.unsupported, sheets)
     paths.unsupported = sorted(((a, n, why) for why, (a, n) in unsupported_why.items()),
                              key=lambda x: -x[1])
     unknown = {name for u in units if u.why is None for name in u.compiled.unknown}
@@ -1832,7 +1834,7 @@ def _collect(run: _Run, units: list[Unit], book: Book, ctx: Context) -> Evaluati
 
 
 def _name_rewrites(ctx: Context) -> dict:
-    """What the pre-pass rewrites in the defined names, keyed as the per-cell engine does."""
+    """What the pre-pass rewrites in the defined names, keyed ``("", "name:X")``."""
     from rooflinexl.recalc.prepass import rewrite_formula
 
     out = {}
@@ -1846,7 +1848,7 @@ def _name_rewrites(ctx: Context) -> dict:
 
 
 class _Reasons:
-    """Reasons of block error cells, as the per-cell engine words them."""
+    """Reasons of block error cells: where each error came from, and why."""
 
     def __init__(self, run: _Run, units: list[Unit], cells, ctx: Context):
         self.run, self.units, self.cells, self.ctx = run, units, cells, ctx
@@ -1871,7 +1873,7 @@ class _Reasons:
             reason = why if where == f"{u.sheet}!{addr}" else f"propagated from {where}: {why}"
             res.reason = reason
             res.value = ExcelError(str(res.value), reason)
-        for key, res in self.run.per_cell.items():
+        for key, res in self.run.unsupported.items():
             if not res.is_error or not res.reason.startswith("propagated from "):
                 continue
             where, why = self.origin(key[0], key[1], 0)
@@ -1887,7 +1889,7 @@ class _Reasons:
             return hit
         here = f"{sheet}!{addr}"
         res = self.cells.get(key)
-        if key in self.run.per_cell:
+        if key in self.run.unsupported:
             reason = res.reason or ""
             out = (here, reason)
             if reason.startswith("propagated from "):
@@ -1895,7 +1897,7 @@ class _Reasons:
                 w_sheet, _, w_addr = w.rpartition("!")
                 src = (w_sheet, w_addr)
                 if (why == "an error value typed into the cell" and src in self.cells
-                        and src not in self.run.per_cell):
+                        and src not in self.run.unsupported):
                     out = self.origin(w_sheet, w_addr, depth + 1)  # a block's value in the copy
                 else:
                     out = (w, why)

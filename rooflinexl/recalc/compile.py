@@ -1,7 +1,7 @@
 """Parse one block's formula once into an expression tree over row vectors.
 
-The formula of the block's first cell goes through the pre-pass rewriting the
-per-cell engine uses (:func:`rooflinexl.recalc.prepass.rewrite_formula`:
+The formula of the block's first cell goes through the pre-pass rewriting
+(:func:`rooflinexl.recalc.prepass.rewrite_formula`:
 structured references, add-in prefixes, omitted arguments, exponents), then
 through the engine's own parser (:mod:`rooflinexl.recalc.parser`: Excel's
 operator precedence over the scanner's tokens) into a tree of :class:`Lit`,
@@ -10,7 +10,7 @@ reference is placed relative to the block: a relative row becomes a row
 vector, an absolute one a single value or a fixed 2-D range.
 
 Anything outside the supported set raises :class:`Unsupported`; the caller
-then evaluates those cells per cell.
+tries the cells as blocks of one row, or makes them error values naming why.
 """
 from __future__ import annotations
 
@@ -111,14 +111,14 @@ class Call:
     name: str  # canonical: '+', 'u-', 'IF', 'XLOOKUP', 'MATMUL_TIME' ...
     args: list = field(default_factory=list)
     written: str = ""  # the name as written (prefixes and all)
-    #: a function without a block kernel, called row by row as the per-cell engine does
+    #: a function without a block kernel, called row by row over single values
     per_row: bool = False
 
 
 @dataclass
 class Arr:
     """An array constant (``{1,2;3,4}``), an argument of a function: its value is the
-    array the per-cell engine passes (:func:`array_constant`)."""
+    array a host is given (:func:`array_constant`)."""
 
     text: str
 
@@ -144,7 +144,7 @@ def array_constant(text: str):
     """The array constant ``text`` (``{1,2;3,4}``) as a 2-D object array (Microsoft,
     "Use array constants in array formulas": columns split by commas, rows by
     semicolons; numbers, text in double quotes, TRUE/FALSE, error values). A whole
-    number written without a sign is an ``int``, as the per-cell engine passes it; an
+    number written without a sign is an ``int``, as a host is given it; an
     empty element is 0. :class:`Unsupported` for anything else (a reference, a formula).
 
     >>> array_constant('{1,2.5;"a""b",TRUE}').tolist()
@@ -281,7 +281,7 @@ _NOT_PER_ROW = frozenset({
     "SEARCH", "SEARCHB",
 })
 #: functions whose result is an array: only at the top of an array formula (computed once,
-#: laid over its range); elsewhere the cells go per cell (before evaluating, not after)
+#: laid over its range); elsewhere the array evaluator computes the cells
 _ARRAY_RESULT = frozenset({
     "TRANSPOSE", "SORT", "SORTBY", "UNIQUE", "FILTER", "SEQUENCE", "CHOOSECOLS",
     "CHOOSEROWS", "TAKE", "DROP", "EXPAND", "VSTACK", "HSTACK", "TOCOL", "TOROW", "WRAPROWS",
@@ -722,12 +722,12 @@ def _leave_out(ctx: Context, call: Call, row0: int, row1: int) -> Node:
     row a filter hid from one hidden by hand: with a filter in effect on the sheet every
     hidden row counts as filtered (:func:`rooflinexl.recalc.prepass.sheet_skips`). A
     reference with such cells becomes the references that cover the rest (``F1:F6``
-    without F3 and row 4: ``F1:F2,F5:F6``), as the per-cell path's pre-pass does
-    (:func:`rooflinexl.recalc.prepass.split_subtotal_refs`); a function_num or options
+    without F3 and row 4: ``F1:F2,F5:F6``, :func:`rooflinexl.recalc.prepass.
+    split_subtotal_refs`); a function_num or options
     computed pick the case when evaluated (``IF(function_num>100, ...)``,
     ``CHOOSE(options+1, ...)``).
 
-    Raises :class:`Unsupported` (the cells go per cell) for a reference whose rows move
+    Raises :class:`Unsupported` (the cells are tried row by row) for a reference whose rows move
     along the block, a reference that is not a plain one (a function's result),
     AGGREGATE with a computed function_num and cells to leave out of a fourth or later
     argument (a ``k`` or a reference: only the number tells), and nothing left at all
@@ -876,7 +876,7 @@ def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, refs):
                 return Call(UNKNOWN, [], up)
             raise Unsupported(f"function {written}")
         if up != canon and canon not in _PREFIXED:
-            raise Unsupported(f"function {written} unknown to the per-cell engine")
+            raise Unsupported(f"function {written} with a prefix Excel does not write")
         return Call(canon, kids, up)
     if kind == "union":
         kids = [_build(a, ctx, sheet, row0, col, tpl, sticky, refs) for a in item[1]]
@@ -906,7 +906,7 @@ def _build(item, ctx: Context, sheet, row0, col, tpl, sticky, refs):
     if kind == "array":
         return Arr(item[1])
     if kind == "empty":
-        return Lit(0)  # an omitted argument reads as 0 (FALSE), as in the per-cell engine
+        return Lit(0)  # an omitted argument reads as 0 (FALSE)
     if kind == "err":
         from rooflinexl.recalc.values import ERRORS
 

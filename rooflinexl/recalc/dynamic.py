@@ -17,8 +17,8 @@ when it is not one) and "OFFSET function" (``rows``/``cols`` from the upper-left
 cell, ``height``/``width`` default to the reference's, ``#REF!`` off the sheet's
 edge, ``#VALUE!`` when an argument is not a number). Anything else the block
 evaluator does not cover (structured references in the text, another workbook,
-a negative size ...) raises :class:`~rooflinexl.recalc.compile.Unsupported` and
-the cells go per cell.
+a negative size ...) raises :class:`~rooflinexl.recalc.compile.Unsupported`: the
+cells are tried as blocks of one row, else error values naming why.
 """
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ _REFERENCE_ENDS = frozenset({"INDEX"})
 
 #: functions a whole column or row named by INDIRECT may be clipped to the used area in:
 #: their value does not depend on the blank cells past it (ROWS, COUNTBLANK, COUNTIF ...
-#: do: per cell)
+#: do not: they are read whole)
 _CLIP_SAFE = frozenset({"SUM", "COUNT", "COUNTA", "AVERAGE", "MIN", "MAX", "VLOOKUP",
                         "HLOOKUP", "MATCH", "XLOOKUP", "SUMIF", "SUMIFS", "AVERAGEIF",
                         "AVERAGEIFS", "MAXIFS", "MINIFS"})

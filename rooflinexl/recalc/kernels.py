@@ -105,7 +105,7 @@ _LIFTED = {"VLOOKUP": (0, 2, 3), "HLOOKUP": (0, 2, 3), "MATCH": (0, 2), "XLOOKUP
 #: nothing), not an error value passed on
 _TABLES = {"VLOOKUP": (1,), "HLOOKUP": (1,), "MATCH": (1,), "XLOOKUP": (1, 2), "XMATCH": (1,),
            "LOOKUP": (1, 2)}
-#: ranges (times the block's rows, for a relative one) larger than this go per cell
+#: ranges (times the block's rows, for a relative one) larger than this: not as a block
 _MAX_RANGE_CELLS = 20_000_000
 
 
