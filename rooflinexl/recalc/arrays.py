@@ -92,8 +92,7 @@ def _grid(x) -> np.ndarray | None:
 
 
 def _scalar(x):
-    """A value that is a formulas scalar (0-d arrays and numpy scalars unwrapped as the
-    per-cell engine leaves them)."""
+    """A single value (a 0-d array unwrapped)."""
     if isinstance(x, np.ndarray) and x.ndim == 0:
         return x.item()
     return x
@@ -102,7 +101,7 @@ def _scalar(x):
 def _like(res, new_x):
     """TREND's (GROWTH's) values in the shape of ``new_x`` (Microsoft, "TREND function":
     one y-value per new x; new_x omitted is known_x, known_x omitted {1,2,3,...} as large
-    as known_y), where formulas returns a row of new x-values as a column."""
+    as known_y), where the function returns a row of new x-values as a column."""
     g, x = _grid(res), _grid(new_x)
     if g is None or x is None or g.size != x.size or g.shape == x.shape or 1 not in x.shape:
         return res
@@ -198,10 +197,10 @@ def lay_out(result, height: int, width: int) -> np.ndarray:
     """An array formula's ``result`` over its range of ``height`` x ``width`` cells.
 
     A single value fills the range; a result of one row repeats down, one column
-    repeats across; a list (a 1-D result: formulas' MODE.MULT, TREND) lies along the
-    range (down a one-column range, else across), as the per-cell engine lays it;
+    repeats across; a list (a 1-D result: MODE.MULT, TREND) lies along the
+    range (down a one-column range, else across);
     cells past the result's end are ``#N/A`` -- or the filler the
-    function's result carries (formulas' ``_default``: TRUE for ``ISNA``, FALSE for
+    function's result carries (its ``_default``: TRUE for ``ISNA``, FALSE for
     ``ISNUMBER``), which is what Excel computes there: it evaluates those cells with
     ``#N/A`` for the missing elements.
 
@@ -236,7 +235,7 @@ class ArrayEval:
         self.store = store
         #: a plain cell (not an array formula): a range outside every function call, or in
         #: the arguments of functions taking one value each, is the one cell in the
-        #: formula's row or column (implicit intersection, as the per-cell engine's pre-pass)
+        #: formula's row or column (implicit intersection, as the pre-pass writes it)
         self.plain = plain
         #: per function call around the node being evaluated: whether it takes one value
         #: per argument (:data:`~rooflinexl.recalc.prepass.SCALAR_ARGUMENT_FUNCTIONS`)
@@ -311,8 +310,8 @@ class ArrayEval:
     def intersect(self, node: Rng):
         """Microsoft, "Implicit intersection operator: @": a range where one value belongs
         is the cell in the formula's row (a column range) or column (a row range);
-        #VALUE! where there is none. The per-cell engine's rule too
-        (:func:`rooflinexl.recalc.prepass.implicit_intersection`)."""
+        #VALUE! where there is none (the pre-pass's rule too,
+        :func:`rooflinexl.recalc.prepass.implicit_intersection`)."""
         a, b = self._rows(node)
         r = a if a == b else (self.row if a <= self.row <= b else None)
         c = node.c1 if node.c1 == node.c2 else (
@@ -334,7 +333,7 @@ class ArrayEval:
         return a, b
 
     def range(self, node: Rng) -> np.ndarray:
-        """A reference's values as the per-cell engine passes them: a 2-D array."""
+        """A reference's values as a function is given them: a 2-D array."""
         a, b = self._rows(node)
         if (b - a + 1) * (node.c2 - node.c1 + 1) > _MAX_CELLS:
             raise Unsupported("a range too large to hold as an array")
@@ -441,9 +440,8 @@ class ArrayEval:
         args = [self.value(a) for a in node.args]
         if any(lambdas.is_function(a) for a in args):
             raise Unsupported(f"a LAMBDA given to {node.written}")
-        if name == "INDEX":  # a one-cell reference as a position is one value (the
-            # per-cell engine's Ranges of one cell is; an array constant or a computed
-            # 1x1 array is an array to it)
+        if name == "INDEX":  # a one-cell reference as a position is one value (an
+            # array constant or a computed 1x1 array is an array)
             args[1:] = [_scalar(p[0, 0]) if isinstance(a, Rng) and a.is_cell else p
                         for a, p in zip(node.args[1:], args[1:], strict=True)]
             if node.args and isinstance(node.args[0], Rng):
@@ -460,7 +458,7 @@ class ArrayEval:
             node.written)
         try:
             res = fn(*args)
-        except Exception as ex:  # noqa: BLE001 - a borrowed function's failure: per cell
+        except Exception as ex:  # noqa: BLE001 - any failure: an error value naming it
             raise Unsupported(f"{node.written} failed ({type(ex).__name__})") from None
         res = self._result(res)
         if name in ("TREND", "GROWTH") and args:  # new_x, by default known_x, known_y
@@ -469,7 +467,7 @@ class ArrayEval:
 
     @staticmethod
     def _result(res):
-        if isinstance(res, (list, tuple)):  # formulas' MODE.MULT, TREND: a list
+        if isinstance(res, (list, tuple)):  # MODE.MULT, TREND: a list
             res = np.array(list(res) or [ERRORS["#N/A"]], dtype=object)
             if res.ndim != 1:
                 raise Unsupported("an array inside an array")
@@ -584,7 +582,7 @@ _ADAPTERS: dict = {}
 
 def first_value(x):
     """The value a plain cell shows for a result ``x``: its top-left element when it is
-    an array (the per-cell engine's rule too), else ``x``.
+    an array, else ``x``.
 
     >>> first_value(np.array([[3.0, 4.0]], dtype=object))
     3.0

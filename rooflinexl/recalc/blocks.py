@@ -375,20 +375,6 @@ def _reads_of_compiled(u: Unit) -> list:
     return out
 
 
-_OFFSET_OF_ERROR = re.compile(r'(?i)\bOFFSET\(\s*#REF!\s*,')
-_INDIRECT_LITERAL = re.compile(r'(?i)\bINDIRECT\(\s*"([^"]*)"\s*\)')
-#: INDIRECT next to a range operator: the range between reads more than either end
-_INDIRECT_RANGE = re.compile(r'(?i)\bINDIRECT\(\s*"[^"]*"\s*\)\s*:|:\s*(?:_xlfn\.)?INDIRECT\b')
-
-
-_STRING = re.compile(r'"(?:[^"]|"")*"')
-_CELL_TOKEN = re.compile(
-    r"(?:(?P<sheet>'(?:[^']|'')+'|[^\s'!:(),;{}+\-*/&=<>^%\[\]]+)!)?"
-    r"(?<![\w.$])(?P<cell>\$?[A-Za-z]{1,3}\$?[0-9]+)(?![\w.(!])")
-_WORD = re.compile(r"(?<![\w.$!'\]])([A-Za-z_\\][\w.]*)(?![\w.(!\[])")
-_WHOLE = re.compile(r"(?<![\w.])\$?(?:[A-Za-z]{1,3}:\$?[A-Za-z]{1,3}|[0-9]+:\$?[0-9]+)(?![\w.])")
-
-
 def _lag(u: Unit) -> int:
     """How many rows up, at least, a block reads its own column (0: its own row or below,
     so it is a circular reference)."""

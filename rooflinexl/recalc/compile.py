@@ -134,7 +134,7 @@ class Param:
 @dataclass(frozen=True)
 class Eta:
     """A function given by name as a value (Excel's eta-reduced lambda, ``_xleta.SUM``):
-    ``name`` canonical, ``written`` as formulas' table knows it."""
+    ``name`` canonical, ``written`` as the file spells it."""
 
     name: str
     written: str
@@ -247,7 +247,7 @@ FUNCTIONS = frozenset({
 })
 
 #: functions evaluated only in array mode (:mod:`rooflinexl.recalc.arrays`): element-wise
-#: choices that formulas computes over arrays, evaluated there with all their arguments
+#: choices computed over arrays, evaluated there with all their arguments
 ARRAY_MODE = frozenset({"CHOOSE", "IFS", "SWITCH"})
 #: LAMBDA and the functions taking one: evaluated only in array mode
 #: (:mod:`rooflinexl.recalc.lambdas`)
@@ -297,7 +297,7 @@ def per_row_function(written: str) -> bool:
     passes it: a function of our own table (:data:`rooflinexl.recalc.functions.
     BUILTINS`, the list functions :data:`~rooflinexl.recalc.functions.EXCEL_NUMBERS`)
     that takes values only (a result that is an array, or a range where a value belongs,
-    still sends the cells per cell when evaluating)."""
+    sends the cells to the array evaluator when evaluating)."""
     canon = _canonical(written)
     if canon in _NOT_PER_ROW or written.upper().startswith("_XLETA."):
         return False
@@ -348,7 +348,7 @@ class Compiled:
     """One block's formula, ready to evaluate."""
 
     tree: Node
-    text: str  # the rewritten formula of the anchor cell (what formulas would parse)
+    text: str  # the rewritten formula of the anchor cell (what the parser read)
     rewritten: bool  # the pre-pass changed the text
     refs: list[Rng]  # every reference (for dependencies and error reasons)
     rw_template: object = None  # refs.Template of the rewritten text (rendering)
@@ -398,8 +398,8 @@ class Context:
         self.book = book
         self.registered = registered
         self.sheet_names = {s.name.casefold(): s.name for s in book.sheets}
-        # formulas reads workbook-scope names; the pre-pass promotes sheet-scope
-        # names that no other sheet defines
+        # sheet-scope names that no other sheet defines are also found without the
+        # sheet (a name used where it is defined; Context.name checks the scope)
         names = dict(book.names)
         counts: dict[str, int] = {}
         for (_sheet, name) in book.local_names:

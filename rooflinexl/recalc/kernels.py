@@ -133,7 +133,7 @@ def _bools(mask: np.ndarray) -> Vec:
 
 
 def _npbools(mask: np.ndarray) -> Vec:
-    """Booleans as numpy's bool_ (what formulas' AND, OR and NOT return)."""
+    """Booleans as numpy's bool_ (what AND, OR and NOT return over single values)."""
     return Vec(np.full(len(mask), BOOL, np.uint8), mask.astype(float), None,
                np.ones(len(mask), bool))
 
@@ -143,7 +143,7 @@ def _numbers(x: np.ndarray) -> Vec:
 
 
 def _npnumbers(x: np.ndarray) -> Vec:
-    """Numbers formulas holds as numpy float64 (results of numpy functions)."""
+    """Numbers held as numpy float64 (results of numpy functions)."""
     return Vec(np.full(len(x), NUM, np.uint8), x, None, np.ones(len(x), bool))
 
 
@@ -166,7 +166,7 @@ class RangeArg:
 
     @property
     def objects(self) -> np.ndarray | None:
-        """Fixed: the 2-D object array formulas would get (built on first use only)."""
+        """Fixed: the 2-D object array a function is given (built on first use only)."""
         if self.per_row or self.store is None:
             return None
         r = self.rng
@@ -206,10 +206,8 @@ class BlockEval:
         self.tokens = tokens  # (engine.CURRENT, engine.STATE)
         #: row index -> [(code, reason)] of errors our functions produced
         #: (call, seq, code, reason) per row, ``call`` the node of our function that
-        #: reported it; the reasons are sorted as the per-cell engine records them
-        #: (:func:`dispatch_order`):
-        #: calls whose arguments are all literals first (formulas runs them while
-        #: compiling), then the others in evaluation order
+        #: reported it; the reasons are sorted (:func:`dispatch_order`): calls whose
+        #: arguments are all literals first, then the others in evaluation order
         self.records: dict[int, list[tuple[tuple, str, str]]] = {}
         self.records_all: list[tuple[tuple, str, str]] = []  # for every row
         self._order: tuple = (None, 0)
@@ -702,7 +700,7 @@ class BlockEval:
                     args.append(p.row_objects(i))
             try:
                 r = np.asarray(fn(*args), dtype=object)
-            except Exception as ex:  # noqa: BLE001 - formulas' own failure: per cell, as there
+            except Exception as ex:  # noqa: BLE001 - any failure: the array evaluator's
                 raise Unsupported(f"{written} failed ({type(ex).__name__})") from None
             if r.size != 1:
                 raise Unsupported(f"{written} returned an array")
@@ -714,8 +712,8 @@ class BlockEval:
 
     def _numbers_rows(self, node: Call, parts, rows: np.ndarray, n: int) -> Vec:
         """SUM, PRODUCT, AVERAGE, MAX or MIN row by row with Excel's argument rules
-        (:func:`rooflinexl.recalc.functions.excel_numbers`), each argument read as the
-        per-cell engine reads it (engine.host_numbers_arg): a cell reference or INDEX's
+        (:func:`rooflinexl.recalc.functions.excel_numbers`), each argument read as
+        :func:`~rooflinexl.recalc.engine.host_numbers_arg` does: a cell reference or INDEX's
         result is a reference (its text and booleans skipped), another computed value is
         typed (numeric text and booleans count)."""
         from rooflinexl.recalc import engine
@@ -942,8 +940,9 @@ class BlockEval:
         return Vec.numbers([ref.c1])
 
     def per_row(self, node: Call) -> Vec:
-        """formulas' ``node.written`` called row by row with the arguments the per-cell
-        engine passes it (a range as its 2-D values), memoised on distinct arguments."""
+        """The function ``node.written`` (:func:`function_of`) called row by row with its
+        arguments as a host is given them (a range as its 2-D values), memoised on
+        distinct arguments."""
         parts = self._parts(node)
         n = self.n if any(kind in ("vec", "bare") and len(p) > 1
                           or kind == "range" and p.per_row for kind, p in parts) else 1
@@ -951,7 +950,7 @@ class BlockEval:
             counted = self._count_references(node, parts, n)
             if counted is not None:
                 return counted
-        if node.name in EXCEL_NUMBERS:  # Excel's argument rules, as the per-cell engine's
+        if node.name in EXCEL_NUMBERS:  # Excel's argument rules (functions.excel_numbers)
             return self._numbers_rows(node, parts, np.arange(n), n)
         return self._reduce_rows(node.written, parts, np.arange(n))
 
@@ -976,13 +975,13 @@ class BlockEval:
 
     # ------------------------------------------------------- volatile functions
     def f_RAND(self, node):
-        """A fresh number in [0, 1) for every row (as formulas' RAND, a numpy float)."""
+        """A fresh number in [0, 1) for every row (a numpy float)."""
         if node.args:
             raise Unsupported("RAND with arguments")
         return _npnumbers(np.random.random(self.n))
 
     def f_RANDBETWEEN(self, node):
-        """A fresh whole number per row: the per-cell engine's RANDBETWEEN over the rows
+        """A fresh whole number per row: RANDBETWEEN (elementary.py) over the rows
         (the arguments stretched to every row, so literal bounds still draw per row)."""
         if len(node.args) != 2:
             raise Unsupported("RANDBETWEEN without two arguments")
@@ -1052,14 +1051,14 @@ class BlockEval:
 
     def f_INT(self, node):
         """INT of numbers (Microsoft, "INT function": rounded down to an integer); other
-        rows as the per-cell engine."""
+        rows by the function over single values."""
         if len(node.args) != 1:
             return self._delegated(node)
         return self._unary(node, lambda x: _numbers(np.floor(x)))
 
     def f_MOD(self, node):
         """MOD of numbers (Microsoft, "MOD function": the remainder with the divisor's
-        sign; a divisor of 0 is #DIV/0!); other rows as the per-cell engine."""
+        sign; a divisor of 0 is #DIV/0!); other rows by the function over single values."""
         if len(node.args) != 2:
             return self._delegated(node)
 
@@ -1100,7 +1099,7 @@ class BlockEval:
     def index_cells(rng: RangeArg, row: Vec, col: Vec | None = None,
                     area: Vec | None = None) -> Vec:
         """INDEX(reference, row, [col], [area]) over a fixed reference for every row of the
-        position values, as the per-cell engine answers it (Microsoft, "INDEX function",
+        position values (Microsoft, "INDEX function",
         reference form): the cell at (row, col) of ``rng``, a position truncated to a whole
         number (0 the first); a position error value is the result (the first one), an
         empty position, text that spells no integer or a position below 0 #VALUE!, one
@@ -1290,7 +1289,7 @@ class BlockEval:
         value equal to lookup_value, text compared case-insensitively; 1 the largest value
         not above it, by Excel's bisection, :func:`rooflinexl.recalc.functions.
         excel_bsearch`); an error lookup_value is the result. None for any other form
-        (wildcards, -1, a blank lookup_value ...): the per-cell engine's then."""
+        (wildcards, -1, a blank lookup_value ...): :mod:`rooflinexl.recalc.lookups` then."""
         from rooflinexl.recalc.functions import excel_bsearch
 
         args = node.args
@@ -1389,7 +1388,7 @@ class BlockEval:
                 parts.append(("range", self.range(a)))
             elif isinstance(a, Lit):
                 parts.append(("lit", a.value))
-            elif isinstance(a, Arr):  # through the adapter, as the per-cell engine passes it
+            elif isinstance(a, Arr):  # through the adapter, as a host is given it
                 parts.append(("array", self.array(a)))
             else:
                 parts.append(("vec", self.value(a)))
@@ -1557,7 +1556,7 @@ def _host_rows(r: RangeArg, in_errors: list):
 
 
 def _int_positions(v: Vec, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Python's ``int()`` of each position value (formulas' INDEX): numbers and booleans
+    """Python's ``int()`` of each position value (INDEX's positions): numbers and booleans
     truncate, text must spell an integer; (values, rows where int() fails)."""
     vals = np.trunc(v.num).astype(float)
     bad = np.zeros(len(v), bool)
@@ -1619,7 +1618,7 @@ def dispatch_order(tree) -> dict[int, tuple]:
 
 
 def _literal(node) -> bool:
-    """No reference below ``node``: formulas computes it while compiling the cell."""
+    """No reference below ``node``: its reasons come first (:func:`dispatch_order`)."""
     if isinstance(node, Lit):
         return True
     if isinstance(node, Call):
@@ -1627,8 +1626,8 @@ def _literal(node) -> bool:
     return False
 
 
-#: functions formulas returns a bare scalar from (not a 1x1 array): a reduction that
-#: receives one concatenates it with its other arguments without the object dtype
+#: functions that return a bare scalar (not a 1x1 array): a reduction that receives one
+#: concatenates it with its other arguments without the object dtype
 _BARE = frozenset({"AND", "OR", "SUM", "PRODUCT", "MIN", "MAX", "AVERAGE", "TRUE", "FALSE",
                    "NA"})
 

@@ -9,12 +9,10 @@ found in bulk (numbers parsed by numpy, each distinct inline string decoded once
 and falls back to :func:`rooflinexl.ooxml.sheetxml.iter_cells` for sheets written
 in an unusual form.
 
-Values are decoded the way the per-cell engine sees them (openpyxl as
-``formulas`` configures it): shared strings with ``_xHHHH_`` escapes resolved,
-numbers as the doubles written (:func:`excel_double`; ``formulas`` rounded to 15
-decimals, which made 1E-20 zero and 1.234567E-9 1.235E-9; the per-cell engine's model
-reads them the same way), error constants as the engine's error values
-(``values.ERRORS``); dates stay serial numbers.
+Values are decoded as Excel reads them: shared strings with ``_xHHHH_`` escapes
+resolved, numbers as the doubles written (:func:`excel_double`: not rounded, 1E-20 stays
+1E-20), error constants as the engine's error values (``values.ERRORS``); dates stay
+serial numbers.
 
 Shared formulas (``<f t="shared" si=".." ref="..">``) are kept as a reference
 to their master cell: the block evaluator groups cells by their relative form,
@@ -26,7 +24,6 @@ from __future__ import annotations
 import contextlib
 import operator
 import re
-import threading
 import zipfile
 from dataclasses import dataclass, field, replace
 from itertools import compress, repeat
@@ -71,8 +68,8 @@ from rooflinexl.recalc.functions import character_set
 from rooflinexl.recalc.prepass import TableInfo
 
 __all__ = ["Book", "FormulaCell", "Sheet", "decode", "defined_names", "excel_double",
-           "legacy_arrays", "malformed_xml", "misread_texts", "openpyxl_copy", "read_book",
-           "reading_values_only", "saved_character_set", "WorkbookInfo", "workbook_info"]
+           "malformed_xml", "read_book",
+           "saved_character_set", "WorkbookInfo", "workbook_info"]
 
 
 
@@ -113,7 +110,7 @@ class Sheet:
     max_col: int = 0
     #: rows hidden (``<row hidden="1">``: by hand, by a filter or a collapsed outline),
     #: what SUBTOTAL and AGGREGATE may leave out; None where a hidden row's number is
-    #: not written (every reference to the sheet then goes per cell)
+    #: not written (SUBTOTAL over the sheet is then not supported)
     hidden_rows: frozenset[int] | None = frozenset()
     #: a filter is in effect on the sheet (an autoFilter or a table's, with criteria):
     #: Excel then takes every hidden row of it as filtered (SUBTOTAL leaves it out)
@@ -641,124 +638,6 @@ def malformed_xml(path, part: str | None = None):
             f"({reason}): re-save it in Excel or LibreOffice") from None
 
 
-_OPENPYXL_LOCK = threading.RLock()
-
-
-@contextlib.contextmanager
-def reading_values_only():
-    """Let openpyxl read a workbook without what no formula reads and a working copy does
-    not need: merged ranges, pivot tables and drawings (charts, pictures).
-
-    openpyxl makes an object (and a style) for every cell a merged range covers: a merge of
-    a whole column (``B1:B1048576``, ClosedXML's DrawingSizeInPx.xlsx) took minutes. It
-    parses every pivot cache once per sheet (12 s for ClosedXML's
-    TemplateWithTableSourcePivotTables.xlsx) and writes a cache without its records, which
-    it then cannot read back. A merge changes no value: Excel clears the covered cells when
-    it merges them, so a book it saved holds nothing there.
-    """
-    from openpyxl.reader import excel
-    from openpyxl.reader.workbook import WorkbookParser
-    from openpyxl.worksheet._reader import WorksheetReader
-
-    class _NoPivots:
-        rel_type = "urn:rooflinexl:pivot-tables-not-read"
-
-    def chartsheet(self, sheet, rel):  # the sheet without its chart (openpyxl fails on a
-        # chartsheet without relationships, as its own copies write them)
-        with self.archive.open(rel.target) as src:
-            cs = excel.Chartsheet.from_tree(excel.fromstring(src.read()))
-        cs._parent = self.wb
-        cs.title = sheet.name
-        self.wb._add_sheet(cs)
-
-    with _OPENPYXL_LOCK:
-        saved = (WorksheetReader.bind_merged_cells, WorkbookParser.pivot_caches,
-                 excel.TableDefinition, excel.find_images, excel.ExcelReader.read_chartsheet)
-        WorksheetReader.bind_merged_cells = lambda self: None
-        WorkbookParser.pivot_caches = property(lambda self: {})
-        excel.TableDefinition = _NoPivots
-        excel.find_images = lambda archive, path: ([], [])
-        excel.ExcelReader.read_chartsheet = chartsheet
-        try:
-            yield
-        finally:
-            (WorksheetReader.bind_merged_cells, WorkbookParser.pivot_caches,
-             excel.TableDefinition, excel.find_images,
-             excel.ExcelReader.read_chartsheet) = saved
-
-
-#: ISO/IEC 29500 Strict namespaces -> the Transitional ones openpyxl reads (a prefix maps
-#: every relationship type under it: .../relationships/worksheet ...)
-_STRICT = (
-    (b"http://purl.oclc.org/ooxml/spreadsheetml/main",
-     b"http://schemas.openxmlformats.org/spreadsheetml/2006/main"),
-    (b"http://purl.oclc.org/ooxml/officeDocument/relationships",
-     b"http://schemas.openxmlformats.org/officeDocument/2006/relationships"),
-    (b"http://purl.oclc.org/ooxml/drawingml/",
-     b"http://schemas.openxmlformats.org/drawingml/2006/"),
-    (b"http://purl.oclc.org/ooxml/officeDocument/sharedTypes",
-     b"http://schemas.openxmlformats.org/officeDocument/2006/sharedTypes"),
-    (b"http://purl.oclc.org/ooxml/officeDocument/docPropsVTypes",
-     b"http://schemas.openxmlformats.org/officeDocument/2006/docPropsVTypes"),
-    (b"http://purl.oclc.org/ooxml/officeDocument/extendedProperties",
-     b"http://schemas.openxmlformats.org/officeDocument/2006/extended-properties"),
-    (b"http://purl.oclc.org/ooxml/officeDocument/customProperties",
-     b"http://schemas.openxmlformats.org/officeDocument/2006/custom-properties"),
-)
-
-
-@contextlib.contextmanager
-def _transitional(path: Path):
-    """``path``, or where it is a Strict Open XML workbook (Excel's "Strict Open XML
-    Spreadsheet"), a copy in the Transitional namespaces that openpyxl reads (openpyxl
-    finds no sheet in a Strict one)."""
-    import shutil
-    import tempfile
-
-    with zipfile.ZipFile(path) as zf:
-        strict = any(_STRICT[0][0] in zf.read(n) for n in zf.namelist()
-                     if n.endswith("workbook.xml"))
-        if not strict:
-            yield path
-            return
-        tmp = Path(tempfile.mkdtemp(prefix="rooflinexl-strict-"))
-        try:
-            copy = tmp / f"{path.stem}.xlsx"
-            with zipfile.ZipFile(copy, "w", zipfile.ZIP_DEFLATED) as out:
-                for item in zf.infolist():
-                    data = zf.read(item.filename)
-                    if item.filename.endswith((".xml", ".rels", ".vml")):
-                        for old, new in _STRICT:
-                            data = data.replace(old, new)
-                        data = data.replace(b' conformance="strict"', b"")
-                    out.writestr(item, data)
-            yield copy
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-
-
-def openpyxl_copy(path):
-    """The workbook at ``path`` as openpyxl reads it, for the engine's working copies
-    (never written back over the user's file): merged ranges, pivot tables and drawings
-    not read (:func:`reading_values_only`), a Strict Open XML book read through its
-    Transitional twin, chart sheets left out, and a DDE link without a relationship
-    part (Excel writes none) dropped. Raises :class:`~rooflinexl.UnusableWorkbookError`
-    for a damaged part."""
-    import openpyxl
-
-    path = Path(path)
-    with malformed_xml(path), reading_values_only(), _transitional(path) as src:
-        try:
-            wb = openpyxl.load_workbook(src)
-        except KeyError as ex:
-            if "externalLinks/_rels" not in str(ex):
-                raise
-            wb = openpyxl.load_workbook(src, keep_links=False)
-    for cs in list(wb.chartsheets):  # no cells; the pre-pass reads worksheets only
-        wb.remove(cs)
-    return wb
-
-
 def read_book(path, limits: Limits = Limits()) -> Book:
     """Read every worksheet of ``path`` (checked with :func:`rooflinexl.ooxml.check_package`)."""
     path = Path(path)
@@ -831,33 +710,3 @@ def saved_character_set(path, limits: Limits = Limits()) -> str:
     with open_package(path, limits) as zf:
         return character_set(application(zf, names_map_of(zf)))
 
-
-#: text Excel stores with ``_xHHHH_`` escapes (ECMA-376 ST_Xstring): control characters,
-#: and an underscore that would otherwise start an escape (``_x005F_x0041_`` is "_x0041_")
-_ESCAPED = re.compile("[\x00-\x08\x0b-\x1f]|_x[0-9A-Fa-f]{4}_")
-
-
-def misread_texts(book: Book) -> dict[tuple[str, str], str]:
-    """``(sheet, "B7") -> text`` of the constant text cells openpyxl, which reads the
-    workbook for the per-cell engine, does not read as Excel does: text stored with an
-    ``_xHHHH_`` escape (``_x0001_`` is CHAR(1), ``_x005F_x0001_`` the text "_x0001_"),
-    which openpyxl partly keeps as literal text, and empty text (a cell COUNTA counts),
-    which it reads as an empty cell. The per-cell engine is given these cells' texts
-    (:func:`rooflinexl.recalc.prepass.set_text`)."""
-    out: dict[tuple[str, str], str] = {}
-    for s in book.sheets:
-        for r, c, v in zip(s.const_rows, s.const_cols, s.const_vals, strict=True):
-            if type(v) is str and (not v or _ESCAPED.search(v)):
-                out[(s.name, f"{col_letters(c)}{r}")] = v
-    return out
-
-
-def legacy_arrays(book: Book) -> dict[tuple[str, str], str]:
-    """``(sheet, anchor) -> "B2:C5"`` of the legacy (Ctrl+Shift+Enter) array formulas, whose
-    formula is in every cell of their range (Microsoft, "Dynamic array formulas vs. legacy
-    CSE array formulas"; a spilling formula is in its anchor cell only)."""
-    return {(s.name, f"{col_letters(fc.col)}{fc.row}"):
-            f"{col_letters(fc.array_ref[1])}{fc.array_ref[0]}:"
-            f"{col_letters(fc.array_ref[3])}{fc.array_ref[2]}"
-            for s in book.sheets for fc in s.special
-            if fc.kind == "array" and fc.array_ref is not None and not fc.dynamic}

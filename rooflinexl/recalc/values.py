@@ -20,9 +20,6 @@ __all__ = ["BLANK", "BOOL", "EMPTY", "ERR", "ERRORS", "NUM", "OTHER", "STR", "Ar
            "SheetStore", "Vec", "kind_of"]
 
 EMPTY, NUM, STR, BOOL, ERR, OTHER = 0, 1, 2, 3, 4, 5
-_KIND_NAMES = ("blank", "number", "text", "boolean", "error", "other")
-
-
 class _Blank:
     """The value of an empty cell (one instance, :data:`BLANK`)."""
 
@@ -86,10 +83,8 @@ class Vec:
 
     ``kind`` codes each element; numbers (and booleans as 0/1) are in ``num``;
     text, error values and anything else in ``obj``. ``npy`` marks numbers and
-    booleans that ``formulas`` held as numpy scalars (SUM gives ``float64``,
-    AND gives ``bool_``): they print and compare alike, except that an
-    ordering comparison with one yields a numpy ``bool_``, which ``&`` spells
-    ``True`` rather than ``TRUE`` -- kept so the per-cell engine's text is matched.
+    booleans held as numpy scalars (SUM gives ``float64``, AND gives ``bool_``):
+    they print and compare alike.
     """
 
     __slots__ = ("kind", "num", "obj", "npy")
@@ -297,7 +292,7 @@ class Column:
         self.vals = Vec.from_objects(vals)
 
     def add_points(self, rows: list[int], vec: Vec) -> None:
-        """Single computed cells (the per-cell path's results)."""
+        """Single computed cells (the error values of formulas not supported)."""
         rows_a = np.asarray(rows, dtype=np.int64)
         keep = ~np.isin(self.rows, rows_a)
         v = self.vals
