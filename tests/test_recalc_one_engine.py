@@ -175,3 +175,56 @@ def test_a_range_with_the_sheet_written_at_both_ends(tmp_path):
     ws["A1"] = "=SUM(Imps!M4:'Imps'!M6)"
     ev = recalc_book(_save(wb, tmp_path), write=False).evaluation
     assert ev.value("S", "A1") == 15
+
+
+def test_engine_blocks_refuses_a_function_excel_has_and_the_engine_lacks(tmp_path):
+    """``--engine blocks`` (a CI gate on books the engine supports whole) refuses a book
+    calling a function Excel has that the engine does not implement; an unknown name is
+    Excel's own #NAME? and is no reason to refuse."""
+    from rooflinexl.recalc.engine import EngineError
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    ws["A1"] = '=GETPIVOTDATA("Sales",B1)'
+    ws["A2"] = "=FOOBAR(1)"
+    with pytest.raises(EngineError, match="function GETPIVOTDATA is not implemented"):
+        recalc_book(_save(wb, tmp_path), write=False, engine="blocks")
+    ws["A1"] = 1
+    ev = recalc_book(_save(wb, tmp_path, "b2.xlsx"), write=False, engine="blocks").evaluation
+    assert str(ev.value("S", "A2")) == "#NAME?"
+
+
+def test_an_undefined_name_says_so(tmp_path):
+    """A name the workbook does not define is #NAME? (Microsoft, "How to correct a #NAME?
+    error": "the formula refers to a name that does not exist"), and the reason says so."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    ws["A1"], ws["B1"], ws["B2"] = 2, "=Tax_Rate*A1", "=B1+1"
+    ev = recalc_book(_save(wb, tmp_path), write=False).evaluation
+    assert str(ev.value("S", "B1")) == "#NAME?"
+    assert ev.cells[("S", "B1")].reason == "a name the workbook does not define (Excel's #NAME?)"
+    assert ev.cells[("S", "B2")].reason.startswith("propagated from S!B1: a name the workbook")
+
+
+@pytest.mark.parametrize("engine", ["auto", "cells"])
+def test_criteria_filled_down_over_a_column_of_criteria(tmp_path, engine):
+    """SUMIFS, COUNTIF and AVERAGEIF filled down, each row's criterion its own (computed
+    for the whole column at once, each distinct criterion matched once). Hand derivation:
+    A = k0, k1, k2, k0, k1, k2 ...; D = 1, 2, 3 ... 12."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    for r in range(1, 13):
+        ws[f"A{r}"], ws[f"D{r}"] = f"k{(r - 1) % 3}", r
+        ws[f"E{r}"] = f"=SUMIFS($D$1:$D$12,$A$1:$A$12,A{r})"
+        ws[f"F{r}"] = f'=COUNTIF($D$1:$D$12,">"&D{r})'
+        ws[f"G{r}"] = f"=AVERAGEIF($A$1:$A$12,A{r},$D$1:$D$12)"
+    ev = recalc_book(_save(wb, tmp_path), write=False, engine=engine).evaluation
+    sums = {0: 1 + 4 + 7 + 10, 1: 2 + 5 + 8 + 11, 2: 3 + 6 + 9 + 12}
+    for r in range(1, 13):
+        k = (r - 1) % 3
+        assert ev.value("S", f"E{r}") == sums[k]
+        assert ev.value("S", f"F{r}") == 12 - r
+        assert ev.value("S", f"G{r}") == sums[k] / 4

@@ -1390,12 +1390,24 @@ class _Retry(Exception):
 
 
 def _refuse_unsupported(units: list[Unit]) -> None:
-    bad = [u for u in units if u.why is not None and u.code is None]
+    """``--engine blocks``: an EngineError naming the formulas the engine does not support,
+    a function Excel has that it does not implement among them."""
+    from rooflinexl.recalc.compile import unknown_reason
+    from rooflinexl.recalc.excelnames import is_excel_function
+
+    bad = []
+    for u in units:
+        if u.why is not None and u.code is None:
+            bad.append((u, u.why))
+        elif u.compiled is not None:
+            lacking = [n for n in u.compiled.unknown if is_excel_function(n)]
+            if lacking:
+                bad.append((u, "; ".join(unknown_reason(n) for n in lacking)))
     if bad:
-        where = "; ".join(f"{u.address()}: {u.why}" for u in bad[:5])
+        where = "; ".join(f"{u.address()}: {why}" for u, why in bad[:5])
         more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
         raise engine.EngineError(
-            f"--engine blocks: {sum(u.cells for u in bad)} formula cells are not supported "
+            f"--engine blocks: {sum(u.cells for u, _ in bad)} formula cells are not supported "
             f"by the engine ({where}{more}); --engine auto makes them error values")
 
 
@@ -1917,10 +1929,11 @@ class _Reasons:
             why = "; ".join(u.compiled.notes)
         elif written is not None:  # an error the compiler wrote in, with its reason
             why = written
+        elif code == "#NAME?" and "#NAME?" not in _cell_texts(u)[0].upper():
+            # the pre-pass wrote #NAME? for a name the workbook does not define
+            why = "a name the workbook does not define (Excel's #NAME?)"
         elif text.replace(" ", "").upper() == "=" + code:
             why = f"the formula is the error constant {code}"
-        elif code == "#NAME?":
-            why = "unknown name, or a function the headless engine does not support"
         else:
             why = f"{_DESCRIPTIONS.get(code, 'error')} in this formula"
         self.memo[key] = (here, why)

@@ -114,7 +114,8 @@ def named_cells(path, *, limits: Limits = Limits()) -> list[tuple[str, str, str]
     return out
 
 
-#: evaluation paths: blocks where possible (auto = blocks), per cell only, or LibreOffice
+#: evaluation paths: blocks (auto), blocks refusing what is not supported, every cell a
+#: block of one row, or LibreOffice
 ENGINES = ("auto", "blocks", "cells", "libreoffice")
 
 

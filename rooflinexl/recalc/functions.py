@@ -671,7 +671,8 @@ def _criteria_call(pairs, reduce, values=None):
     """Apply (range, criterion) pairs and ``reduce`` the matching cells of ``values``.
 
     A criterion that is an array (or a column of them, the block evaluator's call over
-    many rows) gives an array of results of its shape, one per element.
+    many rows: a numpy column, one row's criterion each) gives an array of results of its
+    shape, one per element; each distinct criterion is matched once.
     """
     cells = []
     for rng, _ in pairs:
@@ -679,16 +680,42 @@ def _criteria_call(pairs, reduce, values=None):
         if cells and c.shape != cells[0].shape:
             return ExcelError("#VALUE!", "criteria ranges of different sizes")
         cells.append(c)
-    crits = [_grid(c) if isinstance(c, list) else None for _, c in pairs]
+    crits = [_grid(c.tolist() if isinstance(c, np.ndarray) else c)
+             if isinstance(c, (list, np.ndarray)) else None for _, c in pairs]
     shape = next(((len(g), len(g[0])) for g in crits if g is not None), None)
+    masks: dict = {}  # (pair, criterion) -> the cells it matches
+    done: dict = {}  # the criteria of every pair -> the result
+
+    def mask(k: int, crit):
+        key = (k, type(crit), crit)
+        try:
+            hit = masks.get(key)
+        except TypeError:  # unhashable: matched each time
+            return cells[k].match(crit)
+        if hit is None:
+            hit = masks[key] = cells[k].match(crit)
+        return hit
 
     def one(i: int, j: int):
-        ok = np.ones(len(cells[0].kind), bool)
-        for c, (_, crit), g in zip(cells, pairs, crits, strict=True):
+        chosen = []
+        for (_, crit), g in zip(pairs, crits, strict=True):
             if g is not None:
                 crit = g[i if len(g) > 1 else 0][j if len(g[0]) > 1 else 0]
-            ok &= c.match(crit)
-        return reduce(ok)
+            chosen.append(crit)
+        key = tuple((type(c), c) for c in chosen)
+        try:
+            hit = done.get(key)
+        except TypeError:
+            hit, key = None, None
+        if hit is not None:
+            return hit
+        ok = np.ones(len(cells[0].kind), bool)
+        for k, crit in enumerate(chosen):
+            ok &= mask(k, crit)
+        out = reduce(ok)
+        if key is not None:
+            done[key] = out
+        return out
 
     if shape is None:
         return one(0, 0)

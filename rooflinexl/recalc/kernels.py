@@ -1419,13 +1419,16 @@ class BlockEval:
                 idx = np.flatnonzero(~clean)
                 adapter = engine.host_call(name, func)
                 vals = []
+                # each column's values made once, not once per row (a 50,000-row block
+                # made them 50,000 times: quadratic)
+                objs = {k: p.objects() for k, (kind, p) in enumerate(parts) if kind == "vec"}
                 for i in idx.tolist():
                     args = []
-                    for kind, p in parts:
+                    for k, (kind, p) in enumerate(parts):
                         if kind in ("lit", "array"):
                             args.append(p)
                         elif kind == "vec":
-                            o = p.objects()
+                            o = objs[k]
                             args.append(np.array([[o[i if len(o) > 1 else 0]]], dtype=object)
                                         .view(Array))
                         else:
