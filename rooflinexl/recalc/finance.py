@@ -45,6 +45,7 @@ from rooflinexl.recalc.functions import (
     xnpv_sum,
 )
 from rooflinexl.recalc.scalars import SCALARS, Fail, excel_number, lift
+from rooflinexl.recalc.scalars import finite_number as _number
 
 __all__ = ["FINANCE"]
 
@@ -155,13 +156,6 @@ def _year_days(a: _Day, b: _Day, basis: int) -> float:
 
 
 # ------------------------------------------------------------------- arguments
-
-
-def _number(x, what: str) -> float:
-    v = excel_number(x, what)
-    if not math.isfinite(v):
-        raise Fail("#NUM!", f"{what} is not finite")
-    return v
 
 
 def _frequency(x, name: str) -> int:

@@ -51,7 +51,7 @@ from rooflinexl.recalc.functions import (
     xmatch_nearest,
     xmatch_position,
 )
-from rooflinexl.recalc.scalars import Fail, excel_number
+from rooflinexl.recalc.scalars import Fail, finite_number
 
 __all__ = ["LOOKUPS", "MATCH_NOT_FOUND", "hlookup", "match", "vlookup", "xlookup"]
 
@@ -233,11 +233,9 @@ def _int_arg(x, what: str, default: int, whole=math.trunc) -> int:
     if x is None:
         return default
     try:
-        v = excel_number(x, what)
+        v = finite_number(x, what)
     except Fail as ex:
         raise _Stop(ex.error) from None
-    if not math.isfinite(v):
-        raise _Stop(ExcelError("#NUM!", f"{what} is not finite"))
     return whole(v)
 
 

@@ -48,7 +48,8 @@ from rooflinexl.recalc.functions import (
     value_text,
 )
 
-__all__ = ["excel_bool", "excel_number", "excel_text", "inumber", "lift", "SCALARS"]
+__all__ = ["excel_bool", "excel_number", "excel_text", "finite_number", "inumber", "lift",
+           "SCALARS", "whole_number"]
 
 #: the largest serial number Excel shows as a date: 9999-12-31
 _LAST_DAY = 2958465
@@ -147,12 +148,31 @@ def excel_bool(x, what: str = "argument") -> bool:
     raise Fail("#VALUE!", f"{what} {x!r} is not a logical value", conversion=True)
 
 
-def _int(x, what: str = "argument") -> int:
-    """A number truncated toward zero (Excel: "If ... is not an integer, it is truncated")."""
+def finite_number(x, what: str = "argument") -> float:
+    """``x`` as a number (:func:`excel_number`) that is finite, else ``#NUM!`` naming
+    ``what``.
+
+    >>> finite_number("2.5")
+    2.5
+    >>> try:
+    ...     finite_number(float("inf"), "rate")
+    ... except Fail as ex:
+    ...     print(ex.error, ex)
+    #NUM! rate is not finite
+    """
     v = excel_number(x, what)
     if not math.isfinite(v):
         raise Fail("#NUM!", f"{what} is not finite")
-    return math.trunc(v)
+    return v
+
+
+def whole_number(x, what: str = "argument") -> int:
+    """A number truncated toward zero (Excel: "If ... is not an integer, it is truncated").
+
+    >>> whole_number(-2.7), whole_number("3.9")
+    (-2, 3)
+    """
+    return math.trunc(finite_number(x, what))
 
 
 def _result(v):
@@ -206,7 +226,7 @@ def lift(name: str, fn, low: int, high: int, errors: bool = False, atp: bool = F
     project's test.xlsx, saved by Excel: ``EDATE(TRUE,0)``, ``ISEVEN(C9:Q9)`` and
     ``{=EDATE(E9:I9,C9:G9)}`` are #VALUE!; IronCalc's EOMONTH.xlsx: ``EOMONTH(A11,TRUE)``).
 
-    >>> left = lift("LEFT", lambda t, n=1: excel_text(t)[:_int(n)], 1, 2)
+    >>> left = lift("LEFT", lambda t, n=1: excel_text(t)[:whole_number(n)], 1, 2)
     >>> left("abc", 2), left([["abc", "de"]], 1), str(left(ExcelError("#N/A"), 1))
     ('ab', [['a', 'd']], '#N/A')
     """
@@ -316,7 +336,7 @@ def _parity(odd: bool):
         (Microsoft, "ISEVEN function": "If number is nonnumeric, ... #VALUE!")."""
         if isinstance(number, bool):
             raise Fail("#VALUE!", "a boolean is not a number")
-        return _int(number, "number") % 2 == (1 if odd else 0)
+        return whole_number(number, "number") % 2 == (1 if odd else 0)
     return fn
 
 
@@ -489,7 +509,7 @@ def _checked(text: str, name: str) -> str:
 
 def _count(x, what: str) -> int:
     """A character count or position: truncated; below 0 #VALUE!."""
-    n = _int(x, what)
+    n = whole_number(x, what)
     if n < 0:
         raise Fail("#VALUE!", f"{what} is negative")
     return n
@@ -560,7 +580,7 @@ def _right(text, num_chars=1):
 
 def _mid(text, start_num, num_chars):
     t = excel_text(text)
-    s = _int(start_num, "MID: start_num")
+    s = whole_number(start_num, "MID: start_num")
     if s < 1:
         raise Fail("#VALUE!", "MID: start_num is less than 1")
     n = _count(num_chars, "MID: num_chars")
@@ -576,7 +596,7 @@ def _find(find_text, within_text, start_num=1):
     (1, 6, 8)
     """
     f, w = excel_text(find_text), excel_text(within_text)
-    s = _int(start_num, "FIND: start_num")
+    s = whole_number(start_num, "FIND: start_num")
     if s < 1 or s > len(w) and not (s == 1 and f == ""):
         raise Fail("#VALUE!", f"FIND: start_num {s} is outside the text")
     k = w.find(f, s - 1)
@@ -607,7 +627,7 @@ def _search(find_text, within_text, start_num=1):
     (7, 8, 3)
     """
     f, w = excel_text(find_text), excel_text(within_text)
-    s = _int(start_num, "SEARCH: start_num")
+    s = whole_number(start_num, "SEARCH: start_num")
     if s < 1 or s > len(w) and not (s == 1 and f == ""):
         raise Fail("#VALUE!", f"SEARCH: start_num {s} is outside the text")
     m = _wildcards(f).search(w, s - 1)
@@ -628,7 +648,7 @@ def _substitute(text, old_text, new_text, instance_num=_OMITTED):
         return _checked(t.replace(old, new) if old else t, "SUBSTITUTE")
     if isinstance(instance_num, bool):
         raise Fail("#VALUE!", "SUBSTITUTE: instance_num is a boolean")
-    k = _int(instance_num, "SUBSTITUTE: instance_num")
+    k = whole_number(instance_num, "SUBSTITUTE: instance_num")
     if k < 1:
         raise Fail("#VALUE!", "SUBSTITUTE: instance_num is less than 1")
     if not old:
@@ -648,7 +668,7 @@ def _replace(old_text, start_num, num_chars, new_text):
     ('abcde*k', '2010')
     """
     t = excel_text(old_text)
-    s = _int(start_num, "REPLACE: start_num")
+    s = whole_number(start_num, "REPLACE: start_num")
     if s < 1:
         raise Fail("#VALUE!", "REPLACE: start_num is less than 1")
     n = _count(num_chars, "REPLACE: num_chars")
@@ -808,13 +828,13 @@ def _date(year, month, day):
     >>> f(1900, 2, 29), f(1900, 3, 0), str(f(10000, 1, 1)), str(f(-1, 1, 1)), str(f(1900, 1, -1))
     (60.0, 60.0, '#NUM!', '#NUM!', '#NUM!')
     """
-    y = _int(year, "DATE: year")
+    y = whole_number(year, "DATE: year")
     if 0 <= y < 1900:
         y += 1900
     if not 1900 <= y <= 9999:
         raise Fail("#NUM!", f"DATE: year {y} is not 0 to 9999")
-    m = _int(month, "DATE: month")
-    d = _int(day, "DATE: day")
+    m = whole_number(month, "DATE: month")
+    d = whole_number(day, "DATE: day")
     y, m = y + (m - 1) // 12, (m - 1) % 12 + 1
     if y < 1899 or y > 9999:
         raise Fail("#NUM!", "DATE: the date is before 1900 or after 9999")
@@ -844,7 +864,7 @@ def _time(hour, minute, second):
     >>> round(_time(12, 0, 0), 12), round(_time(16, 48, 10), 12), _time(27, 0, 0)
     (0.5, 0.700115740741, 0.125)
     """
-    parts = [_int(x, f"TIME: {w}") for x, w in ((hour, "hour"), (minute, "minute"),
+    parts = [whole_number(x, f"TIME: {w}") for x, w in ((hour, "hour"), (minute, "minute"),
                                                  (second, "second"))]
     if any(p > 32767 for p in parts):
         raise Fail("#NUM!", "TIME: a part above 32767")
@@ -871,7 +891,7 @@ def _weekday(serial_number, return_type=1):
     (5.0, 4.0, 3.0)
     """
     s = _day(serial_number, "WEEKDAY: serial_number")
-    t = _int(return_type, "WEEKDAY: return_type") if return_type is not None else 1
+    t = whole_number(return_type, "WEEKDAY: return_type") if return_type is not None else 1
     if t not in _WEEKDAY_TYPES:
         raise Fail("#NUM!", f"WEEKDAY: return_type {t} is not one Excel knows")
     first, base = _WEEKDAY_TYPES[t]
@@ -902,7 +922,7 @@ def _weeknum(serial_number, return_type=1):
     (12.0, 11.0)
     """
     s = _day(serial_number, "WEEKNUM: serial_number")
-    t = _int(return_type, "WEEKNUM: return_type") if return_type is not None else 1
+    t = whole_number(return_type, "WEEKNUM: return_type") if return_type is not None else 1
     if t == 21:
         return _isoweeknum(s)
     if t not in _WEEK_STARTS:
@@ -915,7 +935,7 @@ def _weeknum(serial_number, return_type=1):
 
 def _shift_months(s: int, months, name: str, end: bool) -> float:
     y, m, d = excel_ymd(s)
-    k = m - 1 + _int(months, f"{name}: months")
+    k = m - 1 + whole_number(months, f"{name}: months")
     y, m = y + k // 12, k % 12 + 1
     if not 1900 <= y <= 9999:
         raise Fail("#NUM!", f"{name}: the date is before 1900 or after 9999")
@@ -1069,7 +1089,7 @@ def _fact(x):
     >>> _fact(5), _fact(1.9), _fact(0)
     (120.0, 1.0, 1.0)
     """
-    n = _int(x, "FACT: number")
+    n = whole_number(x, "FACT: number")
     _domain(0 <= n <= 170, "FACT", f"{n}! is not a number Excel holds")
     return float(math.factorial(n))
 
@@ -1109,7 +1129,8 @@ def _permut(number, number_chosen):
     >>> _permut(100, 3), _permut(3, 2)
     (970200.0, 6.0)
     """
-    n, k = _int(number, "PERMUT: number"), _int(number_chosen, "PERMUT: number_chosen")
+    n = whole_number(number, "PERMUT: number")
+    k = whole_number(number_chosen, "PERMUT: number_chosen")
     _domain(n > 0 and 0 <= k <= n, "PERMUT", "number <= 0, number_chosen < 0 or > number")
     return float(math.perm(n, k))
 
@@ -1120,8 +1141,8 @@ def _permutationa(number, number_chosen):
     >>> _permutationa(3, 2), _permutationa(2, 2)
     (9.0, 4.0)
     """
-    n = _int(number, "PERMUTATIONA: number")
-    k = _int(number_chosen, "PERMUTATIONA: number_chosen")
+    n = whole_number(number, "PERMUTATIONA: number")
+    k = whole_number(number_chosen, "PERMUTATIONA: number_chosen")
     _domain(n >= 0 and k >= 0, "PERMUTATIONA", "a negative argument")
     return float(n) ** k
 
@@ -1139,7 +1160,7 @@ def _multinomial(*numbers):
                 return x
             if isinstance(x, bool) or in_range and isinstance(x, str):
                 raise Fail("#VALUE!", "MULTINOMIAL: a value that is no number")
-            n = _int(x, "MULTINOMIAL: number")  # an empty cell is 0 (IronCalc's book)
+            n = whole_number(x, "MULTINOMIAL: number")  # an empty cell is 0 (IronCalc's book)
             _domain(n >= 0, "MULTINOMIAL", "a negative number")
             ns.append(n)
         total = sum(ns)
@@ -1218,7 +1239,7 @@ def _bitshift(name: str, left: bool):
         """BITLSHIFT / BITRSHIFT(number, shift_amount): a shift of at most 53 places
         either way; the result below 2^48."""
         n = _bits(number, name)
-        k = _int(shift_amount, f"{name}: shift_amount")
+        k = whole_number(shift_amount, f"{name}: shift_amount")
         _domain(abs(k) <= 53, name, "a shift of more than 53 places")
         k = k if left else -k
         out = n << k if k >= 0 else n >> -k
@@ -1615,8 +1636,8 @@ def _db(cost, salvage, life, period, month=_OMITTED):
     """
     c, s = excel_number(cost, "DB: cost"), excel_number(salvage, "DB: salvage")
     n = excel_number(life, "DB: life")
-    p = _int(period, "DB: period")
-    m = 12 if month is _OMITTED else _int(month, "DB: month")
+    p = whole_number(period, "DB: period")
+    m = 12 if month is _OMITTED else whole_number(month, "DB: month")
     _domain(c >= 0 and s >= 0 and n > 0 and 1 <= m <= 12 and 1 <= p <= n + (m < 12),
             "DB", "an argument out of range")
     rate = round(1 - (s / c) ** (1 / n), 3) if c > 0 else 1.0
@@ -1652,7 +1673,7 @@ def _effect(nominal_rate, npery):
     >>> round(_effect(0.0525, 4), 9)
     0.053542667
     """
-    r, n = excel_number(nominal_rate, "EFFECT: nominal_rate"), _int(npery, "EFFECT: npery")
+    r, n = excel_number(nominal_rate, "EFFECT: nominal_rate"), whole_number(npery, "EFFECT: npery")
     _domain(r > 0 and n >= 1, "EFFECT", "nominal_rate <= 0 or npery < 1")
     return (1 + r / n) ** n - 1
 
@@ -1663,7 +1684,7 @@ def _nominal(effect_rate, npery):
     >>> round(_nominal(0.053543, 4), 6)
     0.0525
     """
-    r, n = excel_number(effect_rate, "NOMINAL: effect_rate"), _int(npery, "NOMINAL: npery")
+    r, n = excel_number(effect_rate, "NOMINAL: effect_rate"), whole_number(npery, "NOMINAL: npery")
     _domain(r > 0 and n >= 1, "NOMINAL", "effect_rate <= 0 or npery < 1")
     return ((1 + r) ** (1 / n) - 1) * n
 
@@ -1714,7 +1735,7 @@ def _pduration(rate, pv, fv):
 
 
 def _fraction(x, name: str) -> int:
-    f = _int(x, f"{name}: fraction")
+    f = whole_number(x, f"{name}: fraction")
     if f < 0:
         raise Fail("#NUM!", f"{name}: fraction is negative")
     if f == 0:
@@ -1818,7 +1839,7 @@ def _text_around(after: bool):
     def one(delims, text, instance_num=1.0, match_mode=0.0, match_end=0.0,
             if_not_found=_OMITTED):
         t = excel_text(text)
-        k = _int(instance_num, f"{name}: instance_num")
+        k = whole_number(instance_num, f"{name}: instance_num")
         mode = excel_number(match_mode, f"{name}: match_mode")
         end = excel_number(match_end, f"{name}: match_end")
         if mode not in (0, 1) or end not in (0, 1):
@@ -1953,7 +1974,7 @@ def _fixed(number, decimals=2.0, no_commas=False):
     ('123,456,789,076,754,000,000', '10001.000', '0')
     """
     x = excel_number(number, "FIXED: number")
-    d = _int(decimals, "FIXED: decimals")
+    d = whole_number(decimals, "FIXED: decimals")
     plain = excel_bool(no_commas, "FIXED: no_commas")
     if d > 127:
         raise Fail("#VALUE!", "FIXED: more than 127 decimals")
@@ -1995,7 +2016,7 @@ def _decimal(text, radix):
     >>> _decimal("FF", 16), _decimal(111, 2), _decimal("zap", 36)
     (255.0, 7.0, 45745.0)
     """
-    r = _int(radix, "DECIMAL: radix")
+    r = whole_number(radix, "DECIMAL: radix")
     if not 2 <= r <= 36:
         raise Fail("#NUM!", f"DECIMAL: radix {r} is not 2 to 36")
     t = excel_text(text).strip()
@@ -2019,7 +2040,7 @@ def _unichar(number):
     >>> _unichar(66), _unichar(32)
     ('B', ' ')
     """
-    n = _int(number, "UNICHAR: number")
+    n = whole_number(number, "UNICHAR: number")
     if not 1 <= n <= 0x10FFFF:
         raise Fail("#VALUE!", f"UNICHAR: {n} is not a Unicode code point")
     if 0xD800 <= n <= 0xDFFF:
@@ -2072,7 +2093,7 @@ def _weekend(x, name: str) -> set[int]:
         if x == "1111111":
             raise Fail("#VALUE!", f"{name}: every day is a weekend day")
         return {k for k, ch in enumerate(x) if ch == "1"}
-    k = _int(x, f"{name}: weekend")
+    k = whole_number(x, f"{name}: weekend")
     if k not in _WEEKENDS:
         raise Fail("#NUM!", f"{name}: weekend {k} is not a weekend number")
     return _WEEKENDS[k]
@@ -2138,7 +2159,7 @@ def _networkdays_intl(start_date, end_date, weekend=_OMITTED, holidays=_OMITTED)
 def _workday_of(start_date, days, weekend, holidays, name: str):
     try:
         s = _day(_atp_scalar(start_date, f"{name}: start_date"), f"{name}: start_date")
-        n = _int(_atp_scalar(days, f"{name}: days"), f"{name}: days")
+        n = whole_number(_atp_scalar(days, f"{name}: days"), f"{name}: days")
         wk = _weekend(weekend, name)
         hol = _holidays(holidays, name)
     except Fail as ex:

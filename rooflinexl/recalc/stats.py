@@ -31,7 +31,9 @@ from statistics import NormalDist
 
 from rooflinexl.errors import ExcelError
 from rooflinexl.recalc.functions import BUILTINS, mean_and_squares
-from rooflinexl.recalc.scalars import Fail, excel_bool, excel_number, lift
+from rooflinexl.recalc.scalars import Fail, excel_bool, lift
+from rooflinexl.recalc.scalars import finite_number as _num
+from rooflinexl.recalc.scalars import whole_number as _whole
 
 __all__ = ["STATS"]
 
@@ -44,17 +46,6 @@ def _sp():
 
 
 # ----------------------------------------------------------------- argument readers
-
-def _num(x, what: str) -> float:
-    v = excel_number(x, what)
-    if not math.isfinite(v):
-        raise Fail("#NUM!", f"{what} is not finite")
-    return v
-
-
-def _whole(x, what: str) -> int:
-    return math.trunc(_num(x, what))
-
 
 def _need(ok: bool, name: str, why: str) -> None:
     """#NUM! (a range check, after every argument's conversion) unless ``ok``."""
