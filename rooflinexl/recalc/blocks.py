@@ -634,7 +634,8 @@ def _final(v: Vec) -> tuple[list, list[int]]:
 
 
 class _Run:
-    def __init__(self, book: Book, ctx: Context, units: list[Unit], functions):
+    def __init__(self, book: Book, ctx: Context, units: list[Unit], functions,
+                 edges: list[set[int]]):
         self.book, self.ctx, self.units = book, ctx, units
         self.functions = functions
         self.store = SheetStore()
@@ -664,7 +665,7 @@ class _Run:
         #: unit -> id of its cycle, for cycles evaluated by iteration (calcPr iterate)
         self.cycle_of: dict[int, int] = {u.id: u.cycle for u in units if u.cycle is not None}
         self._index: _Index | None = None  # which unit writes which cells (dynamic refs)
-        self.edges: list[set[int]] = []  # edges[u]: the units u reads (what-if data tables)
+        self.edges = edges  # edges[u]: the units u reads (what-if data tables)
         self._formula_cells: FormulaCells | None = None
 
     @property
@@ -1291,8 +1292,7 @@ def _evaluate_blocks(path, functions, limits: Limits, engine_mode: str) -> Evalu
     while True:
         if engine_mode == "blocks":
             _refuse_unsupported(units)
-        run = _Run(book, ctx, units, functions)
-        run.edges = edges
+        run = _Run(book, ctx, units, functions, edges)
         try:
             _evaluate(run, units, edges)
         except _Retry:
